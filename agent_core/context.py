@@ -1,0 +1,102 @@
+"""Context blocks and history trimming: pure functions from history to history.
+
+A block is one model turn's whole output (text, reasoning, tool calls, kept in the provider's own
+shape in ``raw``) plus the tool outputs it caused. Trimming drops whole blocks, so a call and its
+output are never separated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class ToolCallRequest:
+    """A model's request to run a tool, normalised across providers.
+
+    ``arguments`` is what the model sent: a JSON string (OpenAI) or an object (Anthropic); the
+    dispatcher parses and validates it.
+    """
+
+    call_id: str
+    name: str
+    arguments: str | dict[str, Any] | Any
+
+
+@dataclass
+class ToolOutput:
+    """What went back to the model for one call."""
+
+    call_id: str
+    name: str
+    output: str
+    is_error: bool = False
+
+
+@dataclass
+class ContextBlock:
+    """One model turn and the tool outputs it caused."""
+
+    index: int
+    step: int
+    provider: str
+    text: str = ""
+    tool_calls: list[ToolCallRequest] = field(default_factory=list)
+    outputs: list[ToolOutput] = field(default_factory=list)
+    raw: list[dict[str, Any]] = field(default_factory=list)
+    """The provider's output items as it sent them (reasoning, text beside tool_use …)."""
+
+    def items(self) -> list[dict[str, Any]]:
+        """Items for the record: text, reasoning, tool_call and tool_output entries in order."""
+        out: list[dict[str, Any]] = []
+        for item in self.raw:
+            if item.get("type") == "reasoning":
+                summary = " ".join(
+                    part.get("text", "") for part in item.get("summary") or [] if isinstance(part, dict)
+                )
+                out.append({"kind": "reasoning", "text": summary})
+        if self.text:
+            out.append({"kind": "text", "text": self.text})
+        for call in self.tool_calls:
+            out.append(
+                {"kind": "tool_call", "call_id": call.call_id, "tool": call.name, "arguments": call.arguments}
+            )
+        for result in self.outputs:
+            out.append(
+                {
+                    "kind": "tool_output",
+                    "call_id": result.call_id,
+                    "tool": result.name,
+                    "output": result.output,
+                    "is_error": result.is_error,
+                }
+            )
+        return out
+
+    def chars(self) -> int:
+        """Size of what this block adds to the model's input (text, arguments and outputs)."""
+        total = len(self.text)
+        for call in self.tool_calls:
+            args = call.arguments
+            total += len(call.name) + (len(args) if isinstance(args, str) else len(str(args)))
+        return total + sum(len(o.output) for o in self.outputs)
+
+
+def select_blocks(blocks: list[ContextBlock], max_blocks: int) -> tuple[list[ContextBlock], list[int]]:
+    """The last ``max_blocks`` blocks to send, and the indexes of the ones trimmed."""
+    if max_blocks < 1:
+        raise ValueError("max_blocks must be at least 1")
+    keep = blocks[-max_blocks:]
+    trimmed = [b.index for b in blocks[: max(0, len(blocks) - max_blocks)]]
+    return keep, trimmed
+
+
+def trim_history(history: list[dict[str, Any]], max_messages: int = 30) -> list[dict[str, Any]]:
+    """Keep every system message and the most recent others, ``max_messages`` in all (seed 000)."""
+    if len(history) <= max_messages:
+        return history
+    system = [m for m in history if m.get("role") == "system"]
+    others = [m for m in history if m.get("role") != "system"]
+    room = max(0, max_messages - len(system))
+    return system + (others[-room:] if room else [])

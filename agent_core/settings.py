@@ -1,0 +1,108 @@
+"""Settings from the environment and an optional ``.env`` file.
+
+Every value has a default so a fresh machine works; the UI and the CLI override per run with
+:meth:`Settings.replace`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dotenv import load_dotenv
+
+
+def _floats(text: str) -> tuple[float, ...]:
+    values = tuple(float(part) for part in text.split(",") if part.strip())
+    if any(v < 0 for v in values):
+        raise ValueError("RETRY_DELAYS must be non-negative numbers")
+    return values
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Engine settings; see ``.env.example`` for the variables."""
+
+    model_name: str | None = None
+    """Model name for the chosen provider; None means the provider's own default."""
+    max_steps: int = 10
+    """Model turns before the run stops with status ``max_steps``."""
+    max_context_blocks: int = 8
+    """How many recent context blocks are sent to the model each step."""
+    max_tool_output_chars: int = 4000
+    """Longer tool outputs are cut and marked ``[TRUNCATED]``."""
+    retry_delays: tuple[float, ...] = (1.0, 2.0, 4.0)
+    """Base delays (s) between retries; full jitter is applied, one retry per entry."""
+    retry_max_delay: float = 30.0
+    """Cap on any single wait, including a server's ``retry-after``."""
+    tool_timeout: float = 30.0
+    """Seconds one tool call may run before it is abandoned as ``timeout``."""
+    request_timeout: float = 60.0
+    """Seconds a model request may take before it counts as a (transient) timeout."""
+    history_max_messages: int = 200
+    """``trim_history`` bound for the transcript kept in the record (system messages kept)."""
+    data_dir: Path = field(default_factory=lambda: Path("agent_data"))
+    """Root of ``runs/`` and ``workspace/``."""
+    search_web_failure_rate: float = 0.3
+    """How often the simulated ``search_web`` tool fails transiently (0..1)."""
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.data_dir / "runs"
+
+    @property
+    def workspace_dir(self) -> Path:
+        return self.data_dir / "workspace"
+
+    def replace(self, **changes: object) -> Settings:
+        """A copy with some fields changed (None values are ignored)."""
+        return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None, *, dotenv: bool = True) -> Settings:
+        """Read settings from ``env`` (default ``os.environ``, after loading ``.env``)."""
+        if env is None:
+            if dotenv:
+                load_dotenv(override=False)
+            env = dict(os.environ)
+
+        def get(name: str, default: str) -> str:
+            value = env.get(name, "")
+            return value.strip() if value.strip() else default
+
+        base = cls()
+        try:
+            return cls(
+                model_name=env.get("MODEL_NAME") or None,
+                max_steps=int(get("MAX_STEPS", str(base.max_steps))),
+                max_context_blocks=int(get("MAX_CONTEXT_BLOCKS", str(base.max_context_blocks))),
+                max_tool_output_chars=int(
+                    get("MAX_TOOL_OUTPUT_CHARS", str(base.max_tool_output_chars))
+                ),
+                retry_delays=_floats(get("RETRY_DELAYS", "1,2,4")),
+                retry_max_delay=float(get("RETRY_MAX_DELAY", str(base.retry_max_delay))),
+                tool_timeout=float(get("TOOL_TIMEOUT", str(base.tool_timeout))),
+                request_timeout=float(get("REQUEST_TIMEOUT", str(base.request_timeout))),
+                data_dir=Path(get("AGENT_DATA_DIR", "agent_data")),
+                search_web_failure_rate=float(
+                    get("SEARCH_WEB_FAILURE_RATE", str(base.search_web_failure_rate))
+                ),
+            ).validated()
+        except ValueError as exc:
+            raise ValueError(f"Bad setting in the environment or .env: {exc}") from None
+
+    def validated(self) -> Settings:
+        """Raise ValueError with a plain message when a value is out of range."""
+        if self.max_steps < 1:
+            raise ValueError("MAX_STEPS must be at least 1")
+        if self.max_context_blocks < 1:
+            raise ValueError("MAX_CONTEXT_BLOCKS must be at least 1")
+        if self.max_tool_output_chars < 100:
+            raise ValueError("MAX_TOOL_OUTPUT_CHARS must be at least 100")
+        if self.tool_timeout <= 0 or self.request_timeout <= 0:
+            raise ValueError("timeouts must be positive")
+        if not 0 <= self.search_web_failure_rate <= 1:
+            raise ValueError("SEARCH_WEB_FAILURE_RATE must be between 0 and 1")
+        return self
