@@ -1,0 +1,176 @@
+"""Command line: ``python -m agent_core run "GOAL"`` and ``python -m agent_core runs``.
+
+Output is for people (and scripts with ``--json``); progress goes to stderr so stdout stays the
+answer or the record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import threading
+from collections.abc import Sequence
+from typing import TextIO
+
+from agent_core.errors import ProviderUnavailable
+from agent_core.events import (
+    Event,
+    ModelCallFinished,
+    ModelCallRetrying,
+    ModelLoading,
+    RunFinished,
+    ToolCallFinished,
+)
+from agent_core.providers import PROVIDER_IDS, default_provider_id, make_provider
+from agent_core.settings import Settings
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m agent_core", description="Agent Workbench engine")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run one goal and save its record")
+    run.add_argument("goal", help="what the agent should do")
+    run.add_argument("--provider", choices=PROVIDER_IDS, help="default: local if installed, else offline")
+    run.add_argument("--model", help="model name for the provider")
+    run.add_argument("--max-steps", type=int, help="model turns before giving up (MAX_STEPS)")
+    run.add_argument("--max-context-blocks", type=int, help="recent blocks sent each step (MAX_CONTEXT_BLOCKS)")
+    run.add_argument("--base-url", help="API base URL for this run")
+    run.add_argument("--tools", help="comma-separated tool names to enable (default: all)")
+    run.add_argument("--json", action="store_true", help="print the run record as JSON")
+    run.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    runs = sub.add_parser("runs", help="list saved runs, newest first")
+    runs.add_argument("--limit", type=int, default=50, help="how many to show (default 50)")
+    runs.add_argument("--json", action="store_true", help="print the list as JSON lines")
+    return parser
+
+
+def _progress(event: Event, out: TextIO) -> None:
+    if isinstance(event, ModelLoading):
+        pct = f" {100 * event.done / event.total:.0f}%" if event.total else ""
+        out.write(f"  loading model: {event.stage}{pct} {event.message}\n")
+    elif isinstance(event, ModelCallRetrying):
+        out.write(f"  step {event.step}: model call failed ({event.error_type}); retrying in {event.wait_s:.1f} s\n")
+    elif isinstance(event, ModelCallFinished):
+        tokens = event.usage.get("total_tokens", 0)
+        what = f"{event.tool_calls} tool call(s)" if event.tool_calls else "final answer"
+        if event.ok:
+            out.write(f"step {event.step}: model {event.duration_ms:.0f} ms, {tokens} tokens → {what}\n")
+    elif isinstance(event, ToolCallFinished):
+        call = event.call
+        result = call["output"].replace("\n", " ")
+        result = result if len(result) <= 100 else result[:99] + "…"
+        args = json.dumps(call["arguments"], ensure_ascii=False)
+        flags = [f for f in ("duplicate", "truncated") if call.get(f)]
+        if call.get("fallback"):
+            flags.append(f"fallback→{call['fallback']['tool']}")
+        if len(call.get("attempts") or []) > 1:
+            flags.append(f"{len(call['attempts'])} attempts")
+        out.write(f"  {call['tool']}({args}) → {result}" + (f"  [{', '.join(flags)}]" if flags else "") + "\n")
+    out.flush()
+
+
+def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
+    from agent_core.loop import run_agent, validate_goal
+    from agent_core.records import load_record
+    from agent_core.tools.builtins import build_default_registry
+
+    try:
+        goal = validate_goal(args.goal)
+        settings = settings.replace(
+            max_steps=args.max_steps, max_context_blocks=args.max_context_blocks, model_name=args.model
+        ).validated()
+        registry = build_default_registry(settings)
+        if args.tools:
+            registry = registry.subset(t.strip() for t in args.tools.split(",") if t.strip())
+        provider = make_provider(
+            args.provider or default_provider_id(), settings=settings, model=args.model, base_url=args.base_url
+        )
+    except ProviderUnavailable as exc:
+        sys.stderr.write(f"error: {exc.message}\n")
+        return EXIT_USAGE
+    except ValueError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return EXIT_USAGE
+    cancel = threading.Event()
+    finished: RunFinished | None = None
+    try:
+        for event in run_agent(goal, provider=provider, registry=registry, settings=settings, cancel=cancel):
+            if not args.quiet:
+                _progress(event, sys.stderr)
+            if isinstance(event, RunFinished):
+                finished = event
+    except KeyboardInterrupt:
+        cancel.set()
+        sys.stderr.write("interrupted\n")
+        return 130
+    assert finished is not None
+    if args.json:
+        try:
+            record = load_record(finished.path)
+        except Exception:
+            record = finished.as_dict()
+        sys.stdout.write(json.dumps(record, ensure_ascii=False, indent=2) + "\n")
+    elif finished.status == "completed":
+        sys.stdout.write((finished.answer or "") + "\n")
+    if finished.status != "completed":
+        message = (finished.error or {}).get("message", finished.status)
+        sys.stderr.write(f"run {finished.status}: {message}\n")
+    sys.stderr.write(f"record: {finished.path}\n")
+    return EXIT_OK if finished.status == "completed" else EXIT_FAILED
+
+
+def _fmt_ms(ms: float | None) -> str:
+    if ms is None or ms != ms:
+        return "—"
+    return f"{ms / 1000:.1f} s" if ms >= 1000 else f"{ms:.0f} ms"
+
+
+def cmd_runs(args: argparse.Namespace, settings: Settings) -> int:
+    import pandas as pd
+
+    from agent_core.store import RunStore
+
+    store = RunStore(settings.runs_dir)
+    store.refresh()
+    for name, reason in store.problems():
+        sys.stderr.write(f"skipped {name}: {reason}\n")
+    runs = store.runs().head(max(0, args.limit))
+    if args.json:
+        for row in runs.to_dict("records"):
+            row["started_at"] = row["started_at"].isoformat() if row["started_at"] is not None else None
+            sys.stdout.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+        return EXIT_OK
+    if runs.empty:
+        sys.stdout.write(f"no runs yet in {settings.runs_dir}\n")
+        return EXIT_OK
+    header = f"{'time (UTC)':<19}  {'status':<11} {'provider':<11} {'steps':>5} {'tools':>5} {'duration':>9}  goal"
+    lines = [header, "-" * len(header)]
+    for row in runs.itertuples(index=False):
+        when = "?" if pd.isna(row.started_at) else row.started_at.strftime("%Y-%m-%d %H:%M:%S")
+        goal = " ".join(str(row.goal).split())
+        goal = goal if len(goal) <= 60 else goal[:59] + "…"
+        lines.append(
+            f"{when:<19}  {row.status:<11} {row.provider:<11} {row.steps:>5} {row.tool_calls:>5} "
+            f"{_fmt_ms(row.duration_ms):>9}  {goal}"
+        )
+    sys.stdout.write("\n".join(lines) + "\n")
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit code."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        settings = Settings.from_env()
+    except ValueError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return EXIT_USAGE
+    if args.command == "run":
+        return cmd_run(args, settings)
+    return cmd_runs(args, settings)

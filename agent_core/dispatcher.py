@@ -1,0 +1,303 @@
+"""Tool dispatch: validate, refuse duplicates, run with a timeout, retry, fall back, truncate, mask.
+
+Every call produces one log entry (the record's ``tool_calls`` item); nothing raises out of
+:meth:`Dispatcher.dispatch`, so one bad call never ends a run.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
+from typing import Any
+
+from agent_core.context import ToolCallRequest
+from agent_core.errors import ErrorCategory, ToolValidationError, TransientToolError
+from agent_core.masking import mask, mask_text
+from agent_core.retry import backoff_delay
+from agent_core.settings import Settings
+from agent_core.tools.registry import Tool, ToolRegistry
+
+log = logging.getLogger("agent_core.dispatcher")
+
+TRUNCATED_MARKER = "\n[TRUNCATED]"
+MAX_TOOL_NAME_CHARS = 64
+TRANSIENT_EXCEPTIONS: tuple[type[BaseException], ...] = (
+    TransientToolError,
+    TimeoutError,
+    ConnectionError,
+)
+
+
+class ToolTimeout(Exception):
+    """The tool did not return within its timeout."""
+
+
+def classify(exc: BaseException) -> ErrorCategory:
+    """Transient failures are worth a retry; everything else is reported at once."""
+    if isinstance(exc, ToolTimeout):
+        return ErrorCategory.TIMEOUT
+    if isinstance(exc, TRANSIENT_EXCEPTIONS):
+        return ErrorCategory.TRANSIENT
+    return ErrorCategory.NON_TRANSIENT
+
+
+def canonical_signature(name: str, arguments: dict[str, Any]) -> str:
+    """Same tool + same arguments (key order ignored) → same signature."""
+    return name + ":" + json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def output_to_text(value: Any) -> str:
+    """A tool's return value as the text the model sees."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        data = bytes(value)
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            return f"<{len(data)} bytes of binary output, not shown>"
+    if value is None:
+        return ""
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def truncate(text: str, limit: int) -> tuple[str, bool]:
+    """Cut ``text`` to ``limit`` characters plus the ``[TRUNCATED]`` marker."""
+    if len(text) <= limit:
+        return text, False
+    return text[:limit] + TRUNCATED_MARKER, True
+
+
+def call_with_timeout(func: Callable[..., Any], kwargs: dict[str, Any], timeout: float) -> Any:
+    """Run ``func(**kwargs)`` in a daemon thread; raise :class:`ToolTimeout` after ``timeout`` s.
+
+    A thread cannot be killed, so a hung tool keeps its thread until it returns; the run goes on.
+    """
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def target() -> None:
+        try:
+            box["value"] = func(**kwargs)
+        except BaseException as exc:  # noqa: BLE001 - reported, never lost
+            box["error"] = exc
+        finally:
+            done.set()
+
+    thread = threading.Thread(target=target, name="tool-call", daemon=True)
+    thread.start()
+    if not done.wait(timeout):
+        raise ToolTimeout(f"timed out after {timeout:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class Dispatcher:
+    """Runs the model's tool calls for one run (it remembers calls, to refuse duplicates)."""
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        settings: Settings,
+        *,
+        sleep: Callable[[float], Any] = time.sleep,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.registry = registry
+        self.settings = settings
+        self._sleep = sleep
+        self._rng = rng or random.Random()
+        self._seen: set[str] = set()
+
+    def dispatch(self, call: ToolCallRequest, *, step: int = 0) -> dict[str, Any]:
+        """Run one call and return its log entry; the ``output`` field is what the model gets."""
+        return self._entry(call, step, self._dispatch)
+
+    def refuse(self, call: ToolCallRequest, *, step: int, message: str) -> dict[str, Any]:
+        """A log entry for a call that is not run at all (e.g. over the per-turn limit)."""
+        return self._entry(
+            call, step, lambda c, entry: self._refuse(entry, ErrorCategory.VALIDATION, message)
+        )
+
+    def _entry(
+        self, call: ToolCallRequest, step: int, body: Callable[[ToolCallRequest, dict[str, Any]], str]
+    ) -> dict[str, Any]:
+        started_at = datetime.now(timezone.utc).isoformat()
+        t0 = time.perf_counter()
+        entry: dict[str, Any] = {
+            "call_id": str(call.call_id)[:200],
+            "step": step,
+            "tool": call.name[:MAX_TOOL_NAME_CHARS] + ("…" if len(call.name) > MAX_TOOL_NAME_CHARS else ""),
+            "arguments": None,
+            "success": False,
+            "output": "",
+            "error": None,
+            "error_category": None,
+            "attempts": [],
+            "fallback": None,
+            "duplicate": False,
+            "truncated": False,
+            "duration_ms": 0.0,
+            "started_at": started_at,
+        }
+        try:
+            text = body(call, entry)
+        except Exception as exc:  # a bug here must not end the run
+            log.exception("dispatcher failed on %s", entry["tool"])
+            entry.update(error=_describe(exc), error_category=ErrorCategory.NON_TRANSIENT.value)
+            text = f"ERROR: {_describe(exc)}"
+        text, entry["truncated"] = truncate(mask_text(text), self.settings.max_tool_output_chars)
+        entry["output"] = text
+        if entry["error"] is not None:
+            entry["error"] = mask_text(entry["error"])
+        entry["duration_ms"] = round((time.perf_counter() - t0) * 1000, 3)
+        log.info(
+            "tool %s %s in %.1f ms", entry["tool"], "ok" if entry["success"] else "failed", entry["duration_ms"]
+        )
+        return entry
+
+    def _refuse(self, entry: dict[str, Any], category: ErrorCategory, message: str) -> str:
+        entry.update(error=message, error_category=category.value)
+        return f"ERROR: {message}"
+
+    def _dispatch(self, call: ToolCallRequest, entry: dict[str, Any]) -> str:
+        raw_args = call.arguments
+        # 1. Validation: tool, JSON, object, schema.
+        if isinstance(raw_args, str):
+            try:
+                args: Any = json.loads(raw_args) if raw_args.strip() else {}
+            except json.JSONDecodeError as exc:
+                entry["arguments"] = mask_text(raw_args[:2000])
+                return self._refuse(
+                    entry,
+                    ErrorCategory.VALIDATION,
+                    f"Tool arguments were not valid JSON ({exc.msg} at position {exc.pos}). "
+                    "Send the arguments as a JSON object.",
+                )
+        else:
+            args = raw_args if raw_args is not None else {}
+        entry["arguments"] = mask(args) if isinstance(args, dict) else mask(output_to_text(args)[:2000])
+        tool = self.registry.get(call.name)
+        if tool is None:
+            available = ", ".join(self.registry.names()) or "(none)"
+            return self._refuse(
+                entry,
+                ErrorCategory.VALIDATION,
+                f"Unknown tool '{entry['tool']}'. Available tools: {available}.",
+            )
+        if not isinstance(args, dict):
+            return self._refuse(
+                entry,
+                ErrorCategory.VALIDATION,
+                f"Tool arguments must be a JSON object, got {type(args).__name__}.",
+            )
+        try:
+            kwargs = tool.validate(args)
+        except ToolValidationError as exc:
+            return self._refuse(entry, ErrorCategory.VALIDATION, str(exc))
+        # 2. Duplicate detection on the canonical arguments.
+        signature = canonical_signature(tool.name, args)
+        if signature in self._seen:
+            entry["duplicate"] = True
+            return self._refuse(
+                entry,
+                ErrorCategory.DUPLICATE,
+                f"Duplicate tool call: {tool.name} was already called with these arguments in this "
+                "run. Use the earlier result or try another approach.",
+            )
+        self._seen.add(signature)
+        # 3. Run with retries, then the fallback.
+        ok, value, category, error = self._run_with_retries(tool, kwargs, entry["attempts"])
+        if ok:
+            entry["success"] = True
+            return output_to_text(value)
+        fallback = self.registry.get(tool.fallback) if tool.fallback else None
+        if fallback is not None:
+            fb_attempts: list[dict[str, Any]] = []
+            try:
+                fb_kwargs = fallback.validate(args)
+            except ToolValidationError as exc:
+                fb_ok, fb_value, fb_error = False, None, str(exc)
+            else:
+                fb_ok, fb_value, _, fb_error = self._run_with_retries(fallback, fb_kwargs, fb_attempts, retries=False)
+            entry["fallback"] = {
+                "tool": fallback.name,
+                "success": fb_ok,
+                "error": mask_text(fb_error) if fb_error else None,
+                "reason": mask_text(error or ""),
+                "reason_category": category.value,
+                "attempts": fb_attempts,
+            }
+            if fb_ok:
+                entry["success"] = True
+                return f"[fallback: {tool.name} failed, result from {fallback.name}]\n" + output_to_text(fb_value)
+            error = f"{error}; fallback {fallback.name} failed too: {fb_error}"
+        entry.update(error=error, error_category=category.value)
+        return f"ERROR: {tool.name} failed: {error}"
+
+    def _run_with_retries(
+        self,
+        tool: Tool,
+        kwargs: dict[str, Any],
+        attempts: list[dict[str, Any]],
+        *,
+        retries: bool = True,
+    ) -> tuple[bool, Any, ErrorCategory, str | None]:
+        delays = self.settings.retry_delays if retries else ()
+        timeout = tool.timeout or self.settings.tool_timeout
+        attempt = 0
+        while True:
+            t0 = time.perf_counter()
+            try:
+                value = call_with_timeout(tool.func, kwargs, timeout)
+            except BaseException as exc:  # noqa: BLE001 - classified below
+                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                    raise
+                category = classify(exc)
+                error = _describe(exc)
+                record = {
+                    "attempt": attempt + 1,
+                    "success": False,
+                    "error": mask_text(error),
+                    "error_category": category.value,
+                    "duration_ms": round((time.perf_counter() - t0) * 1000, 3),
+                    "wait_s": 0.0,
+                }
+                attempts.append(record)
+                if category is ErrorCategory.TRANSIENT and attempt < len(delays):
+                    wait = backoff_delay(attempt, delays, cap=self.settings.retry_max_delay, rng=self._rng)
+                    record["wait_s"] = round(wait, 3)
+                    log.warning("tool %s transient error (%s); retry in %.2f s", tool.name, error, wait)
+                    self._sleep(wait)
+                    attempt += 1
+                    continue
+                return False, None, category, error
+            attempts.append(
+                {
+                    "attempt": attempt + 1,
+                    "success": True,
+                    "error": None,
+                    "error_category": None,
+                    "duration_ms": round((time.perf_counter() - t0) * 1000, 3),
+                    "wait_s": 0.0,
+                }
+            )
+            return True, value, ErrorCategory.TRANSIENT, None
+
+    def call_direct(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Run one tool outside a run (the Tools page form); same validation and log entry."""
+        return self.dispatch(ToolCallRequest(call_id=f"direct_{int(time.time() * 1000)}", name=name, arguments=arguments))

@@ -1,0 +1,458 @@
+"""The agent loop: model turn → tool calls → context block, until an answer or the step limit.
+
+:func:`run_agent` yields typed events (:mod:`agent_core.events`) and saves the run record after
+every step, so a crash or a Stop leaves a readable record. A caller cancels by setting the
+``cancel`` event, or by closing the generator (what Streamlit does on Stop).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from agent_core.context import ContextBlock, ToolOutput, select_blocks, trim_history
+from agent_core.dispatcher import Dispatcher
+from agent_core.errors import ProviderError, RunCancelled
+from agent_core.events import (
+    Event,
+    ModelCallFinished,
+    ModelCallRetrying,
+    ModelCallStarted,
+    ModelLoading,
+    RunFinished,
+    RunStarted,
+    StepFinished,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from agent_core.masking import mask, mask_text
+from agent_core.providers.base import ModelRequest, ModelResponse, Provider, Usage
+from agent_core.records import (
+    SCHEMA_VERSION,
+    RecordWriteError,
+    new_run_id,
+    record_path,
+    save_record,
+    utc_now,
+)
+from agent_core.retry import backoff_delay
+from agent_core.settings import Settings
+from agent_core.tools.registry import ToolRegistry
+
+log = logging.getLogger("agent_core.loop")
+
+MAX_GOAL_CHARS = 20_000
+MAX_TOOL_CALLS_PER_TURN = 32
+FREE_PROVIDERS = frozenset({"offline", "local", "scripted"})
+
+SYSTEM_PROMPT = """You are a careful, accurate assistant that works by calling tools.
+Rules:
+1. When you need information you do not have, call the right tool; do not guess.
+2. Use the calculator tool for arithmetic, lookup for internal prices and policies,
+   read_file / search_documents for workspace documents.
+3. Read each tool result before deciding the next step.
+4. If a tool result starts with ERROR, fix the call or try another approach; never repeat the
+   same call with the same arguments.
+5. When you have enough information, answer the user clearly, in the user's language.
+6. If the information cannot be found, say what is missing.""".strip()
+
+
+class _ModelCallFailed(Exception):
+    def __init__(self, error: ProviderError, attempts: list[dict[str, Any]]) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.attempts = attempts
+
+
+def validate_goal(goal: str) -> str:
+    """The goal, stripped; ValueError with a plain message when it cannot be run."""
+    goal = (goal or "").strip()
+    if not goal:
+        raise ValueError("The goal is empty: write what the agent should do.")
+    if len(goal) > MAX_GOAL_CHARS:
+        raise ValueError(f"The goal is too long ({len(goal):,} characters; the limit is {MAX_GOAL_CHARS:,}).")
+    return goal
+
+
+def _cost(provider: Provider, model: str, usage: Usage) -> float | None:
+    if provider.id in FREE_PROVIDERS:
+        return 0.0
+    try:
+        from agent_core.pricing import estimate_cost
+    except ImportError:
+        return None
+    return estimate_cost(model, usage)
+
+
+class _Run:
+    """State of one run; owns the record dict and writes it."""
+
+    def __init__(
+        self,
+        goal: str,
+        provider: Provider,
+        registry: ToolRegistry,
+        settings: Settings,
+        run_id: str,
+        scripted: bool,
+    ) -> None:
+        self.settings = settings
+        self.provider = provider
+        self.t0 = time.perf_counter()
+        self.usage = Usage()
+        self.blocks: list[ContextBlock] = []
+        self.history: list[dict[str, Any]] = [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": mask_text(goal)},
+        ]
+        self.path = record_path(settings.runs_dir, run_id)
+        self.record: dict[str, Any] = {
+            "schema_version": SCHEMA_VERSION,
+            "run_id": run_id,
+            "goal": mask_text(goal),
+            "provider": provider.id,
+            "provider_label": provider.label,
+            "model": provider.model,
+            "scripted": scripted,
+            "status": "running",
+            "settings": {
+                "max_steps": settings.max_steps,
+                "max_context_blocks": settings.max_context_blocks,
+                "max_tool_output_chars": settings.max_tool_output_chars,
+                "tools": registry.names(),
+                "retry_delays": list(settings.retry_delays),
+                "tool_timeout": settings.tool_timeout,
+                "request_timeout": settings.request_timeout,
+            },
+            "started_at": utc_now(),
+            "updated_at": None,
+            "finished_at": None,
+            "duration_ms": None,
+            "answer": None,
+            "error": None,
+            "usage": self.usage.as_dict(),
+            "cost_usd": _cost(provider, provider.model, self.usage),
+            "steps": [],
+            "context_blocks": [],
+            "tool_calls": [],
+            "history": [],
+            "history_dropped": 0,
+            "provider_meta": {},
+            "owner": {"pid": os.getpid(), "host": os.uname().nodename},
+        }
+
+    def elapsed_ms(self) -> float:
+        return round((time.perf_counter() - self.t0) * 1000, 3)
+
+    def save(self) -> None:
+        kept = trim_history(self.history, self.settings.history_max_messages)
+        self.record["history"] = kept
+        self.record["history_dropped"] = len(self.history) - len(kept)
+        self.record["usage"] = self.usage.as_dict()
+        self.record["cost_usd"] = _cost(self.provider, self.record["model"], self.usage)
+        self.record["updated_at"] = utc_now()
+        meta = getattr(self.provider, "meta", None)
+        if callable(meta):
+            try:
+                self.record["provider_meta"] = mask(meta())
+            except Exception:  # provider metadata is a nicety, never a failure
+                log.debug("provider meta() failed", exc_info=True)
+        save_record(self.record, self.settings.runs_dir)
+
+    def finish(self, status: str, *, answer: str | None = None, error: dict[str, str] | None = None) -> RunFinished:
+        self.record.update(
+            status=status,
+            answer=mask_text(answer) if answer is not None else None,
+            error=mask(error) if error else None,
+            finished_at=utc_now(),
+            duration_ms=self.elapsed_ms(),
+        )
+        try:
+            self.save()
+        except RecordWriteError as exc:
+            # The run result is still reported; the message says the record could not be kept.
+            self.record["error"] = {"type": "RecordWriteError", "message": str(exc.strerror or exc)}
+            if status != "error":
+                self.record["status"] = status = "error"
+        return RunFinished(
+            run_id=self.record["run_id"],
+            status=self.record["status"],
+            answer=self.record["answer"],
+            error=self.record["error"],
+            steps=len(self.record["steps"]),
+            duration_ms=self.record["duration_ms"],
+            path=str(self.path),
+        )
+
+
+def run_agent(
+    goal: str,
+    *,
+    provider: Provider,
+    registry: ToolRegistry,
+    settings: Settings,
+    cancel: threading.Event | None = None,
+    run_id: str | None = None,
+    instructions: str = SYSTEM_PROMPT,
+    scripted: bool = False,
+    sleep: Callable[[float], Any] | None = None,
+    rng: random.Random | None = None,
+) -> Iterator[Event]:
+    """Run one goal to the end, yielding events; the last event is :class:`RunFinished`.
+
+    Each call starts from clean state. ``cancel`` stops the run between events (and during
+    retry waits); the record is then saved as ``cancelled`` with its finished steps.
+    """
+    goal = validate_goal(goal)
+    cancel = cancel or threading.Event()
+    run = _Run(goal, provider, registry, settings, run_id or new_run_id(), scripted)
+    rid = run.record["run_id"]
+    tool_sleep = sleep or (lambda s: cancel.wait(s))
+    dispatcher = Dispatcher(registry, settings, sleep=tool_sleep, rng=rng)
+    try:
+        run.save()
+    except RecordWriteError as exc:
+        yield RunFinished(run_id=rid, status="error", error={"type": "RecordWriteError", "message": str(exc.strerror)})
+        return
+    yield RunStarted(run_id=rid, goal=run.record["goal"], provider=provider.id, model=provider.model, path=str(run.path))
+    log.info("run %s started: provider=%s model=%s", rid, provider.id, provider.model)
+    try:
+        for progress in provider.prepare():
+            yield ModelLoading(
+                run_id=rid, stage=progress.stage, done=progress.done, total=progress.total, message=progress.message
+            )
+            if cancel.is_set():
+                raise RunCancelled()
+        for step in range(1, settings.max_steps + 1):
+            if cancel.is_set():
+                raise RunCancelled()
+            yield from _step(run, step, provider, registry, dispatcher, settings, instructions, goal, cancel, rng)
+            if run.record["answer"] is not None:
+                yield run.finish("completed", answer=run.record["answer"])
+                return
+        message = (
+            f"Stopped after reaching the step limit ({settings.max_steps} steps) without a final answer. "
+            "Raise the step limit or make the goal simpler."
+        )
+        run.history.append({"role": "assistant", "content": message, "final": False})
+        yield run.finish("max_steps", error={"type": "MaxStepsReached", "message": message})
+    except RunCancelled:
+        yield run.finish("cancelled", error={"type": "Cancelled", "message": "The run was stopped by the user."})
+    except GeneratorExit:
+        run.finish("cancelled", error={"type": "Cancelled", "message": "The run was stopped by the user."})
+        raise
+    except _ModelCallFailed as exc:
+        err = exc.error
+        yield run.finish("error", error={"type": err.error_type, "message": mask_text(err.message)})
+    except RecordWriteError as exc:
+        yield run.finish("error", error={"type": "RecordWriteError", "message": str(exc.strerror or exc)})
+    except Exception as exc:  # an engine bug: keep the record, say what happened
+        log.exception("run %s failed", rid)
+        yield run.finish("error", error={"type": type(exc).__name__, "message": mask_text(str(exc)) or type(exc).__name__})
+
+
+def _call_model(
+    run: _Run, provider: Provider, request: ModelRequest, settings: Settings, cancel: threading.Event,
+    rng: random.Random | None,
+) -> Iterator[Event]:
+    """Call the model with the engine's retry policy; returns (response, attempts) via StopIteration."""
+    attempts: list[dict[str, Any]] = []
+    delays = settings.retry_delays
+    attempt = 0
+    while True:
+        t0 = time.perf_counter()
+        try:
+            response = provider.complete(request)
+        except ProviderError as exc:
+            error = exc
+        except Exception as exc:  # a provider bug or an SDK surprise: not retried
+            log.exception("provider %s raised", provider.id)
+            error = ProviderError(
+                f"{provider.id} failed: {type(exc).__name__}: {exc}", provider=provider.id, error_type=type(exc).__name__
+            )
+        else:
+            attempts.append({"attempt": attempt + 1, "success": True, "duration_ms": round((time.perf_counter() - t0) * 1000, 3)})
+            return response, attempts
+        info = {
+            "attempt": attempt + 1,
+            "success": False,
+            "error_type": error.error_type,
+            "status": error.status,
+            "message": mask_text(error.message),
+            "transient": error.transient,
+            "duration_ms": round((time.perf_counter() - t0) * 1000, 3),
+            "wait_s": 0.0,
+        }
+        attempts.append(info)
+        if not error.transient or attempt >= len(delays):
+            if error.transient and delays:
+                error.message = f"{error.message} (gave up after {attempt + 1} attempts)"
+            raise _ModelCallFailed(error, attempts)
+        wait = backoff_delay(attempt, delays, cap=settings.retry_max_delay, retry_after=error.retry_after, rng=rng)
+        info["wait_s"] = round(wait, 3)
+        yield ModelCallRetrying(
+            run_id=run.record["run_id"], step=request.step, attempt=attempt + 1, error_type=error.error_type,
+            message=info["message"], status=error.status, wait_s=info["wait_s"],
+        )
+        if cancel.wait(wait):
+            raise RunCancelled()
+        attempt += 1
+
+
+def _step(
+    run: _Run,
+    step: int,
+    provider: Provider,
+    registry: ToolRegistry,
+    dispatcher: Dispatcher,
+    settings: Settings,
+    instructions: str,
+    goal: str,
+    cancel: threading.Event,
+    rng: random.Random | None,
+) -> Iterator[Event]:
+    rid = run.record["run_id"]
+    step_t0 = time.perf_counter()
+    sent, trimmed = select_blocks(run.blocks, settings.max_context_blocks)
+    sent_ids = [b.index for b in sent]
+    yield ModelCallStarted(run_id=rid, step=step, blocks_sent=sent_ids, blocks_trimmed=trimmed)
+    request = ModelRequest(
+        instructions=instructions, goal=goal, blocks=sent, tools=list(registry), step=step,
+        timeout=settings.request_timeout,
+    )
+    step_entry: dict[str, Any] = {
+        "index": step,
+        "started_at": utc_now(),
+        "duration_ms": None,
+        "model_duration_ms": None,
+        "model_attempts": [],
+        "usage": Usage().as_dict(),
+        "blocks_sent": sent_ids,
+        "blocks_trimmed": trimmed,
+        "tool_call_ids": [],
+        "text": "",
+        "stop_reason": None,
+    }
+    model_t0 = time.perf_counter()
+    try:
+        response, attempts = yield from _call_model(run, provider, request, settings, cancel, rng)
+    except _ModelCallFailed as exc:
+        step_entry.update(
+            model_attempts=exc.attempts,
+            model_duration_ms=round((time.perf_counter() - model_t0) * 1000, 3),
+            duration_ms=round((time.perf_counter() - step_t0) * 1000, 3),
+        )
+        run.record["steps"].append(step_entry)
+        yield ModelCallFinished(
+            run_id=rid, step=step, duration_ms=step_entry["model_duration_ms"], attempts=len(exc.attempts),
+            ok=False, error=mask_text(exc.error.message),
+        )
+        raise
+    model_ms = round((time.perf_counter() - model_t0) * 1000, 3)
+    run.usage = run.usage + response.usage
+    text = mask_text(response.text or "")
+    step_entry.update(
+        model_attempts=attempts, model_duration_ms=model_ms, usage=response.usage.as_dict(), text=text,
+        stop_reason=response.stop_reason,
+    )
+    if response.model:
+        run.record["model"] = response.model
+    yield ModelCallFinished(
+        run_id=rid, step=step, duration_ms=model_ms, attempts=len(attempts), usage=response.usage.as_dict(),
+        text=text, tool_calls=len(response.tool_calls),
+    )
+    if not response.tool_calls:
+        answer = text.strip() or "(The model returned an empty answer.)"
+        run.history.append({"role": "assistant", "content": answer, "final": True})
+        run.record["answer"] = answer
+        step_entry["duration_ms"] = round((time.perf_counter() - step_t0) * 1000, 3)
+        run.record["steps"].append(step_entry)
+        yield _step_finished(run, step_entry)
+        return
+    block = ContextBlock(
+        index=len(run.blocks), step=step, provider=provider.id, text=text,
+        tool_calls=list(response.tool_calls), raw=mask(response.raw),
+    )
+    run.history.append(
+        {
+            "role": "assistant",
+            "content": text,
+            "tool_calls": [
+                {"call_id": c.call_id, "tool": c.name, "arguments": mask(c.arguments)} for c in response.tool_calls
+            ],
+        }
+    )
+    try:
+        for position, call in enumerate(response.tool_calls):
+            if cancel.is_set():
+                raise RunCancelled()
+            yield ToolCallStarted(run_id=rid, step=step, call_id=call.call_id, tool=call.name[:64], arguments=mask(call.arguments))
+            if position < MAX_TOOL_CALLS_PER_TURN:
+                entry = dispatcher.dispatch(call, step=step)
+            else:
+                entry = dispatcher.refuse(
+                    call, step=step,
+                    message=f"Too many tool calls in one turn (the limit is {MAX_TOOL_CALLS_PER_TURN}); "
+                    "this call was not run. Ask for fewer calls at a time.",
+                )
+            run.record["tool_calls"].append(entry)
+            step_entry["tool_call_ids"].append(entry["call_id"])
+            block.outputs.append(
+                ToolOutput(call_id=call.call_id, name=call.name, output=entry["output"], is_error=not entry["success"])
+            )
+            run.history.append(
+                {
+                    "role": "tool",
+                    "content": entry["output"],
+                    "tool_call_id": entry["call_id"],
+                    "tool": entry["tool"],
+                    "ok": entry["success"],
+                }
+            )
+            yield ToolCallFinished(run_id=rid, step=step, call=entry)
+    finally:
+        # Keep what ran, even when cancelled between calls; the block goes in only when whole.
+        if len(block.outputs) == len(block.tool_calls):
+            run.blocks.append(block)
+            run.record["context_blocks"].append(
+                {"index": block.index, "step": step, "items": mask(block.items()), "chars": block.chars(), "raw": block.raw}
+            )
+        step_entry["duration_ms"] = round((time.perf_counter() - step_t0) * 1000, 3)
+        run.record["steps"].append(step_entry)
+    yield _step_finished(run, step_entry)
+
+
+def _step_finished(run: _Run, step_entry: dict[str, Any]) -> StepFinished:
+    run.save()
+    return StepFinished(
+        run_id=run.record["run_id"],
+        step=step_entry["index"],
+        duration_ms=step_entry["duration_ms"],
+        usage=step_entry["usage"],
+        total_usage=run.usage.as_dict(),
+        cost_usd=run.record["cost_usd"],
+    )
+
+
+def run_to_end(goal: str, **kwargs: Any) -> dict[str, Any]:
+    """Run ``goal`` and return the final record (as saved). Same arguments as :func:`run_agent`."""
+    finished: RunFinished | None = None
+    run_ids: list[str] = []
+    for event in run_agent(goal, **kwargs):
+        run_ids.append(event.run_id)
+        if isinstance(event, RunFinished):
+            finished = event
+    assert finished is not None
+    from agent_core.records import load_record
+
+    try:
+        return load_record(finished.path)
+    except Exception:
+        # The record could not be written (read-only disk …): report what we know.
+        return {"run_id": finished.run_id, "status": finished.status, "answer": finished.answer, "error": finished.error,
+                "steps": [], "tool_calls": []}

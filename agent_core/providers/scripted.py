@@ -1,0 +1,81 @@
+"""A scripted model: replays a list of turns and records every request (for tests and demos).
+
+A turn is a :class:`ModelResponse`, a :class:`ProviderError` to raise, or a plain dict
+``{"text": str, "tool_calls": [{"name", "arguments", "call_id"?}], "usage": {...}}``.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from agent_core.context import ToolCallRequest
+from agent_core.errors import ProviderError
+from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Usage
+
+PROVIDER_ID = "scripted"
+LABEL = "scripted demo model — replays fixed turns, no LLM"
+DEFAULT_MODEL = "scripted-1"
+
+
+def _as_response(turn: dict[str, Any], step: int, number: int) -> ModelResponse:
+    calls = []
+    for n, call in enumerate(turn.get("tool_calls", []), start=1):
+        calls.append(
+            ToolCallRequest(
+                call_id=call.get("call_id") or f"call_s{step}_{number}_{n}",
+                name=call["name"],
+                arguments=call.get("arguments", {}),
+            )
+        )
+    usage = Usage(**turn["usage"]) if "usage" in turn else Usage(10, 5, 15)
+    raw = [{"type": "scripted_turn", "turn": number, "note": turn.get("note", "")}]
+    return ModelResponse(
+        text=turn.get("text", ""),
+        tool_calls=calls,
+        usage=usage,
+        raw=raw,
+        stop_reason="tool_use" if calls else "end_turn",
+    )
+
+
+class ScriptedProvider:
+    """Replays ``turns`` in order; ``requests`` keeps a copy of each request it was given."""
+
+    id = PROVIDER_ID
+    label = LABEL
+
+    def __init__(self, turns: Iterable[ModelResponse | ProviderError | dict[str, Any]], *, model: str = DEFAULT_MODEL) -> None:
+        self.model = model
+        self._turns = list(turns)
+        self._lock = threading.Lock()
+        self.requests: list[ModelRequest] = []
+
+    def prepare(self) -> Iterator[LoadProgress]:
+        return iter(())
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        with self._lock:
+            self.requests.append(copy.deepcopy(request))
+            number = len(self.requests)
+            if not self._turns:
+                raise ProviderError(
+                    f"scripted provider has no turn left for call {number}", provider=self.id, error_type="ScriptExhausted"
+                )
+            turn = self._turns.pop(0)
+        if isinstance(turn, ProviderError):
+            raise turn
+        if isinstance(turn, ModelResponse):
+            return copy.deepcopy(turn)
+        return _as_response(turn, request.step, number)
+
+    @property
+    def remaining(self) -> int:
+        return len(self._turns)
+
+    def assert_complete(self) -> None:
+        """Fail when turns were left unused (the test's script and the run disagree)."""
+        if self._turns:
+            raise AssertionError(f"{len(self._turns)} scripted turn(s) were not used")
