@@ -22,7 +22,8 @@ _SECRET_VALUE = re.compile(
     r"|xox[abpr]-[A-Za-z0-9\-]{10,})"
 )
 _INLINE_ASSIGN = re.compile(
-    r"(?i)\b(api[_-]?key|token|password|secret|authorization)(\s*[:=]\s*)(\"[^\"]*\"|'[^']*'|[^\s,;]+)"
+    r"(?i)\b((?:[a-z]+_)?(?:api[_-]?key|token|password|secret|authorization))([\"']?\s*[:=]\s*)"
+    r"(\"[^\"]*\"|'[^']*'|(?:bearer\s+)?[^\s,;}\]]+)"
 )
 _extra_secrets: set[str] = set()
 
@@ -38,6 +39,12 @@ def is_secret_key(key: str) -> bool:
     return bool(_SECRET_KEY.search(key)) and key.lower() not in {"max_tokens", "tokens", "author"}
 
 
+def _mask_assignment(match: re.Match[str]) -> str:
+    value = match.group(3)
+    quote = value[0] if value[:1] in {'"', "'"} else ""
+    return f"{match.group(1)}{match.group(2)}{quote}{MASK}{quote}"
+
+
 def mask_text(text: str) -> str:
     """Replace key-like substrings in free text."""
     if not text:
@@ -45,7 +52,7 @@ def mask_text(text: str) -> str:
     for secret in _extra_secrets:
         if secret in text:
             text = text.replace(secret, MASK)
-    text = _INLINE_ASSIGN.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
+    text = _INLINE_ASSIGN.sub(_mask_assignment, text)
     return _SECRET_VALUE.sub(MASK, text)
 
 

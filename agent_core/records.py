@@ -11,6 +11,7 @@ import os
 import secrets
 import socket
 import tempfile
+import threading
 import time
 import uuid
 from datetime import datetime, timezone
@@ -31,15 +32,31 @@ class RecordWriteError(OSError):
     """The record could not be written (read-only or full disk); the message says where and why."""
 
 
+_id_lock = threading.Lock()
+_last_id: list[int] = [0, 0]  # last (milliseconds, sequence) handed out by this process
+
+
 def new_run_id() -> str:
-    """A UUIDv7 string: unique even within one millisecond, and sortable by start time."""
-    ms = time.time_ns() // 1_000_000
-    rand = int.from_bytes(secrets.token_bytes(10), "big")
+    """A UUIDv7 string: unique, and sortable by start time even within one millisecond.
+
+    Within a process, ids in the same millisecond take an increasing 12-bit sequence (RFC 9562
+    method 1); 62 random bits keep ids from different processes apart.
+    """
+    with _id_lock:
+        ms = time.time_ns() // 1_000_000
+        last_ms, last_seq = _last_id
+        if ms <= last_ms:
+            ms, seq = last_ms, last_seq + 1
+            if seq > 0xFFF:
+                ms, seq = ms + 1, 0
+        else:
+            seq = secrets.randbelow(0x800)
+        _last_id[:] = [ms, seq]
     value = (ms & ((1 << 48) - 1)) << 80
     value |= 0x7 << 76  # version 7
-    value |= ((rand >> 68) & 0xFFF) << 64
+    value |= seq << 64
     value |= 0b10 << 62  # RFC 4122 variant
-    value |= rand & ((1 << 62) - 1)
+    value |= secrets.randbits(62)
     return str(uuid.UUID(int=value))
 
 

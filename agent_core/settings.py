@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dotenv import load_dotenv
+from dotenv import find_dotenv, load_dotenv
 
 
 def _floats(text: str) -> tuple[float, ...]:
@@ -65,7 +65,7 @@ class Settings:
         """Read settings from ``env`` (default ``os.environ``, after loading ``.env``)."""
         if env is None:
             if dotenv:
-                load_dotenv(override=False)
+                load_dotenv(find_dotenv(usecwd=True), override=False)
             env = dict(os.environ)
 
         def get(name: str, default: str) -> str:

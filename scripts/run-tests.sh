@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Install what the tests need (Python packages, the local model, Debian's chromium for the
+# browser tests) and run the whole suite. Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON="${PYTHON:-python3}"
+if ! command -v chromium >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" = "0" ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+"$PYTHON" -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -r requirements-local.txt
+exec "$PYTHON" -m pytest "$@"

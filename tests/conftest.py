@@ -1,0 +1,54 @@
+"""Shared test setup: no network beyond loopback, no real keys, data in a temp folder."""
+
+from __future__ import annotations
+
+import ipaddress
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+
+from agent_core.settings import Settings
+
+REPO = Path(__file__).resolve().parent.parent
+WORKSPACE = REPO / "agent_data" / "workspace"
+_real_connect = socket.socket.connect
+
+
+def _guarded_connect(self: socket.socket, address: object) -> object:
+    host = address[0] if isinstance(address, tuple) else None
+    if isinstance(host, str) and self.family in (socket.AF_INET, socket.AF_INET6):
+        try:
+            loopback = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = host == "localhost"
+        if not loopback:
+            raise ConnectionRefusedError(f"tests may not reach the network ({host})")
+    return _real_connect(self, address)
+
+
+@pytest.fixture(autouse=True)
+def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test: loopback only, and no provider keys from the developer's environment."""
+    monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    """A fresh data folder with a copy of the sample workspace."""
+    root = tmp_path / "agent_data"
+    if WORKSPACE.is_dir():
+        shutil.copytree(WORKSPACE, root / "workspace")
+    else:
+        (root / "workspace").mkdir(parents=True)
+    (root / "runs").mkdir(parents=True, exist_ok=True)
+    return root
+
+
+@pytest.fixture
+def settings(data_dir: Path) -> Settings:
+    """Settings on the temp data folder with instant retries."""
+    return Settings(data_dir=data_dir, retry_delays=(0.0, 0.0, 0.0), tool_timeout=5.0, request_timeout=5.0)
