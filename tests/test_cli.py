@@ -1,0 +1,66 @@
+"""The CLI as a user runs it: a fresh process, the offline provider, a temp data folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.record_schema import assert_valid_record
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def cli(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(AGENT_DATA_DIR=str(data_dir), PYTHONPATH=str(REPO), RETRY_DELAYS="0,0")
+    return subprocess.run(
+        [sys.executable, "-m", "agent_core", *args], capture_output=True, text=True, env=env, cwd=data_dir, timeout=120
+    )
+
+
+def test_seed_goal_and_json_record(data_dir: Path) -> None:
+    done = cli(data_dir, "run", "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요.", "--provider", "offline")
+    assert done.returncode == 0, done.stderr
+    assert "168" in done.stdout
+    assert "lookup(" in done.stderr and "calculator(" in done.stderr and "record: " in done.stderr
+    saved = Path(done.stderr.strip().splitlines()[-1].removeprefix("record: "))
+    record = json.loads((data_dir / saved if not saved.is_absolute() else saved).read_text())
+    assert [c["tool"] for c in record["tool_calls"]] == ["lookup", "calculator"]
+    assert_valid_record(record)
+
+    done = cli(data_dir, "run", "What is (24*7)+100?", "--provider", "offline", "--json", "--quiet")
+    assert done.returncode == 0, done.stderr
+    record = json.loads(done.stdout)
+    assert "268" in record["answer"] and record["status"] == "completed"
+    assert_valid_record(record)
+
+
+def test_runs_lists_newest_first_and_reports_bad_files(data_dir: Path) -> None:
+    assert cli(data_dir, "run", "hello", "--provider", "offline", "-q").returncode == 0
+    assert cli(data_dir, "run", "What is 2+2?", "--provider", "offline", "-q").returncode == 0
+    (data_dir / "runs" / "broken.json").write_text("{oops")
+    done = cli(data_dir, "runs")
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    assert "goal" in lines[0] and "What is 2+2?" in lines[2] and "hello" in lines[3]
+    assert "skipped broken.json" in done.stderr and "Traceback" not in done.stderr
+    rows = [json.loads(line) for line in cli(data_dir, "runs", "--json").stdout.splitlines()]
+    assert [r["goal"] for r in rows] == ["What is 2+2?", "hello"]
+
+
+def test_bad_input_gets_one_line_and_nonzero_exit(data_dir: Path) -> None:
+    done = cli(data_dir, "run", "   ")
+    assert done.returncode == 2 and done.stderr.strip() == "error: The goal is empty: write what the agent should do."
+    done = cli(data_dir, "run", "hi", "--provider", "openai")
+    assert done.returncode == 2 and "OPENAI_API_KEY" in done.stderr and "Traceback" not in done.stderr
+    done = cli(data_dir, "run", "hi", "--provider", "offline", "--tools", "nope")
+    assert done.returncode == 2 and "unknown tool" in done.stderr
+    assert cli(data_dir, "runs").stdout.startswith("no runs yet")
+
+
+def test_failed_run_exits_nonzero(data_dir: Path) -> None:
+    done = cli(data_dir, "run", "What is 1+1?", "--provider", "offline", "--max-steps", "1", "-q")
+    assert done.returncode == 1 and "run max_steps" in done.stderr
