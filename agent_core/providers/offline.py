@@ -1,0 +1,670 @@
+"""The ``offline`` provider: a deterministic, rule-based planner behind the Provider interface.
+
+No LLM, no key, no network. Each call reads the goal (which rule fits, see
+:mod:`agent_core.providers.offline_rules`), the enabled tools and the tool results visible in
+``request.blocks``, then either asks for the next tool calls or composes the final answer from
+the tool outputs only. State comes from the visible blocks alone (they may have been trimmed):
+each plan is a short chain of attempts, the latest visible attempt decides what comes next, an
+``ERROR:`` output moves to an alternative or to an honest answer, and an identical call is never
+planned twice. ``raw`` says which rule fired, so the UI can show *why*.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_core.context import ContextBlock, ToolCallRequest
+from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Usage
+from agent_core.providers.offline_rules import (
+    TOPICS,
+    Intent,
+    classify,
+    extract_money,
+    fmt_number,
+    is_korean,
+    parse_json,
+    parse_number,
+    plain_number,
+    search_hits,
+    shorten,
+)
+from agent_core.settings import Settings
+
+PROVIDER_ID = "offline"
+LABEL = "offline demo model — rule-based, no LLM"
+DEFAULT_MODEL = "offline-planner-1"
+USES_BASE_URL = False
+MAX_PLAN_STEPS = 12
+"""After this many steps the planner answers with what it has instead of calling more tools."""
+
+logger = logging.getLogger("agent_core.providers.offline")
+
+
+def availability() -> str | None:
+    """Always usable: it needs nothing."""
+    return None
+
+
+def create(
+    *, model: str | None = None, base_url: str | None = None, settings: Settings | None = None
+) -> OfflineProvider:
+    """Build the offline planner (``base_url`` and ``settings`` are not used)."""
+    return OfflineProvider(model=model or DEFAULT_MODEL)
+
+
+@dataclass(frozen=True)
+class _Done:
+    """A visible tool call with its output."""
+
+    name: str
+    args: dict[str, Any]
+    output: str
+    is_error: bool
+    raw: list[dict[str, Any]]
+    """The raw items of the block that made the call (our own ``offline_plan`` notes)."""
+
+    @property
+    def ok(self) -> bool:
+        return not self.is_error and not self.output.lstrip().startswith("ERROR")
+
+    def note(self, key: str) -> Any:
+        """A value the planner left in this block's ``offline_plan`` item."""
+        return next((i.get(key) for i in self.raw if i.get("type") == "offline_plan"), None)
+
+
+@dataclass
+class _Decision:
+    """Either tool calls to make next, or (no calls) the final answer."""
+
+    rule: str
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    text: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+Call = tuple[str, dict[str, Any]]
+
+
+def _canonical(args: Any) -> str:
+    return json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _arguments(value: Any) -> dict[str, Any]:
+    if isinstance(value, str):
+        value = parse_json(value)
+    return value if isinstance(value, dict) else {}
+
+
+def _visible_calls(blocks: list[ContextBlock]) -> list[_Done]:
+    done: list[_Done] = []
+    for block in blocks:
+        outputs = {o.call_id: o for o in block.outputs}
+        for call in block.tool_calls:
+            out = outputs.get(call.call_id)
+            if out is not None:
+                done.append(_Done(call.name, _arguments(call.arguments), out.output, out.is_error, block.raw))
+    return done
+
+
+class _Ctx:
+    """What one planning step knows: goal, language, enabled tools, visible results."""
+
+    def __init__(self, request: ModelRequest) -> None:
+        self.goal = request.goal
+        self.ko = is_korean(request.goal)
+        self.tools = [t.name for t in request.tools]
+        self.done = _visible_calls(request.blocks)
+
+    def t(self, ko: str, en: str) -> str:
+        """The message in the goal's language."""
+        return ko if self.ko else en
+
+    def find(self, name: str, args: dict[str, Any]) -> _Done | None:
+        """The latest visible call of ``name`` with exactly these arguments."""
+        key = _canonical(args)
+        return next((d for d in reversed(self.done) if d.name == name and _canonical(d.args) == key), None)
+
+    def latest(self, name: str) -> _Done | None:
+        """The latest visible call of ``name``."""
+        return next((d for d in reversed(self.done) if d.name == name), None)
+
+    def missing(self, *names: str) -> _Decision | None:
+        """A final answer naming the needed tools that are not enabled, or None."""
+        absent = [n for n in names if n not in self.tools]
+        if not absent:
+            return None
+        listed = ", ".join(f"`{n}`" for n in absent)
+        return _Decision(
+            "needed tool disabled",
+            text=self.t(
+                f"이 목표에는 {listed} 도구가 필요하지만 이번 실행에서 꺼져 있습니다. "
+                "도구 목록에서 켜고 다시 실행해 주세요.",
+                f"This goal needs the {listed} tool, which is not enabled for this run. "
+                "Enable it in the tool list and run again.",
+            ),
+        )
+
+    def chain(
+        self, attempts: list[Call], accept: Callable[[_Done], bool] = lambda d: True
+    ) -> tuple[str, Any]:
+        """Where a chain of alternative calls stands: ``("done", _Done)``, ``("next", call)``,
+        ``("failed", _Done)`` or ``("unavailable", first_call)``. The latest visible attempt
+        decides, so trimmed history cannot send the planner back to the start."""
+        usable: list[Call] = []
+        for a in attempts:
+            if a[0] in self.tools and all(_canonical(a) != _canonical(u) for u in usable):
+                usable.append(a)
+        if not usable:
+            return "unavailable", attempts[0] if attempts else None
+        for i in range(len(usable) - 1, -1, -1):
+            d = self.find(*usable[i])
+            if d is None:
+                continue
+            if d.ok and accept(d):
+                return "done", d
+            return ("next", usable[i + 1]) if i + 1 < len(usable) else ("failed", d)
+        return "next", usable[0]
+
+    def error_answer(self, d: _Done, what: str = "") -> _Decision:
+        """An honest final answer about a failed tool call."""
+        out = shorten(d.output, 240)
+        return _Decision(
+            f"{d.name} failed → honest answer",
+            text=self.t(
+                f"`{d.name}` 도구가 실패해서 {what or '답'}을(를) 확인하지 못했습니다: {out}",
+                f"I could not get {what or 'an answer'}: the `{d.name}` tool failed: {out}",
+            ),
+        )
+
+
+def _fact(output: str) -> str:
+    data = parse_json(output)
+    if isinstance(data, dict):
+        for key in ("fact", "answer", "value", "text", "content", "result"):
+            if isinstance(data.get(key), str):
+                return data[key]
+    return shorten(output, 400)
+
+
+# ---------------------------------------------------------------- plans, one per intent
+
+
+def _find_price(d: _Done) -> float | None:
+    if d.name == "search_documents":
+        for hit in search_hits(d.output):
+            if re.search(r"단가|unit\s*price|per unit|개당|each", hit, re.I) and extract_money(hit):
+                return extract_money(hit)
+    money = extract_money(d.output)
+    if money is None and d.name == "lookup":
+        numbers = re.findall(r"\d+(?:\.\d+)?", d.output)
+        return float(numbers[0]) if len(numbers) == 1 else None
+    return money
+
+
+def _plan_price(ctx: _Ctx, intent: Intent) -> _Decision:
+    qty = float(intent.args["quantity"])
+    calc = ctx.latest("calculator")
+    if calc is not None:
+        m = re.fullmatch(
+            rf"\s*(\d+(?:\.\d+)?)\s*\*\s*{re.escape(plain_number(qty))}\s*",
+            str(calc.args.get("expression", "")),
+        )
+        if m:
+            if not calc.ok:
+                return ctx.error_answer(calc, ctx.t("총 가격", "the total"))
+            total = parse_number(calc.output)
+            cur = calc.note("currency") or ""
+            price, n = fmt_number(float(m.group(1))), fmt_number(qty)
+            shown = f"{cur}{fmt_number(total)}" if total is not None else shorten(calc.output)
+            unit = intent.args["unit_word"]
+            return _Decision(
+                "price_total: answer from calculator",
+                text=ctx.t(
+                    f"제품 {n}개의 총 가격은 {shown}입니다 (단가 {cur}{price} × {n}).",
+                    f"The total for {n} {unit} is {shown} (unit price {cur}{price} × {n}).",
+                ),
+            )
+    if missing := ctx.missing("lookup", "calculator"):
+        return missing
+    topic = TOPICS[0]
+    attempts: list[Call] = [
+        ("lookup", {"topic": topic.name(ctx.ko)}),
+        ("lookup", {"topic": topic.name(not ctx.ko)}),
+        ("search_documents", {"query": topic.name(ctx.ko)}),
+    ]
+    state, x = ctx.chain(attempts, accept=lambda d: _find_price(d) is not None)
+    if state == "done":
+        price = _find_price(x)
+        assert price is not None
+        cur = "$" if re.search(r"\$|달러|dollar|usd", x.output, re.I) else ""
+        return _Decision(
+            "price_total: multiply the unit price by the quantity",
+            [("calculator", {"expression": f"{plain_number(price)} * {plain_number(qty)}"})],
+            extra={"unit_price": price, "currency": cur, "price_source": x.name},
+        )
+    if state == "next":
+        return _Decision(f"price_total: find the unit price with {x[0]}", [x])
+    if x.ok:  # the last source answered but had no price in it
+        return _Decision(
+            "price_total: no price found → honest answer",
+            text=ctx.t(
+                f"단가를 찾지 못했습니다. `{x.name}` 결과: {shorten(x.output, 240)}",
+                f"I could not find the unit price. `{x.name}` returned: {shorten(x.output, 240)}",
+            ),
+        )
+    return ctx.error_answer(x, ctx.t("단가", "the unit price"))
+
+
+def _plan_calculate(ctx: _Ctx, intent: Intent) -> _Decision:
+    expr = intent.args["expression"]
+    state, x = ctx.chain([("calculator", {"expression": expr})])
+    if state == "unavailable":
+        return ctx.missing("calculator") or _Decision("unreachable")
+    if state == "next":
+        return _Decision("calculate: evaluate the expression", [x])
+    if state == "failed":
+        return ctx.error_answer(x, ctx.t(f"{expr}의 값", f"the value of {expr}"))
+    value = parse_number(x.output)
+    shown = fmt_number(value) if value is not None else shorten(x.output)
+    return _Decision(
+        "calculate: answer from calculator", text=ctx.t(f"계산 결과: {expr} = {shown}", f"{expr} = {shown}")
+    )
+
+
+def _weather_line(ctx: _Ctx, city: str, output: str) -> str:
+    data = parse_json(output)
+    if not isinstance(data, dict):
+        return f"{city}: {shorten(output, 200)}"
+    temp = next((data[k] for k in ("temperature", "temp") if k in data), None)
+    unit = str(data.get("unit", ""))
+    sym = "°F" if unit.lower().startswith("f") else "°C" if unit else ""
+    cond = next((data[k] for k in ("condition", "conditions", "description", "weather") if data.get(k)), "")
+    parts = [f"{fmt_number(float(temp))}{sym}" if isinstance(temp, (int, float)) else str(temp or "")]
+    if cond:
+        parts.append(str(cond))
+    if data.get("humidity") is not None:
+        parts.append(ctx.t(f"습도 {data['humidity']}%", f"humidity {data['humidity']}%"))
+    return f"{data.get('city', city)}: {', '.join(p for p in parts if p)}"
+
+
+def _plan_weather(ctx: _Ctx, intent: Intent) -> _Decision:
+    cities, unit = intent.args["cities"], intent.args["unit"]
+    if not cities:
+        return _Decision(
+            "weather: no city named → ask",
+            text=ctx.t(
+                '어느 도시의 날씨를 알려드릴까요? 예: "서울 날씨 알려줘"',
+                'Which city? For example: "What\'s the weather in Seoul?"',
+            ),
+        )
+    if missing := ctx.missing("get_weather"):
+        return missing
+    calls: list[Call] = []
+    lines: list[str] = []
+    got = 0
+    for city in cities:
+        attempts: list[Call] = [("get_weather", {"city": city.name, "unit": unit})]
+        if city.alias:
+            attempts.append(("get_weather", {"city": city.alias, "unit": unit}))
+        state, x = ctx.chain(attempts)
+        if state == "next":
+            calls.append(x)
+        elif state == "done":
+            got += 1
+            lines.append(_weather_line(ctx, city.name, x.output))
+        else:
+            lines.append(
+                ctx.t(
+                    f"{city.name}: 날씨를 가져오지 못했습니다 ({shorten(x.output, 160)})",
+                    f"{city.name}: no weather data ({shorten(x.output, 160)})",
+                )
+            )
+    if calls:
+        return _Decision("weather: get_weather for each city", calls)
+    head = (
+        ctx.t("날씨 (get_weather 결과, 시뮬레이션 데이터):", "Weather (from get_weather, simulated data):")
+        if got
+        else ""
+    )
+    if len(lines) == 1:
+        return _Decision("weather: answer from get_weather", text=f"{head} {lines[0]}".strip())
+    return _Decision(
+        "weather: answer from get_weather",
+        text=(head + "\n" if head else "") + "\n".join(f"- {line}" for line in lines),
+    )
+
+
+def _plan_word_count(ctx: _Ctx, intent: Intent) -> _Decision:
+    text, path = intent.args["text"], intent.args["path"]
+    if not text and not path:
+        return _Decision(
+            "word_count: no text → ask",
+            text=ctx.t(
+                '어떤 글의 단어를 셀까요? 따옴표로 감싸 주세요. 예: "the quick brown fox"의 단어 수를 세어줘',
+                'Which text? Put it in quotes, e.g. Count the words in "the quick brown fox".',
+            ),
+        )
+    if missing := ctx.missing("word_count", *(["read_file"] if path else [])):
+        return missing
+    wc = ctx.latest("word_count")
+    if wc is not None and (path or wc.args.get("text") == text):
+        if not wc.ok:
+            return ctx.error_answer(wc, ctx.t("단어 수", "the word count"))
+        n = parse_number(wc.output)
+        shown = fmt_number(n) if n is not None else shorten(wc.output)
+        cut = "[TRUNCATED]" in str(wc.args.get("text", ""))
+        note = (
+            ctx.t(
+                " (파일이 길어 잘린 앞부분만 셌습니다)",
+                " (the file was truncated; only its start was counted)",
+            )
+            if cut
+            else ""
+        )
+        subject = path or f'"{shorten(text, 60)}"'
+        return _Decision(
+            "word_count: answer from word_count",
+            text=ctx.t(
+                f"{subject}의 단어 수는 {shown}개입니다{note}.", f"{subject} has {shown} words{note}."
+            ),
+        )
+    if text:
+        return _Decision("word_count: count the quoted text", [("word_count", {"text": text})])
+    state, x = ctx.chain([("read_file", {"path": path})])
+    if state == "next":
+        return _Decision("word_count: read the file first", [x])
+    if state == "failed":
+        return ctx.error_answer(x, ctx.t(f"{path}의 내용", f"the contents of {path}"))
+    return _Decision("word_count: count the file's words", [("word_count", {"text": x.output})])
+
+
+def _plan_read_file(ctx: _Ctx, intent: Intent) -> _Decision:
+    path = intent.args["path"]
+    if missing := ctx.missing("read_file"):
+        return missing
+    state, x = ctx.chain([("read_file", {"path": path})])
+    if state == "next":
+        return _Decision("read_file: read the file", [x])
+    if state == "failed":
+        return ctx.error_answer(x, ctx.t(f"{path}의 내용", f"the contents of {path}"))
+    lines = [ln.rstrip() for ln in x.output.splitlines() if ln.strip()]
+    headings = [ln.lstrip("# ").strip() for ln in lines if ln.startswith("#")]
+    extract, size = [], 0
+    for ln in lines:
+        if size > 500 or len(extract) >= 6:
+            break
+        extract.append(f"> {shorten(ln, 200)}")
+        size += len(ln)
+    summary = re.search(r"summar|요약|정리", ctx.goal, re.I)
+    text = ctx.t(
+        f"{path} ({len(lines)}줄, {len(x.output)}자)의 앞부분입니다:",
+        f"{path} ({len(lines)} lines, {len(x.output)} characters) begins:",
+    )
+    text += "\n\n" + "\n".join(extract)
+    if len(headings) > 1:
+        text += "\n\n" + ctx.t("제목: ", "Sections: ") + "; ".join(headings[:8])
+    if summary:
+        text += "\n\n" + ctx.t(
+            "(규칙 기반 데모라서 요약 대신 원문 일부를 보여 드립니다.)",
+            "(I'm a rule-based demo, so this is an extract, not a written summary.)",
+        )
+    if "[TRUNCATED]" in x.output:
+        text += "\n" + ctx.t(
+            "(파일이 길어 앞부분만 읽었습니다.)", "(The file is long; only its start was read.)"
+        )
+    return _Decision("read_file: answer with an extract", text=text)
+
+
+_NO_HITS = re.compile(r"no (?:results|documents|matches)|nothing found|검색 결과가 없|찾지 못", re.I)
+
+
+def _answer_hits(ctx: _Ctx, d: _Done, query: str, prefix: str = "") -> _Decision:
+    hits = [] if _NO_HITS.search(d.output) else search_hits(d.output)
+    if not hits:
+        return _Decision(
+            f"{d.name}: no results",
+            text=prefix + ctx.t(f"'{query}'에 대한 검색 결과가 없습니다.", f"No results for '{query}'."),
+        )
+    if d.name != "search_cached" and re.match(r"\[fallback:", d.output):
+        head = ctx.t(
+            f"'{query}' 검색 결과 ({d.name} 실패 → 대체 도구의 캐시된 결과):",
+            f"Results for '{query}' ({d.name} failed; cached results from its fallback):",
+        )
+    else:
+        head = ctx.t(f"'{query}' 검색 결과 ({d.name}):", f"Results for '{query}' (from {d.name}):")
+    body = "\n".join(f"{i}. {shorten(h, 220)}" for i, h in enumerate(hits[:5], 1))
+    return _Decision(f"{d.name}: list the results", text=f"{prefix}{head}\n{body}")
+
+
+def _plan_search_documents(ctx: _Ctx, intent: Intent) -> _Decision:
+    query = intent.args["query"]
+    if not query:
+        return _Decision(
+            "search_documents: no query → ask",
+            text=ctx.t(
+                "무엇을 찾을까요? 예: 문서에서 환불 찾아줘",
+                "What should I search for? e.g. Search the documents for refund",
+            ),
+        )
+    state, x = ctx.chain([("search_documents", {"query": query})])
+    if state == "unavailable":
+        return ctx.missing("search_documents") or _Decision("unreachable")
+    if state == "next":
+        return _Decision("search_documents: search the workspace", [x])
+    if state == "failed":
+        return ctx.error_answer(x, ctx.t("검색 결과", "search results"))
+    return _answer_hits(ctx, x, query)
+
+
+def _plan_search_web(ctx: _Ctx, intent: Intent) -> _Decision:
+    query = intent.args["query"]
+    if not query:
+        return _Decision(
+            "search_web: no query → ask",
+            text=ctx.t("무엇을 웹에서 검색할까요?", "What should I search the web for?"),
+        )
+    tool = "search_web" if "search_web" in ctx.tools or "search_cached" not in ctx.tools else "search_cached"
+    state, x = ctx.chain([(tool, {"query": query})])
+    if state == "unavailable":
+        return ctx.missing("search_web") or _Decision("unreachable")
+    if state == "next":
+        return _Decision(f"search_web: call {tool}", [x])
+    if state == "failed":
+        return ctx.error_answer(x, ctx.t("웹 검색 결과", "web search results"))
+    return _answer_hits(ctx, x, query)
+
+
+def _shipping_verdict(ctx: _Ctx, amount: float, fact: str) -> str:
+    threshold = extract_money(fact)
+    if threshold is None or not re.search(r"free|무료", fact, re.I):
+        return ""
+    a, t = fmt_number(amount), fmt_number(threshold)
+    if amount >= threshold:
+        return ctx.t(
+            f" ${a} 주문은 기준 금액 ${t} 이상이므로 무료 배송 대상입니다.",
+            f" A ${a} order is at or above the ${t} threshold, so shipping is free.",
+        )
+    return ctx.t(
+        f" ${a} 주문은 기준 금액 ${t} 미만이라 무료 배송 조건에 해당하지 않습니다.",
+        f" A ${a} order is below the ${t} threshold, so the free-shipping rule does not apply.",
+    )
+
+
+def _plan_lookup(ctx: _Ctx, intent: Intent) -> _Decision:
+    if missing := ctx.missing("lookup"):
+        return missing
+    calls: list[Call] = []
+    lines: list[str] = []
+    found = 0
+    for topic in intent.args["topics"]:
+        name = topic.name(ctx.ko)
+        attempts: list[Call] = [
+            ("lookup", {"topic": name}),
+            ("lookup", {"topic": topic.name(not ctx.ko)}),
+            ("search_documents", {"query": name}),
+        ]
+        state, x = ctx.chain(attempts)
+        if state == "next":
+            calls.append(x)
+        elif state == "failed":
+            lines.append(
+                ctx.t(
+                    f"{name}: 정보를 찾지 못했습니다 ({shorten(x.output, 160)})",
+                    f"{name}: not found ({shorten(x.output, 160)})",
+                )
+            )
+        elif x.name == "search_documents":
+            lines.append(
+                _answer_hits(
+                    ctx, x, name, ctx.t("(lookup 실패 → 문서 검색) ", "(lookup failed → document search) ")
+                ).text
+            )
+        else:
+            fact = _fact(x.output)
+            said = fact.lower().startswith(name.lower()) or fact.lower().startswith(topic.en)
+            line = fact if said else ctx.t(f"{name}: {fact}", f"{name[:1].upper() + name[1:]}: {fact}")
+            if topic.key == "shipping" and intent.args.get("amount") is not None:
+                line += _shipping_verdict(ctx, float(intent.args["amount"]), fact)
+            lines.append(line)
+            found += 1
+    if calls:
+        return _Decision("lookup: look up each topic", calls)
+    head = ctx.t("lookup 결과:", "From lookup:") if found else ""
+    if len(lines) == 1:
+        return _Decision("lookup: answer quoting the fact", text=f"{head} {lines[0]}".strip())
+    return _Decision(
+        "lookup: answer quoting the facts",
+        text=(head + "\n" if head else "") + "\n".join(f"- {ln}" for ln in lines),
+    )
+
+
+_EXAMPLES_KO = (
+    "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요.",
+    "(24*7)+100은?",
+    "환불 정책 알려줘",
+    "서울 날씨 알려줘",
+    '"the quick brown fox"의 단어 수를 세어줘',
+    "notes.txt 읽어줘",
+    "문서에서 환불 찾아줘",
+    "웹에서 streamlit 검색해줘",
+)
+_EXAMPLES_EN = (
+    "Look up the unit price and compute the total for 12 units",
+    "What is (24*7)+100?",
+    "What is the refund policy?",
+    "What's the weather in Seoul in fahrenheit?",
+    'Count the words in "the quick brown fox"',
+    "Read notes.txt and summarize",
+    "Search the documents for refund",
+    "Search the web for streamlit",
+)
+
+
+def _plan_help(ctx: _Ctx, intent: Intent) -> _Decision:
+    greet = intent.kind == "greeting"
+    first = ctx.t(
+        "안녕하세요! " if greet else "이 목표에 맞는 규칙을 찾지 못했습니다. ",
+        "Hello! " if greet else "I couldn't match this goal to one of my rules. ",
+    )
+    about = ctx.t(
+        "저는 오프라인 데모 모델입니다 — LLM이 아니라 규칙 기반 플래너라서, 간단한 규칙으로 도구를 고르고 "
+        "도구 결과만으로 답합니다. 이런 목표를 해 보세요:",
+        "I'm the offline demo model — a rule-based planner, not an LLM: I pick tools by simple "
+        "rules and answer only from their outputs. Try goals like:",
+    )
+    examples = "\n".join(f"- {e}" for e in (_EXAMPLES_KO if ctx.ko else _EXAMPLES_EN))
+    tools = ctx.t("사용 가능한 도구: ", "Enabled tools: ") + (", ".join(ctx.tools) or "-")
+    return _Decision(f"{intent.kind}: answer without tools", text=f"{first}{about}\n{examples}\n\n{tools}")
+
+
+_PLANS: dict[str, Callable[[_Ctx, Intent], _Decision]] = {
+    "price_total": _plan_price,
+    "calculate": _plan_calculate,
+    "weather": _plan_weather,
+    "word_count": _plan_word_count,
+    "read_file": _plan_read_file,
+    "search_documents": _plan_search_documents,
+    "search_web": _plan_search_web,
+    "lookup": _plan_lookup,
+    "greeting": _plan_help,
+    "help": _plan_help,
+}
+
+
+def _guarded(ctx: _Ctx, decision: _Decision, step: int) -> _Decision:
+    """Never repeat a visible call, never plan past :data:`MAX_PLAN_STEPS`."""
+    repeated = [c for c in decision.calls if ctx.find(*c) is not None]
+    if not decision.calls or (not repeated and step <= MAX_PLAN_STEPS):
+        return decision
+    last = ctx.done[-1] if ctx.done else None
+    seen = shorten(last.output, 240) if last else ""
+    return _Decision(
+        "stop: would repeat a call or ran too long → answer with what I have",
+        text=ctx.t(
+            f"같은 도구 호출을 반복하지 않고 여기서 멈춥니다. 마지막 도구 결과: {seen}",
+            f"Stopping here rather than repeating the same tool call. Last tool output: {seen}",
+        ),
+    )
+
+
+def _tokens(chars: int) -> int:
+    return max(1, math.ceil(chars / 4))
+
+
+@dataclass
+class OfflineProvider:
+    """The rule-based planner; deterministic: the same request gives the same response."""
+
+    model: str = DEFAULT_MODEL
+    id: str = PROVIDER_ID
+    label: str = LABEL
+
+    def prepare(self) -> Iterator[LoadProgress]:
+        """Nothing to load."""
+        return iter(())
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        """Plan the next tool calls, or answer, from the goal and the visible tool results."""
+        ctx = _Ctx(request)
+        intent = classify(request.goal)
+        decision = _guarded(ctx, _PLANS[intent.kind](ctx, intent), request.step)
+        calls = [
+            ToolCallRequest(f"call_{request.step}_{n}", name, args)
+            for n, (name, args) in enumerate(decision.calls, 1)
+        ]
+        text = decision.text
+        if calls:
+            text = ctx.t("도구 호출: ", "Calling ") + ", ".join(
+                f"{c.name}({_canonical(c.arguments)})" for c in calls
+            )
+        plan = {
+            "type": "offline_plan",
+            "intent": intent.kind,
+            "rule": intent.rule,
+            "decision": decision.rule,
+            "language": "ko" if ctx.ko else "en",
+            "calls": [{"name": c.name, "arguments": c.arguments} for c in calls],
+            **decision.extra,
+        }
+        logger.debug("offline plan step %s: %s / %s", request.step, intent.kind, decision.rule)
+        in_chars = len(request.instructions) + len(request.goal) + sum(b.chars() for b in request.blocks)
+        in_chars += sum(
+            len(t.name) + len(t.description) + len(_canonical(t.parameters)) for t in request.tools
+        )
+        out_chars = len(text) + sum(len(c.name) + len(_canonical(c.arguments)) for c in calls)
+        usage = Usage(_tokens(in_chars), _tokens(out_chars))
+        usage.total_tokens = usage.input_tokens + usage.output_tokens
+        return ModelResponse(
+            text=text,
+            tool_calls=calls,
+            usage=usage,
+            raw=[plan],
+            stop_reason="tool_calls" if calls else "end_turn",
+            model=self.model,
+        )
