@@ -1,0 +1,99 @@
+"""Provider catalogue: which providers exist, whether each can be used here, and a factory.
+
+Each provider module exposes ``PROVIDER_ID``, ``LABEL``, ``DEFAULT_MODEL``,
+``availability() -> str | None`` (None when usable, else a one-line hint) and
+``create(*, model, base_url, settings) -> Provider``. Modules are imported lazily, so a missing
+SDK only makes its provider unavailable.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+
+from agent_core.errors import ProviderUnavailable
+from agent_core.providers.base import Provider
+from agent_core.settings import Settings
+
+_MODULES: dict[str, str] = {
+    "local": "agent_core.providers.local",
+    "offline": "agent_core.providers.offline",
+    "openai": "agent_core.providers.openai_responses",
+    "openai-chat": "agent_core.providers.openai_chat",
+    "anthropic": "agent_core.providers.anthropic_messages",
+}
+PROVIDER_IDS: tuple[str, ...] = tuple(_MODULES)
+
+
+@dataclass(frozen=True)
+class ProviderInfo:
+    """What the UI and the CLI show about a provider."""
+
+    id: str
+    label: str
+    default_model: str
+    available: bool
+    hint: str
+    """Why it is unavailable and what to do; empty when available."""
+    uses_base_url: bool
+
+
+def _module(provider_id: str) -> ModuleType | None:
+    try:
+        return importlib.import_module(_MODULES[provider_id])
+    except ImportError:
+        return None
+
+
+def provider_info(provider_id: str) -> ProviderInfo:
+    """Availability and labels of one provider (never raises for a known id)."""
+    if provider_id not in _MODULES:
+        raise ValueError(f"unknown provider {provider_id!r}; choose one of: {', '.join(PROVIDER_IDS)}")
+    module = _module(provider_id)
+    if module is None:
+        return ProviderInfo(provider_id, provider_id, "", False, "not installed", False)
+    try:
+        hint = module.availability()
+    except Exception as exc:  # availability must never crash a page
+        hint = f"unavailable: {exc}"
+    return ProviderInfo(
+        id=provider_id,
+        label=module.LABEL,
+        default_model=module.DEFAULT_MODEL,
+        available=hint is None,
+        hint=hint or "",
+        uses_base_url=getattr(module, "USES_BASE_URL", False),
+    )
+
+
+def list_providers() -> list[ProviderInfo]:
+    """Every known provider, in menu order."""
+    return [provider_info(pid) for pid in PROVIDER_IDS if _MODULES.get(pid)]
+
+
+def default_provider_id() -> str:
+    """``local`` when its model and runtime are installed, else ``offline``."""
+    local = provider_info("local")
+    return "local" if local.available else "offline"
+
+
+def make_provider(
+    provider_id: str,
+    *,
+    settings: Settings,
+    model: str | None = None,
+    base_url: str | None = None,
+) -> Provider:
+    """Build a provider; raise :class:`ProviderUnavailable` with a hint when it cannot be used."""
+    info = provider_info(provider_id)
+    if not info.available:
+        raise ProviderUnavailable(
+            f"{provider_id} is unavailable: {info.hint}", provider=provider_id, error_type="Unavailable"
+        )
+    module = _module(provider_id)
+    assert module is not None
+    provider: Provider = module.create(
+        model=model or settings.model_name or None, base_url=base_url or None, settings=settings
+    )
+    return provider
