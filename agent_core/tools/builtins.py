@@ -1,0 +1,61 @@
+"""The engine's built-in tools, registered on a fresh :class:`ToolRegistry` per call.
+
+``build_default_registry(settings)`` binds the file tools to ``settings.workspace_dir`` and the
+flaky ``search_web`` to ``settings.search_web_failure_rate``; nothing is shared between
+registries, so each Streamlit session or test gets its own.
+"""
+
+from __future__ import annotations
+
+import random
+
+from agent_core.settings import Settings
+from agent_core.tools.calculator import calculate
+from agent_core.tools.files import make_file_tools
+from agent_core.tools.knowledge import lookup, word_count
+from agent_core.tools.registry import ToolRegistry, make_tool
+from agent_core.tools.simulated import get_weather, make_search_tools
+
+BUILTIN_TOOL_NAMES: tuple[str, ...] = (
+    "calculator",
+    "read_file",
+    "lookup",
+    "word_count",
+    "search_documents",
+    "get_weather",
+    "search_web",
+    "search_cached",
+)
+
+
+def calculator(expression: str) -> str:
+    """Evaluate arithmetic: numbers and + - * / ( ) ** % only, e.g. '(24*7)+100' or '7 × 24'.
+
+    Args:
+        expression: The arithmetic expression, e.g. '24 * 7'. Commas only as thousands
+            separators ('1,000'); % is the remainder (modulo), not percent.
+    """
+    return calculate(expression)
+
+
+def build_default_registry(settings: Settings, *, rng: random.Random | None = None) -> ToolRegistry:
+    """A new registry with all built-in tools.
+
+    Args:
+        settings: Supplies the workspace folder and the search_web failure rate.
+        rng: Random source for search_web's simulated failures (seed it in tests).
+    """
+    registry = ToolRegistry()
+    read_file, search_documents = make_file_tools(settings.workspace_dir)
+    search_web, search_cached = make_search_tools(settings.search_web_failure_rate, rng)
+
+    registry.tool(tags=("math",))(calculator)
+    registry.tool(tags=("files",))(read_file)
+    registry.tool(tags=("knowledge",))(lookup)
+    registry.tool(tags=("text",))(word_count)
+    registry.tool(tags=("files", "search"))(search_documents)
+    registry.tool(tags=("simulated",))(get_weather)
+    registry.add(make_tool(search_web, tags=("simulated", "search"), fallback="search_cached"))
+    registry.add(make_tool(search_cached, tags=("simulated", "search")))
+    registry.check_fallbacks()
+    return registry

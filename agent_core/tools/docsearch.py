@@ -1,0 +1,250 @@
+"""Ranked search over text documents: sections, an English/Korean tokenizer and BM25.
+
+Documents are split into sections (Markdown headings, or blank-line paragraphs for plain text).
+Tokens: English words (lower-cased, stop words dropped, plurals and -ing/-ed folded) and, for
+Korean, each word with common particles stripped plus its character bigrams, so "환불은" and
+"환불정책" both meet "환불". Sections are scored with BM25; words in the section's heading or the
+document's title count :data:`TITLE_WEIGHT` times.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+K1 = 1.5
+B = 0.75
+TITLE_WEIGHT = 2.0
+MAX_SECTION_CHARS = 2_000
+SNIPPET_CHARS = 240
+
+_TOKEN = re.compile(r"[a-z0-9]+|[\uac00-\ud7a3]+|[^\W\d_]+")
+_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_SENTENCE_END = re.compile(r"(?<=[.!?。;])\s+")
+_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)]|>)\s+")
+_TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
+_MARKUP = re.compile(r"^(?:[-*+]|\d+[.)]|>)\s+|\*\*|__|`")
+_STOPWORDS = frozenset(
+    "a an and are as at be been but by can could did do does for from had has have how i if in "
+    "into is it its me my of on or our should so than that the their them then there these they "
+    "this to us was we were what when where which who why will with would you your "
+    "many much".split()
+)
+# Longest first, so "에서는" is stripped before "는".
+_PARTICLES = sorted(
+    "은 는 이 가 을 를 에 의 로 와 과 도 만 으로 에서 에게 까지 부터 보다 처럼 이나 하고 이랑 "
+    "에서는 으로는 에게서 까지는 부터는 이라도 에는 와는 과는 으로도 에서도".split(),
+    key=len,
+    reverse=True,
+)
+
+
+def _stem(word: str) -> str:
+    """Light English folding: plurals, -ing and -ed (``shipping`` → ``ship``)."""
+    if word.isdigit() or len(word) <= 3:
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            stem = word[: -len(suffix)]
+            if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "ls":
+                stem = stem[:-1]  # shipp → ship
+            return stem
+    if word.endswith(("sses", "ches", "shes", "xes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def _strip_particle(word: str) -> str:
+    for particle in _PARTICLES:
+        if word.endswith(particle) and len(word) - len(particle) >= 2:
+            return word[: -len(particle)]
+    return word
+
+
+def tokenize(text: str) -> list[str]:
+    """Search tokens of ``text`` (English words and Korean words + character bigrams)."""
+    out: list[str] = []
+    for raw in _TOKEN.findall(unicodedata.normalize("NFKC", text).lower()):
+        if "\uac00" <= raw[0] <= "\ud7a3":
+            word = _strip_particle(raw)
+            out.append(word)
+            if len(word) > 2:
+                out.extend(word[i : i + 2] for i in range(len(word) - 1))
+        elif raw.isascii():
+            if raw not in _STOPWORDS:
+                out.append(_stem(raw))
+        else:
+            out.append(raw)
+    return out
+
+
+@dataclass(frozen=True)
+class Section:
+    """A searchable piece of a document: a Markdown section or a plain-text paragraph."""
+
+    document: str
+    title: str
+    text: str
+    doc_title: str
+
+
+def _chunks(text: str) -> list[str]:
+    """``text`` cut at paragraph boundaries into pieces of about :data:`MAX_SECTION_CHARS`."""
+    pieces: list[str] = []
+    current = ""
+    for para in re.split(r"\n\s*\n", text):
+        if current and len(current) + len(para) > MAX_SECTION_CHARS:
+            pieces.append(current)
+            current = ""
+        current = f"{current}\n\n{para}" if current else para
+    if current.strip():
+        pieces.append(current)
+    return pieces
+
+
+def split_sections(document: str, text: str) -> list[Section]:
+    """Sections of one document; ``document`` is its name (Markdown when it ends in .md)."""
+    stem = document.rsplit("/", 1)[-1].rsplit(".", 1)[0].replace("_", " ")
+    raw: list[tuple[str, str]] = []
+    if document.lower().endswith((".md", ".markdown")):
+        doc_title, title = "", ""
+        lines: list[str] = []
+        for line in text.splitlines():
+            match = _HEADING.match(line)
+            if match:
+                raw.append((title, "\n".join(lines)))
+                title, lines = match.group(2), []
+                doc_title = doc_title or (title if len(match.group(1)) == 1 else "")
+            else:
+                lines.append(line)
+        raw.append((title, "\n".join(lines)))
+        doc_title = doc_title or stem
+    else:
+        doc_title = stem
+        for para in re.split(r"\n\s*\n", text):
+            para_lines = para.strip().splitlines()
+            if len(para_lines) > 1 and len(para_lines[0]) <= 80:
+                raw.append((para_lines[0].strip(), "\n".join(para_lines[1:])))
+            else:
+                raw.append(("", para))
+    sections = []
+    for title, body in raw:
+        if not body.strip():
+            continue
+        for chunk in _chunks(body.strip()):
+            sections.append(Section(document, title or doc_title, chunk.strip(), doc_title))
+    return sections
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result."""
+
+    document: str
+    section: str
+    score: float
+    snippet: str
+
+
+@dataclass
+class BM25Index:
+    """BM25 over sections, with heading/title words weighted up. Build once, query many times."""
+
+    sections: list[Section]
+    _tf: list[dict[str, float]] = field(default_factory=list, repr=False)
+    _len: list[float] = field(default_factory=list, repr=False)
+    _df: Counter[str] = field(default_factory=Counter, repr=False)
+
+    def __post_init__(self) -> None:
+        for section in self.sections:
+            tf: dict[str, float] = dict(Counter(tokenize(section.text)))
+            title_tokens = tokenize(section.title)
+            if section.doc_title != section.title:
+                title_tokens += tokenize(section.doc_title)
+            for token in title_tokens:
+                tf[token] = tf.get(token, 0.0) + TITLE_WEIGHT
+            self._tf.append(tf)
+            self._len.append(sum(tf.values()))
+            self._df.update(tf.keys())
+        self._avg = (sum(self._len) / len(self._len)) if self._len else 1.0
+
+    @classmethod
+    def from_documents(cls, documents: Iterable[tuple[str, str]]) -> BM25Index:
+        """Index ``(name, text)`` pairs."""
+        return cls([s for name, text in documents for s in split_sections(name, text)])
+
+    def search(self, query: str, limit: int = 3) -> list[Hit]:
+        """The best ``limit`` sections for ``query`` (only those that match at all)."""
+        terms = list(dict.fromkeys(tokenize(query)))
+        n = len(self.sections)
+        scored: list[tuple[float, int]] = []
+        for i, tf in enumerate(self._tf):
+            score = 0.0
+            norm = K1 * (1 - B + B * self._len[i] / (self._avg or 1.0))
+            for term in terms:
+                freq = tf.get(term, 0)
+                if freq:
+                    idf = math.log(1 + (n - self._df[term] + 0.5) / (self._df[term] + 0.5))
+                    score += idf * freq * (K1 + 1) / (freq + norm)
+            if score > 0:
+                scored.append((score, i))
+        scored.sort(key=lambda pair: (-pair[0], pair[1]))
+        hits = []
+        for score, i in scored[:limit]:
+            section = self.sections[i]
+            hits.append(
+                Hit(section.document, section.title, round(score, 3), _snippet(section, terms))
+            )
+        return hits
+
+
+def _sentences(text: str) -> list[str]:
+    """Sentences of a section: wrapped lines joined, list items and table rows kept apart."""
+    blocks: list[list[str]] = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or _HEADING.match(line) or _TABLE_RULE.match(stripped):
+            blocks.append([])
+            continue
+        if stripped.startswith("|"):  # a table row: one sentence of its cells
+            cells = [_MARKUP.sub("", c).strip() for c in stripped.strip("|").split("|")]
+            blocks.append([", ".join(cells) + ";"])
+            blocks.append([])
+            continue
+        if _ITEM.match(line) or not blocks:
+            blocks.append([])
+        blocks[-1].append(_MARKUP.sub("", stripped).strip())
+    sentences: list[str] = []
+    for block in blocks:
+        joined = " ".join(part for part in block if part)
+        sentences.extend(s for s in _SENTENCE_END.split(joined) if s)
+    return sentences
+
+
+def _snippet(section: Section, terms: list[str]) -> str:
+    """The sentence sharing the most query terms, with its neighbours while they fit."""
+    sentences = _sentences(section.text)
+    if not sentences:
+        return ""
+    wanted = set(terms)
+    scores = [len(wanted & set(tokenize(sentence))) for sentence in sentences]
+    best = scores.index(max(scores))
+    first = last = best
+    for step in (-1, 1, -1, 1):
+        i = first - 1 if step < 0 else last + 1
+        if 0 <= i < len(sentences):
+            length = sum(len(sentences[j]) + 1 for j in range(min(first, i), max(last, i) + 1))
+            if length <= SNIPPET_CHARS:
+                first, last = min(first, i), max(last, i)
+    text = " ".join(sentences[first : last + 1])
+    if len(text) > SNIPPET_CHARS:
+        text = text[: SNIPPET_CHARS - 1].rstrip() + "…"
+    return text

@@ -1,0 +1,260 @@
+"""File tools confined to one workspace folder: ``read_file`` and ``search_documents``.
+
+Both are built by factories bound to a folder (no globals), so two registries with different
+data folders never see each other's files.
+
+Confinement of ``read_file``: absolute paths are refused; the path is resolved (``..`` and
+symlinks followed) and must stay under the resolved workspace; only regular files are opened
+(never devices, FIFOs or sockets), without following a final symlink, non-blocking; files over
+:data:`MAX_FILE_BYTES` and files that are not UTF-8 text are refused with a clear message.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import stat
+import threading
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
+from typing import Annotated
+
+from pydantic import Field
+
+from agent_core.tools.docsearch import BM25Index
+
+logger = logging.getLogger("agent_core.tools.files")
+
+MAX_FILE_BYTES = 1_000_000
+"""Largest file ``read_file`` reads (and ``search_documents`` indexes)."""
+MAX_LISTED = 50
+"""How many file names an error message lists at most."""
+MAX_INDEXED_FILES = 500
+SEARCHABLE_SUFFIXES = (".md", ".markdown", ".txt", ".rst")
+WORKSPACE_PREFIXES = ("agent_data/workspace/", "workspace/")
+"""Leading folders that ``read_file`` ignores when the path is not found as given."""
+
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+
+
+def list_workspace_files(root: Path, *, limit: int = MAX_LISTED) -> list[str]:
+    """Readable-looking files under ``root`` (relative POSIX paths, sorted, hidden ones skipped)."""
+    try:
+        base = root.resolve()
+    except (OSError, RuntimeError):
+        return []
+    found: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            if name.startswith("."):
+                continue
+            full = Path(dirpath) / name
+            try:
+                if not full.resolve().is_relative_to(base) or not full.is_file():
+                    continue
+            except (OSError, RuntimeError):
+                continue
+            found.append(full.relative_to(base).as_posix())
+            if len(found) >= limit:
+                return found
+    return found
+
+
+def _files_hint(root: Path) -> str:
+    names = list_workspace_files(root)
+    return ", ".join(names) if names else "(none — the workspace is empty)"
+
+
+def resolve_in_workspace(root: Path, path: str) -> Path:
+    """The resolved path of ``path`` inside ``root``; ValueError when it would leave ``root``."""
+    raw = path.strip()
+    if not raw:
+        raise ValueError(f"path is empty; files in the workspace: {_files_hint(root)}")
+    if "\x00" in raw:
+        raise ValueError("path contains a NUL character")
+    posix = PurePosixPath(raw.replace("\\", "/"))
+    if posix.is_absolute() or re.match(r"^[A-Za-z]:", raw):
+        raise ValueError(
+            f"absolute paths are not allowed ({path!r}); give a path relative to the workspace, "
+            f"e.g. one of: {_files_hint(root)}"
+        )
+    try:
+        base = root.resolve()
+        target = (base / posix).resolve()
+    except (OSError, RuntimeError) as exc:  # RuntimeError: symlink loop (Python 3.11)
+        raise ValueError(f"cannot resolve {path!r}: {exc}") from None
+    if not target.is_relative_to(base):
+        raise ValueError(
+            f"{path!r} points outside the workspace; only files inside it can be read: "
+            f"{_files_hint(root)}"
+        )
+    return target
+
+
+def read_workspace_file(root: Path, path: str, max_chars: int = 2000) -> str:
+    """Text of a UTF-8 file inside ``root`` (first ``max_chars`` characters, with a note if cut)."""
+    if max_chars < 1:
+        raise ValueError("max_chars must be at least 1")
+    if not root.is_dir():
+        raise ValueError(f"the workspace folder {str(root)!r} does not exist")
+    target = resolve_in_workspace(root, path)
+    if not target.exists() and not target.is_symlink():
+        # Models often repeat the folder ("agent_data/workspace/pricing.md"); allow that.
+        alias = path.strip().replace("\\", "/")
+        for prefix in WORKSPACE_PREFIXES:
+            if alias.startswith(prefix) and len(alias) > len(prefix):
+                target = resolve_in_workspace(root, alias[len(prefix) :])
+                break
+    try:
+        fd = os.open(target, _OPEN_FLAGS)
+    except FileNotFoundError:
+        raise ValueError(
+            f"no file {path!r} in the workspace; available files: {_files_hint(root)}"
+        ) from None
+    except PermissionError:
+        raise ValueError(f"permission denied reading {path!r}") from None
+    except OSError as exc:
+        raise ValueError(f"cannot open {path!r}: {exc.strerror or exc}") from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            names = list_workspace_files(target)
+            raise ValueError(
+                f"{path!r} is a folder, not a file; files in it: {', '.join(names) or '(none)'}"
+            )
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{path!r} is not a regular file (device, pipe or socket)")
+        if info.st_size > MAX_FILE_BYTES:
+            raise ValueError(
+                f"{path!r} is too large ({info.st_size:,} bytes; read_file reads files up to "
+                f"{MAX_FILE_BYTES:,} bytes)"
+            )
+        data = _read_at_most(fd, MAX_FILE_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_FILE_BYTES:
+        raise ValueError(f"{path!r} is too large (over {MAX_FILE_BYTES:,} bytes)")
+    text = decode_text(data, path)
+    if len(text) <= max_chars:
+        return text
+    return (
+        f"{text[:max_chars]}\n\n[read_file: showing the first {max_chars:,} of {len(text):,} "
+        "characters; call again with a larger max_chars to see more]"
+    )
+
+
+def _read_at_most(fd: int, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    remaining = limit
+    while remaining > 0:
+        chunk = os.read(fd, min(remaining, 65_536))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """``data`` as UTF-8 text (a BOM is dropped); ValueError for binary or other encodings."""
+    if b"\x00" in data:
+        raise ValueError(f"{name!r} is a binary file, not text")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{name!r} is not UTF-8 text (invalid byte at offset {exc.start}); "
+            "only UTF-8 text files can be read"
+        ) from None
+
+
+class WorkspaceSearch:
+    """BM25 search over the workspace's text documents, re-indexed only when files change.
+
+    The index is cached under the files' (name, size, mtime); a lock makes it safe to share
+    between threads.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._lock = threading.Lock()
+        self._key: tuple[tuple[str, int, int], ...] | None = None
+        self._index = BM25Index([])
+
+    def _fingerprint(self) -> tuple[tuple[str, int, int], ...]:
+        rows = []
+        for name in list_workspace_files(self.root, limit=MAX_INDEXED_FILES):
+            if not name.lower().endswith(SEARCHABLE_SUFFIXES):
+                continue
+            try:
+                info = (self.root / name).stat()
+            except OSError:
+                continue
+            if info.st_size <= MAX_FILE_BYTES:
+                rows.append((name, info.st_size, info.st_mtime_ns))
+        return tuple(rows)
+
+    def index(self) -> BM25Index:
+        """The current index, rebuilt when a document was added, removed or changed."""
+        key = self._fingerprint()
+        with self._lock:
+            if key != self._key:
+                documents = []
+                for name, _, _ in key:
+                    try:
+                        documents.append((name, read_workspace_file(self.root, name, 10**9)))
+                    except ValueError as exc:
+                        logger.debug("not indexing %s: %s", name, exc)
+                self._index = BM25Index.from_documents(documents)
+                self._key = key
+                logger.debug(
+                    "indexed %d documents, %d sections", len(documents), len(self._index.sections)
+                )
+            return self._index
+
+    def search(self, query: str, limit: int = 3) -> str:
+        """JSON list of the best sections, or a "No results" message."""
+        if not query.strip():
+            raise ValueError("query is empty; give a few words to search for")
+        if limit < 1:
+            raise ValueError("limit must be at least 1")
+        index = self.index()
+        hits = index.search(query, limit)
+        if not hits:
+            documents = sorted({s.document for s in index.sections})
+            listing = ", ".join(documents) if documents else "(no documents in the workspace)"
+            return f"No results for {query!r}. Documents searched: {listing}."
+        return json.dumps([hit.__dict__ for hit in hits], ensure_ascii=False, indent=2)
+
+
+def make_file_tools(root: Path) -> tuple[Callable[..., str], Callable[..., str]]:
+    """``(read_file, search_documents)`` tool functions bound to the workspace ``root``."""
+    searcher = WorkspaceSearch(root)
+
+    def read_file(path: str, max_chars: Annotated[int, Field(ge=1, le=100_000)] = 2000) -> str:
+        """Read a UTF-8 text file from the workspace (path relative to it, e.g. 'pricing.md').
+
+        Args:
+            path: File path relative to the workspace, e.g. 'pricing.md' or 'notes.txt'.
+            max_chars: Return at most this many characters (default 2000).
+        """
+        return read_workspace_file(root, path, max_chars)
+
+    def search_documents(query: str, limit: Annotated[int, Field(ge=1, le=10)] = 3) -> str:
+        """Search the workspace documents (policies, pricing, notes); returns the best sections.
+
+        Args:
+            query: What to look for, in English or Korean, e.g. 'refund within how many days'.
+            limit: How many results to return (1-10, default 3).
+        """
+        return searcher.search(query, limit)
+
+    return read_file, search_documents

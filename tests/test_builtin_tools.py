@@ -1,0 +1,556 @@
+"""Built-in tools: calculator bounds, workspace confinement, ranked search, loose lookup,
+simulated weather and the flaky search_web, and the default registry."""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import json
+import os
+import random
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_core.errors import ToolValidationError, TransientToolError
+from agent_core.settings import Settings
+from agent_core.tools import BUILTIN_TOOL_NAMES, ToolRegistry, build_default_registry
+from agent_core.tools.calculator import calculate
+from agent_core.tools.docsearch import tokenize
+from agent_core.tools.files import MAX_FILE_BYTES, WorkspaceSearch, make_file_tools
+from agent_core.tools.knowledge import lookup, word_count
+from agent_core.tools.simulated import get_weather, make_search_tools
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE_WORKSPACE = REPO / "agent_data" / "workspace"
+
+
+# --------------------------------------------------------------------------- calculator
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("24 * 7", "168"),
+        ("(24*7)+100", "268"),
+        ("7 × 24", "168"),
+        ("84 ÷ 4", "21"),
+        ("1,000 + 2,500", "3500"),
+        ("2,500,000 / 2", "1250000"),
+        ("0.1 + 0.2", "0.3"),
+        ("6 / 3", "2"),
+        ("7 / 2", "3.5"),
+        ("2 ** 10", "1024"),
+        ("-3 + +5", "2"),
+        ("- (2 - 5)", "3"),
+        ("17 % 5", "2"),
+        ("2 ** -2", "0.25"),
+        ("2 ** 0.5", "1.41421356237"),
+        ("24*7 =", "168"),
+        ("10 ** 100", "1" + "0" * 100),
+        ("1e3 * 2", "2000"),
+        ("-" * 150 + "1", "1"),
+    ],
+)
+def test_calculator_evaluates(expression: str, expected: str) -> None:
+    assert calculate(expression) == expected
+
+
+def test_calculator_never_calls_eval(monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*_: object, **__: object) -> None:
+        raise AssertionError("eval must not be used")
+
+    monkeypatch.setattr(builtins, "eval", boom)
+    assert calculate("(24*7)+100") == "268"
+
+
+REFUSALS = [
+    ("x" * 300_000, "too long"),
+    ("(" * 1000 + "1" + ")" * 1000, "nested too deeply"),
+    ("9**9**9**9", "exponent"),
+    ("2 ** 100000", "exponent"),
+    ("10 ** 5000", "digits"),
+    ("10**999 * 10**999", "digits"),
+    ("9" * 2000, "too many digits"),
+    ("+".join(["1"] * 5000), "too many operators"),
+    ("-" * 5000 + "1", "too many operators"),
+    ("1 / 0", "division by zero"),
+    ("5 % 0", "division by zero"),
+    ("0 ** -1", "undefined"),
+    ("1e400", "too large"),
+    ("1e308 * 10", "too large"),
+    ("10**900 / 3", "too large"),
+    ("(-8) ** 0.5", "not a real number"),
+    ("__import__('os').system('ls')", "only numbers"),
+    ("abs(-1)", "function calls"),
+    ("x + 1", "names"),
+    ("lambda: 1", "lambda"),
+    ("(1).real", "attributes"),
+    ("[1, 2][0]", "only numbers"),
+    ("1 < 2", "comparisons"),
+    ("True + 1", "True"),
+    ("1j * 2", "imaginary"),
+    ("'a' * 3", "only numbers"),
+    ("2 ^ 10", r"\*\*"),
+    ("7 // 2", "//"),
+    ("(1, 2)", "comma"),
+    ("1,0000", "comma"),
+    ("١٢٣ + 1", "ASCII"),
+    ("１２ * 2", "ASCII"),
+    ("", "empty"),
+    ("   ", "empty"),
+    ("2 3", "could not read"),
+    ("(1 + 2", "could not read"),
+    ("1\x00", "unsupported character"),
+]
+
+
+@pytest.mark.parametrize(("expression", "message"), REFUSALS, ids=[m for _, m in REFUSALS])
+def test_calculator_refuses_quickly_with_a_clear_message(expression: str, message: str) -> None:
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=message):
+        calculate(expression)
+    assert time.perf_counter() - start < 1.0
+
+
+ARITHMETIC_TEXT = st.text(alphabet="0123456789+-*/%().,^ eE×÷_x", max_size=120)
+
+
+@settings(max_examples=300, deadline=1000)
+@given(st.one_of(st.text(max_size=200), ARITHMETIC_TEXT))
+def test_calculator_property_only_value_errors_and_fast(text: str) -> None:
+    start = time.perf_counter()
+    try:
+        result = calculate(text)
+    except ValueError:
+        pass
+    else:
+        assert isinstance(result, str) and result
+    assert time.perf_counter() - start < 1.0
+
+
+@settings(max_examples=150, deadline=1000)
+@given(st.integers(-(10**12), 10**12), st.integers(-(10**12), 10**12))
+def test_calculator_property_matches_integer_arithmetic(a: int, b: int) -> None:
+    assert calculate(f"{a} + {b}") == str(a + b)
+    assert calculate(f"{a} * ({b})") == str(a * b)
+    assert calculate(f"{a} - ({b})") == str(a - b)
+
+
+# --------------------------------------------------------------------------- read_file
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """tmp_path/workspace with two files, and a secret file beside it (outside)."""
+    root = Settings(data_dir=tmp_path).workspace_dir
+    (root / "sub").mkdir(parents=True)
+    (root / "hello.txt").write_text("hello workspace\n두 번째 줄\n", encoding="utf-8")
+    (root / "sub" / "inner.md").write_text("# Inner\ninside text\n", encoding="utf-8")
+    (tmp_path / "secret.txt").write_text("TOP SECRET", encoding="utf-8")
+    return root
+
+
+def read(root: Path, path: str, max_chars: int = 2000) -> str:
+    read_file, _ = make_file_tools(root)
+    return read_file(path, max_chars)
+
+
+def test_read_file_reads_inside_the_workspace(workspace: Path) -> None:
+    assert read(workspace, "hello.txt") == "hello workspace\n두 번째 줄\n"
+    assert read(workspace, "sub/inner.md").startswith("# Inner")
+    assert read(workspace, "sub/../hello.txt").startswith("hello")
+    assert read(workspace, "  hello.txt  ").startswith("hello")
+    assert read(workspace, "agent_data/workspace/hello.txt").startswith("hello")
+    assert read(workspace, "workspace/sub/inner.md").startswith("# Inner")
+
+
+def test_read_file_truncates_to_max_chars_with_a_note(workspace: Path) -> None:
+    out = read(workspace, "hello.txt", max_chars=5)
+    assert out.startswith("hello\n")
+    assert "first 5 of" in out and "max_chars" in out
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "../secret.txt",
+        "sub/../../secret.txt",
+        "..",
+        "../workspace/../secret.txt",
+        "workspace/../../secret.txt",
+        "agent_data/workspace/../secret.txt",
+    ],
+)
+def test_read_file_refuses_dotdot_escapes(workspace: Path, path: str) -> None:
+    with pytest.raises(ValueError, match="outside the workspace"):
+        read(workspace, path)
+
+
+def test_read_file_refuses_absolute_paths(workspace: Path) -> None:
+    for path in [
+        str(workspace.parent / "secret.txt"),
+        "/etc/passwd",
+        "/proc/self/environ",
+        str(workspace / "hello.txt"),
+        "C:\\Windows\\win.ini",
+        "\\etc\\passwd",
+    ]:
+        with pytest.raises(ValueError, match="absolute paths are not allowed"):
+            read(workspace, path)
+
+
+def test_read_file_refuses_symlinks_leading_out(workspace: Path) -> None:
+    (workspace / "to_secret.txt").symlink_to(workspace.parent / "secret.txt")
+    (workspace / "to_parent").symlink_to(workspace.parent, target_is_directory=True)
+    (workspace / "environ").symlink_to("/proc/self/environ")
+    (workspace / "zero").symlink_to("/dev/zero")
+    for path in ["to_secret.txt", "to_parent/secret.txt", "environ", "zero"]:
+        with pytest.raises(ValueError, match="outside the workspace"):
+            read(workspace, path)
+
+
+def test_read_file_follows_symlinks_that_stay_inside(workspace: Path) -> None:
+    (workspace / "alias.txt").symlink_to(workspace / "hello.txt")
+    assert read(workspace, "alias.txt").startswith("hello")
+
+
+def test_read_file_symlink_loop_is_a_value_error(workspace: Path) -> None:
+    (workspace / "loop_a").symlink_to(workspace / "loop_b")
+    (workspace / "loop_b").symlink_to(workspace / "loop_a")
+    with pytest.raises(ValueError):
+        read(workspace, "loop_a")
+
+
+def test_read_file_refuses_fifo_without_blocking(workspace: Path) -> None:
+    os.mkfifo(workspace / "pipe")
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match="not a regular file"):
+        read(workspace, "pipe")
+    assert time.perf_counter() - start < 1.0
+
+
+def test_read_file_refuses_a_folder_and_lists_it(workspace: Path) -> None:
+    with pytest.raises(ValueError, match=r"folder.*inner\.md"):
+        read(workspace, "sub")
+
+
+def test_read_file_refuses_binary_and_non_utf8(workspace: Path) -> None:
+    (workspace / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    (workspace / "latin1.txt").write_bytes("café".encode("latin-1"))
+    with pytest.raises(ValueError, match="binary"):
+        read(workspace, "image.png")
+    with pytest.raises(ValueError, match="not UTF-8"):
+        read(workspace, "latin1.txt")
+
+
+def test_read_file_accepts_a_utf8_bom(workspace: Path) -> None:
+    (workspace / "bom.txt").write_bytes("\ufeff안녕".encode())
+    assert read(workspace, "bom.txt") == "안녕"
+
+
+def test_read_file_refuses_a_huge_file_quickly(workspace: Path) -> None:
+    with open(workspace / "huge.txt", "wb") as handle:
+        handle.truncate(MAX_FILE_BYTES * 50)
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match="too large"):
+        read(workspace, "huge.txt")
+    assert time.perf_counter() - start < 1.0
+
+
+def test_read_file_not_found_lists_available_files(workspace: Path) -> None:
+    with pytest.raises(ValueError, match=r"no file 'missing\.txt'.*hello\.txt.*sub/inner\.md"):
+        read(workspace, "missing.txt")
+
+
+def test_read_file_bad_paths(workspace: Path) -> None:
+    with pytest.raises(ValueError, match="empty"):
+        read(workspace, "  ")
+    with pytest.raises(ValueError, match="NUL"):
+        read(workspace, "hello.txt\x00.md")
+
+
+def test_file_tools_are_bound_to_their_own_workspace(tmp_path: Path) -> None:
+    registries = []
+    for name in ("a", "b"):
+        s = Settings(data_dir=tmp_path / name)
+        s.workspace_dir.mkdir(parents=True)
+        (s.workspace_dir / "only.txt").write_text(f"from {name}", encoding="utf-8")
+        registries.append(build_default_registry(s))
+    outputs = [r.get("read_file").func("only.txt") for r in registries]  # type: ignore[union-attr]
+    assert outputs == ["from a", "from b"]
+
+
+# --------------------------------------------------------------------------- search_documents
+
+
+def search(root: Path, query: str, limit: int = 3) -> list[dict[str, object]]:
+    out = WorkspaceSearch(root).search(query, limit)
+    assert not out.startswith("No results"), out
+    return json.loads(out)
+
+
+def test_search_ranks_the_refund_policy_first() -> None:
+    hits = search(SAMPLE_WORKSPACE, "refund within how many days")
+    assert hits[0]["document"] == "refund_policy.md"
+    assert "30 days" in str(hits[0]["snippet"])
+    assert set(hits[0]) == {"document", "section", "score", "snippet"}
+    scores = [float(h["score"]) for h in hits]  # type: ignore[arg-type]
+    assert scores == sorted(scores, reverse=True) and len(hits) == 3
+
+
+@pytest.mark.parametrize(
+    ("query", "document", "snippet"),
+    [
+        ("환불은 며칠 이내에 가능한가요?", "환불_안내.md", "30일"),
+        ("제품 단가", "환불_안내.md", "$24"),
+        ("free shipping threshold", "shipping_policy.md", "$500"),
+        ("volume discounts", "pricing.md", "Discount"),
+        ("meeting action items", "notes.txt", "Minji"),
+    ],
+)
+def test_search_finds_the_right_document(query: str, document: str, snippet: str) -> None:
+    hits = search(SAMPLE_WORKSPACE, query)
+    assert hits[0]["document"] == document
+    assert snippet in str(hits[0]["snippet"])
+
+
+def test_search_limit_no_results_and_empty_query() -> None:
+    searcher = WorkspaceSearch(SAMPLE_WORKSPACE)
+    assert len(json.loads(searcher.search("refund", limit=1))) == 1
+    assert searcher.search("xyzzy plugh").startswith("No results for 'xyzzy plugh'")
+    assert searcher.search("the of and").startswith("No results")
+    with pytest.raises(ValueError, match="empty"):
+        searcher.search("   ")
+    with pytest.raises(ValueError, match="limit"):
+        searcher.search("refund", limit=0)
+
+
+def test_search_boosts_titles(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(
+        "# Misc\n\nThe warranty is mentioned here among lots of "
+        "other words about boxes, labels and parcels.\n"
+    )
+    (tmp_path / "b.md").write_text("# Warranty\n\nCovers two years from the purchase date.\n")
+    assert search(tmp_path, "warranty")[0]["document"] == "b.md"
+
+
+def test_search_index_is_cached_and_follows_file_changes(tmp_path: Path) -> None:
+    searcher = WorkspaceSearch(tmp_path)
+    (tmp_path / "one.md").write_text("# One\n\napples and pears\n")
+    (tmp_path / "blob.txt").write_bytes(b"\x00\xff binary")  # skipped, not an error
+    first = searcher.index()
+    assert searcher.index() is first  # unchanged files: no rebuild
+    assert searcher.search("bananas").startswith("No results")
+    (tmp_path / "two.txt").write_text("Fruit\nbananas are yellow\n")
+    assert json.loads(searcher.search("bananas"))[0]["document"] == "two.txt"
+    (tmp_path / "two.txt").unlink()
+    assert searcher.search("bananas").startswith("No results")
+
+
+def test_tokenizer_handles_english_and_korean() -> None:
+    assert tokenize("Refunds") == ["refund"]
+    assert tokenize("shipping shipped") == ["ship", "ship"]
+    assert "환불" in tokenize("환불은")
+    assert {"환불", "정책"} <= set(tokenize("환불정책을"))  # bigrams of a compound
+    assert tokenize("단가") == ["단가"]  # a two-letter word keeps its last letter
+
+
+@settings(max_examples=200, deadline=1000)
+@given(st.text(max_size=200))
+def test_tokenizer_and_lookup_never_crash(text: str) -> None:
+    tokenize(text)
+    with contextlib.suppress(ValueError):
+        lookup(text)
+
+
+# --------------------------------------------------------------------------- lookup / word_count
+
+
+@pytest.mark.parametrize(
+    ("topic", "start", "figure"),
+    [
+        ("단가", "단가", "$24"),
+        ("제품 단가", "단가", "$24"),
+        ("단가는?", "단가", "$24"),
+        ("unit price", "Unit price", "$24"),
+        ("Unit Price", "Unit price", "$24"),
+        ("product price", "Unit price", "$24"),
+        ("the unit price of the product", "Unit price", "$24"),
+        ("PRICE!!", "Unit price", "$24"),
+        ("how much does it cost", "Unit price", "$24"),
+        ("환불 정책", "환불 정책", "30"),
+        ("환불정책", "환불 정책", "30"),
+        ("Refunds?", "Refund policy", "30 days"),
+        ("return policy", "Refund policy", "30 days"),
+        ("배송", "배송", "$500"),
+        ("배송비는 얼마인가요", "배송", "$500"),
+        ("shipping cost", "Shipping", "$500"),
+        ("Delivery", "Shipping", "$500"),
+        ("shiping", "Shipping", "$500"),
+    ],
+)
+def test_lookup_matches_loosely_in_both_languages(topic: str, start: str, figure: str) -> None:
+    answer = lookup(topic)
+    assert answer.startswith(start)
+    assert figure in answer
+    assert len(answer.splitlines()) == 1
+
+
+def test_lookup_answers_several_topics_in_the_order_asked() -> None:
+    lines = lookup("price and shipping").splitlines()
+    assert [line.split(":")[0] for line in lines] == ["Unit price", "Shipping"]
+
+
+@pytest.mark.parametrize("topic", ["weather", "policy", "", "아틀란티스"])
+def test_lookup_unknown_topic_lists_known_topics(topic: str) -> None:
+    with pytest.raises(ValueError, match="known topics: 단가 \\(unit price\\), 환불 정책"):
+        lookup(topic)
+
+
+def test_word_count() -> None:
+    assert word_count("the quick  brown\nfox jumps") == "5"
+    assert word_count("안녕하세요 세계") == "2"
+    assert word_count("   ") == "0"
+
+
+# --------------------------------------------------------------------------- simulated tools
+
+
+def test_weather_korean_and_english_names() -> None:
+    assert get_weather("서울") == {
+        "city": "서울",
+        "temperature": 22,
+        "unit": "celsius",
+        "condition": "맑음",
+    }
+    assert get_weather("seoul") == {
+        "city": "Seoul",
+        "temperature": 22,
+        "unit": "celsius",
+        "condition": "sunny",
+    }
+    for name in ["SEOUL", " Seoul ", "Seoul, KR", "서울시"]:
+        assert get_weather(name)["temperature"] == 22
+    assert get_weather("  new   YORK ")["city"] == "New York"
+    assert get_weather("뉴욕")["condition"] == "비"
+    assert get_weather("부산")["city"] == "부산"
+
+
+def test_weather_units() -> None:
+    assert get_weather("Seoul", "fahrenheit")["temperature"] == 71.6
+    assert get_weather("도쿄", unit="fahrenheit") == {
+        "city": "도쿄",
+        "temperature": 77.0,
+        "unit": "fahrenheit",
+        "condition": "흐림",
+    }
+    tool = build_default_registry(Settings()).get("get_weather")
+    assert tool is not None
+    assert tool.parameters["properties"]["unit"]["enum"] == ["celsius", "fahrenheit"]
+    assert tool.parameters["required"] == ["city"]
+    with pytest.raises(ToolValidationError, match="unit"):
+        tool.validate({"city": "Seoul", "unit": "kelvin"})
+
+
+@pytest.mark.parametrize("city", ["Atlantis", "아틀란티스", ""])
+def test_weather_unknown_city_lists_known_cities(city: str) -> None:
+    with pytest.raises(ValueError, match="known cities: Seoul/서울, Busan/부산"):
+        get_weather(city)
+
+
+def test_search_web_failure_rate_extremes() -> None:
+    always, cached = make_search_tools(1.0, random.Random(1))
+    never, _ = make_search_tools(0.0, random.Random(1))
+    for _ in range(50):
+        with pytest.raises(TransientToolError):
+            always("python")
+        assert never("python")["source"] == "web"
+    assert cached("python")["source"] == "cache" and cached("python")["results"]
+
+
+def test_search_web_failure_rate_is_seeded_and_roughly_right() -> None:
+    def outcomes(seed: int) -> list[bool]:
+        search_web, _ = make_search_tools(0.3, random.Random(seed))
+        results = []
+        for _ in range(1000):
+            try:
+                search_web("python docs")
+                results.append(True)
+            except TransientToolError:
+                results.append(False)
+        return results
+
+    first = outcomes(42)
+    assert first == outcomes(42)
+    assert 250 <= first.count(False) <= 350
+
+
+def test_search_results_are_json() -> None:
+    search_web, search_cached = make_search_tools(0.0, random.Random(0))
+    result = search_web("python tutorial")
+    assert result["results"][0]["title"].startswith("Python")
+    json.dumps(result)
+    json.dumps(search_cached("anything at all"))
+    with pytest.raises(ValueError):
+        make_search_tools(1.5)
+
+
+# --------------------------------------------------------------------------- registry
+
+
+def test_default_registry_has_the_builtin_tools(tmp_path: Path) -> None:
+    registry = build_default_registry(
+        Settings(data_dir=tmp_path, search_web_failure_rate=1.0), rng=random.Random(0)
+    )
+    assert isinstance(registry, ToolRegistry)
+    assert (
+        registry.names()
+        == list(BUILTIN_TOOL_NAMES)
+        == [
+            "calculator",
+            "read_file",
+            "lookup",
+            "word_count",
+            "search_documents",
+            "get_weather",
+            "search_web",
+            "search_cached",
+        ]
+    )
+    web = registry.get("search_web")
+    assert web is not None and web.fallback == "search_cached"
+    with pytest.raises(TransientToolError):
+        web.func("x")
+    lookup_tool = registry.get("lookup")
+    assert lookup_tool is not None
+    for topic in ["단가", "환불 정책", "배송", "unit price", "refund policy", "shipping"]:
+        assert topic in lookup_tool.description
+    for tool in registry:
+        assert tool.description and tool.description[0].isupper()
+        assert tool.parameters["additionalProperties"] is False
+    json.dumps([registry.to_openai_responses(), registry.to_openai_chat(), registry.to_anthropic()])
+
+
+def test_each_call_builds_a_new_registry(tmp_path: Path) -> None:
+    first = build_default_registry(Settings(data_dir=tmp_path))
+    second = build_default_registry(Settings(data_dir=tmp_path))
+    assert first is not second
+    assert first.get("read_file") is not second.get("read_file")
+
+    def extra() -> str:
+        """An extra tool."""
+        return "x"
+
+    first.tool(extra)  # adding to one leaves the other alone
+    assert len(first) == len(second) + 1
+
+
+def test_calculator_tool_through_the_registry() -> None:
+    tool = build_default_registry(Settings()).get("calculator")
+    assert tool is not None
+    assert tool.func(**tool.validate({"expression": "(24*7)+100"})) == "268"
+    assert list(tool.parameters["properties"]) == ["expression"]
