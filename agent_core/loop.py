@@ -31,6 +31,7 @@ from agent_core.events import (
     ToolCallStarted,
 )
 from agent_core.masking import mask, mask_text
+from agent_core.pricing import estimate_cost
 from agent_core.providers.base import ModelRequest, ModelResponse, Provider, Usage
 from agent_core.records import (
     SCHEMA_VERSION,
@@ -48,7 +49,6 @@ log = logging.getLogger("agent_core.loop")
 
 MAX_GOAL_CHARS = 20_000
 MAX_TOOL_CALLS_PER_TURN = 32
-FREE_PROVIDERS = frozenset({"offline", "local", "scripted"})
 
 SYSTEM_PROMPT = """You are a careful, accurate assistant that works by calling tools.
 Rules:
@@ -79,14 +79,8 @@ def validate_goal(goal: str) -> str:
     return goal
 
 
-def _cost(provider: Provider, model: str, usage: Usage) -> float | None:
-    if provider.id in FREE_PROVIDERS:
-        return 0.0
-    try:
-        from agent_core.pricing import estimate_cost
-    except ImportError:
-        return None
-    return estimate_cost(model, usage)
+def _cost(provider: Provider, model: str, usage: Usage, settings: Settings) -> float | None:
+    return estimate_cost(model, usage, provider=provider.id, data_dir=settings.data_dir)
 
 
 class _Run:
@@ -136,7 +130,7 @@ class _Run:
             "answer": None,
             "error": None,
             "usage": self.usage.as_dict(),
-            "cost_usd": _cost(provider, provider.model, self.usage),
+            "cost_usd": _cost(provider, provider.model, self.usage, settings),
             "steps": [],
             "context_blocks": [],
             "tool_calls": [],
@@ -154,7 +148,7 @@ class _Run:
         self.record["history"] = kept
         self.record["history_dropped"] = len(self.history) - len(kept)
         self.record["usage"] = self.usage.as_dict()
-        self.record["cost_usd"] = _cost(self.provider, self.record["model"], self.usage)
+        self.record["cost_usd"] = _cost(self.provider, self.record["model"], self.usage, self.settings)
         self.record["updated_at"] = utc_now()
         meta = getattr(self.provider, "meta", None)
         if callable(meta):
@@ -376,7 +370,7 @@ def _step(
         return
     block = ContextBlock(
         index=len(run.blocks), step=step, provider=provider.id, text=text,
-        tool_calls=list(response.tool_calls), raw=mask(response.raw),
+        tool_calls=list(response.tool_calls), raw=response.raw,
     )
     run.history.append(
         {
@@ -420,7 +414,7 @@ def _step(
         if len(block.outputs) == len(block.tool_calls):
             run.blocks.append(block)
             run.record["context_blocks"].append(
-                {"index": block.index, "step": step, "items": mask(block.items()), "chars": block.chars(), "raw": block.raw}
+                {"index": block.index, "step": step, "items": mask(block.items()), "chars": block.chars(), "raw": mask(block.raw)}
             )
         step_entry["duration_ms"] = round((time.perf_counter() - step_t0) * 1000, 3)
         run.record["steps"].append(step_entry)
