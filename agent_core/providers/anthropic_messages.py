@@ -14,8 +14,6 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-import anthropic
-from anthropic import Anthropic
 
 from agent_core.context import ContextBlock, ToolCallRequest
 from agent_core.errors import ProviderUnavailable
@@ -157,7 +155,10 @@ class AnthropicProvider:
         register_secret(api_key)
         # An explicit key keeps the SDK from looking for profiles or federation settings, and an
         # explicit timeout lets a large max_tokens go without streaming.
-        self._client = Anthropic(api_key=api_key, base_url=self.base_url, max_retries=0, timeout=timeout)
+        import anthropic  # imported here, not at module import: listing providers stays fast
+
+        self._sdk = anthropic
+        self._client = anthropic.Anthropic(api_key=api_key, base_url=self.base_url, max_retries=0, timeout=timeout)
 
     def prepare(self) -> Iterator[LoadProgress]:
         """Nothing to prepare for a remote API."""
@@ -177,10 +178,10 @@ class AnthropicProvider:
         log.debug("messages.create step=%s messages=%d", request.step, len(kwargs["messages"]))
         try:
             message = self._client.messages.create(**kwargs)
-        except anthropic.AnthropicError as exc:
+        except self._sdk.AnthropicError as exc:
             raise map_sdk_error(
                 exc,
-                sdk=anthropic,
+                sdk=self._sdk,
                 provider=PROVIDER_ID,
                 name=NAME,
                 base_url=self.base_url,

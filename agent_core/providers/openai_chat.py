@@ -18,8 +18,6 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-import openai
-from openai import OpenAI
 
 from agent_core.context import ContextBlock, ToolCallRequest
 from agent_core.masking import register_secret
@@ -147,7 +145,10 @@ class OpenAIChatProvider:
         self.label = f"OpenAI-compatible server at {self.base_url} — {model}"
         if api_key != PLACEHOLDER_KEY:
             register_secret(api_key)
-        self._client = OpenAI(api_key=api_key, base_url=self.base_url, max_retries=0, timeout=timeout)
+        import openai  # imported here, not at module import: listing providers stays fast
+
+        self._sdk = openai
+        self._client = openai.OpenAI(api_key=api_key, base_url=self.base_url, max_retries=0, timeout=timeout)
 
     def prepare(self) -> Iterator[LoadProgress]:
         """Nothing to prepare: the server loads its own model."""
@@ -161,10 +162,10 @@ class OpenAIChatProvider:
         log.debug("chat.completions.create step=%s messages=%d", request.step, len(kwargs["messages"]))
         try:
             completion = self._client.chat.completions.create(**kwargs)
-        except openai.OpenAIError as exc:
+        except self._sdk.OpenAIError as exc:
             raise map_sdk_error(
                 exc,
-                sdk=openai,
+                sdk=self._sdk,
                 provider=PROVIDER_ID,
                 name=NAME,
                 base_url=self.base_url,

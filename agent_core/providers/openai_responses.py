@@ -15,8 +15,6 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-import openai
-from openai import OpenAI
 
 from agent_core.context import ContextBlock, ToolCallRequest
 from agent_core.errors import ProviderError, ProviderUnavailable
@@ -146,7 +144,10 @@ class OpenAIResponsesProvider:
         self.label = f"OpenAI Responses API{where} — {model}"
         register_secret(api_key)
         # The engine's retry policy is the only one: every attempt shows in the record.
-        self._client = OpenAI(api_key=api_key, base_url=self.base_url, max_retries=0, timeout=timeout)
+        import openai  # imported here, not at module import: listing providers stays fast
+
+        self._sdk = openai
+        self._client = openai.OpenAI(api_key=api_key, base_url=self.base_url, max_retries=0, timeout=timeout)
 
     def prepare(self) -> Iterator[LoadProgress]:
         """Nothing to prepare for a remote API."""
@@ -162,10 +163,10 @@ class OpenAIResponsesProvider:
         log.debug("responses.create step=%s items=%d", request.step, len(kwargs["input"]))
         try:
             response = self._client.responses.create(**kwargs)
-        except openai.OpenAIError as exc:
+        except self._sdk.OpenAIError as exc:
             raise map_sdk_error(
                 exc,
-                sdk=openai,
+                sdk=self._sdk,
                 provider=PROVIDER_ID,
                 name=NAME,
                 base_url=self.base_url,

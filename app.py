@@ -1,0 +1,33 @@
+"""Agent Workbench — the frame around every page: page config, shared setup, navigation.
+
+Run with ``streamlit run app.py``. The pages are thin scripts in ``pages/``; the engine is
+``agent_core`` (it never imports streamlit). ``st.navigation`` lists the pages explicitly, which
+also turns off Streamlit's automatic ``pages/`` discovery (so ``pages/_ui.py`` is not a page).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from pages import _ui as ui
+
+st.set_page_config(page_title="Agent Workbench", page_icon="🧰", layout="wide")
+
+try:
+    config = ui.settings()
+except ValueError as exc:  # a bad value in the environment or .env
+    st.error(f"The settings could not be read: {ui.escape_md(exc)}. Fix the environment or .env and reload.")
+    st.stop()
+
+PAGES = [
+    st.Page("pages/run.py", title="Run", icon=":material/play_arrow:", url_path="run", default=True),
+    st.Page("pages/history.py", title="History", icon=":material/history:", url_path="history"),
+    st.Page("pages/tool_stats.py", title="Tool stats", icon=":material/bar_chart:", url_path="tool-stats"),
+    st.Page("pages/tools.py", title="Tools", icon=":material/build:", url_path="tools"),
+]
+
+page = st.navigation(PAGES, position="sidebar")
+with st.sidebar:
+    st.caption("Agent Workbench — run tool-calling agents and see every step, tool call and context block they used.")
+    st.caption(f"Data folder: {ui.escape_md(config.data_dir)}", help="AGENT_DATA_DIR: runs/ and workspace/ live here.")
+page.run()

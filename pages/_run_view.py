@@ -1,0 +1,471 @@
+"""How a run looks on screen: live from the loop's events, or afterwards from its record.
+
+Both paths draw the same things (a gauge, one ``st.status`` per step, a box per tool call, the
+answer), so a run looks the same while it runs, after a rerun, and in History. Every text from
+the goal, the model or a tool goes through the safe helpers of :mod:`pages._ui`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from agent_core.events import (
+    Event,
+    ModelCallFinished,
+    ModelCallRetrying,
+    ModelCallStarted,
+    ModelLoading,
+    RunFinished,
+    RunStarted,
+    StepFinished,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from pages import _ui as ui
+
+HISTORY_PAGE = "pages/history.py"
+
+
+def _blocks(ids: list[int] | None) -> str:
+    return ", ".join(str(i) for i in ids) if ids else "none"
+
+
+def call_flags(entry: dict[str, Any]) -> list[str]:
+    """Short markers of what happened to a tool call (our own words, safe as Markdown)."""
+    flags = []
+    attempts = entry.get("attempts") or []
+    if isinstance(attempts, list) and len(attempts) > 1:
+        flags.append(f":orange-badge[🔁 {len(attempts)} attempts]")
+    fallback = entry.get("fallback")
+    if isinstance(fallback, dict):
+        ok = "✓" if fallback.get("success") else "✗"
+        flags.append(f":violet-badge[↪️ fallback {ui.md_label(fallback.get('tool'), 40)} {ok}]")
+    if entry.get("duplicate"):
+        flags.append(":red-badge[🚫 duplicate refused]")
+    if entry.get("truncated"):
+        flags.append(":gray-badge[✂️ truncated]")
+    category = entry.get("error_category")
+    if category and not entry.get("success") and not entry.get("duplicate"):
+        flags.append(f":red-badge[{ui.md_label(category, 20)} error]")
+    return flags
+
+
+def render_tool_call(entry: dict[str, Any], container: Any) -> None:
+    """One tool call as a bordered box: name, outcome, flags, arguments, result, attempts."""
+    box = container.container(border=True)
+    ok = bool(entry.get("success"))
+    icon = "✅" if ok else "❌"
+    head = f"{icon} 🔧 **{ui.md_label(entry.get('tool'), 64)}** · {ui.fmt_ms(entry.get('duration_ms'))}"
+    flags = call_flags(entry)
+    box.markdown(" ".join([head, *flags]), help=ui.explain("tool call"))
+    if (
+        entry.get("fallback")
+        or entry.get("duplicate")
+        or entry.get("truncated")
+        or len(entry.get("attempts") or []) > 1
+    ):
+        notes = []
+        if len(entry.get("attempts") or []) > 1:
+            notes.append("Retry: " + ui.explain("retry"))
+        if entry.get("fallback"):
+            notes.append("Fallback: " + ui.explain("fallback"))
+        if entry.get("duplicate"):
+            notes.append("Duplicate: " + ui.explain("duplicate"))
+        if entry.get("truncated"):
+            notes.append("Truncated: " + ui.explain("truncated"))
+        box.caption(ui.escape_md("\n".join(notes)))
+    left, right = box.columns(2)
+    left.caption("Arguments (what the model asked for)")
+    ui.show_value(entry.get("arguments"), left, expanded=True)
+    right.caption("Result (what went back to the model)" if ok else "Error (sent back to the model so it can adapt)")
+    ui.show_code(entry.get("output"), right, height=None)
+    attempts = entry.get("attempts") or []
+    fallback = entry.get("fallback") if isinstance(entry.get("fallback"), dict) else None
+    if isinstance(attempts, list) and (len(attempts) > 1 or (attempts and not ok) or fallback):
+        rows = [
+            {
+                "tool": entry.get("tool"),
+                "attempt": a.get("attempt"),
+                "ok": bool(a.get("success")),
+                "error": a.get("error") or "",
+                "duration_ms": a.get("duration_ms"),
+                "waited_s": a.get("wait_s"),
+            }
+            for a in attempts
+        ]
+        if fallback:
+            rows += [
+                {
+                    "tool": fallback.get("tool"),
+                    "attempt": a.get("attempt"),
+                    "ok": bool(a.get("success")),
+                    "error": a.get("error") or "",
+                    "duration_ms": a.get("duration_ms"),
+                    "waited_s": a.get("wait_s"),
+                }
+                for a in fallback.get("attempts") or []
+            ]
+        box.caption("Attempts (a failed attempt that is temporary is retried after the wait shown)")
+        box.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+
+class StepView:
+    """One step as an ``st.status``: the model call, then each tool call as it finishes."""
+
+    def __init__(self, parent: Any, step: int, *, expanded: bool = True) -> None:
+        self.step = step
+        self.tools: list[str] = []
+        self.flags: set[str] = set()
+        self.summary = "asking the model…"
+        self.duration = ""
+        self.expanded = expanded
+        self.status = parent.status(self._label(), expanded=expanded, state="running")
+        self.model_area = self.status.container()
+        self.model_slot = self.model_area.empty()
+        self.calls_area = self.status.container()
+        self.call_slots: dict[str, Any] = {}
+
+    def _label(self) -> str:
+        marks = "".join(sorted(self.flags))
+        parts = [f"Step {self.step}", self.summary]
+        if self.duration:
+            parts.append(self.duration)
+        return " · ".join(parts) + (f"  {marks}" if marks else "")
+
+    def _relabel(self, **kwargs: Any) -> None:
+        # The frontend resets a status to collapsed when its label changes, unless the update
+        # says how it should be: so always say.
+        self.expanded = kwargs.pop("expanded", self.expanded)
+        self.status.update(label=self._label(), expanded=self.expanded, **kwargs)
+
+    def collapse(self) -> None:
+        """Fold the step away (when the next one starts)."""
+        self._relabel(expanded=False)
+
+    def model_started(self, sent: list[int], trimmed: list[int]) -> None:
+        """Say which context blocks go to the model (and which were trimmed)."""
+        text = (
+            f"Context sent: the goal and blocks {_blocks(sent)}"
+            if sent
+            else "Context sent: the goal only (no blocks yet)"
+        )
+        if trimmed:
+            text += f" · trimmed: blocks {_blocks(trimmed)}"
+        self.model_area.caption(text, help=ui.explain("context block") + " " + ui.explain("trimmed"))
+        self.model_slot = self.model_area.empty()
+        self.model_slot.caption("🧠 Asking the model…")
+
+    def model_retrying(self, attempt: int, error_type: str, message: str, status: int | None, wait_s: float) -> None:
+        """A failed model attempt that will be retried after ``wait_s`` seconds."""
+        self.flags.add("🔁")
+        code = f" (HTTP {status})" if status else ""
+        self.model_area.warning(
+            f"Model attempt {attempt} failed{code}: {ui.md_label(error_type, 40)} — "
+            f"{ui.md_label(message, 200)}. Retrying in {wait_s:.2f} s.",
+            icon="🔁",
+        )
+        self.summary = f"retrying the model call (attempt {attempt + 1})…"
+        self._relabel()
+        self.model_slot = self.model_area.empty()
+
+    def model_finished(
+        self,
+        *,
+        ok: bool,
+        duration_ms: float | None,
+        attempts: int,
+        usage: dict[str, Any],
+        text: str,
+        tool_calls: int,
+        error: str | None,
+    ) -> None:
+        """Timing, tokens and attempts of the model call; its text, if any."""
+        if not ok:
+            self.model_slot.error(f"Model call failed: {ui.md_label(error, 300)}", icon="❌")
+            self.summary = "model call failed"
+            self._relabel(state="error")
+            return
+        tokens = (
+            f"{ui.fmt_int(usage.get('total_tokens'))} tokens "
+            f"({ui.fmt_int(usage.get('input_tokens'))} in / {ui.fmt_int(usage.get('output_tokens'))} out)"
+        )
+        tries = f" · {attempts} attempts" if attempts > 1 else ""
+        what = (
+            f"asked for {tool_calls} tool call{'s' if tool_calls != 1 else ''}"
+            if tool_calls
+            else "gave the final answer"
+        )
+        with self.model_slot.container():
+            st.markdown(
+                f"🧠 **Model** {what} · {ui.fmt_ms(duration_ms)} · {tokens}{tries}",
+                help=ui.explain("token"),
+            )
+            if text and tool_calls:
+                st.caption("The model's note with its tool calls")
+                ui.show_text(text)
+        self.summary = "calling tools…" if tool_calls else "final answer"
+        self._relabel()
+
+    def tool_started(self, call_id: str, tool: str) -> None:
+        """A placeholder while a tool runs."""
+        slot = self.calls_area.empty()
+        slot.caption(f"🔧 Running {ui.md_label(tool, 64)}…")
+        self.call_slots[call_id] = slot
+        self.tools.append(tool)
+        self.summary = "tools: " + ", ".join(ui.md_label(t, 32) for t in self.tools)
+        self._relabel()
+
+    def tool_finished(self, entry: dict[str, Any]) -> None:
+        """Replace the placeholder with the finished call."""
+        slot = self.call_slots.pop(str(entry.get("call_id")), None) or self.calls_area.empty()
+        render_tool_call(entry, slot)
+        if not entry.get("success"):
+            self.flags.add("❌")
+        if len(entry.get("attempts") or []) > 1:
+            self.flags.add("🔁")
+        if entry.get("fallback"):
+            self.flags.add("↪️")
+        if entry.get("duplicate"):
+            self.flags.add("🚫")
+        if entry.get("truncated"):
+            self.flags.add("✂️")
+        self._relabel()
+
+    def finished(self, duration_ms: float | None) -> None:
+        """Mark the step done."""
+        self.duration = ui.fmt_ms(duration_ms)
+        if self.summary.endswith("…") and self.tools:
+            self.summary = "tools: " + ", ".join(ui.md_label(t, 32) for t in self.tools)
+        self._relabel(state="error" if self.summary == "model call failed" else "complete")
+
+
+class RunView:
+    """A whole run on screen: loading bar, gauge, steps, outcome."""
+
+    def __init__(
+        self,
+        *,
+        max_steps: int,
+        max_context_blocks: int,
+        live: bool = True,
+        collapse_done: bool = True,
+        gauge: bool = True,
+    ) -> None:
+        self.max_steps = max_steps
+        self.collapse_done = collapse_done
+        self.show_gauge = gauge
+        self.max_context_blocks = max_context_blocks
+        self.live = live
+        self.t0 = time.perf_counter()
+        self.run_id = ""
+        self.steps_done = 0
+        self.current_step = 0
+        self.tokens: dict[str, Any] = {}
+        self.cost: float | None = 0.0
+        self.calls = 0
+        self.failed_calls = 0
+        self.blocks_sent = 0
+        self.loaded: str | None = None
+        self.loading_slot = st.empty()
+        self.gauge_slot = st.empty()
+        if live:
+            st.caption(
+                "**Steps** — "
+                + ui.explain("step")
+                + " Markers: 🔁 retry · ↪️ fallback · 🚫 duplicate refused · ✂️ truncated · ❌ failed call."
+            )
+        self.steps_area = st.container()
+        self.outcome_area = st.container()
+        self.step_views: dict[int, StepView] = {}
+
+    # -- gauge --------------------------------------------------------------------------------
+
+    def draw_gauge(self, elapsed_ms: float | None = None) -> None:
+        """Steps, tokens, cost and time against their limits."""
+        if not self.show_gauge:
+            return
+        elapsed = elapsed_ms if elapsed_ms is not None else (time.perf_counter() - self.t0) * 1000
+        with self.gauge_slot.container(border=True):
+            shown = max(self.current_step, self.steps_done)
+            st.progress(
+                min(1.0, shown / max(1, self.max_steps)),
+                text=f"Step {shown} of at most {self.max_steps} (step limit)",
+            )
+            row = ui.metric_row()
+            row.metric(
+                "Steps",
+                f"{self.steps_done} / {self.max_steps}",
+                help=ui.explain("step") + " " + ui.explain("step limit"),
+                width="content",
+            )
+            row.metric(
+                "Tool calls",
+                f"{self.calls}" + (f" ({self.failed_calls} failed)" if self.failed_calls else ""),
+                help=ui.explain("tool call"),
+                width="content",
+            )
+            row.metric(
+                "Tokens",
+                ui.fmt_int(self.tokens.get("total_tokens", 0)),
+                help=ui.explain("token") + f" In: {ui.fmt_int(self.tokens.get('input_tokens', 0))}, "
+                f"out: {ui.fmt_int(self.tokens.get('output_tokens', 0))}.",
+                width="content",
+            )
+            row.metric("Cost", ui.fmt_cost(self.cost), help=ui.explain("cost"), width="content")
+            row.metric(
+                "Time",
+                ui.fmt_ms(elapsed),
+                help=f"Wall-clock time so far. Context blocks sent per step: at most {self.max_context_blocks} "
+                "(the context-block limit).",
+                width="content",
+            )
+
+    # -- live events --------------------------------------------------------------------------
+
+    def handle(self, event: Event) -> None:
+        """Draw one event from :func:`agent_core.loop.run_agent`."""
+        if isinstance(event, RunStarted):
+            self.run_id = event.run_id
+            self.t0 = time.perf_counter()
+            self.draw_gauge()
+        elif isinstance(event, ModelLoading):
+            self.loaded = event.message or event.stage
+            with self.loading_slot.container():
+                share = event.done / event.total if event.total else 0.0
+                pct = f" {share:.0%}" if event.total else ""
+                st.progress(
+                    min(1.0, max(0.0, share)),
+                    text=f"Loading the local model ({ui.md_label(event.stage, 40)}){pct} {ui.md_label(event.message, 120)}",
+                )
+        elif isinstance(event, ModelCallStarted):
+            if self.loaded is not None:
+                self.loading_slot.caption(f"✅ Model ready ({ui.md_label(self.loaded, 120)})")
+                self.loaded = None
+            previous = self.step_views.get(self.current_step)
+            if previous is not None and self.collapse_done:
+                previous.collapse()
+            self.current_step = event.step
+            view = StepView(self.steps_area, event.step, expanded=True)
+            self.step_views[event.step] = view
+            view.model_started(event.blocks_sent, event.blocks_trimmed)
+            self.blocks_sent = len(event.blocks_sent)
+            self.draw_gauge()
+        elif isinstance(event, ModelCallRetrying):
+            self._step(event.step).model_retrying(
+                event.attempt, event.error_type, event.message, event.status, event.wait_s
+            )
+        elif isinstance(event, ModelCallFinished):
+            self._step(event.step).model_finished(
+                ok=event.ok,
+                duration_ms=event.duration_ms,
+                attempts=event.attempts,
+                usage=event.usage,
+                text=event.text,
+                tool_calls=event.tool_calls,
+                error=event.error,
+            )
+        elif isinstance(event, ToolCallStarted):
+            self._step(event.step).tool_started(event.call_id, event.tool)
+        elif isinstance(event, ToolCallFinished):
+            self.calls += 1
+            self.failed_calls += 0 if event.call.get("success") else 1
+            self._step(event.step).tool_finished(event.call)
+            self.draw_gauge()
+        elif isinstance(event, StepFinished):
+            self.steps_done = event.step
+            self.tokens = dict(event.total_usage)
+            self.cost = event.cost_usd
+            self._step(event.step).finished(event.duration_ms)
+            self.draw_gauge()
+        elif isinstance(event, RunFinished):
+            for view in self.step_views.values():
+                if view.status is not None and view.duration == "":
+                    view.finished(None)
+            self.draw_gauge(event.duration_ms)
+
+    def _step(self, step: int) -> StepView:
+        view = self.step_views.get(step)
+        if view is None:
+            view = self.step_views[step] = StepView(self.steps_area, step)
+        return view
+
+    # -- from a record ------------------------------------------------------------------------
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any], *, expand_last: bool = True, gauge: bool = True) -> RunView:
+        """Draw a finished (or stopped) run from its saved record."""
+        settings = record.get("settings") or {}
+        view = cls(
+            max_steps=int(settings.get("max_steps") or 0) or len(record.get("steps") or []) or 1,
+            max_context_blocks=int(settings.get("max_context_blocks") or 0),
+            live=False,
+            gauge=gauge,
+        )
+        calls = {c.get("call_id"): c for c in record.get("tool_calls") or [] if isinstance(c, dict)}
+        steps = [s for s in record.get("steps") or [] if isinstance(s, dict)]
+        for n, step in enumerate(steps):
+            last = n == len(steps) - 1
+            sv = StepView(view.steps_area, int(step.get("index") or n + 1), expanded=expand_last and last)
+            view.step_views[sv.step] = sv
+            sv.model_started(step.get("blocks_sent") or [], step.get("blocks_trimmed") or [])
+            attempts = [a for a in step.get("model_attempts") or [] if isinstance(a, dict)]
+            for a in attempts:
+                if not a.get("success") and a.get("wait_s") is not None and a is not attempts[-1]:
+                    sv.model_retrying(
+                        int(a.get("attempt") or 0),
+                        str(a.get("error_type") or ""),
+                        str(a.get("message") or ""),
+                        a.get("status"),
+                        float(a.get("wait_s") or 0),
+                    )
+            ids = step.get("tool_call_ids") or []
+            ok = bool(attempts) and bool(attempts[-1].get("success"))
+            failed = attempts[-1] if attempts and not ok else {}
+            sv.model_finished(
+                ok=ok or not attempts,
+                duration_ms=step.get("model_duration_ms"),
+                attempts=len(attempts),
+                usage=step.get("usage") or {},
+                text=str(step.get("text") or ""),
+                tool_calls=len(ids),
+                error=str(failed.get("message") or failed.get("error_type") or "") or None,
+            )
+            for call_id in ids:
+                entry = calls.get(call_id)
+                if entry is not None:
+                    sv.tool_started(str(call_id), str(entry.get("tool")))
+                    sv.tool_finished(entry)
+            sv.finished(step.get("duration_ms"))
+            view.calls += len(ids)
+        view.failed_calls = sum(1 for c in calls.values() if not c.get("success"))
+        view.steps_done = view.current_step = len(steps)
+        view.tokens = dict(record.get("usage") or {})
+        view.cost = record.get("cost_usd")
+        view.run_id = str(record.get("run_id") or "")
+        view.draw_gauge(record.get("duration_ms"))
+        return view
+
+
+def show_outcome(record_or_event: dict[str, Any], *, container: Any = None, link: bool = True) -> None:
+    """The answer (or what went wrong) and a link to the run in History."""
+    target = container or st
+    status = str(record_or_event.get("status_shown") or record_or_event.get("status") or "")
+    answer = record_or_event.get("answer")
+    error = record_or_event.get("error") or {}
+    box = target.container(border=True)
+    box.markdown(f"**Outcome:** {ui.status_text(status)}", help=ui.STATUS_HELP.get(status, ""))
+    if answer:
+        box.markdown("**Answer**")
+        ui.show_text(answer, box)
+    if status != "completed" and isinstance(error, dict) and error.get("message"):
+        box.markdown(f"**{ui.md_label(error.get('type') or 'Problem', 60)}**")
+        ui.show_text(error.get("message"), box)
+    run_id = str(record_or_event.get("run_id") or "")
+    if link and run_id:
+        box.page_link(
+            HISTORY_PAGE, label="Open this run in History (shareable link)", icon="🔎", query_params={"run": run_id}
+        )

@@ -1,0 +1,381 @@
+"""Shared helpers of the dashboard pages (this file is not a page: app.py lists the pages).
+
+Safety rule of the whole UI: text that came from a goal, a model or a tool is *data*. It is
+shown only through elements that never interpret it (``st.text``, ``st.code``, ``st.json``,
+``st.dataframe``) or, where Streamlit only offers Markdown (status and expander labels,
+captions, alerts), after :func:`escape_md` has made every character literal — so HTML, scripts,
+links and Markdown images in it never run or load anything in the browser.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import string
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from agent_core.settings import Settings
+from agent_core.store import RunStore
+from agent_core.tools import ToolRegistry, build_default_registry
+
+# --- Untrusted text ---------------------------------------------------------------------------
+
+_ESCAPES = {ord(c): "\\" + c for c in string.punctuation}
+_WORD_JOINER = "\u2060"
+# GFM turns bare URLs and e-mail addresses into links *after* escapes are decoded, so escaping
+# cannot stop it; an invisible word joiner inside "http://", "www." and "a@b" does.
+_AUTOLINK_START = re.compile(r"(?i)\b(https?|ftp|www|mailto|xmpp)(?=\\[:.])")
+
+
+def escape_md(text: Any) -> str:
+    """``text`` as Markdown that renders literally: every ASCII punctuation character is
+    backslash-escaped (CommonMark allows it for all of them), which disarms HTML tags,
+    links, images, emphasis, Streamlit directives (``:red[…]``, ``:material/…:``) and LaTeX
+    (``$``); bare-URL and e-mail autolinks get an invisible word joiner. Line breaks are kept
+    as hard breaks.
+    """
+    value = "" if text is None else str(text)
+    escaped = value.translate(_ESCAPES)
+    escaped = _AUTOLINK_START.sub(lambda m: m.group(1) + _WORD_JOINER, escaped)
+    escaped = escaped.replace("\\@", _WORD_JOINER + "\\@")
+    return "  \n".join(escaped.splitlines()) if "\n" in escaped else escaped
+
+
+def one_line(text: Any, limit: int = 80) -> str:
+    """A single-line, shortened version of ``text`` (still untrusted: escape it to render)."""
+    value = " ".join(str("" if text is None else text).split())
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+def md_label(text: Any, limit: int = 80) -> str:
+    """Untrusted text made safe for a label (status, expander, caption): one line, escaped."""
+    return escape_md(one_line(text, limit))
+
+
+def show_text(text: Any, container: Any = None) -> None:
+    """Untrusted prose as plain text (no Markdown, no HTML), wrapped."""
+    (container or st).text("" if text is None else str(text), wrap=True)
+
+
+def show_code(text: Any, container: Any = None, *, height: int | None = None) -> None:
+    """Untrusted multi-line output (tool results, file contents) as a wrapped code block."""
+    kwargs: dict[str, Any] = {"height": height} if height else {}
+    (container or st).code("" if text is None else str(text), language=None, wrap_lines=True, **kwargs)
+
+
+def show_value(value: Any, container: Any = None, *, expanded: bool | int = True) -> None:
+    """JSON-like values (arguments, log entries) as a JSON viewer; strings as code."""
+    target = container or st
+    if isinstance(value, (dict, list)):
+        target.json(value, expanded=expanded)
+    else:
+        show_code(value, target)
+
+
+# --- Words a non-programmer meets ------------------------------------------------------------
+
+GLOSSARY: dict[str, str] = {
+    "goal": "What you ask the agent to do, in plain words (any language).",
+    "step": "One round of the loop: the model reads the goal and recent results, then either "
+    "calls tools or gives the final answer.",
+    "tool call": "The model asking the program to run one tool (a calculator, a file reader …) "
+    "with some inputs; the result goes back to the model.",
+    "context block": "One model turn plus the tool results it caused — the unit of memory "
+    "the model is shown again on later steps.",
+    "trimmed": "Left out of what the model sees, to keep its input short: only the most recent "
+    "context blocks are sent (the goal is always sent).",
+    "retry": "Running a tool or model call again after a temporary failure, after a short, growing, randomised wait.",
+    "fallback": "A backup tool used when the first one keeps failing (search_web → search_cached).",
+    "duplicate": "The same tool with the same inputs again in one run; it is refused so the model "
+    "tries something new instead of looping.",
+    "truncated": "A tool result longer than the limit was cut, and marked [TRUNCATED].",
+    "token": "The unit models count text in — roughly ¾ of an English word; tokens drive cost.",
+    "provider": "Which model answers: a local model, the offline demo planner, or a cloud API.",
+    "step limit": "How many steps the agent may take before it stops without an answer.",
+    "context-block limit": "How many recent context blocks are sent to the model at each step.",
+    "scripted": "A scripted demo replays fixed model turns to show engine behaviour on purpose; no model is asked.",
+    "cost": "Estimated price of the tokens used, from a price table; free for local/offline models.",
+}
+
+
+def explain(term: str) -> str:
+    """The one-line, plain-language explanation of ``term``."""
+    return GLOSSARY[term]
+
+
+# --- Formatting ------------------------------------------------------------------------------
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NaT
+
+
+def fmt_ms(ms: Any) -> str:
+    """Milliseconds for people: ``850 ms``, ``2.4 s``, ``3 min 5 s``."""
+    if _missing(ms):
+        return "—"
+    ms = float(ms)
+    if ms < 1000:
+        return f"{ms:.0f} ms" if ms >= 10 else f"{ms:.1f} ms"
+    if ms < 60_000:
+        return f"{ms / 1000:.1f} s"
+    minutes, seconds = divmod(int(ms / 1000), 60)
+    return f"{minutes} min {seconds} s"
+
+
+def fmt_cost(usd: Any) -> str:
+    """An estimated cost: ``$0.0012``, ``free`` for 0, ``unknown`` when the model has no price."""
+    if _missing(usd):
+        return "unknown"
+    usd = float(usd)
+    if usd == 0:
+        return "free"
+    return f"${usd:.4f}" if usd < 1 else f"${usd:,.2f}"
+
+
+def fmt_int(value: Any) -> str:
+    """An integer with thousands separators (``—`` when missing)."""
+    return "—" if _missing(value) else f"{int(value):,}"
+
+
+def fmt_time(value: Any) -> str:
+    """A timestamp (ISO string or pandas Timestamp) as ``YYYY-MM-DD HH:MM:SS UTC``."""
+    if _missing(value):
+        return "—"
+    try:
+        ts = pd.Timestamp(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if ts.tzinfo is None:
+        ts = ts.tz_localize("UTC")
+    return ts.tz_convert("UTC").strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+STATUS_ICONS = {
+    "completed": "✅",
+    "running": "⏳",
+    "max_steps": "⏹️",
+    "error": "❌",
+    "cancelled": "🛑",
+    "interrupted": "⚠️",
+}
+STATUS_HELP = {
+    "completed": "The agent gave a final answer.",
+    "running": "The run is still going.",
+    "max_steps": "The step limit was reached before a final answer.",
+    "error": "The run failed (for example, the model could not be reached).",
+    "cancelled": "Someone pressed Stop (or left the page) while it ran; finished steps were kept.",
+    "interrupted": "The process running it went away before it finished (a crash or restart).",
+}
+
+
+def status_text(status: Any) -> str:
+    """Status with its icon; an unknown status (a record is data too) is escaped."""
+    if status in STATUS_ICONS:
+        return f"{STATUS_ICONS[status]} {status}"
+    return f"• {md_label(status, 20)}"
+
+
+# --- Engine objects (cached per data folder) ------------------------------------------------
+
+
+def settings() -> Settings:
+    """Settings of this session, read once per session from the environment / ``.env``.
+
+    app.py stores them; a page run alone (tests) reads them itself.
+    """
+    current = st.session_state.get("app_settings")
+    if current is None:
+        current = Settings.from_env()
+        st.session_state["app_settings"] = current
+    return current
+
+
+@st.cache_resource(show_spinner=False)
+def _store(runs_dir: str) -> RunStore:
+    return RunStore(runs_dir)
+
+
+def run_store(config: Settings, *, refresh: bool = True) -> RunStore:
+    """The shared :class:`RunStore` of ``config.runs_dir`` (one per folder), refreshed unless the
+    page only loads single records (``refresh=False``)."""
+    store = _store(str(config.runs_dir.resolve()))
+    if refresh:
+        store.refresh()
+    return store
+
+
+def tool_registry(config: Settings) -> ToolRegistry:
+    """A fresh registry of the built-in tools (cheap; nothing in it is shared between runs)."""
+    return build_default_registry(config)
+
+
+# --- Filters on the store's tables ----------------------------------------------------------
+
+
+def date_bounds(column: pd.Series) -> tuple[date, date]:
+    """(first day, last day) in a timestamp column, or today twice when empty."""
+    values = column.dropna()
+    if values.empty:
+        today = datetime.now(timezone.utc).date()
+        return today, today
+    return values.min().date(), values.max().date()
+
+
+def in_dates(column: pd.Series, days: Iterable[date] | None) -> pd.Series:
+    """Mask of rows whose timestamp falls in the inclusive (start, end) day range (UTC)."""
+    picked = list(days or [])
+    mask = pd.Series(True, index=column.index)
+    if not picked:
+        return mask
+    start = pd.Timestamp(picked[0], tz="UTC")
+    end = pd.Timestamp(picked[-1], tz="UTC") + timedelta(days=1)
+    return mask & column.ge(start).fillna(False) & column.lt(end).fillna(False)
+
+
+def filter_runs(
+    runs: pd.DataFrame,
+    *,
+    providers: Iterable[str] = (),
+    models: Iterable[str] = (),
+    statuses: Iterable[str] = (),
+    days: Iterable[date] | None = None,
+    text: str = "",
+) -> pd.DataFrame:
+    """Rows of the store's run table that pass every filter given (empty filter = all)."""
+    mask = in_dates(runs["started_at"], days)
+    for column, wanted in (("provider", providers), ("model", models), ("status", statuses)):
+        wanted = list(wanted)
+        if wanted:
+            mask &= runs[column].isin(wanted)
+    text = text.strip()
+    if text:
+        hay = runs["goal"].fillna("") + " " + runs["run_id"].fillna("")
+        mask &= hay.str.contains(text, case=False, regex=False)
+    return runs[mask].reset_index(drop=True)
+
+
+def filter_calls(
+    calls: pd.DataFrame,
+    *,
+    providers: Iterable[str] = (),
+    models: Iterable[str] = (),
+    days: Iterable[date] | None = None,
+    run_ids: Iterable[str] | None = None,
+) -> pd.DataFrame:
+    """Rows of the store's tool-call table that pass every filter given."""
+    mask = in_dates(calls["run_started_at"], days)
+    for column, wanted in (("provider", providers), ("model", models)):
+        wanted = list(wanted)
+        if wanted:
+            mask &= calls[column].isin(wanted)
+    if run_ids is not None:
+        mask &= calls["run_id"].isin(list(run_ids))
+    return calls[mask].reset_index(drop=True)
+
+
+# --- Forms from JSON Schema -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One argument of a tool as a form field."""
+
+    name: str
+    kind: str
+    """``text``, ``integer``, ``number``, ``boolean``, ``enum`` or ``json`` (anything else)."""
+    required: bool
+    default: Any = None
+    options: tuple[Any, ...] = ()
+    description: str = ""
+
+
+def schema_fields(schema: dict[str, Any]) -> list[FieldSpec]:
+    """Form fields for an object JSON Schema (pydantic style: ``anyOf`` with null = optional)."""
+    required = set(schema.get("required") or [])
+    fields = []
+    for name, prop in (schema.get("properties") or {}).items():
+        prop = prop if isinstance(prop, dict) else {}
+        branches = [b for b in prop.get("anyOf") or [] if isinstance(b, dict) and b.get("type") != "null"]
+        shape = {**(branches[0] if len(branches) == 1 else {}), **{k: v for k, v in prop.items() if k != "anyOf"}}
+        kind = "json"
+        if "enum" in shape:
+            kind = "enum"
+        elif shape.get("type") == "string":
+            kind = "text"
+        elif shape.get("type") in ("integer", "number", "boolean"):
+            kind = shape["type"]
+        fields.append(
+            FieldSpec(
+                name=name,
+                kind=kind,
+                required=name in required,
+                default=shape.get("default"),
+                options=tuple(shape.get("enum") or ()),
+                description=str(shape.get("description") or ""),
+            )
+        )
+    return fields
+
+
+def collect_arguments(fields: list[FieldSpec], values: dict[str, Any]) -> dict[str, Any]:
+    """Arguments from form values: optional fields left empty are omitted; ``json`` fields are
+    parsed (ValueError with a plain message when they are not JSON)."""
+    args: dict[str, Any] = {}
+    for spec in fields:
+        value = values.get(spec.name)
+        if spec.kind == "json":
+            if value is None or not str(value).strip():
+                if spec.required:
+                    args[spec.name] = None
+                continue
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{spec.name}: not valid JSON ({exc.msg})") from None
+        elif spec.kind == "text" and not spec.required and value == "":
+            continue
+        elif value is None and not spec.required:
+            continue
+        args[spec.name] = value
+    return args
+
+
+# --- Small shared widgets -------------------------------------------------------------------
+
+
+# Charts: give nominal axes ``height=alt.Step(n)``, not a fixed height — with a legend above or
+# below the plot, Streamlit 1.67 squashes a fixed-height Altair chart to a sliver.
+
+
+def metric_row() -> Any:
+    """A row for ``st.metric`` s that wraps onto more lines on narrow screens (use
+    ``width="content"`` on the metrics) instead of cutting their values off."""
+    return st.container(horizontal=True, wrap=True, gap="medium")
+
+
+def problems_warning(store: RunStore) -> None:
+    """List unreadable files in the runs folder as a warning (they are skipped, never fatal)."""
+    problems = store.problems()
+    if not problems:
+        return
+    with st.container(border=True):
+        st.warning(
+            f"{len(problems)} file(s) in the runs folder could not be read as run records and "
+            "are skipped. Other runs are shown normally.",
+            icon="⚠️",
+        )
+        st.dataframe(pd.DataFrame(problems, columns=["file", "problem"]), hide_index=True, width="stretch")
+
+
+def no_runs_yet(what: str) -> None:
+    """The empty state: say why the page is empty and point to the Run page."""
+    st.info(f"No runs yet — {what} appear here once an agent has run.", icon="ℹ️")
+    st.page_link("pages/run.py", label="Go to Run and start one", icon=":material/play_arrow:")

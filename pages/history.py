@@ -1,0 +1,399 @@
+"""History page: every saved run in a filterable table, and the detail of one run.
+
+The selected run lives in the URL (``?run=<run_id>``), so a run's page can be shared.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from agent_core import stats
+from agent_core.errors import RecordError
+from pages import _ui as ui
+from pages._run_view import RunView, show_outcome
+
+config = ui.settings()
+store = ui.run_store(config)
+
+PICK_LIMIT = 200  # how many runs the "Open a run" box lists (the table itself shows every run)
+TABLE_COLUMNS = {
+    "started_at": st.column_config.DatetimeColumn("Time (UTC)", format="YYYY-MM-DD HH:mm:ss", width="medium"),
+    "status": st.column_config.TextColumn(
+        "Status", help="completed · max_steps · error · cancelled · interrupted · running"
+    ),
+    "goal": st.column_config.TextColumn("Goal", width="large"),
+    "provider": st.column_config.TextColumn("Provider", help=ui.explain("provider")),
+    "model": st.column_config.TextColumn("Model"),
+    "steps": st.column_config.NumberColumn("Steps", help=ui.explain("step"), format="%d"),
+    "tool_calls": st.column_config.NumberColumn("Tool calls", help=ui.explain("tool call"), format="%d"),
+    "tokens": st.column_config.NumberColumn("Tokens", help=ui.explain("token"), format="%d"),
+    "cost_usd": st.column_config.NumberColumn("Cost ($)", help=ui.explain("cost"), format="%.4f"),
+    "duration_s": st.column_config.NumberColumn("Duration (s)", format="%.2f"),
+    "scripted": st.column_config.CheckboxColumn("Demo", help=ui.explain("scripted")),
+}
+
+
+def _select_run(run_id: str | None) -> None:
+    if run_id:
+        st.query_params["run"] = run_id
+    elif "run" in st.query_params:
+        del st.query_params["run"]
+
+
+def _on_table_select() -> None:
+    state = st.session_state.get("history_table")
+    ids = st.session_state.get("history_view_ids") or []
+    rows = list(getattr(getattr(state, "selection", None), "rows", []) or [])
+    if not rows and isinstance(state, dict):
+        rows = list((state.get("selection") or {}).get("rows") or [])
+    _select_run(ids[rows[0]] if rows and rows[0] < len(ids) else None)
+
+
+def _on_pick() -> None:
+    _select_run(st.session_state.get("history_pick"))
+
+
+def _csv(df: pd.DataFrame) -> bytes:
+    return df.to_csv(index=False).encode("utf-8")
+
+
+def _ledger_style(value: Any) -> str:
+    if value == "sent":
+        return "background-color: #dcfce7; color: #166534; font-weight: 600"
+    if value == "trimmed":
+        return "background-color: #f1f5f9; color: #94a3b8; text-decoration: line-through"
+    return ""
+
+
+def _timeline_chart(record: dict[str, Any]) -> alt.Chart | None:
+    """Bars on a time axis: each step's model call and each tool call."""
+    t0 = pd.to_datetime(record.get("started_at"), utc=True, errors="coerce")
+    if pd.isna(t0):
+        return None
+    rows = []
+    for step in record.get("steps") or []:
+        start = pd.to_datetime(step.get("started_at"), utc=True, errors="coerce")
+        if pd.isna(start):
+            continue
+        offset = (start - t0).total_seconds() * 1000
+        rows.append(
+            {
+                "step": f"step {step.get('index')}",
+                "what": "model call",
+                "start_ms": offset,
+                "end_ms": offset + float(step.get("model_duration_ms") or 0),
+            }
+        )
+    for call in record.get("tool_calls") or []:
+        start = pd.to_datetime(call.get("started_at"), utc=True, errors="coerce")
+        if pd.isna(start):
+            continue
+        offset = (start - t0).total_seconds() * 1000
+        rows.append(
+            {
+                "step": f"step {call.get('step')}",
+                "what": f"tool: {call.get('tool')}",
+                "start_ms": offset,
+                "end_ms": offset + max(float(call.get("duration_ms") or 0), 0.5),
+            }
+        )
+    if not rows:
+        return None
+    df = pd.DataFrame(rows)
+    df["end_ms"] = df[["start_ms", "end_ms"]].max(axis=1) + 0.5
+    order = list(dict.fromkeys(df["step"]))
+    return (
+        alt.Chart(df)
+        .mark_bar(cornerRadius=2)
+        .encode(
+            x=alt.X("start_ms:Q", title="milliseconds since the run started"),
+            x2="end_ms:Q",
+            y=alt.Y("step:N", sort=order, title=None),
+            color=alt.Color("what:N", title=None, legend=alt.Legend(orient="bottom")),
+            tooltip=["step", "what", alt.Tooltip("start_ms:Q", format=".1f"), alt.Tooltip("end_ms:Q", format=".1f")],
+        )
+        .properties(height=alt.Step(30))
+    )
+
+
+def run_detail(run_id: str) -> None:
+    """Everything about one run: summary, steps, context ledger, tool calls, transcript, downloads."""
+    try:
+        record = store.load(run_id)
+    except RecordError as exc:
+        st.error(f"Run {ui.md_label(run_id, 60)} could not be opened: {ui.md_label(exc, 200)}", icon="🔎")
+        return
+    status = record.get("status_shown") or record.get("status")
+    st.subheader(
+        "Run detail" + (" · 🎬 scripted demo" if record.get("scripted") else ""),
+        help=ui.explain("scripted") if record.get("scripted") else None,
+    )
+    st.caption("Goal")
+    ui.show_text(record.get("goal"))
+    calls = [c for c in record.get("tool_calls") or [] if isinstance(c, dict)]
+    usage = record.get("usage") or {}
+    failed = sum(1 for c in calls if not c.get("success"))
+    max_steps = (record.get("settings") or {}).get("max_steps", "?")
+    row = ui.metric_row()
+    for label, value, help_text in (
+        ("Status", ui.status_text(status), ui.STATUS_HELP.get(str(status), "")),
+        (
+            "Steps",
+            f"{len(record.get('steps') or [])} / {max_steps}",
+            ui.explain("step") + " " + ui.explain("step limit"),
+        ),
+        ("Tool calls", f"{len(calls)}" + (f" ({failed} failed)" if failed else ""), ui.explain("tool call")),
+        (
+            "Tokens",
+            ui.fmt_int(usage.get("total_tokens")),
+            f"{ui.explain('token')} In: "
+            f"{ui.fmt_int(usage.get('input_tokens'))}, out: {ui.fmt_int(usage.get('output_tokens'))}.",
+        ),
+        ("Cost", ui.fmt_cost(record.get("cost_usd")), ui.explain("cost")),
+        ("Duration", ui.fmt_ms(record.get("duration_ms")), "Wall-clock time from start to end."),
+    ):
+        row.metric(label, value, help=help_text, width="content")
+    settings = record.get("settings") or {}
+    st.caption(
+        f"Provider {ui.md_label(record.get('provider'), 40)} ({ui.md_label(record.get('provider_label'), 80)}) · "
+        f"model {ui.md_label(record.get('model'), 60)} · started {ui.escape_md(ui.fmt_time(record.get('started_at')))} · "
+        f"context-block limit {ui.md_label(settings.get('max_context_blocks'), 8)} · run id {ui.md_label(record.get('run_id'), 40)}"
+    )
+    show_outcome(record, link=False)
+
+    tabs = st.tabs(["Steps", "Context blocks", "Tool calls", "Transcript", "Downloads"])
+    steps_df = stats.steps_frame(record)
+    ledger = stats.context_ledger(record)
+    calls_df = stats.tool_calls_frame(record)
+    transcript = stats.transcript_frame(record)
+    with tabs[0]:
+        st.caption("The step timeline: when each model call and tool call ran. " + ui.explain("step"))
+        chart = _timeline_chart(record)
+        if chart is not None:
+            st.altair_chart(chart, width="stretch")
+        if not steps_df.empty:
+            st.dataframe(
+                steps_df,
+                hide_index=True,
+                width="stretch",
+                column_config={
+                    "duration_ms": st.column_config.NumberColumn("Step ms", format="%.1f"),
+                    "model_ms": st.column_config.NumberColumn("Model ms", format="%.1f"),
+                    "blocks_sent": st.column_config.TextColumn("Blocks sent", help=ui.explain("context block")),
+                    "blocks_trimmed": st.column_config.TextColumn("Blocks trimmed", help=ui.explain("trimmed")),
+                },
+            )
+        st.caption("Step by step (open a step to see its model call and tool calls)")
+        RunView.from_record(record, expand_last=False, gauge=False)
+    with tabs[1]:
+        st.markdown(
+            "**What the model saw at each step.** Each row is a context block, each column a step: "
+            "**sent** = the model saw that block then; ~~trimmed~~ = left out to keep the input short.",
+            help=ui.explain("context block") + " " + ui.explain("trimmed"),
+        )
+        st.caption(
+            f"The goal is always sent. Context-block limit of this run: "
+            f"{ui.md_label(settings.get('max_context_blocks'), 8)} (the newest blocks are kept). "
+            "A blank cell means the block did not exist yet at that step."
+        )
+        if ledger.empty:
+            st.info("No context blocks: the model answered without calling tools.")
+        else:
+            step_cols = [c for c in ledger.columns if str(c).startswith("step ")]
+            # Steps first (the point of the table), the block's details after them.
+            order = ["block", *step_cols, "contents", "made_in_step", "chars"]
+            st.dataframe(
+                ledger.style.map(_ledger_style, subset=step_cols),
+                hide_index=True,
+                width="stretch",
+                column_order=order,
+                column_config={
+                    "block": st.column_config.NumberColumn("Block", format="%d", pinned=True, width="small"),
+                    "made_in_step": st.column_config.NumberColumn("Made in step", format="%d"),
+                    "contents": st.column_config.TextColumn("Tool calls in it"),
+                    "chars": st.column_config.NumberColumn("Characters", format="%d"),
+                    **{c: st.column_config.TextColumn(c, width="small") for c in step_cols},
+                },
+            )
+    with tabs[2]:
+        st.caption("The execution log: one row per tool call. " + ui.explain("tool call"))
+        if calls_df.empty:
+            st.info("This run made no tool calls.")
+        else:
+            st.dataframe(
+                calls_df,
+                hide_index=True,
+                width="stretch",
+                column_config={
+                    "success": st.column_config.CheckboxColumn("OK"),
+                    "attempts": st.column_config.NumberColumn("Attempts", help=ui.explain("retry"), format="%d"),
+                    "fallback": st.column_config.TextColumn("Fallback", help=ui.explain("fallback")),
+                    "duplicate": st.column_config.CheckboxColumn("Duplicate", help=ui.explain("duplicate")),
+                    "truncated": st.column_config.CheckboxColumn("Truncated", help=ui.explain("truncated")),
+                    "duration_ms": st.column_config.NumberColumn("ms", format="%.1f"),
+                },
+            )
+            picked = st.selectbox(
+                "Full log entry of one call",
+                [str(c.get("call_id")) for c in calls],
+                key="history_call",
+                format_func=lambda cid: next(
+                    (
+                        f"step {c.get('step')} · {ui.one_line(c.get('tool'), 40)} · {cid}"
+                        for c in calls
+                        if str(c.get("call_id")) == cid
+                    ),
+                    cid,
+                ),
+            )
+            entry = next((c for c in calls if str(c.get("call_id")) == picked), None)
+            if entry is not None:
+                ui.show_value(entry, expanded=2)
+    with tabs[3]:
+        st.caption("The conversation as the engine kept it (system, user, assistant and tool messages).")
+        dropped = record.get("history_dropped") or 0
+        if dropped:
+            st.caption(f"{int(dropped)} older message(s) were dropped from the saved transcript.")
+        for message in record.get("history") or []:
+            role = str(message.get("role") or "")
+            avatar = {"system": "⚙️", "user": "🧑", "assistant": "🤖", "tool": "🔧"}.get(role, "•")
+            with st.chat_message(role if role in ("user", "assistant") else "ai", avatar=avatar):
+                label = role + (f" · {ui.md_label(message.get('tool'), 40)}" if message.get("tool") else "")
+                st.caption(ui.escape_md(label))
+                if message.get("content"):
+                    if role == "system":
+                        with st.expander("System prompt"):
+                            ui.show_text(message.get("content"))
+                    else:
+                        ui.show_text(message.get("content"))
+                if message.get("tool_calls"):
+                    st.caption("Tool calls it asked for")
+                    ui.show_value(message.get("tool_calls"), expanded=2)
+    with tabs[4]:
+        st.caption("The whole record as JSON, and each table as CSV.")
+        rid = str(record.get("run_id"))
+        clean = {k: v for k, v in record.items() if k != "status_shown"}
+        d = st.columns(5)
+        d[0].download_button(
+            "Record (JSON)",
+            json.dumps(clean, ensure_ascii=False, indent=2).encode("utf-8"),
+            file_name=f"{rid}.json",
+            mime="application/json",
+            key="history_dl_json",
+        )
+        d[1].download_button(
+            "Steps (CSV)", _csv(steps_df), file_name=f"{rid}-steps.csv", mime="text/csv", key="history_dl_steps"
+        )
+        d[2].download_button(
+            "Tool calls (CSV)",
+            _csv(calls_df),
+            file_name=f"{rid}-tool-calls.csv",
+            mime="text/csv",
+            key="history_dl_calls",
+        )
+        d[3].download_button(
+            "Context blocks (CSV)",
+            _csv(ledger),
+            file_name=f"{rid}-context-blocks.csv",
+            mime="text/csv",
+            key="history_dl_ledger",
+        )
+        d[4].download_button(
+            "Transcript (CSV)",
+            _csv(transcript),
+            file_name=f"{rid}-transcript.csv",
+            mime="text/csv",
+            key="history_dl_transcript",
+        )
+
+
+# --- Page -------------------------------------------------------------------------------------
+
+st.title("🗂️ History")
+st.caption("Every saved run, newest first. Pick a row to see what happened at each step.")
+ui.problems_warning(store)
+runs = store.runs()
+selected = st.query_params.get("run")
+
+if runs.empty:
+    ui.no_runs_yet("saved runs")
+    if selected:
+        run_detail(selected)
+    st.stop()
+
+with st.container(border=True):
+    f1, f2 = st.columns(2)
+    text = f1.text_input("Search goals", key="history_text", placeholder="words in the goal, or a run id")
+    first, last = ui.date_bounds(runs["started_at"])
+    days = f2.date_input("Dates (UTC)", value=(first, last), key="history_days", help="Runs started in this range.")
+    f3, f4, f5 = st.columns(3)
+    providers = f3.multiselect(
+        "Provider",
+        sorted(runs["provider"].dropna().unique()),
+        key="history_providers",
+        placeholder="all",
+        help=ui.explain("provider"),
+    )
+    models = f4.multiselect("Model", sorted(runs["model"].dropna().unique()), key="history_models", placeholder="all")
+    statuses = f5.multiselect(
+        "Status",
+        sorted(runs["status"].dropna().unique()),
+        key="history_statuses",
+        placeholder="all",
+        help="interrupted = left 'running' by a process that is gone",
+    )
+
+view = ui.filter_runs(
+    runs,
+    providers=providers,
+    models=models,
+    statuses=statuses,
+    days=days if isinstance(days, (tuple, list)) else [days],
+    text=text,
+)
+view = view.assign(duration_s=pd.to_numeric(view["duration_ms"], errors="coerce") / 1000)
+st.session_state["history_view_ids"] = view["run_id"].tolist()
+st.caption(f"{len(view)} of {len(runs)} runs shown.")
+preselect = [int(i) for i in view.index[view["run_id"] == selected]] if selected else []
+st.dataframe(
+    view,
+    hide_index=True,
+    width="stretch",
+    column_order=list(TABLE_COLUMNS),
+    column_config=TABLE_COLUMNS,
+    key="history_table",
+    on_select=_on_table_select,
+    selection_mode="single-row",
+    selection_default={"selection": {"rows": preselect[:1]}} if preselect else None,
+)
+
+# Only the newest PICK_LIMIT matching runs are options (labels are formatted in Python, one per
+# option); the table above selects any run.
+ids = view["run_id"].head(PICK_LIMIT).tolist()
+if selected and selected not in ids:
+    ids = [selected, *ids]
+picks = runs[runs["run_id"].isin(ids)]
+labels = {
+    rid: f"{ui.fmt_time(started)} · {status} · {ui.one_line(goal, 60)}"
+    for rid, started, status, goal in zip(picks["run_id"], picks["started_at"], picks["status"], picks["goal"])
+}
+st.session_state["history_pick"] = selected if selected in ids else None
+st.selectbox(
+    "Open a run",
+    ids,
+    key="history_pick",
+    index=None,
+    on_change=_on_pick,
+    placeholder="Choose a run (or click a row in the table)…",
+    help=f"The newest {PICK_LIMIT} runs that match the filters; click a row in the table for any other.",
+    format_func=lambda rid: labels.get(rid, rid),
+)
+
+if selected:
+    st.divider()
+    run_detail(selected)

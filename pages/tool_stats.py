@@ -1,0 +1,205 @@
+"""Tool stats page: how each tool behaves across saved runs (per tool, and per provider/model)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import streamlit as st
+
+from agent_core import stats
+from pages import _ui as ui
+
+config = ui.settings()
+store = ui.run_store(config)
+
+STATS_COLUMNS = {
+    "tool": st.column_config.TextColumn("Tool", help=ui.explain("tool call")),
+    "provider": st.column_config.TextColumn("Provider", help=ui.explain("provider")),
+    "model": st.column_config.TextColumn("Model"),
+    "calls": st.column_config.NumberColumn("Calls", format="%d"),
+    "success_rate": st.column_config.ProgressColumn(
+        "Success",
+        min_value=0.0,
+        max_value=1.0,
+        format="percent",
+        help="Share of calls that returned a result (after retries and fallbacks).",
+    ),
+    "p50_ms": st.column_config.NumberColumn(
+        "p50 ms", format="%.1f", help="Median duration: half the calls were faster."
+    ),
+    "p95_ms": st.column_config.NumberColumn("p95 ms", format="%.1f", help="95% of the calls were faster than this."),
+    "mean_ms": st.column_config.NumberColumn("Mean ms", format="%.1f", help="Average duration."),
+    "retried": st.column_config.NumberColumn("Needed a retry", format="%d", help=ui.explain("retry")),
+    "fallbacks": st.column_config.NumberColumn("Fallbacks", format="%d", help=ui.explain("fallback")),
+    "duplicates": st.column_config.NumberColumn("Duplicates refused", format="%d", help=ui.explain("duplicate")),
+    "err_validation": st.column_config.NumberColumn(
+        "Bad arguments", format="%d", help="Validation errors: the model sent arguments that do not fit the tool."
+    ),
+    "err_transient": st.column_config.NumberColumn(
+        "Temporary failures", format="%d", help="Transient errors left after all retries."
+    ),
+    "err_non_transient": st.column_config.NumberColumn(
+        "Tool errors", format="%d", help="The tool refused or failed for good (e.g. file not found)."
+    ),
+    "err_timeout": st.column_config.NumberColumn(
+        "Timeouts", format="%d", help="The tool took longer than its time limit."
+    ),
+    "err_duplicate": st.column_config.NumberColumn("Refused as duplicate", format="%d", help=ui.explain("duplicate")),
+}
+
+
+st.title("📊 Tool stats")
+st.caption(
+    "How the tools behaved across saved runs: how often each was called, how often it worked, how "
+    "long it took, and what went wrong."
+)
+ui.problems_warning(store)
+runs = store.runs()
+calls = store.tool_calls()
+if calls.empty:
+    if runs.empty:
+        ui.no_runs_yet("tool statistics")
+    else:
+        st.info("The saved runs made no tool calls yet.", icon="ℹ️")
+    st.stop()
+
+with st.container(border=True):
+    f1, f2, f3 = st.columns([1, 1, 1])
+    first, last = ui.date_bounds(calls["run_started_at"])
+    days = f1.date_input("Dates (UTC)", value=(first, last), key="stats_days", help="Runs started in this range.")
+    providers = f2.multiselect(
+        "Provider",
+        sorted(calls["provider"].dropna().unique()),
+        key="stats_providers",
+        placeholder="all",
+        help=ui.explain("provider"),
+    )
+    models = f3.multiselect("Model", sorted(calls["model"].dropna().unique()), key="stats_models", placeholder="all")
+    include_demos = st.checkbox(
+        "Include scripted demo runs", value=True, key="stats_demos", help=ui.explain("scripted")
+    )
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _stats_tables(
+    runs_dir: str, version: int, providers: list[str], models: list[str], days: tuple, include_demos: bool, _store: Any
+) -> dict[str, Any] | None:
+    """The page's numbers for one set of filters; cached until the store changes (``version``)."""
+    all_runs, all_calls = _store.runs(), _store.tool_calls()
+    run_ids = None if include_demos else all_runs.loc[~all_runs["scripted"].astype(bool), "run_id"]
+    view = ui.filter_calls(all_calls, providers=providers, models=models, days=days, run_ids=run_ids)
+    if view.empty:
+        return None
+    return {
+        "total": stats.summary(view),
+        "retried": int(view["retried"].sum()),
+        "fallbacks": int(view["fallback"].notna().sum()),
+        "duplicates": int(view["duplicate"].sum()),
+        "tool": stats.tool_stats(view, by=["tool"]),
+        "provider_model": stats.tool_stats(view, by=["provider", "model"]),
+        "provider_model_tool": stats.tool_stats(view, by=["provider", "model", "tool"]),
+    }
+
+
+tables = _stats_tables(
+    str(store.runs_dir),
+    store.version,
+    providers,
+    models,
+    tuple(days) if isinstance(days, (tuple, list)) else (days,),
+    include_demos,
+    store,
+)
+if tables is None:
+    st.info("No tool calls match these filters.", icon="🔍")
+    st.stop()
+
+total = tables["total"]
+row = ui.metric_row()
+for label, value, help_text in (
+    ("Tool calls", ui.fmt_int(total["total_calls"]), ui.explain("tool call")),
+    ("Success rate", f"{total['success_rate']:.0%}", "Calls that returned a result, after retries and fallbacks."),
+    ("Mean duration", ui.fmt_ms(total["avg_duration_ms"]), "Average time one tool call took."),
+    ("Needed a retry", ui.fmt_int(tables["retried"]), ui.explain("retry")),
+    ("Fallbacks used", ui.fmt_int(tables["fallbacks"]), ui.explain("fallback")),
+    ("Duplicates refused", ui.fmt_int(tables["duplicates"]), ui.explain("duplicate")),
+):
+    row.metric(label, value, help=help_text, width="content")
+
+per_tool = tables["tool"]
+st.subheader("Per tool")
+st.dataframe(per_tool, hide_index=True, width="stretch", column_config=STATS_COLUMNS)
+
+c1, c2 = st.columns(2)
+with c1:
+    st.markdown("**Success rate per tool**")
+    chart = (
+        alt.Chart(per_tool)
+        .mark_bar()
+        .encode(
+            x=alt.X("success_rate:Q", title="success rate", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
+            y=alt.Y("tool:N", sort="-x", title=None),
+            color=alt.Color(
+                "success_rate:Q", scale=alt.Scale(domain=[0, 1], range=["#ef4444", "#22c55e"]), legend=None
+            ),
+            tooltip=["tool", "calls", alt.Tooltip("success_rate:Q", format=".0%")],
+        )
+        .properties(height=alt.Step(26))
+    )
+    st.altair_chart(chart, width="stretch")
+with c2:
+    st.markdown("**Duration per tool (ms)**", help="p50 = median; p95 = 95% of calls were faster.")
+    durations = per_tool.rename(columns={"p50_ms": "p50", "mean_ms": "mean", "p95_ms": "p95"}).melt(
+        id_vars=["tool"], value_vars=["p50", "mean", "p95"], var_name="measure", value_name="ms"
+    )
+    chart = (
+        alt.Chart(durations)
+        .mark_bar()
+        .encode(
+            x=alt.X("ms:Q", title="milliseconds"),
+            y=alt.Y("tool:N", title=None),
+            yOffset=alt.YOffset("measure:N", sort=["p50", "mean", "p95"]),
+            color=alt.Color("measure:N", sort=["p50", "mean", "p95"], title=None, legend=alt.Legend(orient="bottom")),
+            tooltip=["tool", "measure", alt.Tooltip("ms:Q", format=".1f")],
+        )
+        .properties(height=alt.Step(22))
+    )
+    st.altair_chart(chart, width="stretch")
+
+errors = per_tool.melt(
+    id_vars=["tool"], value_vars=[f"err_{c}" for c in stats.ERROR_CATEGORIES], var_name="category", value_name="failed"
+)
+errors = errors[errors["failed"] > 0]
+if not errors.empty:
+    st.markdown(
+        "**Failed calls by error category**",
+        help="validation = bad arguments from the model · transient = temporary failure left after retries "
+        "· non_transient = the tool failed for good · timeout = too slow · duplicate = refused repeat.",
+    )
+    errors["category"] = errors["category"].str.removeprefix("err_")
+    chart = (
+        alt.Chart(errors)
+        .mark_bar()
+        .encode(
+            x=alt.X("sum(failed):Q", title="failed calls", axis=alt.Axis(tickMinStep=1, format="d")),
+            y=alt.Y("tool:N", title=None),
+            color=alt.Color("category:N", title=None, legend=alt.Legend(orient="bottom")),
+            tooltip=["tool", "category", "failed"],
+        )
+        .properties(height=alt.Step(26))
+    )
+    st.altair_chart(chart, width="stretch")
+
+st.subheader("Per provider and model")
+st.caption("The same numbers split by which model made the calls.")
+st.dataframe(tables["provider_model"], hide_index=True, width="stretch", column_config=STATS_COLUMNS)
+with st.expander("Per provider, model and tool"):
+    st.dataframe(tables["provider_model_tool"], hide_index=True, width="stretch", column_config=STATS_COLUMNS)
+st.download_button(
+    "Download per-tool stats (CSV)",
+    per_tool.to_csv(index=False).encode("utf-8"),
+    file_name="tool-stats.csv",
+    mime="text/csv",
+    key="stats_dl",
+)

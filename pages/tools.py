@@ -1,0 +1,136 @@
+"""Tools page: each registered tool, its schema in the three wire formats, and a form to call it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import streamlit as st
+
+from agent_core.dispatcher import Dispatcher
+from pages import _ui as ui
+
+config = ui.settings()
+registry = ui.tool_registry(config)
+
+st.title("🔧 Tools")
+st.caption(
+    "The tools an agent can call. A model sees only each tool's name, description and argument "
+    "schema; below is that schema in the three formats the APIs expect, and a form to try a tool "
+    "yourself."
+)
+
+st.subheader("Try a tool")
+st.caption(
+    "Runs the tool through the same dispatcher an agent uses: arguments are checked first, "
+    "temporary failures are retried, and you get the same log entry a run records."
+)
+names = registry.names()
+name = st.selectbox("Tool", names, key="tools_pick", help=ui.explain("tool call"))
+tool = registry.get(name)
+assert tool is not None
+st.caption(ui.md_label(tool.description, 300))
+fields = ui.schema_fields(tool.parameters)
+raw_mode = st.toggle(
+    "Edit the arguments as JSON",
+    key="tools_raw",
+    help="Type the arguments exactly as a model would send them — try broken JSON or a wrong type to see the errors.",
+)
+with st.form(f"tools_form_{name}", border=True):
+    values: dict[str, Any] = {}
+    if raw_mode:
+        example = {f.name: f.default if f.default is not None else "" for f in fields}
+        raw = st.text_area("Arguments (JSON)", value=json.dumps(example, ensure_ascii=False), key=f"tools_raw_{name}")
+    else:
+        if not fields:
+            st.caption("This tool takes no arguments.")
+        for spec in fields:
+            label = spec.name + ("" if spec.required else " (optional)")
+            key = f"tools_arg_{name}_{spec.name}"
+            help_text = spec.description or None
+            if spec.kind == "enum":
+                options = list(spec.options)
+                index = options.index(spec.default) if spec.default in options else (0 if spec.required else None)
+                values[spec.name] = st.selectbox(label, options, index=index, key=key, help=help_text)
+            elif spec.kind == "boolean":
+                values[spec.name] = st.checkbox(label, value=bool(spec.default), key=key, help=help_text)
+            elif spec.kind == "integer":
+                values[spec.name] = st.number_input(
+                    label,
+                    value=int(spec.default) if isinstance(spec.default, (int, float)) else None,
+                    step=1,
+                    key=key,
+                    help=help_text,
+                )
+            elif spec.kind == "number":
+                values[spec.name] = st.number_input(
+                    label,
+                    value=float(spec.default) if isinstance(spec.default, (int, float)) else None,
+                    key=key,
+                    help=help_text,
+                    format="%g",
+                )
+            elif spec.kind == "text":
+                values[spec.name] = st.text_input(
+                    label, value=str(spec.default) if spec.default is not None else "", key=key, help=help_text
+                )
+            else:
+                values[spec.name] = st.text_input(
+                    label + " — JSON",
+                    value=json.dumps(spec.default) if spec.default is not None else "",
+                    key=key,
+                    help=(help_text or "") + " Enter a JSON value.",
+                )
+    submitted = st.form_submit_button("Call the tool", type="primary")
+
+if submitted:
+    arguments: Any
+    try:
+        if raw_mode:
+            arguments = raw  # the dispatcher parses it, like a model's JSON string
+        else:
+            arguments = ui.collect_arguments(fields, values)
+    except ValueError as exc:
+        st.error(ui.md_label(exc, 200))
+    else:
+        entry = Dispatcher(registry, config).call_direct(name, arguments)
+        st.session_state["tools_last"] = entry
+
+last = st.session_state.get("tools_last")
+if last:
+    with st.container(border=True):
+        ok = last.get("success")
+        st.markdown(
+            f"{'✅' if ok else '❌'} **{ui.md_label(last.get('tool'), 64)}** "
+            f"{'returned' if ok else 'failed'} in {ui.fmt_ms(last.get('duration_ms'))}"
+            + (f" · {len(last.get('attempts') or [])} attempts" if len(last.get("attempts") or []) > 1 else "")
+            + (" · fallback used" if last.get("fallback") else ""),
+        )
+        left, right = st.columns(2)
+        left.caption("Result (what a model would get back)")
+        ui.show_code(last.get("output"), left)
+        right.caption("Log entry (as saved in a run record)")
+        ui.show_value(last, right, expanded=1)
+
+st.subheader(f"Registered tools ({len(registry)})")
+st.caption("Open a tool to see its schema as the OpenAI Responses, OpenAI Chat and Anthropic APIs want it.")
+for tool in registry:
+    extras = []
+    if tool.fallback:
+        extras.append(f"fallback: {ui.md_label(tool.fallback, 40)}")
+    if tool.tags:
+        extras.append("tags: " + ", ".join(ui.md_label(t, 20) for t in tool.tags))
+    with st.expander(f"**{ui.md_label(tool.name, 64)}** — {ui.md_label(tool.description, 90)}"):
+        ui.show_text(tool.description)
+        if extras:
+            st.caption(" · ".join(extras), help=ui.explain("fallback") if tool.fallback else None)
+        # Side by side on a wide screen; they wrap under each other on a narrow one.
+        formats = st.container(horizontal=True, wrap=True, gap="small")
+        for title, spec in (
+            ("OpenAI Responses (flat)", tool.to_openai_responses()),
+            ("OpenAI Chat Completions (under “function”)", tool.to_openai_chat()),
+            ("Anthropic Messages (“input_schema”)", tool.to_anthropic()),
+        ):
+            with formats.container(width=280):
+                st.caption(title)
+                st.code(json.dumps(spec, indent=2, ensure_ascii=False), language="json", wrap_lines=True)
