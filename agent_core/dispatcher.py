@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import queue
 import random
 import threading
 import time
@@ -17,7 +19,7 @@ from typing import Any
 
 from agent_core.context import ToolCallRequest
 from agent_core.errors import ErrorCategory, ToolValidationError, TransientToolError
-from agent_core.masking import mask, mask_text
+from agent_core.masking import is_secret_key, mask, mask_text, masked_traceback, register_secret
 from agent_core.retry import backoff_delay
 from agent_core.settings import Settings
 from agent_core.tools.registry import Tool, ToolRegistry
@@ -26,6 +28,10 @@ log = logging.getLogger("agent_core.dispatcher")
 
 TRUNCATED_MARKER = "\n[TRUNCATED]"
 MAX_TOOL_NAME_CHARS = 64
+MAX_ERROR_CHARS = 1000
+"""Longest exception message kept in a log entry (a tool may raise with megabytes of text)."""
+MIN_SECRET_CHARS = 8
+"""Shorter values under secret-named keys are not registered (masking "1234" everywhere would hurt)."""
 TRANSIENT_EXCEPTIONS: tuple[type[BaseException], ...] = (
     TransientToolError,
     TimeoutError,
@@ -69,11 +75,83 @@ def output_to_text(value: Any) -> str:
         return str(value)
 
 
+def register_argument_secrets(value: Any) -> None:
+    """A value the model passes under a secret-named key (``api_key``, ``token`` …) is a secret
+    wherever it shows up again: in the tool's output, its error message or a log line."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str) and is_secret_key(key) and isinstance(item, str):
+                if len(item.strip()) >= MIN_SECRET_CHARS:
+                    register_secret(item.strip())
+            else:
+                register_argument_secrets(item)
+    elif isinstance(value, list):
+        for item in value:
+            register_argument_secrets(item)
+
+
 def truncate(text: str, limit: int) -> tuple[str, bool]:
     """Cut ``text`` to ``limit`` characters plus the ``[TRUNCATED]`` marker."""
     if len(text) <= limit:
         return text, False
     return text[:limit] + TRUNCATED_MARKER, True
+
+
+class _ToolThread(threading.Thread):
+    """A daemon thread that runs tool calls one at a time.
+
+    Starting a thread costs ~0.1 ms, more than the engine's own work on a call, so an idle one is
+    reused; a busy (or hung) one is never waited for: a new one is started instead, exactly as
+    if every call had its own thread.
+    """
+
+    MAX_IDLE = 8
+    _idle: list[_ToolThread] = []
+    _lock = threading.Lock()
+    _local = threading.local()
+
+    def __init__(self) -> None:
+        super().__init__(name="tool-call", daemon=True)
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self.start()
+
+    @classmethod
+    def acquire(cls) -> _ToolThread:
+        """An idle thread, or a new one."""
+        with cls._lock:
+            while cls._idle:
+                worker = cls._idle.pop()
+                if worker.is_alive():  # (threads do not survive a fork)
+                    return worker
+        return cls()
+
+    @classmethod
+    def release(cls) -> None:
+        """Called by a tool thread when its call is over (before the caller is woken)."""
+        worker = getattr(cls._local, "worker", None)
+        if worker is not None:
+            with cls._lock:
+                if len(cls._idle) < cls.MAX_IDLE:
+                    cls._idle.append(worker)
+                    return
+            worker._jobs.put(worker._stop_job)
+
+    def submit(self, job: Callable[[], None]) -> None:
+        self._jobs.put(job)
+
+    def _stop_job(self) -> None:
+        raise SystemExit
+
+    def run(self) -> None:
+        type(self)._local.worker = self
+        try:
+            while True:
+                self._jobs.get()()
+        except SystemExit:
+            return
+
+
+os.register_at_fork(after_in_child=_ToolThread._idle.clear)
 
 
 def call_with_timeout(func: Callable[..., Any], kwargs: dict[str, Any], timeout: float) -> Any:
@@ -90,19 +168,27 @@ def call_with_timeout(func: Callable[..., Any], kwargs: dict[str, Any], timeout:
         except BaseException as exc:  # noqa: BLE001 - reported, never lost
             box["error"] = exc
         finally:
+            _ToolThread.release()
             done.set()
 
-    thread = threading.Thread(target=target, name="tool-call", daemon=True)
-    thread.start()
+    _ToolThread.acquire().submit(target)
     if not done.wait(timeout):
         raise ToolTimeout(f"timed out after {timeout:g} s")
     if "error" in box:
-        raise box["error"]
+        error = box["error"]
+        if not isinstance(error, Exception):  # SystemExit & co. from the tool: its failure, not the run's end
+            raise RuntimeError(f"the tool raised {_describe(error)}") from None
+        raise error
     return box.get("value")
 
 
 def _describe(exc: BaseException) -> str:
-    text = str(exc).strip()
+    try:
+        text = str(exc).strip()
+    except Exception:  # an exception whose message itself fails
+        text = ""
+    if len(text) > MAX_ERROR_CHARS:  # errors are bounded like outputs (they are kept per attempt)
+        text = text[:MAX_ERROR_CHARS] + "…"
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
@@ -157,8 +243,8 @@ class Dispatcher:
         try:
             text = body(call, entry)
         except Exception as exc:  # a bug here must not end the run
-            log.exception("dispatcher failed on %s", entry["tool"])
-            entry.update(error=_describe(exc), error_category=ErrorCategory.NON_TRANSIENT.value)
+            log.error("dispatcher failed on %s\n%s", entry["tool"], masked_traceback(exc))
+            entry.update(success=False, error=_describe(exc), error_category=ErrorCategory.NON_TRANSIENT.value)
             text = f"ERROR: {_describe(exc)}"
         text, entry["truncated"] = truncate(mask_text(text), self.settings.max_tool_output_chars)
         entry["output"] = text
@@ -190,6 +276,7 @@ class Dispatcher:
                 )
         else:
             args = raw_args if raw_args is not None else {}
+        register_argument_secrets(args)
         entry["arguments"] = mask(args) if isinstance(args, dict) else mask(output_to_text(args)[:2000])
         tool = self.registry.get(call.name)
         if tool is None:
@@ -281,7 +368,7 @@ class Dispatcher:
                 if category is ErrorCategory.TRANSIENT and attempt < len(delays):
                     wait = backoff_delay(attempt, delays, cap=self.settings.retry_max_delay, rng=self._rng)
                     record["wait_s"] = round(wait, 3)
-                    log.warning("tool %s transient error (%s); retry in %.2f s", tool.name, error, wait)
+                    log.warning("tool %s transient error (%s); retry in %.2f s", tool.name, mask_text(error), wait)
                     self._sleep(wait)
                     attempt += 1
                     continue

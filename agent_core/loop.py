@@ -12,7 +12,7 @@ import os
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from agent_core.context import ContextBlock, ToolOutput, select_blocks, trim_history
@@ -30,11 +30,12 @@ from agent_core.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from agent_core.masking import mask, mask_text
-from agent_core.pricing import estimate_cost
+from agent_core.masking import mask, mask_text, masked_traceback
+from agent_core.pricing import Price, estimate_cost, load_prices
 from agent_core.providers.base import ModelRequest, ModelResponse, Provider, Usage
 from agent_core.records import (
     SCHEMA_VERSION,
+    RecordEncoder,
     RecordWriteError,
     new_run_id,
     record_path,
@@ -79,8 +80,8 @@ def validate_goal(goal: str) -> str:
     return goal
 
 
-def _cost(provider: Provider, model: str, usage: Usage, settings: Settings) -> float | None:
-    return estimate_cost(model, usage, provider=provider.id, data_dir=settings.data_dir)
+def _cost(provider: Provider, model: str, usage: Usage, prices: Mapping[str, Price]) -> float | None:
+    return estimate_cost(model, usage, provider=provider.id, prices=prices)
 
 
 class _Run:
@@ -97,6 +98,11 @@ class _Run:
     ) -> None:
         self.settings = settings
         self.provider = provider
+        # The price table (defaults + the optional prices file) is read once per run, not on
+        # every save (reading it costs more than the rest of a step's bookkeeping).
+        self.prices = load_prices(settings.data_dir)
+        self.encoder = RecordEncoder()
+        """Per-step saves re-encode only what is new; the final save encodes everything."""
         self.t0 = time.perf_counter()
         self.usage = Usage()
         self.blocks: list[ContextBlock] = []
@@ -130,7 +136,7 @@ class _Run:
             "answer": None,
             "error": None,
             "usage": self.usage.as_dict(),
-            "cost_usd": _cost(provider, provider.model, self.usage, settings),
+            "cost_usd": _cost(provider, provider.model, self.usage, self.prices),
             "steps": [],
             "context_blocks": [],
             "tool_calls": [],
@@ -143,20 +149,20 @@ class _Run:
     def elapsed_ms(self) -> float:
         return round((time.perf_counter() - self.t0) * 1000, 3)
 
-    def save(self) -> None:
+    def save(self, *, final: bool = False) -> None:
         kept = trim_history(self.history, self.settings.history_max_messages)
         self.record["history"] = kept
         self.record["history_dropped"] = len(self.history) - len(kept)
         self.record["usage"] = self.usage.as_dict()
-        self.record["cost_usd"] = _cost(self.provider, self.record["model"], self.usage, self.settings)
+        self.record["cost_usd"] = _cost(self.provider, self.record["model"], self.usage, self.prices)
         self.record["updated_at"] = utc_now()
         meta = getattr(self.provider, "meta", None)
         if callable(meta):
             try:
                 self.record["provider_meta"] = mask(meta())
-            except Exception:  # provider metadata is a nicety, never a failure
-                log.debug("provider meta() failed", exc_info=True)
-        save_record(self.record, self.settings.runs_dir)
+            except Exception as exc:  # provider metadata is a nicety, never a failure
+                log.debug("provider meta() failed\n%s", masked_traceback(exc))
+        save_record(self.record, self.settings.runs_dir, encoder=self.encoder, final=final)
 
     def finish(self, status: str, *, answer: str | None = None, error: dict[str, str] | None = None) -> RunFinished:
         self.record.update(
@@ -167,7 +173,7 @@ class _Run:
             duration_ms=self.elapsed_ms(),
         )
         try:
-            self.save()
+            self.save(final=True)
         except RecordWriteError as exc:
             # The run result is still reported; the message says the record could not be kept.
             self.record["error"] = {"type": "RecordWriteError", "message": str(exc.strerror or exc)}
@@ -225,7 +231,10 @@ def run_agent(
         for step in range(1, settings.max_steps + 1):
             if cancel.is_set():
                 raise RunCancelled()
-            yield from _step(run, step, provider, registry, dispatcher, settings, instructions, goal, cancel, rng)
+            # The masked goal (as recorded): a key pasted into a goal is not sent on to the model API.
+            yield from _step(
+                run, step, provider, registry, dispatcher, settings, instructions, run.record["goal"], cancel, rng
+            )
             if run.record["answer"] is not None:
                 yield run.finish("completed", answer=run.record["answer"])
                 return
@@ -237,7 +246,7 @@ def run_agent(
         yield run.finish("max_steps", error={"type": "MaxStepsReached", "message": message})
     except RunCancelled:
         yield run.finish("cancelled", error={"type": "Cancelled", "message": "The run was stopped by the user."})
-    except GeneratorExit:
+    except (GeneratorExit, KeyboardInterrupt):  # Stop in the UI (generator closed), Ctrl-C in the CLI
         run.finish("cancelled", error={"type": "Cancelled", "message": "The run was stopped by the user."})
         raise
     except _ModelCallFailed as exc:
@@ -246,7 +255,7 @@ def run_agent(
     except RecordWriteError as exc:
         yield run.finish("error", error={"type": "RecordWriteError", "message": str(exc.strerror or exc)})
     except Exception as exc:  # an engine bug: keep the record, say what happened
-        log.exception("run %s failed", rid)
+        log.error("run %s failed\n%s", rid, masked_traceback(exc))
         yield run.finish("error", error={"type": type(exc).__name__, "message": mask_text(str(exc)) or type(exc).__name__})
 
 
@@ -265,7 +274,7 @@ def _call_model(
         except ProviderError as exc:
             error = exc
         except Exception as exc:  # a provider bug or an SDK surprise: not retried
-            log.exception("provider %s raised", provider.id)
+            log.error("provider %s raised\n%s", provider.id, masked_traceback(exc))
             error = ProviderError(
                 f"{provider.id} failed: {type(exc).__name__}: {exc}", provider=provider.id, error_type=type(exc).__name__
             )
@@ -414,11 +423,18 @@ def _step(
         if len(block.outputs) == len(block.tool_calls):
             run.blocks.append(block)
             run.record["context_blocks"].append(
-                {"index": block.index, "step": step, "items": mask(block.items()), "chars": block.chars(), "raw": mask(block.raw)}
+                {"index": block.index, "step": step, "items": _record_items(block), "chars": block.chars(), "raw": mask(block.raw)}
             )
         step_entry["duration_ms"] = round((time.perf_counter() - step_t0) * 1000, 3)
         run.record["steps"].append(step_entry)
     yield _step_finished(run, step_entry)
+
+
+def _record_items(block: ContextBlock) -> list[dict[str, Any]]:
+    """The block's items for the record, masked. Text and tool outputs were masked when they were
+    made (``text`` above, ``output`` by the dispatcher); only tool-call arguments and reasoning
+    still come straight from the model."""
+    return [item if item["kind"] in ("text", "tool_output") else mask(item) for item in block.items()]
 
 
 def _step_finished(run: _Run, step_entry: dict[str, Any]) -> StepFinished:

@@ -69,19 +69,75 @@ def record_path(runs_dir: Path, run_id: str) -> Path:
     return Path(runs_dir) / f"{run_id}.json"
 
 
-def save_record(record: dict[str, Any], runs_dir: Path) -> Path:
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
+"""The one JSON form of a record (compact, UTF-8 text kept as is)."""
+
+
+class RecordEncoder:
+    """Encodes one growing record again and again, encoding each list item only once.
+
+    A run is saved after every step, and re-encoding every earlier step, block, call and message
+    each time is most of the engine's own time per step on long runs. Items of the list fields
+    (:attr:`LIST_FIELDS`) are encoded when first seen and reused while the very same object is
+    still in the list; everything else is encoded each time. The output is byte for byte what
+    ``json.dumps`` gives. An item must not be changed after it was appended (the loop appends
+    finished items only); ``full=True`` encodes everything afresh (the final save of a run).
+    """
+
+    LIST_FIELDS = ("steps", "context_blocks", "tool_calls", "history")
+
+    def __init__(self) -> None:
+        self._seen: dict[str, dict[int, tuple[Any, str]]] = {}
+        # Placeholders for the list fields in one encoding of the rest of the record; random, so
+        # no value can contain one by chance.
+        token = secrets.token_hex(16)
+        self._holders = {key: f"\x00{token}:{key}" for key in self.LIST_FIELDS}
+        self._encoded_holders = {key: _encode(holder) for key, holder in self._holders.items()}
+
+    def encode(self, record: dict[str, Any], *, full: bool = False) -> str:
+        """``record`` as JSON text, identical to :func:`json.dumps` with the record settings."""
+        if full:
+            self._seen = {}
+            return _encode(record)
+        lists = {key: value for key, value in record.items() if key in self._holders and isinstance(value, list)}
+        text = _encode({key: self._holders[key] if key in lists else value for key, value in record.items()})
+        for key, items in lists.items():
+            text = text.replace(self._encoded_holders[key], "[" + ",".join(self._items(key, items)) + "]", 1)
+        return text
+
+    def _items(self, key: str, items: list[Any]) -> list[str]:
+        old = self._seen.get(key, {})
+        new: dict[int, tuple[Any, str]] = {}
+        out = []
+        for item in items:
+            hit = old.get(id(item))
+            # The object itself is kept in the cache, so its id cannot be reused by another.
+            text = hit[1] if hit is not None and hit[0] is item else _encode(item)
+            new[id(item)] = (item, text)
+            out.append(text)
+        self._seen[key] = new
+        return out
+
+
+def save_record(record: dict[str, Any], runs_dir: Path, *, encoder: RecordEncoder | None = None,
+                final: bool = True) -> Path:
     """Write ``record`` to ``runs_dir/<run_id>.json`` atomically (temp file + rename).
 
-    A failure leaves any earlier version of the file untouched and raises
-    :class:`RecordWriteError` with a plain message.
+    ``encoder`` (one per run) saves re-encoding what earlier saves already encoded; ``final=False``
+    lets it reuse those parts. A failure leaves any earlier version of the file untouched and
+    raises :class:`RecordWriteError` with a plain message.
     """
     runs_dir = Path(runs_dir)
     path = record_path(runs_dir, record["run_id"])
-    data = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
+    text = encoder.encode(record, full=final) if encoder is not None else _encode(record)
+    # errors="replace": a lone surrogate left in some field becomes "?" instead of stopping the save.
+    data = text.encode("utf-8", "replace")
     tmp_name = None
     try:
-        runs_dir.mkdir(parents=True, exist_ok=True)
+        if not runs_dir.is_dir():
+            runs_dir.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(prefix=f".{record['run_id']}.", suffix=".tmp", dir=runs_dir)
+        os.fchmod(fd, 0o644)  # mkstemp makes 0600: a dashboard run by another user must read CLI runs
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         os.replace(tmp_name, path)
@@ -129,13 +185,22 @@ def effective_status(record: dict[str, Any]) -> str:
     return "running" if age.total_seconds() < 86400 else INTERRUPTED
 
 
+_FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
+    "run_id": str, "goal": str, "provider": str, "model": (str, type(None)), "status": str,
+    "settings": dict, "usage": dict, "error": (dict, type(None)), "answer": (str, type(None)),
+    "context_blocks": list, "history": list,
+}
+"""Types of the top-level fields every reader relies on (a field may be absent, never mistyped)."""
+_LIST_OF_OBJECTS = ("steps", "tool_calls", "context_blocks", "history")
+
+
 def parse_record(data: bytes, name: str = "record") -> dict[str, Any]:
     """Parse and sanity-check one record; raise :class:`RecordError` saying what is wrong."""
     if not data.strip():
         raise RecordError(f"{name}: empty file")
     try:
         record = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # bad JSON or UTF-8, a 5,000-digit number, deep nesting
         raise RecordError(f"{name}: not valid JSON ({exc})") from None
     if not isinstance(record, dict):
         raise RecordError(f"{name}: not a run record (top level is {type(record).__name__})")
@@ -146,6 +211,13 @@ def parse_record(data: bytes, name: str = "record") -> dict[str, Any]:
         raise RecordError(f"{name}: incomplete run record (missing {', '.join(missing)})")
     if not isinstance(record["steps"], list) or not isinstance(record["tool_calls"], list):
         raise RecordError(f"{name}: malformed run record (steps/tool_calls are not lists)")
+    wrong = [key for key, kinds in _FIELD_TYPES.items() if key in record and not isinstance(record[key], kinds)]
+    wrong += [
+        f"{key}[]" for key in _LIST_OF_OBJECTS
+        if isinstance(record.get(key), list) and not all(isinstance(item, dict) for item in record[key])
+    ]
+    if wrong:
+        raise RecordError(f"{name}: malformed run record (wrong type: {', '.join(wrong)})")
     return record
 
 

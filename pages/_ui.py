@@ -117,11 +117,22 @@ def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NaT
 
 
-def fmt_ms(ms: Any) -> str:
+def _number(value: Any) -> float | None:
+    """``value`` as a finite float, or None (a hand-edited record may hold anything)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def fmt_ms(value: Any) -> str:
     """Milliseconds for people: ``850 ms``, ``2.4 s``, ``3 min 5 s``."""
-    if _missing(ms):
+    if _missing(value):
         return "—"
-    ms = float(ms)
+    ms = _number(value)
+    if ms is None:
+        return str(value)
     if ms < 1000:
         return f"{ms:.0f} ms" if ms >= 10 else f"{ms:.1f} ms"
     if ms < 60_000:
@@ -134,6 +145,8 @@ def fmt_cost(usd: Any) -> str:
     """An estimated cost: ``$0.0012``, ``free`` for 0, ``unknown`` when the model has no price."""
     if _missing(usd):
         return "unknown"
+    if _number(usd) is None:
+        return str(usd)
     usd = float(usd)
     if usd == 0:
         return "free"
@@ -142,7 +155,10 @@ def fmt_cost(usd: Any) -> str:
 
 def fmt_int(value: Any) -> str:
     """An integer with thousands separators (``—`` when missing)."""
-    return "—" if _missing(value) else f"{int(value):,}"
+    if _missing(value):
+        return "—"
+    number = _number(value)
+    return str(value) if number is None else f"{int(number):,}"
 
 
 def fmt_time(value: Any) -> str:

@@ -128,6 +128,18 @@ def run_detail(run_id: str) -> None:
     except RecordError as exc:
         st.error(f"Run {ui.md_label(run_id, 60)} could not be opened: {ui.md_label(exc, 200)}", icon="🔎")
         return
+    try:
+        _run_detail(record)
+    except Exception as exc:  # a hand-edited record with odd values: say so, keep the raw record at hand
+        st.error(
+            f"Part of run {ui.md_label(run_id, 60)} cannot be shown: the record holds values of an unexpected "
+            f"type ({ui.md_label(type(exc).__name__ + ': ' + str(exc), 200)}). The raw record is below.",
+            icon="⚠️",
+        )
+        st.json(record, expanded=False)
+
+
+def _run_detail(record: dict[str, Any]) -> None:
     status = record.get("status_shown") or record.get("status")
     st.subheader(
         "Run detail" + (" · 🎬 scripted demo" if record.get("scripted") else ""),

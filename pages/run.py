@@ -19,6 +19,7 @@ from agent_core import demo
 from agent_core.errors import ProviderError, RecordError
 from agent_core.events import RunFinished, RunStarted
 from agent_core.loop import run_agent, validate_goal
+from agent_core.masking import mask_text
 from agent_core.providers import ProviderInfo, default_provider_id, list_providers, make_provider
 from agent_core.providers.base import Provider
 from agent_core.settings import Settings
@@ -87,7 +88,7 @@ def live_run(
     if banner:
         st.info(banner, icon="🎬")
     st.caption("Goal")
-    ui.show_text(goal)
+    ui.show_text(mask_text(goal))  # as the record keeps it: a pasted key is never shown back
     cancel, done = threading.Event(), threading.Event()
     st.session_state["run_cancel"] = cancel
     st.session_state["run_done"] = done

@@ -20,9 +20,10 @@ from types import ModuleType
 from typing import Any
 
 from agent_core.errors import ProviderError
-from agent_core.masking import mask_text
+from agent_core.masking import install_log_masking, mask_text
 
 log = logging.getLogger("agent_core.providers.errors")
+install_log_masking()  # the SDKs log request bodies at DEBUG; see its docstring
 
 TRANSIENT_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 """Statuses worth retrying; any other status ≥ 500 is transient too."""

@@ -106,7 +106,11 @@ def read_workspace_file(root: Path, path: str, max_chars: int = 2000) -> str:
     if not root.is_dir():
         raise ValueError(f"the workspace folder {str(root)!r} does not exist")
     target = resolve_in_workspace(root, path)
-    if not target.exists() and not target.is_symlink():
+    try:
+        missing = not target.exists() and not target.is_symlink()
+    except OSError as exc:  # e.g. a name too long: exists() only hides "not found"
+        raise ValueError(f"cannot open {path[:200]!r}: {exc.strerror or exc}") from None
+    if missing:
         # Models often repeat the folder ("agent_data/workspace/pricing.md"); allow that.
         alias = path.strip().replace("\\", "/")
         for prefix in WORKSPACE_PREFIXES:
