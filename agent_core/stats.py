@@ -36,13 +36,14 @@ def tool_stats(calls: pd.DataFrame, by: Sequence[str] = ("tool",)) -> pd.DataFra
     out = grouped.agg(
         calls=("_ok", "size"),
         success_rate=("_ok", "mean"),
-        p50_ms=("_ms", lambda s: s.quantile(0.5)),
-        p95_ms=("_ms", lambda s: s.quantile(0.95)),
         mean_ms=("_ms", "mean"),
         retried=("_retried", "sum"),
         fallbacks=("_fallback", "sum"),
         duplicates=("_dup", "sum"),
     )
+    # Vectorised per-group quantiles (a lambda per group costs ~1 ms each at 10k runs).
+    out["p50_ms"] = grouped["_ms"].quantile(0.5)
+    out["p95_ms"] = grouped["_ms"].quantile(0.95)
     cats = (
         df[df["error_category"].notna() & ~df["_ok"]]
         .groupby(by + ["error_category"], dropna=False)
