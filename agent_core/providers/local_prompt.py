@@ -1,0 +1,530 @@
+"""What the local model sees and says: chat messages, a JSON schema per step, and the parsing.
+
+Qwen2.5-Coder-1.5B writes tool calls as plain JSON rather than the ``<tool_call>`` tags its chat
+template expects, so native tool parsing fails (reference/LOCAL_MODEL.md). Instead each step's
+output is constrained by a JSON schema: either ``{"answer": "…"}`` or, one branch per offered
+tool, ``{"<tool name>": {…that tool's own parameters…}}``.
+
+Which branches a step offers comes from a small plan (:func:`plan_step`): a goal that plainly
+needs tools (numbers, prices, policies, files, weather …) must call them, facts first, and must
+answer once they have run; small talk is left to the model. Measured with
+``bench/local_quality.py``; the reasons are in the docstrings below.
+
+Everything here is pure (no model needed), so it is unit-tested without the model.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agent_core.context import ContextBlock, ToolCallRequest
+from agent_core.tools.registry import Tool
+
+RAW_TYPE = "local_output"
+"""``type`` of the raw item a local response carries (the JSON the model produced)."""
+
+FORMAT_RULES = """Reply with exactly one JSON object and nothing else:
+- to call a tool: {"<tool name>": {<the tool's arguments>}}
+- to give the final answer: {"answer": "<your answer to the user>"}
+Call one tool at a time and wait for its result. Never compute, invent or guess a number, a price
+or a policy yourself: get it from a tool. When every needed tool result is in, give the answer,
+in the user's language, using the numbers from the tool results exactly."""
+
+# Words that show a goal needs a tool, by tool. English and Korean, matched case-insensitively.
+_TOOL_HINTS: dict[str, tuple[str, ...]] = {
+    "calculator": (
+        "calculat",
+        "compute",
+        "total",
+        "sum",
+        "multipl",
+        "divid",
+        "plus",
+        "minus",
+        "times",
+        "percent",
+        "average",
+        "how much",
+        "계산",
+        "합계",
+        "총",
+        "곱",
+        "더하",
+        "빼",
+        "나누",
+        "평균",
+    ),
+    "lookup": (
+        "price",
+        "cost",
+        "policy",
+        "refund",
+        "return polic",
+        "shipping",
+        "delivery",
+        "look up",
+        "lookup",
+        "단가",
+        "가격",
+        "비용",
+        "정책",
+        "환불",
+        "반품",
+        "배송",
+        "확인",
+    ),
+    "read_file": ("file", "read", ".txt", ".md", ".csv", ".json", "파일", "읽"),
+    "search_documents": ("search", "find", "document", "docs", "검색", "찾", "문서"),
+    "search_web": ("web", "internet", "online", "news", "웹", "인터넷", "뉴스"),
+    "search_cached": ("cached",),
+    "get_weather": ("weather", "temperature", "forecast", "날씨", "기온", "일기"),
+    "word_count": ("word count", "count the words", "how many words", "words in", "단어"),
+}
+_ARITHMETIC = re.compile(r"\d\s*[-+*/×÷^%x]\s*\(?\s*\d|\d\s*\*\*\s*\d")
+
+
+def tools_needed(goal: str, tool_names: Iterable[str]) -> list[str]:
+    """Enabled tools the goal plainly asks for (keyword and arithmetic heuristics).
+
+    Empty for small talk ("hello", "what can you do?"), so those are never forced into a tool.
+    """
+    text = goal.lower()
+    enabled = list(tool_names)
+    wanted: list[str] = []
+    for name in enabled:
+        hints = _TOOL_HINTS.get(name, ())
+        if any(hint in text for hint in hints):
+            wanted.append(name)
+    if "calculator" in enabled and "calculator" not in wanted and _ARITHMETIC.search(text):
+        wanted.append("calculator")
+    return wanted
+
+
+INFO_TOOLS = ("lookup", "search_documents", "read_file", "search_web", "search_cached")
+"""Tools that fetch facts; they stand in for one another when a goal needs facts."""
+# Fact topics a goal may ask about, each needing its own look-up (the lookup tool's topics).
+_FACT_TOPICS: tuple[tuple[str, ...], ...] = (
+    ("price", "cost", "단가", "가격", "비용", "요금"),
+    ("refund", "return polic", "환불", "반품"),
+    ("shipping", "delivery", "배송", "배달"),
+)
+
+
+@dataclass(frozen=True)
+class Need:
+    """Something the goal needs: ``count`` successful calls of any of ``tools``."""
+
+    tools: tuple[str, ...]
+    count: int = 1
+
+
+def goal_needs(goal: str, tool_names: Iterable[str]) -> list[Need]:
+    """What the goal plainly needs, from :func:`tools_needed`: facts (one call per fact topic it
+    names, by any fact-fetching tool it hints at) and each other tool once."""
+    wanted = tools_needed(goal, tool_names)
+    info = tuple(n for n in wanted if n in INFO_TOOLS)
+    needs = []
+    if info:
+        text = goal.lower()
+        topics = sum(any(word in text for word in group) for group in _FACT_TOPICS)
+        needs.append(Need(info, max(1, topics)))
+    needs.extend(Need((n,)) for n in wanted if n not in INFO_TOOLS)
+    return needs
+
+
+@dataclass(frozen=True)
+class StepPlan:
+    """Which tools the model may call this step, whether it must call one, may it answer."""
+
+    tools: list[Tool]
+    force_tool: bool
+    reason: str
+    """Why, in a few words (kept in the raw output item, so the record shows it)."""
+
+
+def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) -> StepPlan:
+    """The tools offered for one step, from the goal's needs and the results so far.
+
+    Qwen2.5-Coder-1.5B answers arithmetic itself (wrongly) unless made to call a tool, and once
+    it has results it rarely stops: it walks through every lookup topic, recomputes, repeats.
+    So a goal with clear needs (:func:`goal_needs`) is run as a small plan:
+
+    - while a need is unmet, the model must call one of the tools that meet it (its choice of
+      which, and of the arguments): facts before the calculator, and the calculator as soon as
+      one fact is in;
+    - after a failed call it may fix the call, try another needed tool, or answer;
+    - once every need is met, it answers: never another tool after results that answer.
+
+    A goal with no clear need (small talk, or words the heuristics do not know) is left to the
+    model: every enabled tool, or the answer.
+    """
+    enabled = list(tools)
+    needs = goal_needs(goal, [t.name for t in enabled])
+    if not needs:
+        return StepPlan(enabled, False, "no tool clearly needed: the model decides")
+    wanted = {n for need in needs for n in need.tools}
+    if blocks and any(o.is_error for o in blocks[-1].outputs):
+        return StepPlan([t for t in enabled if t.name in wanted], False, "last call failed: fix it or answer")
+    succeeded = [o.name for b in blocks for o in b.outputs if not o.is_error]
+    unmet = [need for need in needs if sum(name in need.tools for name in succeeded) < need.count]
+    if not unmet:
+        return StepPlan([], False, "every need met: answer")
+    names = {n for need in unmet for n in need.tools}
+    if "calculator" in names and len(names) > 1:
+        if any(name in INFO_TOOLS for name in succeeded):
+            # Compute as soon as there is a figure to compute with: facts fetched in between
+            # led it astray (it added the $500 free-shipping threshold to a total).
+            names = {"calculator"}
+        else:
+            # Facts first: otherwise it computes with a price it made up ("7 * 100").
+            names.discard("calculator")
+    return StepPlan([t for t in enabled if t.name in names], True, "must call: " + ", ".join(sorted(names)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Schema
+
+
+def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a tool's parameter schema with local ``$ref``s replaced by their ``$defs``."""
+    defs = schema.get("$defs") or schema.get("definitions") or {}
+
+    def resolve(node: Any, depth: int = 0) -> Any:
+        if depth > 20:
+            return {}
+        if isinstance(node, list):
+            return [resolve(item, depth + 1) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith(("#/$defs/", "#/definitions/")):
+            target = defs.get(ref.rsplit("/", 1)[-1], {})
+            return resolve({**target, **{k: v for k, v in node.items() if k != "$ref"}}, depth + 1)
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key in ("$defs", "definitions", "title"):
+                continue  # keywords only: property names are handled below
+            if key == "properties" and isinstance(value, dict):
+                out[key] = {name: resolve(prop, depth + 1) for name, prop in value.items()}
+            else:
+                out[key] = resolve(value, depth + 1)
+        return out
+
+    resolved = resolve(copy.deepcopy(schema))
+    if not isinstance(resolved, dict) or not resolved:
+        return {"type": "object", "properties": {}, "additionalProperties": False}
+    resolved.setdefault("type", "object")
+    resolved.setdefault("properties", {})
+    return resolved
+
+
+ANSWER_BRANCH: dict[str, Any] = {
+    "type": "object",
+    "properties": {"answer": {"type": "string"}},
+    "required": ["answer"],
+    "additionalProperties": False,
+}
+
+
+def tool_branch(tool: Tool) -> dict[str, Any]:
+    """``{"<this tool's name>": <this tool's parameters>}``.
+
+    Keyed by the name rather than ``{"tool": …, "arguments": …}``: the same constraint in 10
+    tokens instead of 17, and every token is a forward pass (~60 ms here).
+    """
+    return {
+        "type": "object",
+        "properties": {tool.name: _inline_refs(tool.parameters)},
+        "required": [tool.name],
+        "additionalProperties": False,
+    }
+
+
+def output_schema(tools: Sequence[Tool], *, force_tool: bool) -> dict[str, Any]:
+    """The schema for one step: an answer or one call of an enabled tool (``force_tool``: a call).
+
+    Branches are mutually exclusive (different required keys, no extra keys), so ``anyOf`` here
+    means ``oneOf``; llguidance handles ``anyOf`` more reliably.
+    """
+    branches = [tool_branch(t) for t in tools]
+    if not force_tool or not branches:
+        branches.insert(0, ANSWER_BRANCH)
+    return branches[0] if len(branches) == 1 else {"anyOf": branches}
+
+
+COMPACT_JSON = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
+
+
+def output_grammar(schema: dict[str, Any]) -> str:
+    """An llguidance grammar for ``schema`` that also fixes the whitespace to one line.
+
+    Left free, the model pretty-prints its first reply over several lines (about 12 extra tokens,
+    ~1 s here); one-line JSON is also what the earlier turns show it.
+    """
+    return "%llguidance {}\nstart: %json " + json.dumps(
+        {**schema, "x-guidance": COMPACT_JSON}, ensure_ascii=False
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Messages
+
+
+def _type_of(schema: dict[str, Any]) -> str:
+    if "enum" in schema:
+        return " | ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return " | ".join(str(k) for k in kind)
+    if kind == "array":
+        return f"list of {_type_of(schema.get('items', {}))}"
+    if kind:
+        return str(kind)
+    options = schema.get("anyOf") or schema.get("oneOf")
+    if options:
+        return " | ".join(_type_of(o) for o in options if isinstance(o, dict))
+    return "any"
+
+
+_EXAMPLE_MARKER = re.compile(r"(\(\s*)?(?:,\s*)?\b(?:e\.g\.|for example|such as)\s", re.IGNORECASE)
+
+
+def without_examples(text: str) -> str:
+    """``text`` minus its "e.g. …" clauses: a 1.5B model copies examples verbatim into calls
+    (it sent ``(24*7)+100`` for "the total for 7 units" after reading it in a description)."""
+    out = []
+    position = 0
+    while (match := _EXAMPLE_MARKER.search(text, position)) is not None:
+        out.append(text[position : match.start()])
+        i = match.end()
+        while i < len(text):
+            char = text[i]
+            if char in "'\"":  # skip a quoted example whole, whatever it contains
+                close = text.find(char, i + 1)
+                i = len(text) if close < 0 else close + 1
+                continue
+            if char in ".;" and (i + 1 == len(text) or text[i + 1].isspace()):
+                break
+            if char == ")":
+                if match.group(1):  # "(e.g. …)": drop both brackets
+                    i += 1
+                break
+            i += 1
+        position = i
+    out.append(text[position:])
+    return re.sub(r"\s{2,}", " ", "".join(out)).strip()
+
+
+def describe_tool(tool: Tool) -> str:
+    """One compact line per tool: ``- name(arg: type, opt?: type = default): description``.
+
+    Argument descriptions are left out: they cost prompt time on every first step and mostly
+    repeat the signature; the schema still constrains the arguments.
+    """
+    params = _inline_refs(tool.parameters)
+    required = set(params.get("required", []))
+    args = []
+    for name, prop in params.get("properties", {}).items():
+        prop = prop if isinstance(prop, dict) else {}
+        text = f"{name}: {_type_of(prop)}"
+        if name not in required:
+            text = f"{name}?: {_type_of(prop)}"
+            if "default" in prop:
+                text += f" = {json.dumps(prop['default'], ensure_ascii=False)}"
+        args.append(text)
+    return f"- {tool.name}({', '.join(args)}): {without_examples(tool.description)}"
+
+
+def system_message(instructions: str, tools: Sequence[Tool]) -> str:
+    """The system prompt: the run's instructions, the tool list and the JSON reply format."""
+    parts = [instructions.strip()]
+    if tools:
+        parts.append("Tools:\n" + "\n".join(describe_tool(t) for t in tools))
+        parts.append(FORMAT_RULES)
+    else:
+        parts.append(
+            'No tools are available. Reply with exactly one JSON object: {"answer": "<your answer>"}'
+        )
+    return "\n\n".join(p for p in parts if p)
+
+
+def _assistant_json(block: ContextBlock) -> str:
+    """The JSON the model emitted for this block, verbatim (so llama.cpp's prompt cache still
+    holds it); rebuilt from the calls when the block came from elsewhere."""
+    for item in reversed(block.raw):
+        if item.get("type") == RAW_TYPE and isinstance(item.get("content"), str) and not item.get("rejected"):
+            return item["content"]
+    if block.tool_calls:
+        call = block.tool_calls[0]
+        return json.dumps({call.name: _arguments_object(call.arguments)}, ensure_ascii=False)
+    return json.dumps({"answer": block.text}, ensure_ascii=False)
+
+
+def _arguments_object(arguments: Any) -> Any:
+    if isinstance(arguments, str):
+        try:
+            return json.loads(arguments)
+        except ValueError:
+            return arguments
+    return arguments
+
+
+def tool_results_message(block: ContextBlock) -> str:
+    """The tool outputs of a block as one plain-text user turn."""
+    lines = []
+    for output in block.outputs:
+        label = "Tool error for" if output.is_error else "Tool result for"
+        lines.append(f"{label} {output.name}: {output.output}")
+    if not lines:
+        lines.append("(no tool result)")
+    return "\n".join(lines)
+
+
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+
+def request_language(goal: str) -> str:
+    """The language to answer in, named for the model."""
+    if _HANGUL.search(goal):
+        return "Korean"
+    letters = [c for c in goal if c.isalpha()]
+    if letters and all(c.isascii() for c in letters):
+        return "English"
+    return "the language of the request"
+
+
+def needs_reminder(goal: str, blocks: Sequence[ContextBlock], tool_names: Iterable[str]) -> bool:
+    """Whether the answer step should repeat the request (:func:`answer_reminder`).
+
+    Only where it was needed, since it costs ~40 prompt tokens (~1 s here): a goal with several
+    needs (the model answered "shipping is free" and dropped the total), or tool results in
+    another language than the goal's (it answered an English question in a result's Korean).
+    """
+    if sum(need.count for need in goal_needs(goal, tool_names)) > 1:
+        return True
+    outputs = " ".join(o.output for b in blocks for o in b.outputs)
+    korean_goal, korean_output = bool(_HANGUL.search(goal)), bool(_HANGUL.search(outputs))
+    if korean_goal:
+        return not korean_output and any(c.isalpha() for c in outputs)
+    return korean_output
+
+
+def answer_reminder(goal: str) -> str:
+    """Appended to the last tool results when the plan says answer now: the request again, and
+    how to answer it."""
+    return (
+        f"\n\nNow answer the request: {goal}\n"
+        f"Answer every part of it in {request_language(goal)}, with the figures from the tool results."
+    )
+
+
+def build_messages(
+    instructions: str,
+    goal: str,
+    blocks: Sequence[ContextBlock],
+    tools: Sequence[Tool],
+    *,
+    answer_now: bool = False,
+) -> list[dict[str, str]]:
+    """Chat messages: system, the goal, then per block the model's JSON and the tool results.
+
+    Everything before the last message stays the same from step to step, so llama.cpp reuses
+    its cached prompt; ``answer_now`` adds :func:`answer_reminder` to the last message only,
+    when :func:`needs_reminder` says so.
+    """
+    messages = [
+        {"role": "system", "content": system_message(instructions, tools)},
+        {"role": "user", "content": goal},
+    ]
+    for block in blocks:
+        messages.append({"role": "assistant", "content": _assistant_json(block)})
+        messages.append({"role": "user", "content": tool_results_message(block)})
+    if answer_now and blocks and needs_reminder(goal, blocks, [t.name for t in tools]):
+        messages[-1]["content"] += answer_reminder(goal)
+    return messages
+
+
+def call_signature(name: str, arguments: Any) -> str:
+    """Same tool + same arguments (key order ignored) → same text (as the dispatcher sees it)."""
+    return (
+        name + ":" + json.dumps(_arguments_object(arguments), sort_keys=True, ensure_ascii=False, default=str)
+    )
+
+
+def previous_calls(blocks: Sequence[ContextBlock]) -> set[str]:
+    """Signatures of the calls already made in the blocks sent."""
+    return {call_signature(c.name, c.arguments) for b in blocks for c in b.tool_calls}
+
+
+_EXPRESSION = re.compile(r"[\d(][\d\s.,+\-*/×÷%()^]*[\d)]")
+
+
+def repair_arguments(goal: str, call: ToolCallRequest) -> ToolCallRequest | None:
+    """A calculator call whose expression is the goal's own expression with the brackets lost,
+    restored to the goal's; None when there is nothing to repair.
+
+    Under constrained decoding the opening quote of a string is emitted on its own, and the model
+    then rarely starts the string with "(": it sent ``350 - 120 / 5`` for "(350 - 120) / 5" every
+    time (a tokenisation artefact, not a choice), which changes the result.
+    """
+    if call.name != "calculator" or not isinstance(call.arguments, dict):
+        return None
+    sent = call.arguments.get("expression")
+    if not isinstance(sent, str) or "(" in sent:
+        return None
+    squeeze = lambda text: re.sub(r"\s+", "", text)  # noqa: E731
+    for match in _EXPRESSION.finditer(goal):
+        written = match.group(0).strip()
+        if "(" in written and squeeze(written.replace("(", "").replace(")", "")) == squeeze(sent):
+            return ToolCallRequest(call.call_id, call.name, {**call.arguments, "expression": written})
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing
+
+
+class OutputError(ValueError):
+    """The model's output is not one of the allowed JSON shapes."""
+
+
+def cut_answer(content: str) -> str | None:
+    """The text of an answer the token limit cut off mid-string, or None if it is not one."""
+    prefix = '{"answer": "'
+    if not content.startswith(prefix):
+        return None
+    body = content[len(prefix) :]
+    for ending in ('"}', '\\"}', 'n"}'):  # close the string, even after a dangling backslash
+        try:
+            return str(json.loads(prefix + body + ending)["answer"])
+        except (ValueError, KeyError, TypeError):
+            continue
+    return body
+
+
+def parse_output(content: str, *, step: int) -> tuple[str, list[ToolCallRequest]]:
+    """``(answer text, [])`` or ``("", [call])`` from the constrained output.
+
+    Call ids are ``local_<step>_<n>``. A tool name is passed on as it is (the dispatcher answers
+    an unknown one with an error the model can fix). Raises :class:`OutputError` for anything
+    else (the schema should make that impossible; a cut-off output is the usual cause).
+    """
+    try:
+        data = json.loads(content)
+    except ValueError as exc:
+        raise OutputError(
+            f"the local model's output is not valid JSON ({exc.msg}): {content[:200]!r}"
+        ) from None
+    if not isinstance(data, dict) or len(data) != 1:
+        raise OutputError(f"the local model's output is not a JSON object with one key: {content[:200]!r}")
+    ((key, value),) = data.items()
+    if key == "answer" and isinstance(value, str):
+        return value, []
+    if not isinstance(value, dict):
+        raise OutputError(f"the local model's arguments for {key} are not an object: {content[:200]!r}")
+    return "", [ToolCallRequest(call_id=f"local_{step}_1", name=key, arguments=value)]

