@@ -32,7 +32,7 @@ from agent_core.events import (
 )
 from agent_core.masking import mask, mask_text, masked_traceback
 from agent_core.pricing import Price, estimate_cost, load_prices
-from agent_core.providers.base import ModelRequest, ModelResponse, Provider, Usage
+from agent_core.providers.base import ModelRequest, Provider, Usage
 from agent_core.records import (
     SCHEMA_VERSION,
     RecordEncoder,
