@@ -266,9 +266,9 @@ def test_blocks_become_the_models_json_and_plain_tool_results(registry: ToolRegi
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user", "assistant", "user"]
     assert messages[1]["content"] == "goal?"
     assert messages[2]["content"] == emitted  # verbatim: llama.cpp's prompt cache still matches
-    assert messages[3]["content"] == "Tool result for calculator: 168"  # plain text, no tags
+    assert messages[3]["content"] == 'Tool result for calculator(expression="24*7"): 168'  # plain text
     assert json.loads(messages[4]["content"]) == {"lookup": {"topic": "x"}}  # rebuilt
-    assert messages[5]["content"] == "Tool error for lookup: ERROR: no fact about 'x'"
+    assert messages[5]["content"] == "Tool error for lookup(topic=\"x\"): ERROR: no fact about 'x'"
 
 
 @pytest.mark.parametrize(
@@ -303,7 +303,7 @@ def test_the_answer_step_repeats_the_request_only_where_it_helps(registry: ToolR
     arithmetic = build_messages(
         "s", "What is (24*7)+100?", [done_block(0, "calculator", "268")], tools, answer_now=True
     )
-    assert arithmetic[-1]["content"] == "Tool result for calculator: 268"
+    assert arithmetic[-1]["content"] == 'Tool result for calculator(x=0): 268'  # no reminder
     two_needs = "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요."
     blocks = [done_block(0, "lookup", "단가: 개당 $24"), done_block(1, "calculator", "168")]
     assert "in Korean" in build_messages("s", two_needs, blocks, tools, answer_now=True)[-1]["content"]

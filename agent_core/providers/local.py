@@ -444,9 +444,10 @@ class LocalProvider:
                 message += " (lower the context-block limit or MAX_TOOL_OUTPUT_CHARS)"
             raise ProviderError(f"llama.cpp: {message}", provider=PROVIDER_ID, error_type=str(kind))
         if timed_out:
+            so_far = "".join(pieces)
             raise ProviderError(
-                f"the local model took longer than the request timeout ({timeout:.0f} s) and was stopped; "
-                "raise REQUEST_TIMEOUT for slow machines",
+                f"the local model took longer than the request timeout ({timeout:.0f} s) and was stopped "
+                f"after {len(so_far)} characters ({so_far[:60]!r}…); raise REQUEST_TIMEOUT for slow machines",
                 provider=PROVIDER_ID,
                 error_type="Timeout",
             )

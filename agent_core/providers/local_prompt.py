@@ -374,12 +374,30 @@ def _arguments_object(arguments: Any) -> Any:
     return arguments
 
 
+def _call_text(call: ToolCallRequest | None, name: str) -> str:
+    """``calculator(expression="24 * 12 + 15")``: the call a result belongs to, values shortened."""
+    arguments = _arguments_object(call.arguments) if call is not None else None
+    if not isinstance(arguments, dict) or not arguments:
+        return name
+    parts = []
+    for key, value in arguments.items():
+        text = json.dumps(value, ensure_ascii=False)
+        parts.append(f"{key}={text if len(text) <= 60 else text[:57] + '…'}")
+    return f"{name}({', '.join(parts)})"
+
+
 def tool_results_message(block: ContextBlock) -> str:
-    """The tool outputs of a block as one plain-text user turn."""
+    """The tool outputs of a block as one plain-text user turn, each with the call it answers.
+
+    Naming the call keeps the figure attached to its meaning: shown a bare "303", the model
+    answered "12 units cost $72, plus the fee $87"; shown ``calculator(expression="24 * 12 + 15")``
+    it kept 303.
+    """
+    calls = {c.call_id: c for c in block.tool_calls}
     lines = []
     for output in block.outputs:
         label = "Tool error for" if output.is_error else "Tool result for"
-        lines.append(f"{label} {output.name}: {output.output}")
+        lines.append(f"{label} {_call_text(calls.get(output.call_id), output.name)}: {output.output}")
     if not lines:
         lines.append("(no tool result)")
     return "\n".join(lines)
