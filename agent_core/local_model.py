@@ -303,9 +303,18 @@ def ensure_model_file(source: ModelSource) -> Generator[LoadProgress, None, Path
         yield LoadProgress("verify", 1, 1, "model file already verified")
         return target
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ModelFileError(f"cannot create the model cache folder {target.parent}: {exc}") from exc
+        return (yield from _join_and_verify(source, expected))
+    except OSError as exc:  # unwritable cache folder, disk full, a part unreadable …
+        raise ModelFileError(
+            f"cannot prepare the model file in {target.parent}: {exc.strerror or exc} "
+            "(set LOCAL_MODEL_CACHE to a writable folder with 1.2 GB free)"
+        ) from exc
+
+
+def _join_and_verify(source: ModelSource, expected: str) -> Generator[LoadProgress, None, Path]:
+    """The locked part of :func:`ensure_model_file`: hash or join, then mark."""
+    target = source.path
+    target.parent.mkdir(parents=True, exist_ok=True)
     with _file_lock(target.with_name(target.name + ".lock")):
         # Another process may have finished the job while we waited for the lock.
         if is_verified(target, expected):

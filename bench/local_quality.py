@@ -127,12 +127,23 @@ class GoalResult:
     failures: list[str] = field(default_factory=list)
 
 
-def run(tries: int, temperature: float, only: str | None) -> dict[str, Any]:
-    """Run the benchmark; return the figures."""
+def run(tries: int, temperature: float, only: str | None, keep: bool = False) -> dict[str, Any]:
+    """Run the benchmark; return the figures (the run records are deleted unless ``keep``)."""
     hint = local.availability()
     if hint:
         raise SystemExit(f"local provider unavailable: {hint}")
     workdir = Path(tempfile.mkdtemp(prefix="local-bench-"))
+    try:
+        figures = _run(workdir, tries, temperature, only)
+    finally:
+        if keep:
+            print(f"run records kept in {workdir / 'runs'}", file=sys.stderr)
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+    return figures
+
+
+def _run(workdir: Path, tries: int, temperature: float, only: str | None) -> dict[str, Any]:
     shutil.copytree(ROOT / "agent_data" / "workspace", workdir / "workspace")
     settings = Settings(data_dir=workdir, retry_delays=(0.0,), search_web_failure_rate=0.0)
     registry = build_default_registry(settings)
@@ -196,6 +207,7 @@ def run(tries: int, temperature: float, only: str | None) -> dict[str, Any]:
         "file_check": first.file_check,
         "file_ms": first.file_ms,
         "load_ms": first.load_ms,
+        "warm_ms": first.warm_ms,
         "first_step_ms": first_step_ms,
         "step_median_ms": round(statistics.median(all_steps), 1) if all_steps else None,
         "step_max_ms": round(max(all_steps), 1) if all_steps else None,
@@ -241,8 +253,8 @@ def print_table(figures: dict[str, Any]) -> None:
         f"prepare            {figures['prepare_ms']} ms {figures['prepare_stages_ms']} "
         f"(model file: {figures['file_check']}, {figures['file_ms']} ms)"
     )
-    print(f"model load         {figures['load_ms']} ms")
-    print(f"first step         {figures['first_step_ms']} ms (system prompt not cached yet)")
+    print(f"model load         {figures['load_ms']} ms, then {figures['warm_ms']} ms caching the tool prompt")
+    print(f"first step         {figures['first_step_ms']} ms")
     print(
         f"step latency       median {figures['step_median_ms']} ms, max {figures['step_max_ms']} ms "
         f"over {figures['steps']} steps"
@@ -258,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--temperature", type=float, default=local.TEMPERATURE)
     parser.add_argument("--only", help="run only goals containing this text")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--keep", action="store_true", help="keep the run records for inspection")
     parser.add_argument(
         "--fresh-cache",
         action="store_true",
@@ -268,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
         cache = tempfile.mkdtemp(prefix="local-model-cache-")
         os.environ["LOCAL_MODEL_CACHE"] = cache
     try:
-        figures = run(args.tries, args.temperature, args.only)
+        figures = run(args.tries, args.temperature, args.only, keep=args.keep)
     finally:
         if args.fresh_cache:
             shutil.rmtree(cache, ignore_errors=True)

@@ -303,7 +303,7 @@ def test_the_answer_step_repeats_the_request_only_where_it_helps(registry: ToolR
     arithmetic = build_messages(
         "s", "What is (24*7)+100?", [done_block(0, "calculator", "268")], tools, answer_now=True
     )
-    assert arithmetic[-1]["content"] == 'Tool result for calculator(x=0): 268'  # no reminder
+    assert arithmetic[-1]["content"] == "Tool result for calculator(x=0): 268"  # no reminder
     two_needs = "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요."
     blocks = [done_block(0, "lookup", "단가: 개당 $24"), done_block(1, "calculator", "168")]
     assert "in Korean" in build_messages("s", two_needs, blocks, tools, answer_now=True)[-1]["content"]
@@ -404,6 +404,8 @@ def test_complete_maps_request_and_response(
     assert first.usage.as_dict() == {"input_tokens": 120, "output_tokens": 7, "total_tokens": 127}
     assert first.raw[0]["type"] == "local_output"
     assert first.raw[0]["load_ms"] == 1234.5 and first.raw[0]["forced_tool"] is True
+    assert first.raw[0]["timings"] == {"cache_n": 100, "prompt_n": 20, "predicted_n": 7}
+    assert first.raw[0]["plan"] == "must call: calculator"
     body = server.bodies[0]
     assert body["grammar"].startswith("%llguidance {}\nstart: %json {")
     schema = json.loads(body["grammar"].split("%json ", 1)[1])
@@ -768,6 +770,20 @@ def test_a_damaged_partial_file_is_joined_again_from_scratch(tmp_path: Path, sma
     partial.write_bytes(b"\0" * 1200)  # wrong bytes where the first part should be
     _, path = drain(ensure_model_file(source))
     assert path.read_bytes() == blob
+
+
+def test_an_unusable_cache_folder_is_a_clear_error(tmp_path: Path) -> None:
+    parts, blob = make_parts(tmp_path)
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    source = ModelSource(
+        path=blocker / "cache" / "m.gguf",
+        parts=tuple(parts),
+        sha256=hashlib.sha256(blob).hexdigest(),
+        size=len(blob),
+    )
+    with pytest.raises(ModelFileError, match="LOCAL_MODEL_CACHE"):
+        drain(ensure_model_file(source))
 
 
 def test_cache_dir_and_custom_path_come_from_the_environment(tmp_path: Path) -> None:

@@ -7,7 +7,8 @@ come from output constrained by a JSON schema (:mod:`agent_core.providers.local_
 One loaded model serves the whole process (every browser session): a module-level engine
 guarded by a lock, the one process-wide object here, since a second copy would cost ~2 GB.
 Requests take turns on it. Environment: ``LOCAL_MODEL_PATH``, ``LOCAL_MODEL_CACHE``,
-``LOCAL_MODEL_THREADS`` (default 2).
+``LOCAL_MODEL_THREADS`` (default 2), ``OMP_WAIT_POLICY`` (set to ``PASSIVE`` when the threads
+fill every core; ``ACTIVE`` is ~20 % faster on an idle machine, twice as slow on a busy one).
 """
 
 from __future__ import annotations
@@ -135,6 +136,13 @@ def _load_engine(path: Path, *, n_threads: int, n_ctx: int) -> tuple[_Engine, bo
             with old.busy:  # let a running request finish before the model is swapped
                 _ENGINE = None
                 del old.server
+        # llama.cpp's OpenMP threads spin while they wait for each other. When they fill every
+        # core, anything else running (the dashboard, a browser) collapses generation: measured
+        # 4-5 tokens/s with one busy core and stalls of 1 token/s, against 9-10 when waiting
+        # passively; on an idle machine passive costs ~20 %. So: passive unless a core is spare.
+        # Set before the import: libgomp reads it when it loads.
+        if "OMP_WAIT_POLICY" not in os.environ and (os.cpu_count() or 1) <= n_threads:
+            os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
         try:
             import xllamacpp
         except ImportError as exc:
@@ -201,6 +209,18 @@ def _usage(final: dict[str, Any]) -> Usage:
     return Usage(prompt, completion, prompt + completion)
 
 
+def _timings(final: dict[str, Any]) -> dict[str, float]:
+    """llama.cpp's timings, the counts and durations only (its ``*_per_token_*`` keys would be
+    masked as secrets by the record's key-name rule)."""
+    timings = final.get("timings") or {}
+    keys = ("cache_n", "prompt_n", "prompt_ms", "predicted_n", "predicted_ms")
+    return {
+        key: (int(timings[key]) if key.endswith("_n") else round(float(timings[key]), 1))
+        for key in keys
+        if isinstance(timings.get(key), (int, float))
+    }
+
+
 class LocalProvider:
     """Qwen2.5-Coder-1.5B on llama.cpp; see the module docstring.
 
@@ -234,6 +254,8 @@ class LocalProvider:
         """Time the shared model took to load (ms), known after :meth:`prepare`."""
         self.loaded_now = False
         """True when this provider's :meth:`prepare` did the load (the first run in the process)."""
+        self.warm_ms: float | None = None
+        """Time spent caching the default system prompt after the load (ms), when this loaded it."""
         self.file_ms: float | None = None
         """Time spent making the model file ready (join / hash / marker check), ms."""
         self.file_check = ""
@@ -284,13 +306,46 @@ class LocalProvider:
             self.file_check = "joined"
         else:
             self.file_check = "hashed" if hashed_bytes > 1 else "marker"
-        yield LoadProgress("load", 0, 1, f"loading {path.name} into memory")
+        yield LoadProgress("load", 0, 2, f"loading {path.name} into memory")
         engine, self.loaded_now = _load_engine(path, n_threads=self.n_threads, n_ctx=self.n_ctx)
         self._engine, self.load_ms = engine, engine.load_ms
-        message = (
-            f"model loaded in {engine.load_ms / 1000:.1f} s" if self.loaded_now else "model already loaded"
+        if not self.loaded_now:
+            yield LoadProgress("load", 2, 2, "model already loaded")
+            return
+        yield LoadProgress(
+            "load", 1, 2, f"model loaded in {engine.load_ms / 1000:.1f} s; reading the tool list"
         )
-        yield LoadProgress("load", 1, 1, message)
+        self.warm_ms = self._warm_up(engine)
+        yield LoadProgress("load", 2, 2, "ready")
+
+    def _warm_up(self, engine: _Engine) -> float | None:
+        """Run the default system prompt (the loop's instructions and the built-in tools) through
+        the model once, so llama.cpp's prompt cache holds it.
+
+        The first request otherwise pays for ~500 prompt tokens (about 15 s on 2 cores) inside
+        the first step; here it happens while the progress bar shows loading, and every run with
+        the default tools starts from the cache. Returns the time taken (ms), None if skipped.
+        """
+        try:
+            from agent_core.loop import SYSTEM_PROMPT
+            from agent_core.tools.builtins import build_default_registry
+        except ImportError:  # pragma: no cover - a trimmed-down install
+            return None
+        tools = list(build_default_registry(Settings()))
+        body = {
+            "messages": build_messages(SYSTEM_PROMPT, "hello", [], tools),
+            "max_tokens": 1,
+            "temperature": self.temperature,
+            "cache_prompt": True,
+        }
+        started = time.perf_counter()
+        with engine.busy:
+            try:
+                engine.server.handle_chat_completions(body)
+            except Exception:  # the warm-up is an optimisation; a real request will say what fails
+                log.warning("local model warm-up failed", exc_info=True)
+                return None
+        return round((time.perf_counter() - started) * 1000, 1)
 
     # -- one model call ----------------------------------------------------------------------
 
@@ -389,7 +444,7 @@ class LocalProvider:
                 "forced_tool": force,
                 "finish_reason": final.get("finish_reason"),
                 "duration_ms": elapsed,
-                "timings": final.get("timings", {}),
+                "timings": _timings(final),
             }
         )
         return text, calls, _usage(final)
@@ -467,9 +522,11 @@ class LocalProvider:
             "file_check": self.file_check or None,
             "file_ms": self.file_ms,
             "load_ms": self.load_ms,
+            "warm_ms": self.warm_ms,
             "loaded_now": self.loaded_now,
             "n_threads": engine.n_threads if engine else self.n_threads,
             "n_ctx": engine.n_ctx if engine else self.n_ctx,
+            "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "default"),
             "temperature": self.temperature,
             "seed": SEED,
             "max_tokens": self.max_tokens,

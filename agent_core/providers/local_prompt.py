@@ -249,7 +249,7 @@ def output_schema(tools: Sequence[Tool], *, force_tool: bool) -> dict[str, Any]:
     """The schema for one step: an answer or one call of an enabled tool (``force_tool``: a call).
 
     Branches are mutually exclusive (different required keys, no extra keys), so ``anyOf`` here
-    means ``oneOf``; llguidance handles ``anyOf`` more reliably.
+    means ``oneOf``; with ``oneOf`` a first probe got a garbled answer ("]24*7+100 = 1700").
     """
     branches = [tool_branch(t) for t in tools]
     if not force_tool or not branches:
