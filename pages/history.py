@@ -298,30 +298,20 @@ def _run_detail(record: dict[str, Any]) -> None:
             mime="application/json",
             key="history_dl_json",
         )
-        d[1].download_button(
-            "Steps (CSV)", _csv(steps_df), file_name=f"{rid}-steps.csv", mime="text/csv", key="history_dl_steps"
+        tables = (
+            ("Steps", steps_df, "steps"),
+            ("Tool calls", calls_df, "tool-calls"),
+            ("Context blocks", ledger, "context-blocks"),
+            ("Transcript", transcript, "transcript"),
         )
-        d[2].download_button(
-            "Tool calls (CSV)",
-            _csv(calls_df),
-            file_name=f"{rid}-tool-calls.csv",
-            mime="text/csv",
-            key="history_dl_calls",
-        )
-        d[3].download_button(
-            "Context blocks (CSV)",
-            _csv(ledger),
-            file_name=f"{rid}-context-blocks.csv",
-            mime="text/csv",
-            key="history_dl_ledger",
-        )
-        d[4].download_button(
-            "Transcript (CSV)",
-            _csv(transcript),
-            file_name=f"{rid}-transcript.csv",
-            mime="text/csv",
-            key="history_dl_transcript",
-        )
+        for column, (label, frame, suffix) in zip(d[1:], tables):
+            column.download_button(
+                f"{label} (CSV)",
+                _csv(frame),
+                file_name=f"{rid}-{suffix}.csv",
+                mime="text/csv",
+                key=f"history_dl_{suffix}",
+            )
 
 
 # --- Page -------------------------------------------------------------------------------------
