@@ -25,6 +25,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -438,14 +439,47 @@ _ROOT = str(Path(__file__).resolve().parents[1])
 _WORKER = "import sys; sys.path.insert(0, sys.argv[1]); from agent_core.index import _worker_main; _worker_main()"
 
 
-def idle_cores() -> int:
-    """Cores not busy with other work right now (1-minute load average): a helper process on a
-    core that is already busy only adds its start-up and the transfer of its results."""
+def idle_cores(window: float = 0.1) -> int:
+    """Cores not busy with other work right now: a helper process on a core that is already
+    busy only adds its start-up and the transfer of its results.
+
+    Measured from the CPU time counters over ``window`` seconds (Linux ``/proc/stat``); the
+    1-minute load average is only the fallback, since it still counts work that ended up to a
+    minute ago (a benchmark's previous step, the tests that ran before).
+    """
+    cores = default_workers()
+    busy = _busy_cores(window)
+    if busy is None:
+        try:
+            busy = os.getloadavg()[0]
+        except (AttributeError, OSError):
+            return cores
+    return max(1, min(cores, round(cores - busy + 0.4)))
+
+
+def _cpu_times() -> tuple[int, int] | None:
+    """(idle, total) jiffies of all CPUs, or None where ``/proc/stat`` is not there."""
     try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return default_workers()
-    return max(1, round(default_workers() - load + 0.4))
+        with open("/proc/stat", "rb") as handle:
+            fields = handle.readline().split()
+    except OSError:
+        return None
+    if len(fields) < 6 or fields[0] != b"cpu":
+        return None
+    values = [int(v) for v in fields[1:9]]
+    return values[3] + values[4], sum(values)  # idle + iowait, all (guest time is inside user)
+
+
+def _busy_cores(window: float) -> float | None:
+    first = _cpu_times()
+    if first is None:
+        return None
+    time.sleep(window)
+    second = _cpu_times()
+    if second is None or second[1] <= first[1]:
+        return None
+    idle, total = second[0] - first[0], second[1] - first[1]
+    return (os.cpu_count() or 1) * (1 - idle / total)
 
 
 def default_workers() -> int:
@@ -484,7 +518,8 @@ def parse_files(
     main module) each parse a share and store it in ``index`` themselves, while this process
     parses its own share. A helper that fails is replaced by parsing its share here.
     """
-    workers = min(workers, idle_cores())
+    if workers > 1 and len(names) >= PARALLEL_MIN_FILES:
+        workers = min(workers, idle_cores())
     if workers <= 1 or len(names) < PARALLEL_MIN_FILES:
         rows, gone = _parse_here(runs_dir, names, keep_columns)
         return rows, gone, set()

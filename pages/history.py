@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -70,11 +69,11 @@ def _ledger_style(value: Any) -> str:
     return ""
 
 
-def _timeline_chart(record: dict[str, Any]) -> alt.Chart | None:
-    """Bars on a time axis: each step's model call and each tool call."""
+def _timeline_chart(record: dict[str, Any]) -> None:
+    """Bars on a time axis: each step's model call and each tool call (nothing without times)."""
     t0 = pd.to_datetime(record.get("started_at"), utc=True, errors="coerce")
     if pd.isna(t0):
-        return None
+        return
     rows = []
     for step in record.get("steps") or []:
         start = pd.to_datetime(step.get("started_at"), utc=True, errors="coerce")
@@ -103,21 +102,26 @@ def _timeline_chart(record: dict[str, Any]) -> alt.Chart | None:
             }
         )
     if not rows:
-        return None
+        return
     df = pd.DataFrame(rows)
     df["end_ms"] = df[["start_ms", "end_ms"]].max(axis=1) + 0.5
     order = list(dict.fromkeys(df["step"]))
-    return (
-        alt.Chart(df)
-        .mark_bar(cornerRadius=2)
-        .encode(
-            x=alt.X("start_ms:Q", title="milliseconds since the run started"),
-            x2="end_ms:Q",
-            y=alt.Y("step:N", sort=order, title=None),
-            color=alt.Color("what:N", title=None, legend=alt.Legend(orient="bottom")),
-            tooltip=["step", "what", alt.Tooltip("start_ms:Q", format=".1f"), alt.Tooltip("end_ms:Q", format=".1f")],
-        )
-        .properties(height=alt.Step(30))
+    ui.bar_chart(
+        df,
+        {
+            "x": ui.quantitative("start_ms", "milliseconds since the run started"),
+            "x2": {"field": "end_ms"},
+            "y": ui.nominal("step", sort=order, title=None),
+            "color": ui.nominal("what", title=None, legend={"orient": "bottom"}),
+            "tooltip": [
+                ui.nominal("step"),
+                ui.nominal("what"),
+                ui.quantitative("start_ms", format=".1f"),
+                ui.quantitative("end_ms", format=".1f"),
+            ],
+        },
+        step=30,
+        cornerRadius=2,
     )
 
 
@@ -185,9 +189,7 @@ def _run_detail(record: dict[str, Any]) -> None:
     transcript = stats.transcript_frame(record)
     with tabs[0]:
         st.caption("The step timeline: when each model call and tool call ran. " + ui.explain("step"))
-        chart = _timeline_chart(record)
-        if chart is not None:
-            st.altair_chart(chart, width="stretch")
+        _timeline_chart(record)
         if not steps_df.empty:
             st.dataframe(
                 steps_df,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import altair as alt
 import streamlit as st
 
 from agent_core import stats
@@ -134,38 +133,32 @@ st.dataframe(per_tool, hide_index=True, width="stretch", column_config=STATS_COL
 c1, c2 = st.columns(2)
 with c1:
     st.markdown("**Success rate per tool**")
-    chart = (
-        alt.Chart(per_tool)
-        .mark_bar()
-        .encode(
-            x=alt.X("success_rate:Q", title="success rate", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
-            y=alt.Y("tool:N", sort="-x", title=None),
-            color=alt.Color(
-                "success_rate:Q", scale=alt.Scale(domain=[0, 1], range=["#ef4444", "#22c55e"]), legend=None
-            ),
-            tooltip=["tool", "calls", alt.Tooltip("success_rate:Q", format=".0%")],
-        )
-        .properties(height=alt.Step(26))
+    ui.bar_chart(
+        per_tool[["tool", "calls", "success_rate"]],
+        {
+            "x": ui.quantitative("success_rate", "success rate", axis={"format": "%"}, scale={"domain": [0, 1]}),
+            "y": ui.nominal("tool", sort="-x", title=None),
+            "color": ui.quantitative("success_rate", legend=None, scale={"domain": [0, 1], "range": ["#ef4444", "#22c55e"]}),
+            "tooltip": [ui.nominal("tool"), ui.quantitative("calls"), ui.quantitative("success_rate", format=".0%")],
+        },
     )
-    st.altair_chart(chart, width="stretch")
 with c2:
     st.markdown("**Duration per tool (ms)**", help="p50 = median; p95 = 95% of calls were faster.")
     durations = per_tool.rename(columns={"p50_ms": "p50", "mean_ms": "mean", "p95_ms": "p95"}).melt(
         id_vars=["tool"], value_vars=["p50", "mean", "p95"], var_name="measure", value_name="ms"
     )
-    chart = (
-        alt.Chart(durations)
-        .mark_bar()
-        .encode(
-            x=alt.X("ms:Q", title="milliseconds"),
-            y=alt.Y("tool:N", title=None),
-            yOffset=alt.YOffset("measure:N", sort=["p50", "mean", "p95"]),
-            color=alt.Color("measure:N", sort=["p50", "mean", "p95"], title=None, legend=alt.Legend(orient="bottom")),
-            tooltip=["tool", "measure", alt.Tooltip("ms:Q", format=".1f")],
-        )
-        .properties(height=alt.Step(22))
+    measures = ["p50", "mean", "p95"]
+    ui.bar_chart(
+        durations,
+        {
+            "x": ui.quantitative("ms", "milliseconds"),
+            "y": ui.nominal("tool", title=None),
+            "yOffset": ui.nominal("measure", sort=measures),
+            "color": ui.nominal("measure", sort=measures, title=None, legend={"orient": "bottom"}),
+            "tooltip": [ui.nominal("tool"), ui.nominal("measure"), ui.quantitative("ms", format=".1f")],
+        },
+        step=22,
     )
-    st.altair_chart(chart, width="stretch")
 
 errors = per_tool.melt(
     id_vars=["tool"], value_vars=[f"err_{c}" for c in stats.ERROR_CATEGORIES], var_name="category", value_name="failed"
@@ -178,18 +171,15 @@ if not errors.empty:
         "· non_transient = the tool failed for good · timeout = too slow · duplicate = refused repeat.",
     )
     errors["category"] = errors["category"].str.removeprefix("err_")
-    chart = (
-        alt.Chart(errors)
-        .mark_bar()
-        .encode(
-            x=alt.X("sum(failed):Q", title="failed calls", axis=alt.Axis(tickMinStep=1, format="d")),
-            y=alt.Y("tool:N", title=None),
-            color=alt.Color("category:N", title=None, legend=alt.Legend(orient="bottom")),
-            tooltip=["tool", "category", "failed"],
-        )
-        .properties(height=alt.Step(26))
+    ui.bar_chart(
+        errors,
+        {
+            "x": ui.quantitative("failed", "failed calls", aggregate="sum", axis={"tickMinStep": 1, "format": "d"}),
+            "y": ui.nominal("tool", title=None),
+            "color": ui.nominal("category", title=None, legend={"orient": "bottom"}),
+            "tooltip": [ui.nominal("tool"), ui.nominal("category"), ui.quantitative("failed")],
+        },
     )
-    st.altair_chart(chart, width="stretch")
 
 st.subheader("Per provider and model")
 st.caption("The same numbers split by which model made the calls.")

@@ -355,6 +355,8 @@ def test_history_run_detail_from_query_param(data_dir: Path) -> None:
     assert list(calls["tool"]) == ["lookup", "lookup", "lookup", "calculator", "word_count"]
     assert {b.label for b in at.get("download_button")} >= {"Record (JSON)", "Tool calls (CSV)"}
     assert len(at.status) == 6 and at.chat_message
+    timeline = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    assert timeline["encoding"]["y"]["sort"] == [f"step {n}" for n in range(1, 7)]
 
 
 def test_history_unknown_run(data_dir: Path) -> None:
@@ -436,6 +438,11 @@ def test_tool_stats_numbers(data_dir: Path) -> None:
     assert metrics["Tool calls"] == "5" and metrics["Success rate"] == "60%"
     by_provider = at.dataframe[1].value.set_index("provider")
     assert by_provider.loc["offline", "calls"] == 1 and by_provider.loc["scripted", "calls"] == 4
+    charts = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+    # Success rate, durations, and failures by category (a duplicate and a validation error).
+    assert [c["encoding"]["x"]["field"] for c in charts] == ["success_rate", "ms", "failed"]
+    assert all(c["mark"]["type"] == "bar" and "step" in c["height"] for c in charts)
+    assert charts[1]["encoding"]["yOffset"]["sort"] == ["p50", "mean", "p95"]
     at.multiselect(key="stats_providers").set_value(["offline"]).run()
     assert list(at.dataframe[0].value["tool"]) == ["calculator"]
     at.multiselect(key="stats_providers").set_value([]).run()

@@ -384,6 +384,23 @@ def test_parse_helpers_give_the_same_tables(runs_dir: Path, monkeypatch: pytest.
     assert fallback.runs().equals(serial.runs())
 
 
+def test_helpers_are_used_only_on_cores_that_are_idle_now(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(index_mod, "default_workers", lambda: 2)
+    monkeypatch.setattr(index_mod.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(index_mod.time, "sleep", lambda s: None)
+    samples = iter([(1000, 2000), (1190, 2200)])  # 190 of 200 jiffies idle: 0.1 core busy
+    monkeypatch.setattr(index_mod, "_cpu_times", lambda: next(samples))
+    assert index_mod.idle_cores() == 2
+    samples = iter([(1000, 2000), (1090, 2200)])  # one core spinning
+    assert index_mod.idle_cores() == 1
+    samples = iter([(1000, 2000), (1000, 2200)])  # both busy: still one (this process)
+    assert index_mod.idle_cores() == 1
+    # No /proc/stat: the load average decides.
+    monkeypatch.setattr(index_mod, "_cpu_times", lambda: None)
+    monkeypatch.setattr(index_mod.os, "getloadavg", lambda: (0.2, 0.5, 0.5))
+    assert index_mod.idle_cores() == 2
+
+
 # -- running records ------------------------------------------------------------------------------
 def test_running_records_are_rechecked_on_every_read(runs_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     host = os.uname().nodename
