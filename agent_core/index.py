@@ -423,10 +423,12 @@ def decode_calls(stored: str | CallColumns | None) -> CallColumns:
     if not isinstance(stored, str):
         return stored
     columns = json.loads(stored)
+    # (map/set: one C-level pass each; this runs for every stored record)
     if (
-        not isinstance(columns, list)
+        type(columns) is not list
         or len(columns) != len(CALL_FIELDS)
-        or not all(isinstance(c, list) and len(c) == len(columns[0]) for c in columns)
+        or set(map(type, columns)) != {list}
+        or len(set(map(len, columns))) != 1
     ):
         raise ValueError("stored call rows are damaged")
     return columns
@@ -439,7 +441,7 @@ _ROOT = str(Path(__file__).resolve().parents[1])
 _WORKER = "import sys; sys.path.insert(0, sys.argv[1]); from agent_core.index import _worker_main; _worker_main()"
 
 
-def idle_cores(window: float = 0.1) -> int:
+def idle_cores(window: float = 0.05) -> int:
     """Cores not busy with other work right now: a helper process on a core that is already
     busy only adds its start-up and the transfer of its results.
 
@@ -529,7 +531,10 @@ def parse_files(
     for share in shares[1:]:
         try:
             proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", _WORKER, _ROOT, runs_dir, str(index.path) if index else ""],
+                [
+                    sys.executable, "-I", "-S", "-c", _WORKER, _ROOT, runs_dir, str(index.path) if index else "",
+                    "columns" if keep_columns else "encoded",
+                ],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             )
         except OSError as exc:
@@ -541,6 +546,13 @@ def parse_files(
         helpers.append((proc, share, feeder))
     rows, gone = _parse_here(runs_dir, shares[0], keep_columns)
     stored: set[str] = set()
+    if index is not None:
+        # Stored now, while the helpers still parse (they store their own shares when done).
+        try:
+            index.apply(rows, [])
+            stored.update(row[0] for row, _ in rows)
+        except IndexUnavailable:
+            pass  # the caller tries again with everything that is not stored
     for proc, share, feeder in helpers:
         result = _collect(proc, feeder) if proc is not None else None
         if result is None:
@@ -581,14 +593,15 @@ def _collect(proc: subprocess.Popen[bytes], feeder: threading.Thread | None) -> 
 
 
 def _worker_main() -> None:
-    """Helper process: argv = root, runs_dir, index path ('' = none); stdin = JSON list of names.
-    Calls are sent back encoded (a smaller message; decoded only if the tool-call table is built).
+    """Helper process: argv = root, runs_dir, index path ('' = none), "columns" or "encoded";
+    stdin = JSON list of names. Calls are sent back as columns (marshal loads them far faster
+    than JSON text decodes) or, when the caller keeps many files encoded, as stored.
 
     Writes ``marshal((stored_in_index, rows, vanished))`` to stdout.
     """
-    runs_dir, index_path = sys.argv[2], sys.argv[3]
+    runs_dir, index_path, calls_as = sys.argv[2], sys.argv[3], sys.argv[4]
     names = json.loads(sys.stdin.buffer.read())
-    rows, gone = _parse_here(runs_dir, names, False)
+    rows, gone = _parse_here(runs_dir, names, calls_as == "columns")
     written = False
     if index_path:
         try:

@@ -139,6 +139,7 @@ class RunStore:
         self.version = 0
         """Goes up by one whenever the tables change: a cheap cache key for pages that derive
         tables from them (``st.cache_data`` on ``(store.version, filters…)``)."""
+        self._saver: threading.Thread | None = None
         self.parsed = 0
         """How many files this store parsed itself (the rest came from the index); for tests and benches."""
 
@@ -385,11 +386,27 @@ class RunStore:
         frame = parts[0] if len(parts) == 1 else one_chunk(pd.concat(parts, ignore_index=True))
         self._calls, self._call_src = newest_first(frame, "run_started_at"), {}
         if self.snapshot_path and len(names) > max(50, len(covered) // 20):
-            try:  # worth saving: a tenth of this build's decoding is enough to pay for it
-                save_calls_snapshot(self.snapshot_path, self._calls, self._keys)
-            except OSError as exc:
-                log.warning("calls snapshot not saved: %s", exc)
+            # Worth saving (a tenth of this build's decoding pays for it), after the page has
+            # its table: in a thread of its own, with the keys as they are now.
+            self._saver = threading.Thread(
+                target=self._save_snapshot, args=(self.snapshot_path, self._calls, dict(self._keys)),
+                name="calls-snapshot",
+            )
+            self._saver.start()
         return self._calls
+
+    @staticmethod
+    def _save_snapshot(path: Path, calls: pd.DataFrame, keys: dict[str, tuple[int, int, int]]) -> None:
+        try:
+            save_calls_snapshot(path, calls, keys)
+        except Exception as exc:  # noqa: BLE001 - a snapshot only saves time; never fail a read for it
+            log.warning("calls snapshot not saved: %s", exc)
+
+    def wait_for_snapshot(self, timeout: float | None = None) -> None:
+        """Wait until the tool-call snapshot being saved (if any) is on disk."""
+        saver = self._saver
+        if saver is not None:
+            saver.join(timeout)
 
     def _recheck_running(self) -> bool:
         """Re-evaluate runs stored as ``running``: their process may have ended since."""

@@ -19,7 +19,21 @@ from pages._run_view import RunView, show_outcome
 config = ui.settings()
 store = ui.run_store(config)
 
-PICK_LIMIT = 200  # how many runs the "Open a run" box lists (the table itself shows every run)
+PAGE_SIZE = 500
+"""Runs per page of the table: the browser gets one page at a time, so a rerun stays quick at
+100,000 runs (the grid itself draws only the rows in view)."""
+ORDERS: dict[str, tuple[str, bool]] = {
+    "Newest first": ("started_at", False),
+    "Oldest first": ("started_at", True),
+    "Longest first": ("duration_ms", False),
+    "Most expensive first": ("cost_usd", False),
+    "Most tokens first": ("tokens", False),
+    "Most tool calls first": ("tool_calls", False),
+    "Most failed tool calls first": ("failed_calls", False),
+    "Most steps first": ("steps", False),
+}
+"""How the whole filtered list can be ordered before it is cut into pages (clicking a column
+header sorts only the page in view)."""
 TABLE_COLUMNS = {
     "started_at": st.column_config.DatetimeColumn("Time (UTC)", format="YYYY-MM-DD HH:mm:ss", width="medium"),
     "status": st.column_config.TextColumn(
@@ -331,20 +345,21 @@ if runs.empty:
     st.stop()
 
 with st.container(border=True):
-    f1, f2 = st.columns(2)
+    f1, f2, f3 = st.columns([2, 1, 1])
     text = f1.text_input("Search goals", key="history_text", placeholder="words in the goal, or a run id")
     first, last = ui.date_bounds(runs["started_at"])
     days = f2.date_input("Dates (UTC)", value=(first, last), key="history_days", help="Runs started in this range.")
-    f3, f4, f5 = st.columns(3)
-    providers = f3.multiselect(
+    order = f3.selectbox("Order", list(ORDERS), key="history_order", help="How the matching runs are listed.")
+    f4, f5, f6 = st.columns(3)
+    providers = f4.multiselect(
         "Provider",
         sorted(runs["provider"].dropna().unique()),
         key="history_providers",
         placeholder="all",
         help=ui.explain("provider"),
     )
-    models = f4.multiselect("Model", sorted(runs["model"].dropna().unique()), key="history_models", placeholder="all")
-    statuses = f5.multiselect(
+    models = f5.multiselect("Model", sorted(runs["model"].dropna().unique()), key="history_models", placeholder="all")
+    statuses = f6.multiselect(
         "Status",
         sorted(runs["status"].dropna().unique()),
         key="history_statuses",
@@ -360,12 +375,36 @@ view = ui.filter_runs(
     days=days if isinstance(days, (tuple, list)) else [days],
     text=text,
 )
-view = view.assign(duration_s=pd.to_numeric(view["duration_ms"], errors="coerce") / 1000)
-st.session_state["history_view_ids"] = view["run_id"].tolist()
-st.caption(f"{len(view)} of {len(runs)} runs shown.")
-preselect = [int(i) for i in view.index[view["run_id"] == selected]] if selected else []
+column, ascending = ORDERS[order]
+if (column, ascending) != ("started_at", False):  # the store's table is already newest first
+    view = view.sort_values(column, ascending=ascending, na_position="last", kind="stable")
+pages = max(1, -(-len(view) // PAGE_SIZE))
+# A new filter or order starts again at page 1; a page that no longer exists becomes the last.
+wanted = (text, str(days), tuple(providers), tuple(models), tuple(statuses), order)
+if st.session_state.get("history_filters_seen") != wanted:
+    st.session_state["history_filters_seen"] = wanted
+    st.session_state["history_page"] = 1
+elif st.session_state.get("history_page", 1) > pages:
+    st.session_state["history_page"] = pages
+page_no = 1
+if pages > 1:
+    n1, n2 = st.columns([1, 3], vertical_alignment="bottom")
+    page_no = int(n1.number_input("Page", min_value=1, max_value=pages, step=1, key="history_page"))
+    start = (page_no - 1) * PAGE_SIZE
+    n2.caption(
+        f"Runs {start + 1:,}–{min(start + PAGE_SIZE, len(view)):,} of {len(view):,} matching "
+        f"({len(runs):,} saved) · page {page_no} of {pages}. Clicking a column header sorts this page; "
+        "**Order** sorts them all."
+    )
+else:
+    st.caption(f"{len(view):,} of {len(runs):,} runs shown.")
+shown = view.iloc[(page_no - 1) * PAGE_SIZE : page_no * PAGE_SIZE].reset_index(drop=True)
+shown = shown.assign(duration_s=pd.to_numeric(shown["duration_ms"], errors="coerce") / 1000)
+ids = shown["run_id"].tolist()
+st.session_state["history_view_ids"] = ids
+preselect = [int(i) for i in shown.index[shown["run_id"] == selected]] if selected else []
 st.dataframe(
-    view,
+    shown,
     hide_index=True,
     width="stretch",
     column_order=list(TABLE_COLUMNS),
@@ -376,25 +415,22 @@ st.dataframe(
     selection_default={"selection": {"rows": preselect[:1]}} if preselect else None,
 )
 
-# Only the newest PICK_LIMIT matching runs are options (labels are formatted in Python, one per
-# option); the table above selects any run.
-ids = view["run_id"].head(PICK_LIMIT).tolist()
-if selected and selected not in ids:
-    ids = [selected, *ids]
-picks = runs[runs["run_id"].isin(ids)]
+# The picker offers the runs of the page in view (and the open run, wherever it is).
+options = ids if not selected or selected in ids else [selected, *ids]
+picks = runs[runs["run_id"].isin(options)]
 labels = {
     rid: f"{ui.fmt_time(started)} · {status} · {ui.one_line(goal, 60)}"
     for rid, started, status, goal in zip(picks["run_id"], picks["started_at"], picks["status"], picks["goal"])
 }
-st.session_state["history_pick"] = selected if selected in ids else None
+st.session_state["history_pick"] = selected if selected in options else None
 st.selectbox(
     "Open a run",
-    ids,
+    options,
     key="history_pick",
     index=None,
     on_change=_on_pick,
     placeholder="Choose a run (or click a row in the table)…",
-    help=f"The newest {PICK_LIMIT} runs that match the filters; click a row in the table for any other.",
+    help="The runs on this page of the table, in its order.",
     format_func=lambda rid: labels.get(rid, rid),
 )
 

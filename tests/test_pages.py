@@ -10,7 +10,7 @@ import json
 import re
 import shutil
 import sys
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -363,6 +363,40 @@ def test_history_unknown_run(data_dir: Path) -> None:
     offline_run("hello")
     at = app("pages/history.py", {"run": "no-such-run"})
     assert any("could not be opened" in e.value for e in at.error)
+
+
+def test_history_pages_a_long_list_and_orders_all_of_it(data_dir: Path) -> None:
+    base = offline_run("What is (24*7)+100?")
+    start = datetime(2026, 3, 1, tzinfo=timezone.utc)
+    ids = []
+    for n in range(1, 1101):  # 1,101 runs: three pages of 500
+        clone = dict(base, run_id=f"01000000-0000-7000-8000-{n:012d}", goal=f"clone {n}", cost_usd=n / 10_000)
+        clone["started_at"] = (start + timedelta(minutes=n)).isoformat()
+        (data_dir / "runs" / f"{clone['run_id']}.json").write_text(json.dumps(clone), encoding="utf-8")
+        ids.append(clone["run_id"])
+    at = app("pages/history.py")
+    table = at.dataframe[0].value
+    assert len(table) == 500 and table["run_id"].iloc[0] == base["run_id"] and table["run_id"].iloc[1] == ids[-1]
+    page = at.number_input(key="history_page")
+    assert page.value == 1 and page.max == 3
+    assert any("Runs 1–500 of 1,101 matching" in c.value for c in at.caption)
+    page.set_value(3).run()
+    table = at.dataframe[0].value
+    assert len(table) == 101 and list(table["run_id"].iloc[-2:]) == [ids[1], ids[0]]
+    assert any("Runs 1,001–1,101" in c.value for c in at.caption)
+    # Ordering sorts every matching run, then pages again from the first page.
+    at.selectbox(key="history_order").select("Most expensive first").run()
+    assert at.number_input(key="history_page").value == 1
+    assert list(at.dataframe[0].value["goal"].iloc[:2]) == ["clone 1100", "clone 1099"]
+    at.selectbox(key="history_order").select("Oldest first").run()
+    assert list(at.dataframe[0].value["goal"].iloc[:2]) == ["clone 1", "clone 2"]
+    # Few enough matches for one page: no page box, the plain count.
+    at.text_input(key="history_text").input("clone 99").run()
+    assert not at.number_input and len(at.dataframe[0].value) == 11  # clone 99 and 990–999
+    assert any("of 1,101 runs shown" in c.value for c in at.caption)
+    # The picker offers the page in view; a row picked there opens the run.
+    options = at.selectbox(key="history_pick").options
+    assert len(options) == len(at.dataframe[0].value)
 
 
 def test_history_shows_interrupted_and_corrupt(data_dir: Path) -> None:

@@ -538,6 +538,7 @@ def test_the_tool_call_table_is_reused_from_its_snapshot(runs_dir: Path, monkeyp
     first = RunStore(runs_dir)
     first.refresh()
     expected = first.tool_calls()
+    first.wait_for_snapshot()
     assert first.snapshot_path is not None and first.snapshot_path.is_file()
     decodes = _decodes(monkeypatch)
     again = RunStore(runs_dir)
@@ -562,6 +563,7 @@ def test_a_bad_snapshot_is_ignored(runs_dir: Path, tmp_path: Path, damage: str) 
     store = RunStore(runs_dir)
     store.refresh()
     expected = store.tool_calls()
+    store.wait_for_snapshot()
     snapshot = store.snapshot_path
     assert snapshot is not None and snapshot.is_file()
     if damage == "garbage":
@@ -578,6 +580,7 @@ def test_a_bad_snapshot_is_ignored(runs_dir: Path, tmp_path: Path, damage: str) 
         elsewhere = RunStore(other)
         elsewhere.refresh()
         elsewhere.tool_calls()
+        elsewhere.wait_for_snapshot()
         assert elsewhere.snapshot_path is not None
         snapshot.write_bytes(elsewhere.snapshot_path.read_bytes())
     again = RunStore(runs_dir)
