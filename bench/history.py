@@ -92,7 +92,7 @@ def _new_run(data_dir: Path) -> Path:
 def child_page(data_dir: Path, page: str) -> dict[str, Any]:
     """First render, warm reruns, rerun after a new run, for one page in this fresh process.
 
-    The app is started first on an empty data folder (imports of streamlit, pandas, altair and
+    The app is started first on an empty data folder (imports of streamlit, pandas and
     the pages: a fixed cost a running server has already paid), then a new session opens the
     page on ``data_dir``: that first render is what an analyst waits for.
     """
@@ -259,7 +259,7 @@ def report(figures: dict[str, Any]) -> str:
         f"(all: {', '.join(f'{f:.2f}' for f in figures['floor_all_s'])}; each render is compared with "
         "the floors measured just before and after it)",
         f"not counted below: streamlit import {figures['import_streamlit_s']:.2f} s, then the app's first run on "
-        f"an empty folder (imports of pandas/altair/pages) {figures['app_start_s']:.2f} s; "
+        f"an empty folder (imports of pandas and the pages) {figures['app_start_s']:.2f} s; "
         f"{figures['cpus']} CPUs, 1-min load average {figures['load_average'][0]} → {figures['load_average'][1]}",
         "",
         f"{'figure':<34}{'History':>12}{'Tool stats':>12}{'target':>14}",
