@@ -19,22 +19,12 @@ must hold none to it, and ``window.__pwned`` (set by every script payload) must 
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import re
-import shutil
-import socket
-import subprocess
-import sys
-import threading
-import time
-import urllib.request
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import browser_kit as kit
 import pytest
 from fake_llm_server import FakeLLMServer, chat_body
 
@@ -44,13 +34,7 @@ from agent_core.providers.scripted import ScriptedProvider
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install chromium)"),
-]
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+pytestmark = [pytest.mark.browser, kit.needs_chromium]
 
 
 def payload(port: int) -> str:
@@ -74,79 +58,10 @@ def payload(port: int) -> str:
     )
 
 
-class _Counter(BaseHTTPRequestHandler):
-    hits: list[str] = []
-
-    def _any(self) -> None:
-        type(self).hits.append(f"{self.command} {self.path}")
-        self.send_response(204)
-        self.end_headers()
-
-    do_GET = do_POST = do_HEAD = do_OPTIONS = _any
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
 def listener() -> Iterator[tuple[int, list[str]]]:
-    _Counter.hits = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Counter)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield server.server_address[1], _Counter.hits
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextlib.contextmanager
-def streamlit_app(data_dir: Path, env: dict[str, str]) -> Iterator[str]:
-    """``streamlit run app.py`` on a free port; stopped by its own pid afterwards."""
-    port = _free_port()
-    log = data_dir.parent / "streamlit.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
-             str(port), "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
-            env={**os.environ, "AGENT_DATA_DIR": str(data_dir), "RETRY_DELAYS": "0", **env},
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as resp:
-                    if resp.read().strip() == b"ok":
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("streamlit did not start:\n" + log.read_text(errors="replace")[-3000:])
-            time.sleep(0.2)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-    assert "Traceback" not in log.read_text(errors="replace"), log.read_text(errors="replace")[-3000:]
-
-
-def wait_idle(page: Any) -> None:
-    page.wait_for_timeout(300)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000)
-    page.wait_for_timeout(200)
+    with kit.counting_listener() as found:
+        yield found
 
 
 _OPEN_ALL = """async () => {
@@ -189,9 +104,7 @@ def test_hostile_text_stays_inert_everywhere(tmp_path: Path, listener: tuple[int
     port, hits = listener
     evil = payload(port)
     short = f"<img src=x onerror=window.__pwned=1>![t](http://127.0.0.1:{port}/t.png)"
-    data_dir = tmp_path / "agent_data"
-    shutil.copytree(ROOT / "agent_data" / "workspace", data_dir / "workspace")
-    (data_dir / "runs").mkdir()
+    data_dir = kit.fresh_data_dir(tmp_path / "agent_data")
     (data_dir / "workspace" / "evil.txt").write_text(f"Evil notes\n{evil}\nend\n", encoding="utf-8")
     # A bad file whose name is hostile: the History warning lists it by name.
     (data_dir / "runs" / "<img src=x onerror=window.__pwned=1>.json").write_text("{not json")
@@ -214,7 +127,11 @@ def test_hostile_text_stays_inert_everywhere(tmp_path: Path, listener: tuple[int
     )
     assert crafted["status"] == "error"
 
-    with FakeLLMServer() as llm, streamlit_app(data_dir, {"OPENAI_COMPAT_BASE_URL": llm.url("/v1")}) as url:
+    log = tmp_path / "streamlit.log"  # beside the data folder, not in it
+    with (
+        FakeLLMServer() as llm,
+        kit.streamlit_app(data_dir, {"RETRY_DELAYS": "0", "OPENAI_COMPAT_BASE_URL": llm.url("/v1")}, log=log) as app,
+    ):
         # The live run: the real openai SDK parses hostile model output from the fake server.
         llm.push(chat_body(text=f"live model text {evil}", calls=[
             ("call_1", "word_count", json.dumps({"text": evil})),
@@ -222,27 +139,18 @@ def test_hostile_text_stays_inert_everywhere(tmp_path: Path, listener: tuple[int
             ("call_3", "read_file", '{"path": "evil.txt"}'),
         ], model=short))
         llm.push(chat_body(text=f"live answer {evil}", model=short))
-        with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            seen: list[str] = []
-            context.on("request", lambda request: seen.append(request.url))
-            page = context.new_page()
-            page.set_default_timeout(30_000)
-            page.goto(url + "/")
+        seen: list[str] = []
+        with (
+            kit.chromium(args=("--no-sandbox", "--disable-gpu")) as browser,
+            kit.browser_page(browser, on_request=lambda request: seen.append(request.url)) as page,
+        ):
+            page.goto(app.url + "/")
             page.get_by_text("Run an agent").first.wait_for(timeout=45_000)
-            wait_idle(page)
-            box = page.get_by_role("combobox", name="Provider")
-            box.click()
-            page.get_by_role("option", name=re.compile(r"^openai-chat — ")).click()
-            wait_idle(page)
-            goal = page.get_by_label("Goal", exact=True)
-            goal.fill(f"Live goal {evil}")
-            goal.press("Control+Enter")
-            wait_idle(page)
-            page.locator(".st-key-run_start button").click()
+            kit.wait_idle(page)
+            kit.choose_provider(page, "openai-chat")
+            kit.start_run(page, f"Live goal {evil}")
             page.get_by_text("Outcome:").first.wait_for()
-            wait_idle(page)
+            kit.wait_idle(page)
             assert llm.remaining == 0, "the live run did not reach the model twice"
             open_everything(page)
             body = page.locator("body").inner_text()
@@ -250,14 +158,13 @@ def test_hostile_text_stays_inert_everywhere(tmp_path: Path, listener: tuple[int
             assert_inert(page, port, seen, hits, "the Run page (live)")
 
             for where in (f"/history?run={crafted['run_id']}", "/history", "/tool-stats"):
-                page.goto(url + where)
+                page.goto(app.url + where)
                 page.get_by_role("heading").first.wait_for()
-                wait_idle(page)
+                kit.wait_idle(page)
                 assert not page.get_by_test_id("stException").count(), where
                 open_everything(page)
                 assert_inert(page, port, seen, hits, where)
             page.wait_for_timeout(1000)  # anything lazy (images, refreshes) has had time to fire
             assert_inert(page, port, seen, hits, "the last page")
-            context.close()
-            browser.close()
+    kit.assert_clean_log(log)
     assert hits == []
