@@ -11,15 +11,11 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Iterator
 from typing import Any
 
-
 from agent_core.context import ContextBlock, ToolCallRequest
-from agent_core.errors import ProviderUnavailable
-from agent_core.masking import register_secret
-from agent_core.providers._sdk_errors import map_sdk_error, unexpected_response
-from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Usage
+from agent_core.providers._sdk_base import MISSING_OUTPUT, Sdk, SdkProvider, drop_none, key_hint, require_key
+from agent_core.providers.base import ModelRequest, ModelResponse, Usage
 from agent_core.settings import Settings
 
 log = logging.getLogger("agent_core.providers.anthropic")
@@ -32,14 +28,10 @@ DEFAULT_BASE_URL = "https://api.anthropic.com"
 DEFAULT_MAX_TOKENS = 4096
 NAME = "Anthropic"
 
-MISSING_OUTPUT = "ERROR: this call was not run (the run stopped before it)."
-
 
 def availability() -> str | None:
     """None when ``ANTHROPIC_API_KEY`` is set, else a one-line hint."""
-    if os.environ.get("ANTHROPIC_API_KEY", "").strip():
-        return None
-    return "set ANTHROPIC_API_KEY in the environment or .env"
+    return key_hint("ANTHROPIC_API_KEY")
 
 
 def _max_tokens_from_env() -> int:
@@ -55,26 +47,13 @@ def create(*, model: str | None, base_url: str | None, settings: Settings) -> An
 
     ``ANTHROPIC_MAX_TOKENS`` (default 4096) bounds each answer.
     """
-    api_key = os.environ.get("ANTHROPIC_API_KEY", "").strip()
-    if not api_key:
-        raise ProviderUnavailable(
-            f"{PROVIDER_ID} is unavailable: {availability()}", provider=PROVIDER_ID, error_type="Unavailable"
-        )
     return AnthropicProvider(
         model=model or DEFAULT_MODEL,
-        api_key=api_key,
+        api_key=require_key(PROVIDER_ID, "ANTHROPIC_API_KEY"),
         base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL", "").strip() or None,
         timeout=settings.request_timeout,
         max_tokens=_max_tokens_from_env(),
     )
-
-
-def _drop_none(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _drop_none(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_drop_none(v) for v in value]
-    return value
 
 
 def _input_object(arguments: Any) -> Any:
@@ -91,7 +70,7 @@ def _assistant_content(block: ContextBlock) -> list[dict[str, Any]]:
     """The block's content blocks as the model sent them; empty text blocks (refused by the API)
     are left out."""
     if block.raw:
-        content = [_drop_none(item) for item in block.raw]
+        content = [drop_none(item) for item in block.raw]
     else:  # a block not made by this provider: rebuild from the normalised data
         content = [{"type": "text", "text": block.text}] if block.text else []
         content.extend(
@@ -132,10 +111,15 @@ def build_messages(request: ModelRequest) -> list[dict[str, Any]]:
     return messages
 
 
-class AnthropicProvider:
+class AnthropicProvider(SdkProvider):
     """A Claude model behind the Anthropic Messages API."""
 
     id = PROVIDER_ID
+    default_model = DEFAULT_MODEL
+    default_base_url = DEFAULT_BASE_URL
+    title = "Anthropic Messages API"
+    service_name = NAME
+    server_hint = "check the network or ANTHROPIC_BASE_URL"
 
     def __init__(
         self,
@@ -146,26 +130,17 @@ class AnthropicProvider:
         timeout: float = 60.0,
         max_tokens: int = DEFAULT_MAX_TOKENS,
     ) -> None:
-        self.model = model
-        self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
-        self.timeout = timeout
         self.max_tokens = max_tokens
-        where = "" if self.base_url == DEFAULT_BASE_URL else f" at {self.base_url}"
-        self.label = f"Anthropic Messages API{where} — {model}"
-        register_secret(api_key)
-        # An explicit key keeps the SDK from looking for profiles or federation settings, and an
-        # explicit timeout lets a large max_tokens go without streaming.
+        super().__init__(model=model, api_key=api_key, base_url=base_url, timeout=timeout)
+
+    def _load_sdk(self) -> Sdk:
+        # The client gets an explicit key, so the SDK looks for no profiles or federation settings,
+        # and an explicit timeout, so a large max_tokens can go without streaming.
         import anthropic  # imported here, not at module import: listing providers stays fast
 
-        self._sdk = anthropic
-        self._client = anthropic.Anthropic(api_key=api_key, base_url=self.base_url, max_retries=0, timeout=timeout)
+        return Sdk(anthropic, anthropic.Anthropic, anthropic.AnthropicError)
 
-    def prepare(self) -> Iterator[LoadProgress]:
-        """Nothing to prepare for a remote API."""
-        yield from ()
-
-    def complete(self, request: ModelRequest) -> ModelResponse:
-        """One ``messages.create`` call; raise :class:`ProviderError` on failure."""
+    def _request_kwargs(self, request: ModelRequest) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "model": self.model,
             "max_tokens": self.max_tokens,
@@ -175,25 +150,13 @@ class AnthropicProvider:
             kwargs["system"] = request.instructions
         if request.tools:
             kwargs["tools"] = [tool.to_anthropic() for tool in request.tools]
-        log.debug("messages.create step=%s messages=%d", request.step, len(kwargs["messages"]))
-        try:
-            message = self._client.messages.create(**kwargs)
-        except self._sdk.AnthropicError as exc:
-            raise map_sdk_error(
-                exc,
-                sdk=self._sdk,
-                provider=PROVIDER_ID,
-                name=NAME,
-                base_url=self.base_url,
-                timeout=self.timeout,
-                server_hint="check the network or ANTHROPIC_BASE_URL",
-            ) from None
-        try:
-            return self._parse(message)
-        except (AttributeError, KeyError, TypeError, ValueError) as exc:
-            raise unexpected_response(PROVIDER_ID, NAME, exc) from None
+        return kwargs
 
-    def _parse(self, message: Any) -> ModelResponse:
+    def _send(self, kwargs: dict[str, Any], request: ModelRequest) -> Any:
+        log.debug("messages.create step=%s messages=%d", request.step, len(kwargs["messages"]))
+        return self._client.messages.create(**kwargs)
+
+    def _parse(self, message: Any, request: ModelRequest) -> ModelResponse:
         raw = [block.model_dump(mode="json", exclude_none=True) for block in message.content or []]
         texts = [item.get("text", "") for item in raw if item.get("type") == "text"]
         calls = [

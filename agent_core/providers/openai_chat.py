@@ -12,17 +12,13 @@ free text: whatever the server has loaded.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
-from collections.abc import Iterator
 from typing import Any
 
-
 from agent_core.context import ContextBlock, ToolCallRequest
-from agent_core.masking import register_secret
-from agent_core.providers._sdk_errors import map_sdk_error, unexpected_response
-from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Usage
+from agent_core.providers._sdk_base import MISSING_OUTPUT, Sdk, SdkProvider, arguments_text
+from agent_core.providers.base import ModelRequest, ModelResponse, Usage
 from agent_core.settings import Settings
 
 log = logging.getLogger("agent_core.providers.openai_chat")
@@ -34,8 +30,6 @@ USES_BASE_URL = True
 DEFAULT_BASE_URL = "http://localhost:11434/v1"
 PLACEHOLDER_KEY = "not-needed"
 NAME = "the OpenAI-compatible server"
-
-MISSING_OUTPUT = "ERROR: this call was not run (the run stopped before it)."
 
 
 def configured_base_url() -> str:
@@ -68,12 +62,6 @@ def create(*, model: str | None, base_url: str | None, settings: Settings) -> Op
     )
 
 
-def _arguments_text(arguments: Any) -> str:
-    if isinstance(arguments, str):
-        return arguments
-    return json.dumps(arguments, ensure_ascii=False)
-
-
 def _assistant_message(block: ContextBlock) -> dict[str, Any]:
     """The block's assistant turn: the message as the server sent it (role, content, tool_calls)."""
     source = next((item for item in block.raw if item.get("role") == "assistant"), None)
@@ -93,7 +81,7 @@ def _assistant_message(block: ContextBlock) -> dict[str, Any]:
                 "type": "function",
                 "function": {
                     "name": (call.get("function") or {}).get("name", ""),
-                    "arguments": _arguments_text((call.get("function") or {}).get("arguments", "")),
+                    "arguments": arguments_text((call.get("function") or {}).get("arguments", "")),
                 },
             }
             for call in calls
@@ -126,10 +114,17 @@ def build_messages(request: ModelRequest) -> list[dict[str, Any]]:
     return messages
 
 
-class OpenAIChatProvider:
+class OpenAIChatProvider(SdkProvider):
     """A model behind a Chat Completions endpoint (a local OpenAI-compatible server)."""
 
     id = PROVIDER_ID
+    default_model = DEFAULT_MODEL
+    default_base_url = DEFAULT_BASE_URL
+    title = "OpenAI-compatible server"
+    placeholder_key = PLACEHOLDER_KEY
+    service_name = NAME
+    server_hint = "is it running?"
+    parse_errors = (AttributeError, IndexError, KeyError, TypeError, ValueError)
 
     def __init__(
         self,
@@ -139,45 +134,28 @@ class OpenAIChatProvider:
         base_url: str = DEFAULT_BASE_URL,
         timeout: float = 60.0,
     ) -> None:
-        self.model = model
-        self.base_url = base_url.rstrip("/")
-        self.timeout = timeout
-        self.label = f"OpenAI-compatible server at {self.base_url} — {model}"
-        if api_key != PLACEHOLDER_KEY:
-            register_secret(api_key)
+        super().__init__(model=model, api_key=api_key, base_url=base_url, timeout=timeout)
+
+    def _label_text(self) -> str:
+        # Always says where: the default place is a guess (Ollama's port), not a known service.
+        return f"{self.title} at {self.base_url} — {self.model}"
+
+    def _load_sdk(self) -> Sdk:
         import openai  # imported here, not at module import: listing providers stays fast
 
-        self._sdk = openai
-        self._client = openai.OpenAI(api_key=api_key, base_url=self.base_url, max_retries=0, timeout=timeout)
+        return Sdk(openai, openai.OpenAI, openai.OpenAIError)
 
-    def prepare(self) -> Iterator[LoadProgress]:
-        """Nothing to prepare: the server loads its own model."""
-        yield from ()
-
-    def complete(self, request: ModelRequest) -> ModelResponse:
-        """One ``chat.completions.create`` call; raise :class:`ProviderError` on failure."""
+    def _request_kwargs(self, request: ModelRequest) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"model": self.model, "messages": build_messages(request)}
         if request.tools:
             kwargs["tools"] = [tool.to_openai_chat() for tool in request.tools]
-        log.debug("chat.completions.create step=%s messages=%d", request.step, len(kwargs["messages"]))
-        try:
-            completion = self._client.chat.completions.create(**kwargs)
-        except self._sdk.OpenAIError as exc:
-            raise map_sdk_error(
-                exc,
-                sdk=self._sdk,
-                provider=PROVIDER_ID,
-                name=NAME,
-                base_url=self.base_url,
-                timeout=self.timeout,
-                server_hint="is it running?",
-            ) from None
-        try:
-            return self._parse(completion, request.step)
-        except (AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
-            raise unexpected_response(PROVIDER_ID, NAME, exc) from None
+        return kwargs
 
-    def _parse(self, completion: Any, step: int) -> ModelResponse:
+    def _send(self, kwargs: dict[str, Any], request: ModelRequest) -> Any:
+        log.debug("chat.completions.create step=%s messages=%d", request.step, len(kwargs["messages"]))
+        return self._client.chat.completions.create(**kwargs)
+
+    def _parse(self, completion: Any, request: ModelRequest) -> ModelResponse:
         if not completion.choices:
             raise ValueError("no choices in the answer")
         choice = completion.choices[0]
@@ -187,14 +165,14 @@ class OpenAIChatProvider:
         for index, call in enumerate(message.tool_calls or []):
             function = call.function
             # Some local servers leave the id out; make one so outputs can still be linked.
-            call_id = call.id or f"call_{step}_{index}"
+            call_id = call.id or f"call_{request.step}_{index}"
             arguments = function.arguments if function.arguments is not None else ""
             calls.append(ToolCallRequest(call_id=call_id, name=function.name or "", arguments=arguments))
             raw_calls.append(
                 {
                     "id": call_id,
                     "type": "function",
-                    "function": {"name": function.name or "", "arguments": _arguments_text(arguments)},
+                    "function": {"name": function.name or "", "arguments": arguments_text(arguments)},
                 }
             )
         raw: dict[str, Any] = {"role": "assistant", "content": message.content}
