@@ -212,15 +212,27 @@ def clone(template: dict[str, Any], rng: random.Random, start: datetime, *, stat
     rec["goal"] = goal if rng.random() < 0.7 else f"{goal} ({rng.choice(_WORDS)} {rng.randint(1, 999)})"
     if rec.get("history"):
         rec["history"][1]["content"] = rec["goal"]
-    duration = (rec.get("duration_ms") or 0) + sum(rng.uniform(200, 4000) for _ in rec["steps"]) * scale
+    # Steps one after another (a model call, then its tool calls), all times consistent.
+    calls_of: dict[Any, list[dict[str, Any]]] = {}
+    for call in rec["tool_calls"]:
+        call["duration_ms"] = round(call["duration_ms"] + rng.lognormvariate(3, 1.2), 3)
+        calls_of.setdefault(call.get("step"), []).append(call)
+    at = 0.0
+    for step in rec["steps"]:
+        began, model_ms = at, rng.uniform(200, 4000) * scale
+        step["started_at"] = _iso(start + timedelta(milliseconds=began))
+        step["model_duration_ms"] = round(model_ms, 3)
+        at += model_ms
+        for call in calls_of.get(step.get("index"), []):
+            call["started_at"] = _iso(start + timedelta(milliseconds=at))
+            at += call["duration_ms"]
+        step["duration_ms"] = round(at - began, 3)
+    duration = at + 1.0
     rec["duration_ms"] = round(duration, 3)
     rec["started_at"] = _iso(start)
     end = start + timedelta(milliseconds=duration)
     rec["updated_at"] = _iso(end)
     rec["finished_at"] = _iso(end)
-    for call in rec["tool_calls"]:
-        call["duration_ms"] = round(call["duration_ms"] + rng.lognormvariate(3, 1.2), 3)
-        call["started_at"] = _iso(start + timedelta(milliseconds=rng.uniform(0, duration)))
     usage = rec.get("usage") or {}
     if provider in ("offline", "local"):
         rec["cost_usd"] = 0.0

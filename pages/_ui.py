@@ -202,6 +202,27 @@ def status_text(status: Any) -> str:
 # --- Engine objects (cached per data folder) ------------------------------------------------
 
 
+def ensure_app_frame() -> None:
+    """Make sure this page runs inside app.py (navigation, page config, sidebar); call it first.
+
+    While no session has called ``st.navigation`` yet, Streamlit 1.67 treats an app with a
+    ``pages/`` folder as an old-style multipage app (``PagesManager.uses_pages_directory``): a
+    link straight to ``/history`` on a freshly started server would run ``pages/history.py``
+    alone, with every file of the folder listed as a page. Clearing that flag and rerunning
+    runs app.py, whose navigation opens the same page (same URL path, same query). This happens
+    once per server. (AppTest sets the flag again before every run, and a rerun would drop the
+    widget event being tested: there the page runs as it is.)
+    """
+    try:
+        from streamlit import config
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # a Streamlit without it has no such mode
+        return
+    if PagesManager.uses_pages_directory and not config.get_option("global.appTest"):
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def settings() -> Settings:
     """Settings of this session, read once per session from the environment / ``.env``.
 

@@ -16,6 +16,7 @@ from agent_core.errors import RecordError
 from pages import _ui as ui
 from pages._run_view import RunView, show_outcome
 
+ui.ensure_app_frame()
 config = ui.settings()
 store = ui.run_store(config)
 

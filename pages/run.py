@@ -41,6 +41,7 @@ EXAMPLES = (
 
 STOP_WAIT_S = 20.0  # how long a rerun waits for an interrupted run to save itself
 
+ui.ensure_app_frame()
 config = ui.settings()
 store = ui.run_store(config, refresh=False)  # this page only loads the record it ran
 

@@ -9,6 +9,7 @@ import streamlit as st
 from agent_core import stats
 from pages import _ui as ui
 
+ui.ensure_app_frame()
 config = ui.settings()
 store = ui.run_store(config)
 

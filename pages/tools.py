@@ -10,6 +10,7 @@ import streamlit as st
 from agent_core.dispatcher import Dispatcher
 from pages import _ui as ui
 
+ui.ensure_app_frame()
 config = ui.settings()
 registry = ui.tool_registry(config)
 

@@ -294,3 +294,35 @@ def test_stop_cancels_a_running_run(tmp_path: Path, browser: Browser) -> None:
         assert record["answer"] is None
         # Stop also cut the retry waits short (three 1 s waits were planned).
         assert all(call["duration_ms"] < 2500 for call in record["tool_calls"])
+
+
+def test_a_shared_link_works_on_a_freshly_started_server(tmp_path: Path, browser: Browser) -> None:
+    """The first page a new server serves is a ``/history?run=`` link: it must open inside the
+    app (navigation, sidebar, wide layout), not as a lone script of the ``pages/`` folder."""
+    from agent_core.loop import run_to_end
+    from agent_core.providers import make_provider
+    from agent_core.settings import Settings
+    from agent_core.tools import build_default_registry
+
+    data_dir = fresh_data_dir(tmp_path / "agent_data")
+    config = Settings.from_env(dotenv=False).replace(data_dir=data_dir)
+    record = run_to_end(
+        "What is (24*7)+100?",
+        provider=make_provider("offline", settings=config),
+        registry=build_default_registry(config),
+        settings=config,
+    )
+    with streamlit_app(data_dir, APP_ENV) as srv, browser_page(browser) as page:
+        page.goto(f"{srv.url}/history?run={record['run_id']}")
+        page.get_by_text("Run detail").first.wait_for()
+        wait_idle(page)
+        nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
+        lines = {line.strip() for line in nav.splitlines()}
+        # The app's four pages, not the files of pages/ ("app", "run view", "ui", "tool stats"; icons show as words like "history").
+        assert {"Run", "History", "Tool stats", "Tools"} <= lines
+        assert not {"app", "run view", "tool stats", "ui"} & lines
+        assert page.get_by_text("Agent Workbench — run tool-calling agents").count() == 1
+        assert page.url.endswith(f"/history?run={record['run_id']}")
+        assert "268" in page.locator('[data-testid="stMain"]').inner_text()
+        shoot(page, "12-shared-link-fresh-server")
+        assert_clean_log(srv.log)
