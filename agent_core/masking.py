@@ -11,8 +11,11 @@ from typing import Any
 MASK = "****"
 
 _SECRET_KEY = re.compile(
-    r"(api[_-]?key|apikey|token|password|passwd|secret|authorization|auth|credential|cookie|"
-    r"private[_-]?key|session[_-]?id)",
+    r"(api[_-]?key|apikey|password|passwd|secret|authorization|auth|credential|cookie|"
+    r"private[_-]?key|session[_-]?id|"
+    # "token" as a credential (token, access_token, X-Auth-Token), not as a count or a unit
+    # of text (input_tokens, token_count, per_token_ms, tokenizer, token_ids).
+    r"(?<!per[_-])token(?!s|iz|[_-]?(?:count|usage|limit|budget|ids?\b|len)))",
     re.IGNORECASE,
 )
 # Provider-key shapes: OpenAI sk-/sk-proj-, Anthropic sk-ant-, bearer tokens, AWS, GitHub, Google.
@@ -49,7 +52,7 @@ def register_secret(value: str | None) -> None:
 
 def is_secret_key(key: str) -> bool:
     """True for mapping keys whose values are credentials (``api_key``, ``Authorization`` …)."""
-    return bool(_SECRET_KEY.search(key)) and key.lower() not in {"max_tokens", "tokens", "author"}
+    return bool(_SECRET_KEY.search(key)) and key.lower() != "author"
 
 
 def _mask_assignment(match: re.Match[str]) -> str:

@@ -11,7 +11,7 @@ import pytest
 
 from agent_core.context import ContextBlock, select_blocks, trim_history
 from agent_core.errors import RecordError
-from agent_core.masking import mask, mask_text, register_secret
+from agent_core.masking import is_secret_key, mask, mask_text, register_secret
 from agent_core.records import RecordWriteError, effective_status, load_record, new_run_id, save_record
 from agent_core.settings import Settings
 
@@ -121,6 +121,12 @@ def test_masking_keys_and_key_shaped_values() -> None:
     assert masked["nested"][0]["token"] == "****" and masked["max_tokens"] == 100
     assert "ABCDEFGHIJ" not in json.dumps(masked)
     assert mask_text("header Authorization: Bearer abcdefghijklmnop") == "header Authorization: ****"
+    # Counts and units of text are not credentials; credentials named "token" are.
+    for key in ("input_tokens", "total_tokens", "max_tokens", "tokens", "token_count", "prompt_per_token_ms",
+                "tokenizer", "token_ids", "author"):
+        assert not is_secret_key(key), key
+    for key in ("token", "access_token", "X-Auth-Token", "refresh_token", "api_token", "GITHUB_TOKEN", "tokenSecret"):
+        assert is_secret_key(key), key
     register_secret("my-custom-key-12345")
     assert mask_text("Incorrect API key provided: my-custom-key-12345") == "Incorrect API key provided: ****"
 
