@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import queue
 import random
 import threading
 import time
@@ -17,8 +15,9 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 
+from agent_core import workers
 from agent_core.context import ToolCallRequest
-from agent_core.errors import ErrorCategory, ToolValidationError, TransientToolError
+from agent_core.errors import ErrorCategory, RunCancelled, ToolValidationError, TransientToolError
 from agent_core.masking import is_secret_key, mask, mask_text, masked_traceback, register_secret
 from agent_core.retry import backoff_delay
 from agent_core.settings import Settings
@@ -37,6 +36,15 @@ TRANSIENT_EXCEPTIONS: tuple[type[BaseException], ...] = (
     TimeoutError,
     ConnectionError,
 )
+
+
+class CallStopped(RunCancelled):
+    """The run was stopped while a tool call ran; ``entry`` is that call's log entry so far
+    (``cancelled: true``, its attempts until then)."""
+
+    def __init__(self, entry: dict[str, Any]) -> None:
+        super().__init__("the run was stopped during a tool call")
+        self.entry = entry
 
 
 class ToolTimeout(Exception):
@@ -97,89 +105,33 @@ def truncate(text: str, limit: int) -> tuple[str, bool]:
     return text[:limit] + TRUNCATED_MARKER, True
 
 
-class _ToolThread(threading.Thread):
-    """A daemon thread that runs tool calls one at a time.
-
-    Starting a thread costs ~0.1 ms, more than the engine's own work on a call, so an idle one is
-    reused; a busy (or hung) one is never waited for: a new one is started instead, exactly as
-    if every call had its own thread.
-    """
-
-    MAX_IDLE = 8
-    _idle: list[_ToolThread] = []
-    _lock = threading.Lock()
-    _local = threading.local()
-
-    def __init__(self) -> None:
-        super().__init__(name="tool-call", daemon=True)
-        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
-        self.start()
-
-    @classmethod
-    def acquire(cls) -> _ToolThread:
-        """An idle thread, or a new one."""
-        with cls._lock:
-            while cls._idle:
-                worker = cls._idle.pop()
-                if worker.is_alive():  # (threads do not survive a fork)
-                    return worker
-        return cls()
-
-    @classmethod
-    def release(cls) -> None:
-        """Called by a tool thread when its call is over (before the caller is woken)."""
-        worker = getattr(cls._local, "worker", None)
-        if worker is not None:
-            with cls._lock:
-                if len(cls._idle) < cls.MAX_IDLE:
-                    cls._idle.append(worker)
-                    return
-            worker._jobs.put(worker._stop_job)
-
-    def submit(self, job: Callable[[], None]) -> None:
-        self._jobs.put(job)
-
-    def _stop_job(self) -> None:
-        raise SystemExit
-
-    def run(self) -> None:
-        type(self)._local.worker = self
-        try:
-            while True:
-                self._jobs.get()()
-        except SystemExit:
-            return
+CANCEL_POLL_S = 0.05
+"""How often a running tool call checks for a Stop."""
 
 
-os.register_at_fork(after_in_child=_ToolThread._idle.clear)
-
-
-def call_with_timeout(func: Callable[..., Any], kwargs: dict[str, Any], timeout: float) -> Any:
-    """Run ``func(**kwargs)`` in a daemon thread; raise :class:`ToolTimeout` after ``timeout`` s.
+def call_with_timeout(
+    func: Callable[..., Any], kwargs: dict[str, Any], timeout: float, cancel: threading.Event | None = None
+) -> Any:
+    """Run ``func(**kwargs)`` in a worker thread; raise :class:`ToolTimeout` after ``timeout`` s,
+    or :class:`RunCancelled` as soon as ``cancel`` is set.
 
     A thread cannot be killed, so a hung tool keeps its thread until it returns; the run goes on.
     """
-    box: dict[str, Any] = {}
-    done = threading.Event()
-
-    def target() -> None:
-        try:
-            box["value"] = func(**kwargs)
-        except BaseException as exc:  # noqa: BLE001 - reported, never lost
-            box["error"] = exc
-        finally:
-            _ToolThread.release()
-            done.set()
-
-    _ToolThread.acquire().submit(target)
-    if not done.wait(timeout):
-        raise ToolTimeout(f"timed out after {timeout:g} s")
-    if "error" in box:
-        error = box["error"]
-        if not isinstance(error, Exception):  # SystemExit & co. from the tool: its failure, not the run's end
-            raise RuntimeError(f"the tool raised {_describe(error)}") from None
-        raise error
-    return box.get("value")
+    pending = workers.start(lambda: func(**kwargs))
+    if cancel is None:
+        if not pending.wait(timeout):
+            raise ToolTimeout(f"timed out after {timeout:g} s")
+    else:
+        deadline = time.monotonic() + timeout
+        while not pending.wait(max(0.0, min(CANCEL_POLL_S, deadline - time.monotonic()))):
+            if cancel.is_set():
+                raise RunCancelled()
+            if time.monotonic() >= deadline:
+                raise ToolTimeout(f"timed out after {timeout:g} s")
+    try:
+        return pending.result()
+    except workers.CallAborted as exc:  # SystemExit & co. from the tool: its failure, not the run's end
+        raise RuntimeError(f"the tool raised {_describe(exc.original)}") from None
 
 
 def _describe(exc: BaseException) -> str:
@@ -202,10 +154,14 @@ class Dispatcher:
         *,
         sleep: Callable[[float], Any] = time.sleep,
         rng: random.Random | None = None,
+        cancel: threading.Event | None = None,
     ) -> None:
         self.registry = registry
         self.settings = settings
         self._sleep = sleep
+        self._cancel = cancel
+        """Set when the run is stopped: a running call or retry wait ends at once with
+        :class:`RunCancelled` (the one exception :meth:`dispatch` lets through)."""
         self._rng = rng or random.Random()
         self._seen: set[str] = set()
 
@@ -242,6 +198,13 @@ class Dispatcher:
         }
         try:
             text = body(call, entry)
+        except RunCancelled:  # the run was stopped while this call ran: keep what it did so far
+            entry.update(
+                success=False, cancelled=True, output="ERROR: the run was stopped before this call finished.",
+                error="stopped by the user before the call finished",
+                duration_ms=round((time.perf_counter() - t0) * 1000, 3),
+            )
+            raise CallStopped(entry) from None
         except Exception as exc:  # a bug here must not end the run
             log.error("dispatcher failed on %s\n%s", entry["tool"], masked_traceback(exc))
             entry.update(success=False, error=_describe(exc), error_category=ErrorCategory.NON_TRANSIENT.value)
@@ -350,9 +313,9 @@ class Dispatcher:
         while True:
             t0 = time.perf_counter()
             try:
-                value = call_with_timeout(tool.func, kwargs, timeout)
+                value = call_with_timeout(tool.func, kwargs, timeout, self._cancel)
             except BaseException as exc:  # noqa: BLE001 - classified below
-                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                if isinstance(exc, (KeyboardInterrupt, SystemExit, RunCancelled)):
                     raise
                 category = classify(exc)
                 error = _describe(exc)
@@ -370,6 +333,8 @@ class Dispatcher:
                     record["wait_s"] = round(wait, 3)
                     log.warning("tool %s transient error (%s); retry in %.2f s", tool.name, mask_text(error), wait)
                     self._sleep(wait)
+                    if self._cancel is not None and self._cancel.is_set():
+                        raise RunCancelled()
                     attempt += 1
                     continue
                 return False, None, category, error

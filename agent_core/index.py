@@ -136,7 +136,7 @@ def extract(record: dict[str, Any], name: str) -> tuple[tuple[Any, ...], CallCol
     failed = 0
     # The common types are checked inline (this loop runs for every call of every record).
     for seq, call in enumerate(record.get("tool_calls") or ()):
-        if not isinstance(call, dict):
+        if not isinstance(call, dict) or call.get("cancelled") is True:  # stopped by the user: not tool behaviour
             continue
         get = call.get
         attempts = get("attempts")

@@ -15,8 +15,9 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from agent_core import workers
 from agent_core.context import ContextBlock, ToolOutput, select_blocks, trim_history
-from agent_core.dispatcher import Dispatcher
+from agent_core.dispatcher import CallStopped, Dispatcher
 from agent_core.errors import ProviderError, RunCancelled
 from agent_core.events import (
     Event,
@@ -32,7 +33,7 @@ from agent_core.events import (
 )
 from agent_core.masking import mask, mask_text, masked_traceback
 from agent_core.pricing import Price, estimate_cost, load_prices
-from agent_core.providers.base import ModelRequest, Provider, Usage
+from agent_core.providers.base import ModelRequest, ModelResponse, Provider, Usage
 from agent_core.records import (
     SCHEMA_VERSION,
     RecordEncoder,
@@ -205,15 +206,17 @@ def run_agent(
 ) -> Iterator[Event]:
     """Run one goal to the end, yielding events; the last event is :class:`RunFinished`.
 
-    Each call starts from clean state. ``cancel`` stops the run between events (and during
-    retry waits); the record is then saved as ``cancelled`` with its finished steps.
+    Each call starts from clean state. ``cancel`` stops the run at once, also in the middle of a
+    model call, a tool call or a retry wait (the call is left to its worker thread); the record is
+    then saved as ``cancelled`` with its finished steps, and a tool call cut short is kept in the
+    log marked ``cancelled``.
     """
     goal = validate_goal(goal)
     cancel = cancel or threading.Event()
     run = _Run(goal, provider, registry, settings, run_id or new_run_id(), scripted)
     rid = run.record["run_id"]
     tool_sleep = sleep or (lambda s: cancel.wait(s))
-    dispatcher = Dispatcher(registry, settings, sleep=tool_sleep, rng=rng)
+    dispatcher = Dispatcher(registry, settings, sleep=tool_sleep, rng=rng, cancel=cancel)
     try:
         run.save()
     except RecordWriteError as exc:
@@ -259,6 +262,25 @@ def run_agent(
         yield run.finish("error", error={"type": type(exc).__name__, "message": mask_text(str(exc)) or type(exc).__name__})
 
 
+CANCEL_POLL_S = 0.05
+"""How often a running model call checks for a Stop."""
+
+
+def _complete(provider: Provider, request: ModelRequest, cancel: threading.Event) -> ModelResponse:
+    """``provider.complete(request)`` in a worker thread, so a Stop does not wait for the answer:
+    the run ends at once and the call, left to its thread, is dropped when it returns (a remote
+    API's request runs to its timeout at most; the local model stops at its next token)."""
+    pending = workers.start(lambda: provider.complete(request))
+    while not pending.wait(CANCEL_POLL_S):
+        if cancel.is_set():
+            log.info("model call of step %s left running: the run was stopped", request.step)
+            raise RunCancelled()
+    try:
+        return pending.result()
+    except workers.CallAborted as exc:
+        raise RuntimeError(f"the provider raised {exc}") from None
+
+
 def _call_model(
     run: _Run, provider: Provider, request: ModelRequest, settings: Settings, cancel: threading.Event,
     rng: random.Random | None,
@@ -270,9 +292,11 @@ def _call_model(
     while True:
         t0 = time.perf_counter()
         try:
-            response = provider.complete(request)
+            response = _complete(provider, request, cancel)
         except ProviderError as exc:
             error = exc
+        except RunCancelled:
+            raise
         except Exception as exc:  # a provider bug or an SDK surprise: not retried
             log.error("provider %s raised\n%s", provider.id, masked_traceback(exc))
             error = ProviderError(
@@ -326,7 +350,7 @@ def _step(
     yield ModelCallStarted(run_id=rid, step=step, blocks_sent=sent_ids, blocks_trimmed=trimmed)
     request = ModelRequest(
         instructions=instructions, goal=goal, blocks=sent, tools=list(registry), step=step,
-        timeout=settings.request_timeout,
+        timeout=settings.request_timeout, cancel=cancel,
     )
     step_entry: dict[str, Any] = {
         "index": step,
@@ -396,7 +420,12 @@ def _step(
                 raise RunCancelled()
             yield ToolCallStarted(run_id=rid, step=step, call_id=call.call_id, tool=call.name[:64], arguments=mask(call.arguments))
             if position < MAX_TOOL_CALLS_PER_TURN:
-                entry = dispatcher.dispatch(call, step=step)
+                try:
+                    entry = dispatcher.dispatch(call, step=step)
+                except CallStopped as stopped:  # kept in the log; its block is not whole, so not sent on
+                    run.record["tool_calls"].append(stopped.entry)
+                    step_entry["tool_call_ids"].append(stopped.entry["call_id"])
+                    raise
             else:
                 entry = dispatcher.refuse(
                     call, step=step,

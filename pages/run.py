@@ -2,7 +2,8 @@
 
 The loop runs inside this script, event by event. Clicking Stop (or any widget) makes Streamlit
 start a new script run at once and stop the old one at its next ``st`` call. The new run sets the
-run's cancel event (which also cuts retry waits short) and waits for the old run to end; the old
+run's cancel event (which also cuts model calls, tool calls and retry waits short) and waits for
+the old run to end; the old
 run's generator is closed by ``contextlib.closing``, which saves the record as ``cancelled``; the
 new run then shows that saved record.
 """
@@ -74,7 +75,7 @@ def live_run(
     rng: random.Random | None = None,
     banner: str = "",
 ) -> None:
-    """Run the loop here, drawing each event as it arrives; Stop cancels between events."""
+    """Run the loop here, drawing each event as it arrives; Stop cancels it at once."""
     head, stop = st.columns([4, 1], vertical_alignment="center")
     head.subheader("Live run")
     stop_slot = stop.empty()
@@ -84,7 +85,8 @@ def live_run(
         key="run_stop",
         on_click=_request_stop,
         width="stretch",
-        help="Stops between two events; the steps finished so far are kept and the run is saved as cancelled.",
+        help="Stops the run at once, even in the middle of a model or tool call; what finished so far is kept "
+        "and the run is saved as cancelled.",
     )
     if banner:
         st.info(banner, icon="🎬")
@@ -121,14 +123,15 @@ def live_run(
 def stop_interrupted_run() -> bool:
     """Cancel the run an earlier script run was drawing, and wait until it has saved itself.
 
-    False when it is still busy (a model call in progress) after :data:`STOP_WAIT_S`.
+    False when it has not ended after :data:`STOP_WAIT_S` (it ends within ~0.1 s of the cancel
+    event; this only guards against a page that stopped drawing it).
     """
     cancel, done = st.session_state.get("run_cancel"), st.session_state.get("run_done")
     if isinstance(cancel, threading.Event):
         cancel.set()
     if not isinstance(done, threading.Event) or done.is_set():
         return True
-    with st.spinner("Stopping the run after its current step…"):
+    with st.spinner("Stopping the run…"):
         return done.wait(STOP_WAIT_S)
 
 
@@ -147,8 +150,7 @@ def show_last_run(interrupted_id: str | None) -> None:
     if interrupted_id:
         if not settled:
             st.warning(
-                "The run is still finishing its current step (a model call cannot be cut short); it will "
-                "be saved as cancelled. Reload the page in a moment.",
+                "The run has not finished stopping yet; it will be saved as cancelled. Reload the page in a moment.",
                 icon="⏳",
             )
         elif record.get("status") != "cancelled":

@@ -525,6 +525,20 @@ def test_timeout_stops_the_generation(
         provider.complete(request(registry, goal="hello", timeout=-1.0))
 
 
+def test_a_stop_ends_the_generation_at_the_next_token(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, registry: ToolRegistry
+) -> None:
+    server = FakeServer(['{"answer": "a long answer that is no longer wanted"}', '{"answer": "next"}'])
+    engine = install_engine(monkeypatch, fake_model, server)
+    provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)})
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(ProviderError, match="stopped"):
+        provider.complete(request(registry, goal="hello", cancel=cancel))
+    assert not engine.busy.locked()  # the model is free for the next run at once
+    assert provider.complete(request(registry, goal="hello")).text == "next"
+
+
 def test_a_busy_model_is_a_transient_error(
     fake_model: Path, monkeypatch: pytest.MonkeyPatch, registry: ToolRegistry
 ) -> None:

@@ -192,8 +192,9 @@ def test_stop_while_a_model_call_is_in_flight_keeps_finished_steps(settings: Set
     worker.start()
     assert provider.in_flight.wait(10)
     cancel.set()  # Stop pressed while the model is thinking
-    provider.release.set()
-    worker.join(10)
+    worker.join(2)  # the run does not wait for the answer
+    assert not worker.is_alive() and not provider.release.is_set()
+    provider.release.set()  # the abandoned call returns later: dropped, the record is not touched
     assert isinstance(events[-1], RunFinished) and events[-1].status == "cancelled"
     record = load_record(events[-1].path)
     assert_valid_record(record)
@@ -201,6 +202,52 @@ def test_stop_while_a_model_call_is_in_flight_keeps_finished_steps(settings: Set
     assert [c["call_id"] for c in record["tool_calls"]] == ["call_1"]  # step 2's call was never run
     assert record["tool_calls"][0]["output"] == "42"
     assert [b["step"] for b in record["context_blocks"]] == [1]  # no half block
+
+
+def test_stop_while_a_tool_runs_ends_at_once_and_keeps_the_call(settings: Settings) -> None:
+    """A tool that takes its time (or hangs until its timeout) does not hold a Stop: the run
+    ends at once, and the call stays in the log marked ``cancelled`` (not counted as a failure)."""
+    registry = build_default_registry(settings)
+    started, release = threading.Event(), threading.Event()
+
+    @registry.tool(timeout=60)
+    def slow_report(topic: str) -> str:
+        """Write a report (slowly)."""
+        started.set()
+        release.wait(30)
+        return "late"
+
+    turns = [
+        {"tool_calls": [{"name": "calculator", "arguments": {"expression": "6*7"}, "call_id": "call_1"}]},
+        {"tool_calls": [{"name": "slow_report", "arguments": {"topic": "x"}, "call_id": "call_2"}]},
+        {"text": "never reached"},
+    ]
+    cancel = threading.Event()
+    events: list[Any] = []
+    worker = threading.Thread(
+        target=lambda: events.extend(
+            run_agent("g", provider=ScriptedProvider(turns), registry=registry, settings=settings, cancel=cancel)
+        )
+    )
+    worker.start()
+    assert started.wait(10)
+    t0 = time.perf_counter()
+    cancel.set()
+    worker.join(5)
+    assert not worker.is_alive() and time.perf_counter() - t0 < 1.0
+    release.set()
+    assert events[-1].status == "cancelled"
+    record = load_record(events[-1].path)
+    assert_valid_record(record)
+    first, stopped = record["tool_calls"]
+    assert first["success"] and "cancelled" not in first
+    assert stopped["call_id"] == "call_2" and stopped["cancelled"] is True and not stopped["success"]
+    assert "stopped" in stopped["error"] and stopped["duration_ms"] < 2000
+    assert record["steps"][-1]["tool_call_ids"] == ["call_2"]
+    assert [b["step"] for b in record["context_blocks"]] == [1]  # step 2's block is not whole
+    store = RunStore(settings.runs_dir, persist=False)
+    store.refresh()
+    assert list(store.tool_calls()["tool"]) == ["calculator"]  # a stopped call is not the tool's failure
 
 
 def test_stop_during_a_long_retry_wait_ends_at_once(settings: Settings) -> None:

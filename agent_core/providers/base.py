@@ -4,6 +4,7 @@ output items out. The loop never sees an SDK type.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -49,6 +50,9 @@ class ModelRequest:
     step: int
     timeout: float = 60.0
     """Seconds the request may take."""
+    cancel: threading.Event | None = None
+    """Set when the run is stopped: the loop stops waiting at once; a provider that can stop its
+    own work early (the local model, between tokens) checks it too."""
 
 
 @dataclass

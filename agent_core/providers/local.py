@@ -425,7 +425,7 @@ class LocalProvider:
             "cache_prompt": True,
             "stream": True,
         }
-        content, final, elapsed = self._generate(engine, body, deadline, request.timeout)
+        content, final, elapsed = self._generate(engine, body, deadline, request.timeout, request.cancel)
         cut = final.get("finish_reason") == "length"
         try:
             text, calls = parse_output(content, step=request.step)
@@ -450,9 +450,11 @@ class LocalProvider:
         return text, calls, _usage(final)
 
     def _generate(
-        self, engine: _Engine, body: dict[str, Any], deadline: float, timeout: float
+        self, engine: _Engine, body: dict[str, Any], deadline: float, timeout: float,
+        cancel: threading.Event | None = None,
     ) -> tuple[str, dict[str, Any], float]:
-        """Stream one completion, stopping at ``deadline``.
+        """Stream one completion, stopping at ``deadline`` (or at the next token once ``cancel``
+        is set: the run was stopped, and the model is free for the next one at once).
 
         Returns ``(content, {finish_reason, timings, usage}, ms)``.
         """
@@ -480,7 +482,7 @@ class LocalProvider:
             if time.perf_counter() > deadline:
                 timed_out = True
                 return True
-            return False
+            return cancel is not None and cancel.is_set()
 
         try:
             result = engine.server.handle_chat_completions(body, on_chunk)
@@ -498,6 +500,8 @@ class LocalProvider:
             if kind == "exceed_context_size_error":
                 message += " (lower the context-block limit or MAX_TOOL_OUTPUT_CHARS)"
             raise ProviderError(f"llama.cpp: {message}", provider=PROVIDER_ID, error_type=str(kind))
+        if cancel is not None and cancel.is_set():
+            raise ProviderError("the run was stopped", provider=PROVIDER_ID, error_type="Cancelled")
         if timed_out:
             so_far = "".join(pieces)
             raise ProviderError(

@@ -7,6 +7,7 @@ A turn is a :class:`ModelResponse`, a :class:`ProviderError` to raise, or a plai
 from __future__ import annotations
 
 import copy
+import dataclasses
 import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -58,7 +59,7 @@ class ScriptedProvider:
 
     def complete(self, request: ModelRequest) -> ModelResponse:
         with self._lock:
-            self.requests.append(copy.deepcopy(request))
+            self.requests.append(copy.deepcopy(dataclasses.replace(request, cancel=None)))  # (an Event does not copy)
             number = len(self.requests)
             if not self._turns:
                 raise ProviderError(
