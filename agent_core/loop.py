@@ -269,7 +269,10 @@ CANCEL_POLL_S = 0.05
 def _complete(provider: Provider, request: ModelRequest, cancel: threading.Event) -> ModelResponse:
     """``provider.complete(request)`` in a worker thread, so a Stop does not wait for the answer:
     the run ends at once and the call, left to its thread, is dropped when it returns (a remote
-    API's request runs to its timeout at most; the local model stops at its next token)."""
+    API's request runs to its timeout at most; the local model stops at its next token).
+    An ``instant`` provider is called here: the hand-off would cost more than its answer."""
+    if getattr(provider, "instant", False):
+        return provider.complete(request)
     pending = workers.start(lambda: provider.complete(request))
     while not pending.wait(CANCEL_POLL_S):
         if cancel.is_set():

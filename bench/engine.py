@@ -63,6 +63,8 @@ class InstantProvider:
     id = "bench"
     label = "instant benchmark provider"
     model = "instant-1"
+    instant = True
+    """Called in the loop's thread, like the offline provider (see ``measure_steps(threaded=...)``)."""
 
     def __init__(self, steps: int, calls_per_step: int) -> None:
         self.model_s = 0.0
@@ -109,8 +111,12 @@ def instant_registry(output_chars: int, timing: dict[str, float]) -> ToolRegistr
     return reg
 
 
-def measure_steps(steps: int, runs: int, calls_per_step: int, output_chars: int, data_dir: Path) -> dict[str, Any]:
-    """Median engine overhead per step over ``runs`` runs of ``steps`` steps."""
+def measure_steps(
+    steps: int, runs: int, calls_per_step: int, output_chars: int, data_dir: Path, *, threaded: bool = False
+) -> dict[str, Any]:
+    """Median engine overhead per step over ``runs`` runs of ``steps`` steps; ``threaded``: the
+    model is called in a worker thread, as for every provider that is not ``instant`` (remote
+    APIs, the local model), so that a Stop does not wait for its answer."""
     per_step_ms: list[float] = []
     per_step_save_ms: list[float] = []
     per_run_ms: list[float] = []
@@ -118,6 +124,7 @@ def measure_steps(steps: int, runs: int, calls_per_step: int, output_chars: int,
     for _ in range(runs):
         timing = {"tool_s": 0.0}
         provider = InstantProvider(steps, calls_per_step)
+        provider.instant = not threaded
         registry = instant_registry(output_chars, timing)
         marks: list[tuple[float, float, float, float]] = []  # (time, model_s, tool_s, save_s) after each step
         t_start = time.perf_counter()
@@ -175,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
             "steps_small": measure_steps(args.steps, args.runs, args.calls_per_step, 0, data_dir),
             "steps_2kb": measure_steps(args.steps, args.runs, args.calls_per_step, 2048, data_dir),
             "steps_3calls_2kb": measure_steps(args.steps, args.runs, 3, 2048, data_dir),
+            "steps_small_threaded": measure_steps(args.steps, args.runs, args.calls_per_step, 0, data_dir, threaded=True),
             "dispatch_small": measure_dispatch(args.dispatches, 0, data_dir),
             "dispatch_2kb": measure_dispatch(args.dispatches, 2048, data_dir),
         }
@@ -193,6 +201,12 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['per_step_median_ms']:.3f} ms, of which record save {r['per_step_save_median_ms']:.3f} ms  "
             f"(p90 {r['per_step_p90_ms']:.3f} ms; whole {r['steps']}-step run {r['per_run_median_ms']:.2f} ms)"
         )
+    r = results["steps_small_threaded"]
+    print(
+        f"  per step, model called in a worker thread (providers that are not instant): median "
+        f"{r['per_step_median_ms']:.3f} ms, {r['per_step_median_ms'] - results['steps_small']['per_step_median_ms']:+.3f} ms "
+        "for the hand-off"
+    )
     for key in ("dispatch_small", "dispatch_2kb"):
         r = results[key]
         print(f"  per tool dispatch, {r['output_chars']:>4}-char output: median {r['dispatch_median_ms']:.3f} ms "

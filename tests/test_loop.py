@@ -137,6 +137,38 @@ def test_provider_bug_becomes_a_clean_error(registry: ToolRegistry, settings: Se
     assert record["status"] == "error" and record["error"]["type"] == "KeyError"
 
 
+@pytest.mark.parametrize("instant", [True, False])
+def test_a_model_that_is_not_instant_is_called_in_a_worker_thread(
+    registry: ToolRegistry, settings: Settings, instant: bool
+) -> None:
+    seen: list[threading.Thread] = []
+
+    class Watched(ScriptedProvider):
+        def complete(self, request):  # type: ignore[override]
+            seen.append(threading.current_thread())
+            return super().complete(request)
+
+    provider = Watched([tool_turn(("add", {"a": 1, "b": 2})), {"text": "3"}])
+    provider.instant = instant
+    record = run_to_end("g", provider=provider, registry=registry, settings=settings)
+    assert record["status"] == "completed" and record["answer"] == "3"
+    assert len(seen) == 2
+    assert all((t is threading.current_thread()) == instant for t in seen)
+
+
+def test_a_provider_that_exits_is_an_error_not_the_end_of_the_process(
+    registry: ToolRegistry, settings: Settings
+) -> None:
+    class Exiting(ScriptedProvider):
+        instant = False
+
+        def complete(self, request):  # type: ignore[override]
+            raise SystemExit(3)
+
+    record = run_to_end("g", provider=Exiting([]), registry=registry, settings=settings)
+    assert record["status"] == "error" and "SystemExit" in record["error"]["message"]
+
+
 def test_cancel_event_between_events_saves_cancelled(registry: ToolRegistry, settings: Settings) -> None:
     provider = ScriptedProvider([tool_turn(("add", {"a": i, "b": 1})) for i in range(5)] + [{"text": "x"}])
     cancel = threading.Event()

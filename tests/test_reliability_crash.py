@@ -159,6 +159,8 @@ def test_ctrl_c_during_a_model_call_saves_cancelled(srv: FakeLLMServer, data_dir
 class _BlockingProvider(ScriptedProvider):
     """Scripted turns; the call for step ``block_step`` waits until ``release`` is set."""
 
+    instant = False  # it blocks: called in a worker thread like a real model
+
     def __init__(self, turns: list[dict[str, Any]], block_step: int) -> None:
         super().__init__(turns)
         self.block_step = block_step

@@ -86,6 +86,9 @@ class Provider(Protocol):
     model: str
     label: str
     """What the UI and the record call it (honest: "offline demo model — rule-based, no LLM")."""
+    # Optional: ``instant = True`` for a provider that answers at once, in process (no network, no
+    # model): the loop then calls it in its own thread; any other is called in a worker thread,
+    # so that a Stop need not wait for the answer.
 
     def complete(self, request: ModelRequest) -> ModelResponse:
         """Make one model call; raise :class:`agent_core.errors.ProviderError` on failure."""

@@ -47,6 +47,8 @@ class ScriptedProvider:
 
     id = PROVIDER_ID
     label = LABEL
+    instant = True
+    """Replays at once: called in the loop's thread (a subclass that blocks sets it False)."""
 
     def __init__(self, turns: Iterable[ModelResponse | ProviderError | dict[str, Any]], *, model: str = DEFAULT_MODEL) -> None:
         self.model = model
