@@ -58,7 +58,7 @@ def render_tool_call(entry: dict[str, Any], container: Any) -> None:
     """One tool call as a bordered box: name, outcome, flags, arguments, result, attempts."""
     box = container.container(border=True)
     ok = bool(entry.get("success"))
-    icon = "✅" if ok else "❌"
+    icon = "✅" if ok else "🛑" if entry.get("cancelled") else "❌"
     head = f"{icon} 🔧 **{ui.md_label(entry.get('tool'), 64)}** · {ui.fmt_ms(entry.get('duration_ms'))}"
     flags = call_flags(entry)
     box.markdown(" ".join([head, *flags]), help=ui.explain("tool call"))
@@ -81,7 +81,11 @@ def render_tool_call(entry: dict[str, Any], container: Any) -> None:
     left, right = box.columns(2)
     left.caption("Arguments (what the model asked for)")
     ui.show_value(entry.get("arguments"), left, expanded=True)
-    right.caption("Result (what went back to the model)" if ok else "Error (sent back to the model so it can adapt)")
+    right.caption(
+        "Result (what went back to the model)" if ok
+        else "Stopped (the run ended here; nothing went back to the model)" if entry.get("cancelled")
+        else "Error (sent back to the model so it can adapt)"
+    )
     ui.show_code(entry.get("output"), right, height=None)
     attempts = entry.get("attempts") or []
     fallback = entry.get("fallback") if isinstance(entry.get("fallback"), dict) else None
@@ -223,7 +227,9 @@ class StepView:
         """Replace the placeholder with the finished call."""
         slot = self.call_slots.pop(str(entry.get("call_id")), None) or self.calls_area.empty()
         render_tool_call(entry, slot)
-        if not entry.get("success"):
+        if entry.get("cancelled"):
+            self.flags.add("🛑")
+        elif not entry.get("success"):
             self.flags.add("❌")
         if len(entry.get("attempts") or []) > 1:
             self.flags.add("🔁")
@@ -276,7 +282,7 @@ class RunView:
             st.caption(
                 "**Steps** — "
                 + ui.explain("step")
-                + " Markers: 🔁 retry · ↪️ fallback · 🚫 duplicate refused · ✂️ truncated · ❌ failed call."
+                + " Markers: 🔁 retry · ↪️ fallback · 🚫 duplicate refused · ✂️ truncated · ❌ failed call · 🛑 stopped by Stop."
             )
         self.steps_area = st.container()
         self.outcome_area = st.container()
@@ -441,7 +447,7 @@ class RunView:
                     sv.tool_finished(entry)
             sv.finished(step.get("duration_ms"))
             view.calls += len(ids)
-        view.failed_calls = sum(1 for c in calls.values() if not c.get("success"))
+        view.failed_calls = sum(1 for c in calls.values() if not c.get("success") and not c.get("cancelled"))
         view.steps_done = view.current_step = len(steps)
         view.tokens = dict(record.get("usage") or {})
         view.cost = record.get("cost_usd")

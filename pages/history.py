@@ -168,7 +168,7 @@ def _run_detail(record: dict[str, Any]) -> None:
     ui.show_text(record.get("goal"))
     calls = [c for c in record.get("tool_calls") or [] if isinstance(c, dict)]
     usage = record.get("usage") or {}
-    failed = sum(1 for c in calls if not c.get("success"))
+    failed = sum(1 for c in calls if not c.get("success") and not c.get("cancelled"))
     max_steps = (record.get("settings") or {}).get("max_steps", "?")
     row = ui.metric_row()
     for label, value, help_text in (
