@@ -34,7 +34,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-PAGES = {"history": ("pages/history.py", "history"), "tool_stats": ("pages/tool_stats.py", "tool-stats")}
+PAGES = {"history": ("pages/history.py", "history"), "tool_stats": ("pages/tool_stats.py", "tool_stats")}
 TARGETS = {
     "first_render_x_floor": 1.5,
     "warm_rerun_s": 0.3,

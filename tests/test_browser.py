@@ -167,7 +167,7 @@ def test_seed_goal_and_every_page(server: AppServer, page: Page) -> None:
 
     for path, title, name in (
         ("/history", "History", "05-history"),
-        ("/tool-stats", "Tool stats", "06-tool-stats"),
+        ("/tool_stats", "Tool stats", "06-tool-stats"),
         ("/tools", "Tools", "07-tools"),
     ):
         page.goto(server.url + path)
@@ -251,7 +251,7 @@ def test_hostile_text_stays_inert(server: AppServer, page: Page, listener: tuple
     # Not even a clickable link to the listener (bare URLs in labels are not auto-linked).
     assert page.locator(f"a[href*=':{port}']").count() == 0
     shoot(page, "10-hostile-history")
-    for path in ("/history", "/tool-stats"):
+    for path in ("/history", "/tool_stats"):
         page.goto(server.url + path)
         wait_idle(page)
     page.wait_for_timeout(1000)
@@ -296,9 +296,11 @@ def test_stop_cancels_a_running_run(tmp_path: Path, browser: Browser) -> None:
         assert all(call["duration_ms"] < 2500 for call in record["tool_calls"])
 
 
-def test_a_shared_link_works_on_a_freshly_started_server(tmp_path: Path, browser: Browser) -> None:
-    """The first page a new server serves is a ``/history?run=`` link: it must open inside the
-    app (navigation, sidebar, wide layout), not as a lone script of the ``pages/`` folder."""
+@pytest.mark.parametrize("target", ["history?run=", "tool_stats", "tools"])
+def test_a_shared_link_works_on_a_freshly_started_server(tmp_path: Path, browser: Browser, target: str) -> None:
+    """The first page a new server serves is a link to a page: it must open inside the app
+    (navigation, sidebar, wide layout), not as a lone script of the ``pages/`` folder, and
+    without a "page not found" box."""
     from agent_core.loop import run_to_end
     from agent_core.providers import make_provider
     from agent_core.settings import Settings
@@ -312,17 +314,22 @@ def test_a_shared_link_works_on_a_freshly_started_server(tmp_path: Path, browser
         registry=build_default_registry(config),
         settings=config,
     )
+    path = "/" + target + (record["run_id"] if target.endswith("=") else "")
+    expected = {"history?run=": "Run detail", "tool_stats": "Per tool", "tools": "Try a tool"}[target]
     with streamlit_app(data_dir, APP_ENV) as srv, browser_page(browser) as page:
-        page.goto(f"{srv.url}/history?run={record['run_id']}")
-        page.get_by_text("Run detail").first.wait_for()
+        page.goto(srv.url + path)
+        page.get_by_text(expected).first.wait_for()
         wait_idle(page)
         nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
         lines = {line.strip() for line in nav.splitlines()}
-        # The app's four pages, not the files of pages/ ("app", "run view", "ui", "tool stats"; icons show as words like "history").
+        # The app's four pages, not the files of pages/ ("app", "run view", "ui", "tool stats";
+        # icons show as words like "history").
         assert {"Run", "History", "Tool stats", "Tools"} <= lines
         assert not {"app", "run view", "tool stats", "ui"} & lines
         assert page.get_by_text("Agent Workbench — run tool-calling agents").count() == 1
-        assert page.url.endswith(f"/history?run={record['run_id']}")
-        assert "268" in page.locator('[data-testid="stMain"]').inner_text()
-        shoot(page, "12-shared-link-fresh-server")
+        assert page.get_by_text("Page not found").count() == 0
+        assert page.url.endswith(path)
+        if target.startswith("history"):
+            assert "268" in page.locator('[data-testid="stMain"]').inner_text()
+            shoot(page, "12-shared-link-fresh-server")
         assert_clean_log(srv.log)

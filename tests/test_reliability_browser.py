@@ -157,7 +157,7 @@ def test_hostile_text_stays_inert_everywhere(tmp_path: Path, listener: tuple[int
             assert "live answer" in body and f"127.0.0.1:{port}/md.png" in body  # shown, as text
             assert_inert(page, port, seen, hits, "the Run page (live)")
 
-            for where in (f"/history?run={crafted['run_id']}", "/history", "/tool-stats"):
+            for where in (f"/history?run={crafted['run_id']}", "/history", "/tool_stats"):
                 page.goto(app.url + where)
                 page.get_by_role("heading").first.wait_for()
                 kit.wait_idle(page)
