@@ -24,14 +24,14 @@ PAGE_SIZE = 500
 """Runs per page of the table: the browser gets one page at a time, so a rerun stays quick at
 100,000 runs (the grid itself draws only the rows in view)."""
 ORDERS: dict[str, tuple[str, bool]] = {
-    "Newest first": ("started_at", False),
-    "Oldest first": ("started_at", True),
-    "Longest first": ("duration_ms", False),
-    "Most expensive first": ("cost_usd", False),
-    "Most tokens first": ("tokens", False),
-    "Most tool calls first": ("tool_calls", False),
-    "Most failed tool calls first": ("failed_calls", False),
-    "Most steps first": ("steps", False),
+    "Newest": ("started_at", False),
+    "Oldest": ("started_at", True),
+    "Longest": ("duration_ms", False),
+    "Most expensive": ("cost_usd", False),
+    "Most tokens": ("tokens", False),
+    "Most tool calls": ("tool_calls", False),
+    "Most failed calls": ("failed_calls", False),
+    "Most steps": ("steps", False),
 }
 """How the whole filtered list can be ordered before it is cut into pages (clicking a column
 header sorts only the page in view)."""
@@ -346,7 +346,7 @@ if runs.empty:
     st.stop()
 
 with st.container(border=True):
-    f1, f2, f3 = st.columns([2, 1, 1])
+    f1, f2, f3 = st.columns([2, 1.3, 1])
     text = f1.text_input("Search goals", key="history_text", placeholder="words in the goal, or a run id")
     first, last = ui.date_bounds(runs["started_at"])
     days = f2.date_input("Dates (UTC)", value=(first, last), key="history_days", help="Runs started in this range.")
@@ -389,7 +389,7 @@ elif st.session_state.get("history_page", 1) > pages:
     st.session_state["history_page"] = pages
 page_no = 1
 if pages > 1:
-    n1, n2 = st.columns([1, 3], vertical_alignment="bottom")
+    n1, n2 = st.columns([1, 2], vertical_alignment="bottom")
     page_no = int(n1.number_input("Page", min_value=1, max_value=pages, step=1, key="history_page"))
     start = (page_no - 1) * PAGE_SIZE
     n2.caption(

@@ -385,10 +385,10 @@ def test_history_pages_a_long_list_and_orders_all_of_it(data_dir: Path) -> None:
     assert len(table) == 101 and list(table["run_id"].iloc[-2:]) == [ids[1], ids[0]]
     assert any("Runs 1,001–1,101" in c.value for c in at.caption)
     # Ordering sorts every matching run, then pages again from the first page.
-    at.selectbox(key="history_order").select("Most expensive first").run()
+    at.selectbox(key="history_order").select("Most expensive").run()
     assert at.number_input(key="history_page").value == 1
     assert list(at.dataframe[0].value["goal"].iloc[:2]) == ["clone 1100", "clone 1099"]
-    at.selectbox(key="history_order").select("Oldest first").run()
+    at.selectbox(key="history_order").select("Oldest").run()
     assert list(at.dataframe[0].value["goal"].iloc[:2]) == ["clone 1", "clone 2"]
     # Few enough matches for one page: no page box, the plain count.
     at.text_input(key="history_text").input("clone 99").run()
