@@ -56,7 +56,8 @@ st.caption(
 )
 ui.problems_warning(store)
 runs = store.runs()
-calls = store.tool_calls()
+with st.spinner("Gathering every tool call… (once; later visits are quick)", show_time=True):
+    calls = store.tool_calls()
 if calls.empty:
     if runs.empty:
         ui.no_runs_yet("tool statistics")
