@@ -105,10 +105,6 @@ def truncate(text: str, limit: int) -> tuple[str, bool]:
     return text[:limit] + TRUNCATED_MARKER, True
 
 
-CANCEL_POLL_S = 0.05
-"""How often a running tool call checks for a Stop."""
-
-
 def call_with_timeout(
     func: Callable[..., Any], kwargs: dict[str, Any], timeout: float, cancel: threading.Event | None = None
 ) -> Any:
@@ -118,16 +114,8 @@ def call_with_timeout(
     A thread cannot be killed, so a hung tool keeps its thread until it returns; the run goes on.
     """
     pending = workers.start(lambda: func(**kwargs))
-    if cancel is None:
-        if not pending.wait(timeout):
-            raise ToolTimeout(f"timed out after {timeout:g} s")
-    else:
-        deadline = time.monotonic() + timeout
-        while not pending.wait(max(0.0, min(CANCEL_POLL_S, deadline - time.monotonic()))):
-            if cancel.is_set():
-                raise RunCancelled()
-            if time.monotonic() >= deadline:
-                raise ToolTimeout(f"timed out after {timeout:g} s")
+    if not pending.wait(timeout, cancel):
+        raise ToolTimeout(f"timed out after {timeout:g} s")
     try:
         return pending.result()
     except workers.CallAborted as exc:  # SystemExit & co. from the tool: its failure, not the run's end

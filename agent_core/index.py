@@ -520,9 +520,9 @@ def parse_files(
     main module) each parse a share and store it in ``index`` themselves, while this process
     parses its own share. A helper that fails is replaced by parsing its share here.
     """
-    if workers > 1 and len(names) >= PARALLEL_MIN_FILES:
-        workers = min(workers, idle_cores())
-    if workers <= 1 or len(names) < PARALLEL_MIN_FILES:
+    # (idle_cores takes 50 ms to measure: only asked when helpers are an option at all)
+    workers = min(workers, idle_cores()) if workers > 1 and len(names) >= PARALLEL_MIN_FILES else 1
+    if workers <= 1:
         rows, gone = _parse_here(runs_dir, names, keep_columns)
         return rows, gone, set()
     size = -(-len(names) // workers)

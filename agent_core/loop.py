@@ -262,26 +262,21 @@ def run_agent(
         yield run.finish("error", error={"type": type(exc).__name__, "message": mask_text(str(exc)) or type(exc).__name__})
 
 
-CANCEL_POLL_S = 0.05
-"""How often a running model call checks for a Stop."""
-
-
 def _complete(provider: Provider, request: ModelRequest, cancel: threading.Event) -> ModelResponse:
     """``provider.complete(request)`` in a worker thread, so a Stop does not wait for the answer:
     the run ends at once and the call, left to its thread, is dropped when it returns (a remote
     API's request runs to its timeout at most; the local model stops at its next token).
-    An ``instant`` provider is called here: the hand-off would cost more than its answer."""
+    An ``instant`` provider is called here: the hand-off would cost more than its answer.
+    (SystemExit & co. from a provider come back as :class:`workers.CallAborted`, an engine error.)"""
     if getattr(provider, "instant", False):
         return provider.complete(request)
     pending = workers.start(lambda: provider.complete(request))
-    while not pending.wait(CANCEL_POLL_S):
-        if cancel.is_set():
-            log.info("model call of step %s left running: the run was stopped", request.step)
-            raise RunCancelled()
     try:
-        return pending.result()
-    except workers.CallAborted as exc:
-        raise RuntimeError(f"the provider raised {exc}") from None
+        pending.wait(cancel=cancel)
+    except RunCancelled:
+        log.info("model call of step %s left running: the run was stopped", request.step)
+        raise
+    return pending.result()
 
 
 def _call_model(

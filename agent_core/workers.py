@@ -12,8 +12,14 @@ from __future__ import annotations
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
+
+from agent_core.errors import RunCancelled
+
+CANCEL_POLL_S = 0.05
+"""How often a caller waiting on a call checks for a Stop."""
 
 
 class _Worker(threading.Thread):
@@ -87,9 +93,20 @@ class Pending:
             _Worker.release()
             self._done.set()
 
-    def wait(self, timeout: float | None = None) -> bool:
-        """True once the call is over; False if ``timeout`` seconds passed first."""
-        return self._done.wait(timeout)
+    def wait(self, timeout: float | None = None, cancel: threading.Event | None = None) -> bool:
+        """True once the call is over; False if ``timeout`` seconds passed first;
+        :class:`RunCancelled` as soon as ``cancel`` is set (checked every :data:`CANCEL_POLL_S`)."""
+        if cancel is None:
+            return self._done.wait(timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = CANCEL_POLL_S if deadline is None else min(CANCEL_POLL_S, deadline - time.monotonic())
+            if self._done.wait(max(0.0, left)):
+                return True
+            if cancel.is_set():
+                raise RunCancelled()
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
 
     def result(self) -> Any:
         """The call's return value, or its exception raised here (call after :meth:`wait`).
