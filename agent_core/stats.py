@@ -15,6 +15,12 @@ import pandas as pd
 ERROR_CATEGORIES = ("validation", "transient", "non_transient", "timeout", "duplicate")
 
 
+def call_failed(call: dict[str, Any]) -> bool:
+    """A tool call that did not succeed; one that a Stop cut short (``cancelled``) is not the
+    tool's failure."""
+    return not call.get("success") and not call.get("cancelled")
+
+
 def tool_stats(calls: pd.DataFrame, by: Sequence[str] = ("tool",)) -> pd.DataFrame:
     """Per group: calls, success rate, p50/p95/mean duration, retries, fallbacks, duplicates,
     and a column per error category."""

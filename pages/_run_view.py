@@ -25,6 +25,7 @@ from agent_core.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
+from agent_core import stats
 from pages import _ui as ui
 
 HISTORY_PAGE = "pages/history.py"
@@ -52,6 +53,20 @@ def call_flags(entry: dict[str, Any]) -> list[str]:
     if category and not entry.get("success") and not entry.get("duplicate"):
         flags.append(f":red-badge[{ui.md_label(category, 20)} error]")
     return flags
+
+
+def _attempt_rows(tool: Any, attempts: list[Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "tool": tool,
+            "attempt": a.get("attempt"),
+            "ok": bool(a.get("success")),
+            "error": a.get("error") or "",
+            "duration_ms": a.get("duration_ms"),
+            "waited_s": a.get("wait_s"),
+        }
+        for a in attempts
+    ]
 
 
 def render_tool_call(entry: dict[str, Any], container: Any) -> None:
@@ -90,29 +105,9 @@ def render_tool_call(entry: dict[str, Any], container: Any) -> None:
     attempts = entry.get("attempts") or []
     fallback = entry.get("fallback") if isinstance(entry.get("fallback"), dict) else None
     if isinstance(attempts, list) and (len(attempts) > 1 or (attempts and not ok) or fallback):
-        rows = [
-            {
-                "tool": entry.get("tool"),
-                "attempt": a.get("attempt"),
-                "ok": bool(a.get("success")),
-                "error": a.get("error") or "",
-                "duration_ms": a.get("duration_ms"),
-                "waited_s": a.get("wait_s"),
-            }
-            for a in attempts
-        ]
+        rows = _attempt_rows(entry.get("tool"), attempts)
         if fallback:
-            rows += [
-                {
-                    "tool": fallback.get("tool"),
-                    "attempt": a.get("attempt"),
-                    "ok": bool(a.get("success")),
-                    "error": a.get("error") or "",
-                    "duration_ms": a.get("duration_ms"),
-                    "waited_s": a.get("wait_s"),
-                }
-                for a in fallback.get("attempts") or []
-            ]
+            rows += _attempt_rows(fallback.get("tool"), fallback.get("attempts") or [])
         box.caption("Attempts (a failed attempt that is temporary is retried after the wait shown)")
         box.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
@@ -447,7 +442,7 @@ class RunView:
                     sv.tool_finished(entry)
             sv.finished(step.get("duration_ms"))
             view.calls += len(ids)
-        view.failed_calls = sum(1 for c in calls.values() if not c.get("success") and not c.get("cancelled"))
+        view.failed_calls = sum(map(stats.call_failed, calls.values()))
         view.steps_done = view.current_step = len(steps)
         view.tokens = dict(record.get("usage") or {})
         view.cost = record.get("cost_usd")

@@ -270,6 +270,19 @@ def date_bounds(column: pd.Series) -> tuple[date, date]:
     return values.min().date(), values.max().date()
 
 
+def date_filter(where: Any, column: pd.Series, key: str) -> tuple[date, ...]:
+    """A "Dates (UTC)" range box spanning the days in ``column``; the days picked as a tuple
+    (one day while the second end of the range is still being picked)."""
+    first, last = date_bounds(column)
+    days = where.date_input("Dates (UTC)", value=(first, last), key=key, help="Runs started in this range.")
+    return tuple(days) if isinstance(days, (tuple, list)) else (days,)
+
+
+def choice_filter(where: Any, label: str, column: pd.Series, key: str, help: str | None = None) -> list[str]:
+    """A multiselect over the values found in ``column``; nothing picked means all."""
+    return where.multiselect(label, sorted(column.dropna().unique()), key=key, placeholder="all", help=help)
+
+
 def in_dates(column: pd.Series, days: Iterable[date] | None) -> pd.Series:
     """Mask of rows whose timestamp falls in the inclusive (start, end) day range (UTC)."""
     picked = list(days or [])

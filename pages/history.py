@@ -89,33 +89,21 @@ def _timeline_chart(record: dict[str, Any]) -> None:
     t0 = pd.to_datetime(record.get("started_at"), utc=True, errors="coerce")
     if pd.isna(t0):
         return
+    bars = [
+        (step.get("started_at"), f"step {step.get('index')}", "model call", float(step.get("model_duration_ms") or 0))
+        for step in record.get("steps") or []
+    ] + [
+        (call.get("started_at"), f"step {call.get('step')}", f"tool: {call.get('tool')}",
+         max(float(call.get("duration_ms") or 0), 0.5))
+        for call in record.get("tool_calls") or []
+    ]
     rows = []
-    for step in record.get("steps") or []:
-        start = pd.to_datetime(step.get("started_at"), utc=True, errors="coerce")
+    for started, step, what, length_ms in bars:
+        start = pd.to_datetime(started, utc=True, errors="coerce")
         if pd.isna(start):
             continue
         offset = (start - t0).total_seconds() * 1000
-        rows.append(
-            {
-                "step": f"step {step.get('index')}",
-                "what": "model call",
-                "start_ms": offset,
-                "end_ms": offset + float(step.get("model_duration_ms") or 0),
-            }
-        )
-    for call in record.get("tool_calls") or []:
-        start = pd.to_datetime(call.get("started_at"), utc=True, errors="coerce")
-        if pd.isna(start):
-            continue
-        offset = (start - t0).total_seconds() * 1000
-        rows.append(
-            {
-                "step": f"step {call.get('step')}",
-                "what": f"tool: {call.get('tool')}",
-                "start_ms": offset,
-                "end_ms": offset + max(float(call.get("duration_ms") or 0), 0.5),
-            }
-        )
+        rows.append({"step": step, "what": what, "start_ms": offset, "end_ms": offset + length_ms})
     if not rows:
         return
     df = pd.DataFrame(rows)
@@ -168,7 +156,7 @@ def _run_detail(record: dict[str, Any]) -> None:
     ui.show_text(record.get("goal"))
     calls = [c for c in record.get("tool_calls") or [] if isinstance(c, dict)]
     usage = record.get("usage") or {}
-    failed = sum(1 for c in calls if not c.get("success") and not c.get("cancelled"))
+    failed = sum(map(stats.call_failed, calls))
     max_steps = (record.get("settings") or {}).get("max_steps", "?")
     row = ui.metric_row()
     for label, value, help_text in (
@@ -348,24 +336,13 @@ if runs.empty:
 with st.container(border=True):
     f1, f2, f3 = st.columns([2, 1.3, 1])
     text = f1.text_input("Search goals", key="history_text", placeholder="words in the goal, or a run id")
-    first, last = ui.date_bounds(runs["started_at"])
-    days = f2.date_input("Dates (UTC)", value=(first, last), key="history_days", help="Runs started in this range.")
+    days = ui.date_filter(f2, runs["started_at"], "history_days")
     order = f3.selectbox("Order", list(ORDERS), key="history_order", help="How the matching runs are listed.")
     f4, f5, f6 = st.columns(3)
-    providers = f4.multiselect(
-        "Provider",
-        sorted(runs["provider"].dropna().unique()),
-        key="history_providers",
-        placeholder="all",
-        help=ui.explain("provider"),
-    )
-    models = f5.multiselect("Model", sorted(runs["model"].dropna().unique()), key="history_models", placeholder="all")
-    statuses = f6.multiselect(
-        "Status",
-        sorted(runs["status"].dropna().unique()),
-        key="history_statuses",
-        placeholder="all",
-        help="interrupted = left 'running' by a process that is gone",
+    providers = ui.choice_filter(f4, "Provider", runs["provider"], "history_providers", ui.explain("provider"))
+    models = ui.choice_filter(f5, "Model", runs["model"], "history_models")
+    statuses = ui.choice_filter(
+        f6, "Status", runs["status"], "history_statuses", "interrupted = left 'running' by a process that is gone"
     )
 
 view = ui.filter_runs(
@@ -373,7 +350,7 @@ view = ui.filter_runs(
     providers=providers,
     models=models,
     statuses=statuses,
-    days=days if isinstance(days, (tuple, list)) else [days],
+    days=days,
     text=text,
 )
 column, ascending = ORDERS[order]

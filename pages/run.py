@@ -3,9 +3,8 @@
 The loop runs inside this script, event by event. Clicking Stop (or any widget) makes Streamlit
 start a new script run at once and stop the old one at its next ``st`` call. The new run sets the
 run's cancel event (which also cuts model calls, tool calls and retry waits short) and waits for
-the old run to end; the old
-run's generator is closed by ``contextlib.closing``, which saves the record as ``cancelled``; the
-new run then shows that saved record.
+the old run to end; the old run's generator is closed by ``contextlib.closing``, which saves the
+record as ``cancelled``; the new run then shows that saved record.
 """
 
 from __future__ import annotations

@@ -67,16 +67,9 @@ if calls.empty:
 
 with st.container(border=True):
     f1, f2, f3 = st.columns([1, 1, 1])
-    first, last = ui.date_bounds(calls["run_started_at"])
-    days = f1.date_input("Dates (UTC)", value=(first, last), key="stats_days", help="Runs started in this range.")
-    providers = f2.multiselect(
-        "Provider",
-        sorted(calls["provider"].dropna().unique()),
-        key="stats_providers",
-        placeholder="all",
-        help=ui.explain("provider"),
-    )
-    models = f3.multiselect("Model", sorted(calls["model"].dropna().unique()), key="stats_models", placeholder="all")
+    days = ui.date_filter(f1, calls["run_started_at"], "stats_days")
+    providers = ui.choice_filter(f2, "Provider", calls["provider"], "stats_providers", ui.explain("provider"))
+    models = ui.choice_filter(f3, "Model", calls["model"], "stats_models")
     include_demos = st.checkbox(
         "Include scripted demo runs", value=True, key="stats_demos", help=ui.explain("scripted")
     )
@@ -108,7 +101,7 @@ tables = _stats_tables(
     store.version,
     providers,
     models,
-    tuple(days) if isinstance(days, (tuple, list)) else (days,),
+    days,
     include_demos,
     store,
 )
