@@ -96,6 +96,7 @@ class _Run:
         settings: Settings,
         run_id: str,
         scripted: bool,
+        extra: Mapping[str, Any] | None = None,
     ) -> None:
         self.settings = settings
         self.provider = provider
@@ -146,6 +147,10 @@ class _Run:
             "provider_meta": {},
             "owner": {"pid": os.getpid(), "host": os.uname().nodename},
         }
+        if extra:
+            # Optional top-level fields set by the caller (eval_id, arena_id, replay_of, user …);
+            # they never replace the engine's own fields.
+            self.record.update({k: mask(v) for k, v in extra.items() if k not in self.record})
 
     def elapsed_ms(self) -> float:
         return round((time.perf_counter() - self.t0) * 1000, 3)
@@ -203,17 +208,19 @@ def run_agent(
     scripted: bool = False,
     sleep: Callable[[float], Any] | None = None,
     rng: random.Random | None = None,
+    record_extra: Mapping[str, Any] | None = None,
 ) -> Iterator[Event]:
     """Run one goal to the end, yielding events; the last event is :class:`RunFinished`.
 
     Each call starts from clean state. ``cancel`` stops the run at once, also in the middle of a
     model call, a tool call or a retry wait (the call is left to its worker thread); the record is
     then saved as ``cancelled`` with its finished steps, and a tool call cut short is kept in the
-    log marked ``cancelled``.
+    log marked ``cancelled``. ``record_extra`` adds optional top-level fields to the record
+    (``eval_id``, ``arena_id``, ``replay_of``, ``user`` …; masked, never replacing the engine's).
     """
     goal = validate_goal(goal)
     cancel = cancel or threading.Event()
-    run = _Run(goal, provider, registry, settings, run_id or new_run_id(), scripted)
+    run = _Run(goal, provider, registry, settings, run_id or new_run_id(), scripted, record_extra)
     rid = run.record["run_id"]
     tool_sleep = sleep or (lambda s: cancel.wait(s))
     dispatcher = Dispatcher(registry, settings, sleep=tool_sleep, rng=rng, cancel=cancel)
