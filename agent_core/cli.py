@@ -45,6 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     runs = sub.add_parser("runs", help="list saved runs, newest first")
     runs.add_argument("--limit", type=int, default=50, help="how many to show (default 50)")
     runs.add_argument("--json", action="store_true", help="print the list as JSON lines")
+    sub.add_parser("schema", help="print the run record's JSON Schema (docs/run.schema.json)")
     return parser
 
 
@@ -166,6 +167,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command == "schema":
+        from agent_core.run_record import json_schema_text
+
+        sys.stdout.write(json_schema_text())
+        return EXIT_OK
     try:
         settings = Settings.from_env()
     except ValueError as exc:
