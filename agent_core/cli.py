@@ -23,7 +23,7 @@ from agent_core.events import (
     RunFinished,
     ToolCallFinished,
 )
-from agent_core.providers import PROVIDER_IDS, default_provider_id, make_provider
+from agent_core.providers import PROVIDER_IDS
 from agent_core.settings import Settings
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -75,20 +75,17 @@ def _progress(event: Event, out: TextIO) -> None:
 
 
 def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
-    from agent_core.loop import run_agent, validate_goal
-    from agent_core.records import load_record
-    from agent_core.tools.builtins import build_default_registry
+    from agent_core.runs import prepare_run
 
     try:
-        goal = validate_goal(args.goal)
-        settings = settings.replace(
-            max_steps=args.max_steps, max_context_blocks=args.max_context_blocks, model_name=args.model
-        ).validated()
-        registry = build_default_registry(settings)
-        if args.tools:
-            registry = registry.subset(t.strip() for t in args.tools.split(",") if t.strip())
-        provider = make_provider(
-            args.provider or default_provider_id(), settings=settings, model=args.model, base_url=args.base_url
+        prepared = prepare_run(
+            args.goal,
+            args.provider,
+            model=args.model,
+            base_url=args.base_url,
+            settings=settings,
+            overrides={"max_steps": args.max_steps, "max_context_blocks": args.max_context_blocks},
+            tools=args.tools.split(",") if args.tools else None,
         )
     except ProviderUnavailable as exc:
         sys.stderr.write(f"error: {exc.message}\n")
@@ -99,7 +96,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     cancel = threading.Event()
     finished: RunFinished | None = None
     try:
-        for event in run_agent(goal, provider=provider, registry=registry, settings=settings, cancel=cancel):
+        for event in prepared.events(cancel):
             if not args.quiet:
                 _progress(event, sys.stderr)
             if isinstance(event, RunFinished):
@@ -110,6 +107,8 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         return 130
     assert finished is not None
     if args.json:
+        from agent_core.records import load_record
+
         try:
             record = load_record(finished.path)
         except Exception:

@@ -1,2 +1,1 @@
-"""The test suite (a regular package, so that an installed distribution shipping a top-level
-``tests`` package — textstat does — cannot shadow ``tests.record_schema`` and friends)."""
+"""The test suite. A regular package: see the note in conftest.py."""
