@@ -15,13 +15,19 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from agent_core.errors import ProviderUnavailable
+from typing_extensions import assert_never
+
 from agent_core.events import (
-    Event,
     ModelCallFinished,
     ModelCallRetrying,
+    ModelCallStarted,
     ModelLoading,
+    RunEvent,
     RunFinished,
+    RunStarted,
+    StepFinished,
     ToolCallFinished,
+    ToolCallStarted,
 )
 from agent_core.providers import PROVIDER_IDS
 from agent_core.settings import Settings
@@ -49,28 +55,34 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _progress(event: Event, out: TextIO) -> None:
-    if isinstance(event, ModelLoading):
-        pct = f" {100 * event.done / event.total:.0f}%" if event.total else ""
-        out.write(f"  loading model: {event.stage}{pct} {event.message}\n")
-    elif isinstance(event, ModelCallRetrying):
-        out.write(f"  step {event.step}: model call failed ({event.error_type}); retrying in {event.wait_s:.1f} s\n")
-    elif isinstance(event, ModelCallFinished):
-        tokens = event.usage.get("total_tokens", 0)
-        what = f"{event.tool_calls} tool call(s)" if event.tool_calls else "final answer"
-        if event.ok:
-            out.write(f"step {event.step}: model {event.duration_ms:.0f} ms, {tokens} tokens → {what}\n")
-    elif isinstance(event, ToolCallFinished):
-        call = event.call
-        result = call["output"].replace("\n", " ")
-        result = result if len(result) <= 100 else result[:99] + "…"
-        args = json.dumps(call["arguments"], ensure_ascii=False)
-        flags = [f for f in ("duplicate", "truncated") if call.get(f)]
-        if call.get("fallback"):
-            flags.append(f"fallback→{call['fallback']['tool']}")
-        if len(call.get("attempts") or []) > 1:
-            flags.append(f"{len(call['attempts'])} attempts")
-        out.write(f"  {call['tool']}({args}) → {result}" + (f"  [{', '.join(flags)}]" if flags else "") + "\n")
+def _progress(event: RunEvent, out: TextIO) -> None:
+    match event:
+        case ModelLoading():
+            pct = f" {100 * event.done / event.total:.0f}%" if event.total else ""
+            out.write(f"  loading model: {event.stage}{pct} {event.message}\n")
+        case ModelCallRetrying():
+            out.write(f"  step {event.step}: model call failed ({event.error_type}); retrying in {event.wait_s:.1f} s\n")
+        case ModelCallFinished():
+            what = f"{event.tool_calls} tool call(s)" if event.tool_calls else "final answer"
+            if event.ok:
+                out.write(f"step {event.step}: model {event.duration_ms or 0:.0f} ms, "
+                          f"{event.usage.total_tokens} tokens → {what}\n")
+        case ToolCallFinished():
+            call = event.call
+            result = call["output"].replace("\n", " ")
+            result = result if len(result) <= 100 else result[:99] + "…"
+            args = json.dumps(call["arguments"], ensure_ascii=False)
+            flags = [f for f in ("duplicate", "truncated") if call.get(f)]
+            fallback = call.get("fallback")
+            if fallback:
+                flags.append(f"fallback→{fallback['tool']}")
+            if len(call.get("attempts") or []) > 1:
+                flags.append(f"{len(call['attempts'])} attempts")
+            out.write(f"  {call['tool']}({args}) → {result}" + (f"  [{', '.join(flags)}]" if flags else "") + "\n")
+        case RunStarted() | ModelCallStarted() | ToolCallStarted() | StepFinished() | RunFinished():
+            pass  # the CLI prints a line per model turn and per tool call, and the outcome at the end
+        case _:
+            assert_never(event)
     out.flush()
 
 
