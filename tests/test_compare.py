@@ -187,3 +187,26 @@ def test_compare_real_runs_header_alignment_and_sentence(settings: Settings) -> 
     # Any run can be the baseline.
     again = compare([a, b, c], baseline=c["run_id"]).as_dict()
     assert again["baseline"] == c["run_id"] and again["first_divergence"]["step"] == 1
+
+
+def test_cli_compare_json_and_bad_input(settings: Settings, monkeypatch: Any, capsys: Any) -> None:
+    import json
+
+    from agent_core.cli import main
+
+    monkeypatch.setenv("AGENT_DATA_DIR", str(settings.data_dir))
+    ids = [_run(goal, settings)["run_id"] for goal in ("What is 2+2?", "What is 2+2?", "Search the documents for refund policy")]
+    assert main(["compare", *ids, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) >= {"baseline", "runs", "alignment", "first_divergence"}
+    assert [r["run_id"] for r in data["runs"]] == ids and data["baseline"] == ids[0]
+    assert data["first_divergence"]["run_id"] == ids[2] and data["first_divergence"]["cause"] == "different_tool"
+    assert data["runs"][1]["first_divergence"] is None and data["runs"][1]["deltas"]["tool_calls"] == 0
+    assert main(["compare", ids[0], ids[1]]) == 0
+    assert "No divergence" in capsys.readouterr().out
+    assert main(["compare", ids[0]]) == 2
+    assert "at least 2" in capsys.readouterr().err
+    assert main(["compare", ids[0], "no-such-run"]) == 2
+    assert "unknown run id(s): no-such-run" in capsys.readouterr().err
+    assert main(["compare", *(ids * 3)[:7]]) == 2
+    assert "at most 6" in capsys.readouterr().err
