@@ -47,6 +47,9 @@ def _parser() -> argparse.ArgumentParser:
     runs.add_argument("--limit", type=int, default=50, help="how many to show (default 50)")
     runs.add_argument("--json", action="store_true", help="print the list as JSON lines")
     cli_explain.add_commands(sub)
+    from agent_core import cli_compare
+
+    cli_compare.add_compare_parser(sub)
     return parser
 
 
@@ -178,4 +181,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     handled = cli_explain.run_command(args, settings)
     if handled is not None:
         return handled
+    if args.command == "compare":
+        from agent_core.cli_compare import cmd_compare
+
+        return cmd_compare(args, settings)
     return cmd_runs(args, settings)

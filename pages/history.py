@@ -14,6 +14,7 @@ import streamlit as st
 from agent_core import stats
 from agent_core.errors import RecordError
 from pages import _explain_ui, _ui as ui
+from pages._compare_ui import compare_picker
 from pages._run_view import RunView, show_outcome
 
 ui.ensure_app_frame()
@@ -413,6 +414,7 @@ st.selectbox(
     help="The runs on this page of the table, in its order.",
     format_func=lambda rid: labels.get(rid, rid),
 )
+compare_picker(options, labels)
 
 if selected:
     st.divider()
