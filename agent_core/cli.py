@@ -12,11 +12,10 @@ import logging
 import sys
 import threading
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TextIO, assert_never
 
+from agent_core import cli_explain
 from agent_core.errors import ProviderUnavailable
-from typing_extensions import assert_never
-
 from agent_core.events import (
     ModelCallFinished,
     ModelCallRetrying,
@@ -52,6 +51,10 @@ def _parser() -> argparse.ArgumentParser:
     runs.add_argument("--limit", type=int, default=50, help="how many to show (default 50)")
     runs.add_argument("--json", action="store_true", help="print the list as JSON lines")
     sub.add_parser("schema", help="print the run record's JSON Schema (docs/run.schema.json)")
+    cli_explain.add_commands(sub)
+    from agent_core import cli_compare
+
+    cli_compare.add_compare_parser(sub)
     return parser
 
 
@@ -190,4 +193,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     if args.command == "run":
         return cmd_run(args, settings)
+    handled = cli_explain.run_command(args, settings)
+    if handled is not None:
+        return handled
+    if args.command == "compare":
+        from agent_core.cli_compare import cmd_compare
+
+        return cmd_compare(args, settings)
     return cmd_runs(args, settings)

@@ -8,12 +8,10 @@ the goal, the model or a tool goes through the safe helpers of :mod:`pages._ui`.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, assert_never
 
 import pandas as pd
 import streamlit as st
-
-from typing_extensions import assert_never
 
 from agent_core.events import (
     ModelCallFinished,
@@ -469,9 +467,12 @@ def show_outcome(record_or_event: dict[str, Any], *, container: Any = None, link
         box.markdown("**Answer**")
         ui.show_text(answer, box)
     if status != "completed" and isinstance(error, dict) and error.get("message"):
-        box.markdown(f"**{ui.md_label(error.get('type') or 'Problem', 60)}**")
+        box.markdown("**What the program said**", help=f"Error type: {ui.one_line(error.get('type'), 60)}")
         ui.show_text(error.get("message"), box)
     run_id = str(record_or_event.get("run_id") or "")
+    from pages._explain_ui import show_summary  # (imports this module: not at the top)
+
+    show_summary(record_or_event, box, key=f"summary_{run_id}")
     if link and run_id:
         box.page_link(
             HISTORY_PAGE, label="Open this run in History (shareable link)", icon="🔎", query_params={"run": run_id}
