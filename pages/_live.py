@@ -13,7 +13,6 @@ Streamlit's own toolbar Stop would only stop the drawing and leave the page froz
 from __future__ import annotations
 
 import contextlib
-import random
 import threading
 import time
 from dataclasses import dataclass, field
@@ -22,11 +21,8 @@ from typing import Any
 import streamlit as st
 
 from agent_core.events import Event, RunFinished, RunStarted
-from agent_core.loop import run_agent
 from agent_core.masking import mask_text
-from agent_core.providers.base import Provider
-from agent_core.settings import Settings
-from agent_core.tools import ToolRegistry
+from agent_core.runs import PreparedRun
 from pages import _ui as ui
 
 SESSION_KEY = "run_bg"
@@ -88,27 +84,16 @@ class BackgroundRun:
             self.done.set()
 
 
-def start(
-    goal: str,
-    *,
-    provider: Provider,
-    registry: ToolRegistry,
-    settings: Settings,
-    scripted: bool = False,
-    rng: random.Random | None = None,
-    banner: str = "",
-) -> BackgroundRun:
-    """Start the loop in a background thread bound to this session; returns at once."""
+def start(prepared: PreparedRun, *, banner: str = "") -> BackgroundRun:
+    """Start ``prepared`` in a background thread bound to this session; returns at once."""
     run = BackgroundRun(
-        goal=goal,
-        max_steps=settings.max_steps,
-        max_context_blocks=settings.max_context_blocks,
-        scripted=scripted,
+        goal=prepared.goal,
+        max_steps=prepared.settings.max_steps,
+        max_context_blocks=prepared.settings.max_context_blocks,
+        scripted=prepared.scripted,
         banner=banner,
     )
-    events = run_agent(
-        goal, provider=provider, registry=registry, settings=settings, cancel=run.cancel, scripted=scripted, rng=rng
-    )
+    events = prepared.events(run.cancel)
     st.session_state[SESSION_KEY] = run
     threading.Thread(target=run._pump, args=(events,), name="agent-run", daemon=True).start()
     return run

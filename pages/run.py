@@ -9,17 +9,13 @@ as ``cancelled``.
 
 from __future__ import annotations
 
-import random
-
 import streamlit as st
 
 from agent_core import demo
 from agent_core.errors import ProviderError, RecordError
-from agent_core.loop import MAX_GOAL_CHARS, validate_goal
-from agent_core.providers import default_provider_id, list_providers, make_provider
-from agent_core.providers.base import Provider
-from agent_core.settings import Settings
-from agent_core.tools import ToolRegistry
+from agent_core.loop import MAX_GOAL_CHARS
+from agent_core.providers import default_provider_id, list_providers
+from agent_core.runs import PreparedRun, prepare_run
 from pages import _live
 from pages import _provider_ui as _providers
 from pages import _ui as ui
@@ -53,21 +49,9 @@ def _view(max_steps: int, max_context_blocks: int, scripted: bool) -> RunView:
     return RunView(max_steps=max_steps, max_context_blocks=max_context_blocks, collapse_done=not scripted)
 
 
-def live_run(
-    goal: str,
-    *,
-    provider: Provider,
-    registry: ToolRegistry,
-    settings: Settings,
-    scripted: bool = False,
-    rng: random.Random | None = None,
-    banner: str = "",
-) -> None:
+def live_run(prepared: PreparedRun, *, banner: str = "") -> None:
     """Start the run in the background (it goes on if the page changes) and follow it here."""
-    run = _live.start(
-        goal, provider=provider, registry=registry, settings=settings, scripted=scripted, rng=rng, banner=banner
-    )
-    show_live(run)
+    show_live(_live.start(prepared, banner=banner))
 
 
 def show_live(run: _live.BackgroundRun) -> None:
@@ -257,30 +241,25 @@ elif start_goal:
     try:
         if limit_problem:
             raise ValueError(limit_problem)
-        goal = validate_goal(st.session_state.get("run_goal", ""))
-        settings = config.replace(
-            max_steps=int(max_steps), max_context_blocks=int(max_blocks), model_name=model.strip() or None
-        ).validated()
-        registry = ui.tool_registry(settings).subset(chosen_tools)
-        provider = make_provider(
-            provider_id, settings=settings, model=model.strip() or None, base_url=base_url.strip() or None
+        prepared = prepare_run(
+            st.session_state.get("run_goal", ""),
+            provider_id,
+            model=model,
+            base_url=base_url,
+            settings=config,
+            overrides={"max_steps": int(max_steps), "max_context_blocks": int(max_blocks)},
+            tools=chosen_tools,
         )
     except ProviderError as exc:
         st.error(f"Cannot start: {ui.md_label(exc.message, 300)}", icon="🔌")
     except ValueError as exc:
         st.error(f"Cannot start: {ui.md_label(exc, 300)}", icon="✋")
     else:
-        live_run(goal, provider=provider, registry=registry, settings=settings)
+        live_run(prepared)
 elif start_demo:
-    prepared = demo.prepare(start_demo, config)
     live_run(
-        prepared.goal,
-        provider=prepared.provider,
-        registry=prepared.registry,
-        settings=prepared.settings,
-        scripted=True,
-        rng=prepared.rng,
-        banner=f"Scripted demo — {prepared.scenario.title}. Fixed model turns, real tools and engine.",
+        demo.prepare(start_demo, config),
+        banner=f"Scripted demo — {scenarios[start_demo].title}. Fixed model turns, real tools and engine.",
     )
 elif _live.current() is not None:  # the run this session started, live (or finished while away)
     show_live(_live.current())
