@@ -45,6 +45,9 @@ def _parser() -> argparse.ArgumentParser:
     runs = sub.add_parser("runs", help="list saved runs, newest first")
     runs.add_argument("--limit", type=int, default=50, help="how many to show (default 50)")
     runs.add_argument("--json", action="store_true", help="print the list as JSON lines")
+    from agent_core.evals.cli import add_parser as add_eval_parser
+
+    add_eval_parser(sub)
     return parser
 
 
@@ -173,4 +176,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     if args.command == "run":
         return cmd_run(args, settings)
+    if args.command == "eval":
+        from agent_core.evals.cli import cmd_eval
+
+        return cmd_eval(args, settings)
     return cmd_runs(args, settings)
