@@ -119,10 +119,19 @@ def format_result(result: dict[str, Any]) -> str:
 
 
 def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
+    # A retried tool failure is part of what an eval measures, not news: the progress line says it.
+    dispatcher_log = logging.getLogger("agent_core.dispatcher")
+    level = dispatcher_log.level
+    dispatcher_log.setLevel(logging.ERROR)
+    try:
+        return _cmd_eval(args, settings)
+    finally:
+        dispatcher_log.setLevel(level)
+
+
+def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     from agent_core.providers import default_provider_id, make_provider
 
-    # A retried tool failure is part of what an eval measures, not news: the progress line says it.
-    logging.getLogger("agent_core.dispatcher").setLevel(logging.ERROR)
     try:
         goal_set = load_goal_set(args.file)
     except GoalSetError as exc:
