@@ -213,34 +213,29 @@ class EvalRun:
         return self._run(target, goal, repeat)
 
     def _run(self, target: Target, goal: Goal, repeat: int) -> dict[str, Any] | None:
-        from agent_core.loop import run_agent
+        from agent_core.runs import prepare_run
         from agent_core.tools.builtins import build_default_registry
 
         if self.cancel.is_set():
             return None
         seed = f"{self.goal_set.name}:{goal.id}:{repeat}"
         extra = {"eval_id": self.eval_id, "eval_goal_id": goal.id}
-        scripted = False
         if target.provider == SCRIPTED:
             from agent_core import demo
 
             prepared = demo.prepare(goal.scenario or "", self.settings)
+            prepared.record_extra.update(extra)
             provider: Provider = prepared.provider
-            registry, settings, rng, text, scripted = (
-                prepared.registry, prepared.settings, prepared.rng, goal.goal, True
-            )
         else:
-            settings = self.settings.replace(max_steps=goal.max_steps) if goal.max_steps else self.settings
-            registry = build_default_registry(settings, rng=random.Random(seed))
-            if goal.tools:
-                registry = registry.subset(goal.tools)
+            overrides = {"max_steps": goal.max_steps} if goal.max_steps else None
             provider = self.factory(target, goal)
-            rng, text = random.Random(seed), goal.goal
+            prepared = prepare_run(
+                goal.goal, target.provider, settings=self.settings, overrides=overrides, tools=goal.tools,
+                provider=provider, registry=build_default_registry(self.settings, rng=random.Random(seed)),
+                rng=random.Random(seed), record_extra=extra,
+            )
         finished: RunFinished | None = None
-        for event in run_agent(
-            text, provider=provider, registry=registry, settings=settings, cancel=self.cancel, scripted=scripted,
-            rng=rng, record_extra=extra,
-        ):
+        for event in prepared.events(self.cancel):
             if isinstance(event, RunFinished):
                 finished = event
         if finished is None or (finished.status == "cancelled" and self.cancel.is_set()):
