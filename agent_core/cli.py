@@ -56,6 +56,9 @@ def _parser() -> argparse.ArgumentParser:
     from agent_core import cli_compare
 
     cli_compare.add_compare_parser(sub)
+    from agent_core.evals.cli import add_parser as add_eval_parser
+
+    add_eval_parser(sub)
     from agent_core.otel.cli import add_export_arguments
 
     add_export_arguments(sub.add_parser("export", help="export saved runs (OpenTelemetry: --otlp, --otlp-json)"))
@@ -210,6 +213,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_core.cli_compare import cmd_compare
 
         return cmd_compare(args, settings)
+    if args.command == "eval":
+        from agent_core.evals.cli import cmd_eval
+
+        return cmd_eval(args, settings)
     if args.command in ("export", "import"):
         from agent_core.otel import cli as otel_cli
 
