@@ -26,7 +26,7 @@ def exists(store: Any, run_id: str) -> bool:
         store.load(run_id)
     except RecordError:
         path = store.runs_dir / f"{run_id}.json"
-        return "/" not in run_id and "\\" not in run_id and not run_id.startswith(".") and path.is_file()
+        return "/" not in run_id and "\\" not in run_id and not run_id.startswith(".") and path.exists()
     return True
 
 
