@@ -1,4 +1,4 @@
-"""CLI commands of issue 16: ``summary`` (``export --html`` and ``import`` follow).
+"""CLI commands of issue 16: ``summary``, ``export --html`` and ``import``.
 
 Kept apart from :mod:`agent_core.cli` so that module only wires them in (:func:`add_commands`,
 :func:`run_command`).
@@ -16,7 +16,7 @@ from agent_core.errors import RecordError
 from agent_core.settings import Settings
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-COMMANDS = ("summary",)
+COMMANDS = ("summary", "export", "import")
 
 
 def add_commands(sub: Any) -> None:
@@ -25,6 +25,12 @@ def add_commands(sub: Any) -> None:
     summary.add_argument("run_id", help="the run's id (see `runs`), or a record's JSON file")
     summary.add_argument("--one-line", action="store_true", help="only the one-line version")
     summary.add_argument("--json", action="store_true", help="sentences, failure and facts as JSON")
+    export = sub.add_parser("export", help="export a saved run to a file")
+    export.add_argument("run_id", help="the run's id (see `runs`)")
+    export.add_argument("--html", metavar="FILE", help="one self-contained web page (works offline, imports back)")
+    export.add_argument("--hide-outputs", action="store_true", help="leave tool outputs out of the web page")
+    imp = sub.add_parser("import", help="import a run from an exported web page or a record's JSON file")
+    imp.add_argument("file", help="a .html page made by `export --html`, or a run record .json")
 
 
 def _load(run_id: str, settings: Settings) -> dict[str, Any]:
@@ -71,7 +77,44 @@ def cmd_summary(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_OK
 
 
+def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
+    from agent_core.export_html import export_html
+
+    if not args.html:
+        sys.stderr.write("error: say what to export to, e.g. --html FILE\n")
+        return EXIT_USAGE
+    try:
+        record = _load(args.run_id, settings)
+    except RecordError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return EXIT_USAGE
+    page = export_html(record, hide_outputs=args.hide_outputs)
+    try:
+        Path(args.html).write_text(page, encoding="utf-8")
+    except OSError as exc:
+        sys.stderr.write(f"error: cannot write {args.html}: {exc.strerror or exc}\n")
+        return EXIT_FAILED
+    sys.stderr.write(f"wrote {args.html} ({len(page.encode('utf-8')) / 1024:.0f} KB)\n")
+    return EXIT_OK
+
+
+def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
+    from agent_core.importer import ImportProblem, import_file
+
+    try:
+        record, path = import_file(Path(args.file), settings.runs_dir)
+    except ImportProblem as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return EXIT_USAGE
+    except OSError as exc:
+        sys.stderr.write(f"error: cannot save the run: {exc}\n")
+        return EXIT_FAILED
+    sys.stdout.write(f"{record['run_id']}\n")
+    sys.stderr.write(f"imported ({record.get('imported_from')}): {path}\n")
+    return EXIT_OK
+
+
 def run_command(args: argparse.Namespace, settings: Settings) -> int | None:
     """Run one of :data:`COMMANDS`; None for any other command."""
-    handler = {"summary": cmd_summary}.get(args.command)
+    handler = {"summary": cmd_summary, "export": cmd_export, "import": cmd_import}.get(args.command)
     return None if handler is None else handler(args, settings)
