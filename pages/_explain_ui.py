@@ -84,6 +84,9 @@ def show_summary(record_or_event: dict[str, Any], container: Any = None, *, key:
     result = explain(record)
     target = container or st
     box = target.container(border=True)
+    if record.get("imported_from"):
+        source = {"html": "an exported web page", "json": "a JSON file", "otlp": "an OpenTelemetry file"}
+        box.caption(f"📥 Imported from {source.get(str(record['imported_from']), 'a file')}, not run here.")
     box.markdown("**In plain words**", help="Made from the run's record by fixed rules, not by a model.")
     for n, sentence in enumerate(result.sentences):
         if sentence.step is None:
@@ -106,3 +109,59 @@ def show_summary(record_or_event: dict[str, Any], container: Any = None, *, key:
         with box.expander("Technical details"):
             ui.show_code("\n".join(result.technical))
     return result
+
+
+def download_page(record: dict[str, Any], where: Any = None, *, key: str = "history_dl_html") -> None:
+    """History detail → "Download as a web page" (one offline HTML file that imports back)."""
+    from agent_core.export_html import export_html
+
+    target = where or st
+    hide = target.checkbox(
+        "Leave tool outputs out of the web page", key=f"{key}_hide",
+        help="For sharing a run whose tool results are private; the steps and arguments stay.",
+    )
+    target.download_button(
+        "Download as a web page",
+        export_html(record, hide_outputs=hide).encode("utf-8"),
+        file_name=f"{record.get('run_id')}.html",
+        mime="text/html",
+        key=key,
+        icon="🌐",
+        help="One .html file that opens in any browser, offline, with a Play button for demos. "
+        "Import it back here with “Import a run”.",
+    )
+
+
+def import_box(store: Any) -> None:
+    """History → "Import a run": an exported web page or a record's JSON becomes a saved run."""
+    from agent_core.importer import ImportProblem, import_bytes
+
+    with st.expander("Import a run", icon="📥"):
+        upload = st.file_uploader(
+            "A web page made by “Download as a web page”, or a run record (JSON)",
+            type=["html", "htm", "json"],
+            key="history_import_file",
+        )
+        if upload is None:
+            return
+        done = st.session_state.get("history_import_done") or {}
+        if done.get("file_id") != upload.file_id:
+            try:
+                record, _ = import_bytes(upload.getvalue(), upload.name, store.runs_dir)
+            except ImportProblem as exc:
+                done = {"file_id": upload.file_id, "error": str(exc)}
+            except OSError as exc:
+                done = {"file_id": upload.file_id, "error": f"The run could not be saved: {exc}"}
+            else:
+                done = {"file_id": upload.file_id, "run_id": record["run_id"], "kind": record.get("imported_from")}
+                store.refresh()
+                st.query_params["run"] = record["run_id"]
+            st.session_state["history_import_done"] = done
+        if done.get("error"):
+            st.error(f"Not imported: {ui.md_label(done['error'], 300)}", icon="⚠️")
+        else:
+            st.success(
+                f"Imported run {ui.md_label(done.get('run_id'), 60)} (from {ui.md_label(done.get('kind'), 10)}); "
+                "it is open below and marked as imported.",
+                icon="✅",
+            )

@@ -319,6 +319,7 @@ def _run_detail(record: dict[str, Any]) -> None:
                 mime="text/csv",
                 key=f"history_dl_{suffix}",
             )
+        _explain_ui.download_page(record)
 
 
 # --- Page -------------------------------------------------------------------------------------
@@ -326,6 +327,7 @@ def _run_detail(record: dict[str, Any]) -> None:
 st.title("🗂️ History")
 st.caption("Every saved run, newest first. Pick a row to see what happened at each step.")
 ui.problems_warning(store)
+_explain_ui.import_box(store)
 runs = store.runs()
 selected = st.query_params.get("run")
 
