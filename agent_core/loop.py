@@ -20,11 +20,11 @@ from agent_core.context import ContextBlock, ToolOutput, select_blocks, trim_his
 from agent_core.dispatcher import CallStopped, Dispatcher
 from agent_core.errors import ProviderError, RunCancelled
 from agent_core.events import (
-    Event,
     ModelCallFinished,
     ModelCallRetrying,
     ModelCallStarted,
     ModelLoading,
+    RunEvent,
     RunFinished,
     RunStarted,
     StepFinished,
@@ -209,7 +209,7 @@ def run_agent(
     sleep: Callable[[float], Any] | None = None,
     rng: random.Random | None = None,
     record_extra: Mapping[str, Any] | None = None,
-) -> Iterator[Event]:
+) -> Iterator[RunEvent]:
     """Run one goal to the end, yielding events; the last event is :class:`RunFinished`.
 
     Each call starts from clean state. ``cancel`` stops the run at once, also in the middle of a
@@ -289,7 +289,7 @@ def _complete(provider: Provider, request: ModelRequest, cancel: threading.Event
 def _call_model(
     run: _Run, provider: Provider, request: ModelRequest, settings: Settings, cancel: threading.Event,
     rng: random.Random | None,
-) -> Iterator[Event]:
+) -> Iterator[RunEvent]:
     """Call the model with the engine's retry policy; returns (response, attempts) via StopIteration."""
     attempts: list[dict[str, Any]] = []
     delays = settings.retry_delays
@@ -347,7 +347,7 @@ def _step(
     goal: str,
     cancel: threading.Event,
     rng: random.Random | None,
-) -> Iterator[Event]:
+) -> Iterator[RunEvent]:
     rid = run.record["run_id"]
     step_t0 = time.perf_counter()
     sent, trimmed = select_blocks(run.blocks, settings.max_context_blocks)
@@ -395,7 +395,7 @@ def _step(
     if response.model:
         run.record["model"] = response.model
     yield ModelCallFinished(
-        run_id=rid, step=step, duration_ms=model_ms, attempts=len(attempts), usage=response.usage.as_dict(),
+        run_id=rid, step=step, duration_ms=model_ms, attempts=len(attempts), usage=response.usage,
         text=text, tool_calls=len(response.tool_calls),
     )
     if not response.tool_calls:
@@ -404,7 +404,7 @@ def _step(
         run.record["answer"] = answer
         step_entry["duration_ms"] = round((time.perf_counter() - step_t0) * 1000, 3)
         run.record["steps"].append(step_entry)
-        yield _step_finished(run, step_entry)
+        yield _step_finished(run, step_entry, response.usage)
         return
     block = ContextBlock(
         index=len(run.blocks), step=step, provider=provider.id, text=text,
@@ -461,7 +461,7 @@ def _step(
             )
         step_entry["duration_ms"] = round((time.perf_counter() - step_t0) * 1000, 3)
         run.record["steps"].append(step_entry)
-    yield _step_finished(run, step_entry)
+    yield _step_finished(run, step_entry, response.usage)
 
 
 def _record_items(block: ContextBlock) -> list[dict[str, Any]]:
@@ -471,14 +471,14 @@ def _record_items(block: ContextBlock) -> list[dict[str, Any]]:
     return [item if item["kind"] in ("text", "tool_output") else mask(item) for item in block.items()]
 
 
-def _step_finished(run: _Run, step_entry: dict[str, Any]) -> StepFinished:
+def _step_finished(run: _Run, step_entry: dict[str, Any], usage: Usage) -> StepFinished:
     run.save()
     return StepFinished(
         run_id=run.record["run_id"],
         step=step_entry["index"],
         duration_ms=step_entry["duration_ms"],
-        usage=step_entry["usage"],
-        total_usage=run.usage.as_dict(),
+        usage=usage,
+        total_usage=run.usage,
         cost_usd=run.record["cost_usd"],
     )
 
