@@ -92,9 +92,9 @@ def show_summary(record_or_event: dict[str, Any], container: Any = None, *, key:
         if sentence.step is None:
             box.markdown(ui.escape_md(sentence.text))
             continue
-        left, right = box.columns([4, 1], vertical_alignment="center")
+        left, right = box.columns([3, 1], vertical_alignment="center")
         left.markdown(ui.escape_md(sentence.text))
-        with right.popover(f"Step {sentence.step}", key=f"{key}_step_{n}", width="stretch"):
+        with right.popover(f"Step {sentence.step}", key=f"{key}_step_{n}", type="tertiary", icon=":material/open_in_new:"):
             _show_step(record, sentence.step)
     failure = result.failure
     if failure is not None:

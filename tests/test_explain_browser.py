@@ -84,3 +84,70 @@ def test_exported_page_offline_and_inert(browser: Browser, settings: Settings, t
         assert f"127.0.0.1:{port}/script" in page.locator("main").inner_text()  # shown as text
         context.close()
         assert hits == [] and dialogs == []
+
+
+def _shoot(page: Any, name: str) -> None:
+    """Whole-page screenshots at 1400 and 800 px (Streamlit scrolls inside its main container)."""
+    for width in (1400, 800):
+        page.set_viewport_size({"width": width, "height": 1000})
+        page.wait_for_timeout(500)
+        height = page.evaluate(
+            "() => Math.max(1000, ...Array.from(document.querySelectorAll('[data-testid=\"stMain\"], "
+            "[data-testid=\"stAppViewContainer\"]')).map(e => e.scrollHeight))"
+        )
+        page.set_viewport_size({"width": width, "height": min(int(height) + 40, 9000)})
+        page.wait_for_timeout(800)
+        page.screenshot(path=str(SHOTS / f"{name}-{width}.png"))
+    page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def test_app_summary_download_import_coverage(browser: Browser, tmp_path: Path) -> None:
+    from browser_kit import assert_clean_log, browser_page, fresh_data_dir, streamlit_app, wait_idle
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    data = fresh_data_dir(tmp_path / "agent_data")
+    settings = Settings(data_dir=data, retry_delays=(0.0, 0.0, 0.0), tool_timeout=5.0)
+    failed = run_to_end("Add two and three.", provider=ScriptedProvider([call("add", {"a": 2})] * 2),
+                        registry=Tools().registry.subset(["add", "web_search", "cached_search"]),
+                        settings=settings.replace(max_steps=2))
+    elsewhere = Settings(data_dir=fresh_data_dir(tmp_path / "elsewhere"), retry_delays=(0.0,))
+    foreign = _tour(elsewhere)
+    foreign_page = tmp_path / "foreign.html"
+    foreign_page.write_text(export_html(foreign), encoding="utf-8")
+    with streamlit_app(data) as app, browser_page(browser) as page:
+        # Summary in History's run detail, each sentence with its step.
+        page.goto(f"{app.url}/history?run={failed['run_id']}")
+        page.get_by_text("In plain words").first.wait_for(timeout=60_000)
+        wait_idle(page)
+        assert page.get_by_text("the model filled in the form of the add tool wrongly").first.is_visible()
+        assert page.get_by_text("Why it did not finish:").first.is_visible()
+        assert page.get_by_text("Pick another model.").first.is_visible()
+        page.get_by_role("button", name="Step 1").first.click()
+        popover = page.locator("[data-testid='stPopoverBody']")
+        popover.get_by_text("Arguments (what the model asked for)").first.wait_for()
+        assert popover.get_by_text("Step 1", exact=False).first.is_visible()
+        page.keyboard.press("Escape")
+        _shoot(page, "history-summary")
+        # Download as a web page.
+        page.get_by_role("tab", name="Downloads").click()
+        with page.expect_download() as download:
+            page.get_by_role("button", name="Download as a web page").click()
+        saved = tmp_path / "downloaded.html"
+        download.value.save_as(saved)
+        text = saved.read_text(encoding="utf-8")
+        assert text.startswith("<!DOCTYPE html>") and failed["run_id"] in text
+        # Import a run from elsewhere: it opens, marked as imported.
+        page.get_by_text("Import a run").first.click()
+        page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(foreign_page))
+        page.get_by_text("Imported run").first.wait_for(timeout=30_000)
+        wait_idle(page)
+        assert page.get_by_text("Imported from an exported web page").first.is_visible()
+        assert (data / "runs" / f"{foreign['run_id']}.json").is_file()
+        _shoot(page, "history-imported")
+        # Coverage on Tool stats.
+        page.goto(f"{app.url}/tool_stats")
+        page.get_by_text("Never chosen in these runs").first.wait_for(timeout=60_000)
+        wait_idle(page)
+        assert page.get_by_text("Which model fills in which form wrongly").first.is_visible()
+        _shoot(page, "tool-stats-coverage")
+        assert_clean_log(app.log)
