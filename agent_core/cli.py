@@ -55,6 +55,9 @@ def _parser() -> argparse.ArgumentParser:
     from agent_core import cli_compare
 
     cli_compare.add_compare_parser(sub)
+    from agent_core.evals.cli import add_parser as add_eval_parser
+
+    add_eval_parser(sub)
     return parser
 
 
@@ -200,4 +203,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_core.cli_compare import cmd_compare
 
         return cmd_compare(args, settings)
+    if args.command == "eval":
+        from agent_core.evals.cli import cmd_eval
+
+        return cmd_eval(args, settings)
     return cmd_runs(args, settings)
