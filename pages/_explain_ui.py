@@ -74,7 +74,45 @@ def _show_step(record: dict[str, Any], step: int) -> None:
         st.caption("The model call of this step did not succeed.")
 
 
-def show_summary(record_or_event: dict[str, Any], container: Any = None, *, key: str = "summary") -> Explanation | None:
+def _ai_box(result: Explanation, record: dict[str, Any], box: Any, key: str) -> None:
+    """ "Explain with AI": any available provider rewords the facts; the guard may refuse its text."""
+    from agent_core.explain import explain_with_ai, provider_asker
+    from agent_core.errors import ProviderError
+    from agent_core.providers import list_providers, make_provider
+
+    with box.expander("Explain with AI", icon="✨"):
+        st.caption(
+            "A model rewrites the summary from the facts above. Its text is shown only if every number "
+            "and tool name in it is among the facts; otherwise you get the summary above, and a note why."
+        )
+        # The offline planner is rule-based: it cannot reword anything.
+        infos = [p for p in list_providers() if p.available and p.id not in ("offline", "scripted")]
+        ids = [p.id for p in infos]
+        if not ids:
+            st.caption("No model is available for this: it needs the local model or a provider's API key.")
+            return
+        own = str(record.get("provider") or "")
+        choice = st.selectbox(
+            "Provider", ids, index=ids.index(own) if own in ids else 0, key=f"{key}_ai_provider",
+            format_func=lambda pid: next((f"{p.id} — {p.label}" for p in infos if p.id == pid), pid),
+        )
+        if not st.button("Explain with AI", key=f"{key}_ai_go"):
+            return
+        try:
+            provider = make_provider(choice, settings=ui.settings())
+        except (ProviderError, ValueError) as exc:
+            st.error(f"The provider cannot be used: {ui.md_label(exc, 200)}")
+            return
+        with st.spinner("Asking the model…", show_time=True):
+            text, note = explain_with_ai(result, provider_asker(provider), known_tools=ui.tool_registry(ui.settings()).names())
+        ui.show_text(text)
+        if note:
+            st.info(ui.escape_md(note), icon="🛡️")
+
+
+def show_summary(
+    record_or_event: dict[str, Any], container: Any = None, *, key: str = "summary", ai: bool = False
+) -> Explanation | None:
     """The summary box: sentences (each with its step), why it failed and what to try, details."""
     record = _full_record(record_or_event)
     if record is None:
@@ -108,6 +146,8 @@ def show_summary(record_or_event: dict[str, Any], container: Any = None, *, key:
     if result.technical:
         with box.expander("Technical details"):
             ui.show_code("\n".join(result.technical))
+    if ai:
+        _ai_box(result, record, box, key)
     return result
 
 
