@@ -16,7 +16,8 @@ from agent_core.errors import RecordError
 from agent_core.settings import Settings
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-COMMANDS = ("summary", "export", "import")
+COMMANDS = ("summary",)
+"""Commands this module adds; ``export`` and ``import`` are shared with OTLP (see :mod:`agent_core.cli`)."""
 
 
 def add_commands(sub: Any) -> None:
@@ -25,13 +26,26 @@ def add_commands(sub: Any) -> None:
     summary.add_argument("run_id", help="the run's id (see `runs`), or a record's JSON file")
     summary.add_argument("--one-line", action="store_true", help="only the one-line version")
     summary.add_argument("--json", action="store_true", help="sentences, failure and facts as JSON")
-    export = sub.add_parser("export", help="export a saved run to a file")
-    export.add_argument("run_id", help="the run's id (see `runs`)")
-    export.add_argument("--html", metavar="FILE", help="one self-contained web page (works offline, imports back)")
-    export.add_argument("--hide-outputs", action="store_true", help="leave tool outputs out of the web page")
-    imp = sub.add_parser("import", help="import a run from an exported web page or a record's JSON file")
-    imp.add_argument("file", help="a .html page made by `export --html`, or a run record .json")
 
+
+def add_html_export_arguments(export: argparse.ArgumentParser) -> None:
+    """The web-page options of the shared ``export`` subcommand (``run_ids`` comes with the OTLP ones)."""
+    group = export.add_argument_group("Web page")
+    group.add_argument("--html", metavar="FILE", help="one self-contained web page of ONE run (offline, imports back)")
+    group.add_argument("--hide-outputs", action="store_true", help="leave tool outputs out of the web page")
+
+
+def is_page_or_record(path: Path) -> bool:
+    """A file for :func:`cmd_import` (an exported page or a record's JSON), not an OTLP file."""
+    if path.suffix.lower() in (".html", ".htm"):
+        return True
+    if path.suffix.lower() in (".jsonl", ".otlp"):
+        return False
+    try:
+        with path.open("rb") as handle:
+            return b'"resourceSpans"' not in handle.read(4096)
+    except OSError:
+        return True  # cmd_import says what is wrong with it
 
 def _load(run_id: str, settings: Settings) -> dict[str, Any]:
     from agent_core.records import effective_status, load_record
@@ -43,7 +57,10 @@ def _load(run_id: str, settings: Settings) -> dict[str, Any]:
         record["status_shown"] = effective_status(record)
         return record
     if not (settings.runs_dir / f"{run_id}.json").is_file():
-        raise RecordError(f"no saved run {run_id!r} in {settings.runs_dir} (see `python -m agent_core runs`)")
+        prefixed = sorted(settings.runs_dir.glob(f"{run_id}*.json")) if run_id and "/" not in run_id else []
+        if len(prefixed) != 1:
+            raise RecordError(f"no saved run {run_id!r} in {settings.runs_dir} (see `python -m agent_core runs`)")
+        run_id = prefixed[0].stem
     return RunStore(settings.runs_dir, persist=False).load(run_id)
 
 
@@ -80,11 +97,12 @@ def cmd_summary(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     from agent_core.export_html import export_html
 
-    if not args.html:
-        sys.stderr.write("error: say what to export to, e.g. --html FILE\n")
+    run_ids = list(getattr(args, "run_ids", None) or [])
+    if len(run_ids) != 1 or getattr(args, "since", None):
+        sys.stderr.write("error: --html exports one run: give exactly one RUN_ID\n")
         return EXIT_USAGE
     try:
-        record = _load(args.run_id, settings)
+        record = _load(run_ids[0], settings)
     except RecordError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
@@ -116,5 +134,5 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
 
 def run_command(args: argparse.Namespace, settings: Settings) -> int | None:
     """Run one of :data:`COMMANDS`; None for any other command."""
-    handler = {"summary": cmd_summary, "export": cmd_export, "import": cmd_import}.get(args.command)
+    handler = {"summary": cmd_summary}.get(args.command)
     return None if handler is None else handler(args, settings)

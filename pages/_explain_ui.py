@@ -172,14 +172,35 @@ def download_page(record: dict[str, Any], where: Any = None, *, key: str = "hist
     )
 
 
+def _import_upload(data: bytes, name: str, runs_dir: Any) -> tuple[dict[str, Any], Any]:
+    """An exported page or record JSON (:mod:`agent_core.importer`), or OTLP JSON lines (the first trace)."""
+    from agent_core.importer import ImportProblem, import_bytes
+
+    if not name.lower().endswith((".jsonl", ".otlp")) and b'"resourceSpans"' not in data[:4096]:
+        return import_bytes(data, name, runs_dir)
+    from agent_core.otel.importer import ImportError_, parse_otlp
+    from agent_core.records import record_path, save_record
+
+    try:
+        records = parse_otlp(data, name)
+    except ImportError_ as exc:
+        raise ImportProblem(str(exc)) from None
+    fresh = [r for r in records if not record_path(runs_dir, r["run_id"]).exists()]
+    if not fresh:
+        raise ImportProblem("every run in this file is already saved; nothing was changed")
+    for record in fresh:
+        save_record(record, runs_dir)
+    return fresh[0], record_path(runs_dir, fresh[0]["run_id"])
+
+
 def import_box(store: Any) -> None:
     """History → "Import a run": an exported web page or a record's JSON becomes a saved run."""
-    from agent_core.importer import ImportProblem, import_bytes
+    from agent_core.importer import ImportProblem
 
     with st.expander("Import a run", icon="📥"):
         upload = st.file_uploader(
-            "A web page made by “Download as a web page”, or a run record (JSON)",
-            type=["html", "htm", "json"],
+            "A web page made by “Download as a web page”, a run record (JSON), or OpenTelemetry JSON lines (.jsonl)",
+            type=["html", "htm", "json", "jsonl"],
             key="history_import_file",
         )
         if upload is None:
@@ -187,7 +208,7 @@ def import_box(store: Any) -> None:
         done = st.session_state.get("history_import_done") or {}
         if done.get("file_id") != upload.file_id:
             try:
-                record, _ = import_bytes(upload.getvalue(), upload.name, store.runs_dir)
+                record, _ = _import_upload(upload.getvalue(), upload.name, store.runs_dir)
             except ImportProblem as exc:
                 done = {"file_id": upload.file_id, "error": str(exc)}
             except OSError as exc:
