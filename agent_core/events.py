@@ -99,6 +99,17 @@ class StepFinished(Event):
 
 
 @dataclass
+class AnswerSentBack(Event):
+    """The answer check (``ANSWER_CHECK=retry``) found figures no tool result supports and sent
+    the answer back to the model with a corrective turn; the run goes on."""
+
+    kind: ClassVar[str] = "answer_sent_back"
+    step: int = 0
+    unsupported: list[str] = field(default_factory=list)
+    message: str = ""
+
+
+@dataclass
 class RunFinished(Event):
     kind: ClassVar[str] = "run_finished"
     status: str = ""
@@ -107,3 +118,5 @@ class RunFinished(Event):
     steps: int = 0
     duration_ms: float = 0.0
     path: str = ""
+    grounding: dict[str, Any] | None = None
+    """The answer check's result (the record's ``grounding``), when the run answered."""
