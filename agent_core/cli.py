@@ -12,10 +12,11 @@ import logging
 import sys
 import threading
 from collections.abc import Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
 from agent_core.errors import ProviderUnavailable
 from agent_core.events import (
+    AnswerSentBack,
     Event,
     ModelCallFinished,
     ModelCallRetrying,
@@ -24,7 +25,7 @@ from agent_core.events import (
     ToolCallFinished,
 )
 from agent_core.providers import PROVIDER_IDS, default_provider_id, make_provider
-from agent_core.settings import Settings
+from agent_core.settings import ANSWER_CHECKS, Settings
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -40,6 +41,11 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--max-context-blocks", type=int, help="recent blocks sent each step (MAX_CONTEXT_BLOCKS)")
     run.add_argument("--base-url", help="API base URL for this run")
     run.add_argument("--tools", help="comma-separated tool names to enable (default: all)")
+    run.add_argument(
+        "--answer-check", choices=ANSWER_CHECKS,
+        help="check the answer's figures against the tool results: off, flag (warn), retry (also send the model "
+        "a corrective turn); default ANSWER_CHECK, else retry on local and flag elsewhere",
+    )
     run.add_argument("--json", action="store_true", help="print the run record as JSON")
     run.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
     runs = sub.add_parser("runs", help="list saved runs, newest first")
@@ -59,6 +65,8 @@ def _progress(event: Event, out: TextIO) -> None:
         what = f"{event.tool_calls} tool call(s)" if event.tool_calls else "final answer"
         if event.ok:
             out.write(f"step {event.step}: model {event.duration_ms:.0f} ms, {tokens} tokens → {what}\n")
+    elif isinstance(event, AnswerSentBack):
+        out.write(f"step {event.step}: answer sent back by the answer check ({', '.join(event.unsupported)} in no tool result)\n")
     elif isinstance(event, ToolCallFinished):
         call = event.call
         result = call["output"].replace("\n", " ")
@@ -81,7 +89,8 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     try:
         goal = validate_goal(args.goal)
         settings = settings.replace(
-            max_steps=args.max_steps, max_context_blocks=args.max_context_blocks, model_name=args.model
+            max_steps=args.max_steps, max_context_blocks=args.max_context_blocks, model_name=args.model,
+            answer_check=args.answer_check,
         ).validated()
         registry = build_default_registry(settings)
         if args.tools:
@@ -119,8 +128,19 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     if finished.status != "completed":
         message = (finished.error or {}).get("message", finished.status)
         sys.stderr.write(f"run {finished.status}: {message}\n")
+    _grounding_warnings(finished.grounding, sys.stderr)
     sys.stderr.write(f"record: {finished.path}\n")
     return EXIT_OK if finished.status == "completed" else EXIT_FAILED
+
+
+def _grounding_warnings(grounding: dict[str, Any] | None, out: TextIO) -> None:
+    """One warning line per figure of the answer that no tool result (nor the goal) supports."""
+    from agent_core.grounding import unsupported
+
+    for claim in unsupported(grounding):
+        out.write(f"warning: {claim['text']} appears in no tool result: the model may have made it up\n")
+    if grounding and grounding.get("note") and unsupported(grounding):
+        out.write(f"warning: {grounding['note']}\n")
 
 
 def _fmt_ms(ms: float | None) -> str:

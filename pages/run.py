@@ -24,6 +24,7 @@ from agent_core.providers import ProviderInfo, default_provider_id, list_provide
 from agent_core.providers.base import Provider
 from agent_core.settings import Settings
 from agent_core.tools import ToolRegistry
+from pages import _grounding_ui as grounding_ui
 from pages import _ui as ui
 from pages._run_view import RunView, show_outcome
 
@@ -237,7 +238,7 @@ with tab_goal:
         )
     if not info.available:
         st.warning(f"**{ui.md_label(info.id)} is unavailable here:** {ui.md_label(info.hint, 200)}", icon="🔌")
-    c_steps, c_blocks = st.columns(2)
+    c_steps, c_blocks, c_check = st.columns(3)
     max_steps = c_steps.number_input(
         "Step limit",
         min_value=1,
@@ -256,6 +257,7 @@ with tab_goal:
         key="run_max_blocks",
         help=ui.explain("context block") + " " + ui.explain("context-block limit"),
     )
+    answer_check = grounding_ui.answer_check_control(c_check, provider_id, config.answer_check)
     all_tools = ui.tool_registry(config).names()
     chosen_tools = st.multiselect(
         "Tools the agent may use",
@@ -295,7 +297,8 @@ if start_goal:
     try:
         goal = validate_goal(st.session_state.get("run_goal", ""))
         settings = config.replace(
-            max_steps=int(max_steps), max_context_blocks=int(max_blocks), model_name=model.strip() or None
+            max_steps=int(max_steps), max_context_blocks=int(max_blocks), model_name=model.strip() or None,
+            answer_check=answer_check,
         ).validated()
         registry = ui.tool_registry(settings).subset(chosen_tools)
         provider = make_provider(
