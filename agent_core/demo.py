@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_core.events import Event
-from agent_core.loop import run_agent
 from agent_core.providers.scripted import ScriptedProvider
+from agent_core.runs import PreparedRun, prepare_run, run_settings
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
-from agent_core.tools.registry import ToolRegistry
 
 DEMO_RETRY_DELAYS: tuple[float, ...] = (0.2, 0.4)
 """Base waits of the demo's retries: long enough to see, short enough for a live demo."""
@@ -229,31 +227,7 @@ def get_scenario(scenario_id: str) -> DemoScenario:
     raise KeyError(f"unknown demo scenario {scenario_id!r}; known: {', '.join(s.id for s in SCENARIOS)}")
 
 
-@dataclass
-class DemoRun:
-    """Everything :func:`agent_core.loop.run_agent` needs for one scripted demo run."""
-
-    scenario: DemoScenario
-    goal: str
-    provider: ScriptedProvider
-    registry: ToolRegistry
-    settings: Settings
-    rng: random.Random
-
-    def events(self, cancel: threading.Event | None = None) -> Iterator[Event]:
-        """Run the demo; a generator of the loop's events (close it to cancel)."""
-        return run_agent(
-            self.goal,
-            provider=self.provider,
-            registry=self.registry,
-            settings=self.settings,
-            cancel=cancel,
-            scripted=True,
-            rng=self.rng,
-        )
-
-
-def prepare(scenario: DemoScenario | str, settings: Settings) -> DemoRun:
+def prepare(scenario: DemoScenario | str, settings: Settings) -> PreparedRun:
     """A fresh provider, registry and settings for one run of ``scenario``.
 
     ``settings`` supplies the data folder; the scenario fixes the limits, the retry waits and
@@ -261,21 +235,22 @@ def prepare(scenario: DemoScenario | str, settings: Settings) -> DemoRun:
     """
     if isinstance(scenario, str):
         scenario = get_scenario(scenario)
-    demo_settings = settings.replace(
-        max_context_blocks=scenario.max_context_blocks,
-        max_steps=max(scenario.max_steps, len(scenario.turns)),
-        retry_delays=scenario.retry_delays if scenario.retry_delays is not None else DEMO_RETRY_DELAYS,
-        search_web_failure_rate=_FAILURE_RATE,
-        answer_check=scenario.answer_check,
-    ).validated()
-    registry = build_default_registry(demo_settings, rng=PlannedRandom(scenario.search_web_failures))
-    if scenario.tools:
-        registry = registry.subset(scenario.tools)
-    return DemoRun(
-        scenario=scenario,
-        goal=scenario.goal,
-        provider=ScriptedProvider([dict(t) for t in scenario.turns]),
-        registry=registry,
+    demo_settings = run_settings(
+        settings,
+        {
+            "max_context_blocks": scenario.max_context_blocks,
+            "max_steps": max(scenario.max_steps, len(scenario.turns)),
+            "retry_delays": scenario.retry_delays if scenario.retry_delays is not None else DEMO_RETRY_DELAYS,
+            "search_web_failure_rate": _FAILURE_RATE,
+            "answer_check": scenario.answer_check,
+        },
+    )
+    return prepare_run(
+        scenario.goal,
         settings=demo_settings,
+        tools=scenario.tools or None,
+        provider=ScriptedProvider([dict(t) for t in scenario.turns]),
+        registry=build_default_registry(demo_settings, rng=PlannedRandom(scenario.search_web_failures)),
+        scripted=True,
         rng=random.Random(DEMO_SEED),
     )

@@ -22,11 +22,11 @@ from agent_core.errors import ProviderError, RunCancelled
 from agent_core.grounding import check_answer, correction, unsupported
 from agent_core.events import (
     AnswerSentBack,
-    Event,
     ModelCallFinished,
     ModelCallRetrying,
     ModelCallStarted,
     ModelLoading,
+    RunEvent,
     RunFinished,
     RunStarted,
     StepFinished,
@@ -221,7 +221,7 @@ def run_agent(
     sleep: Callable[[float], Any] | None = None,
     rng: random.Random | None = None,
     record_extra: Mapping[str, Any] | None = None,
-) -> Iterator[Event]:
+) -> Iterator[RunEvent]:
     """Run one goal to the end, yielding events; the last event is :class:`RunFinished`.
 
     Each call starts from clean state. ``cancel`` stops the run at once, also in the middle of a
@@ -301,7 +301,7 @@ def _complete(provider: Provider, request: ModelRequest, cancel: threading.Event
 def _call_model(
     run: _Run, provider: Provider, request: ModelRequest, settings: Settings, cancel: threading.Event,
     rng: random.Random | None,
-) -> Iterator[Event]:
+) -> Iterator[RunEvent]:
     """Call the model with the engine's retry policy; returns (response, attempts) via StopIteration."""
     attempts: list[dict[str, Any]] = []
     delays = settings.retry_delays
@@ -359,7 +359,7 @@ def _step(
     goal: str,
     cancel: threading.Event,
     rng: random.Random | None,
-) -> Iterator[Event]:
+) -> Iterator[RunEvent]:
     rid = run.record["run_id"]
     step_t0 = time.perf_counter()
     sent, trimmed = select_blocks(run.blocks, settings.max_context_blocks)
@@ -409,7 +409,7 @@ def _step(
     if response.model:
         run.record["model"] = response.model
     yield ModelCallFinished(
-        run_id=rid, step=step, duration_ms=model_ms, attempts=len(attempts), usage=response.usage.as_dict(),
+        run_id=rid, step=step, duration_ms=model_ms, attempts=len(attempts), usage=response.usage,
         text=text, tool_calls=len(response.tool_calls),
     )
     if not response.tool_calls:
@@ -422,7 +422,7 @@ def _step(
         run.record["steps"].append(step_entry)
         if sent_back is not None:
             yield sent_back
-        yield _step_finished(run, step_entry)
+        yield _step_finished(run, step_entry, response.usage)
         return
     block = ContextBlock(
         index=len(run.blocks), step=step, provider=provider.id, text=text,
@@ -479,7 +479,7 @@ def _step(
             )
         step_entry["duration_ms"] = round((time.perf_counter() - step_t0) * 1000, 3)
         run.record["steps"].append(step_entry)
-    yield _step_finished(run, step_entry)
+    yield _step_finished(run, step_entry, response.usage)
 
 
 def _send_answer_back(
@@ -489,15 +489,14 @@ def _send_answer_back(
     successful tool result supports, keep it out of the record's answer and give it back to the
     model with one corrective turn (at most :data:`MAX_ANSWER_CHECKS` per run, never on the last
     allowed step). The turn is an ordinary context block whose ``feedback`` the provider sends as
-    a user message; the step is marked ``answer_check``. None when the answer stands."""
+    a user message; the next step is marked ``kind: answer_check``. None when the answer stands."""
     step = step_entry["index"]
     if run.answer_check != "retry" or run.checks_sent >= MAX_ANSWER_CHECKS or step >= run.settings.max_steps:
         return None
     missing = unsupported(check_answer(answer, run.record["goal"], run.record["tool_calls"]))
     if not missing:
         return None
-    grounding = {"claims": missing}
-    message = correction(grounding)
+    message = correction({"claims": missing})
     run.checks_sent += 1
     run.next_step_kind = "answer_check"
     block = ContextBlock(
@@ -522,14 +521,14 @@ def _record_items(block: ContextBlock) -> list[dict[str, Any]]:
     return [item if item["kind"] in ("text", "tool_output") else mask(item) for item in block.items()]
 
 
-def _step_finished(run: _Run, step_entry: dict[str, Any]) -> StepFinished:
+def _step_finished(run: _Run, step_entry: dict[str, Any], usage: Usage) -> StepFinished:
     run.save()
     return StepFinished(
         run_id=run.record["run_id"],
         step=step_entry["index"],
         duration_ms=step_entry["duration_ms"],
-        usage=step_entry["usage"],
-        total_usage=run.usage.as_dict(),
+        usage=usage,
+        total_usage=run.usage,
         cost_usd=run.record["cost_usd"],
     )
 

@@ -8,18 +8,18 @@ the goal, the model or a tool goes through the safe helpers of :mod:`pages._ui`.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, assert_never
 
 import pandas as pd
 import streamlit as st
 
 from agent_core.events import (
     AnswerSentBack,
-    Event,
     ModelCallFinished,
     ModelCallRetrying,
     ModelCallStarted,
     ModelLoading,
+    RunEvent,
     RunFinished,
     RunStarted,
     StepFinished,
@@ -329,68 +329,72 @@ class RunView:
 
     # -- live events --------------------------------------------------------------------------
 
-    def handle(self, event: Event) -> None:
+    def handle(self, event: RunEvent) -> None:
         """Draw one event from :func:`agent_core.loop.run_agent`."""
-        if isinstance(event, RunStarted):
-            self.run_id = event.run_id
-            self.t0 = time.perf_counter()
-            self.draw_gauge()
-        elif isinstance(event, ModelLoading):
-            self.loaded = event.message or event.stage
-            with self.loading_slot.container():
-                share = event.done / event.total if event.total else 0.0
-                pct = f" {share:.0%}" if event.total else ""
-                st.progress(
-                    min(1.0, max(0.0, share)),
-                    text=f"Loading the local model ({ui.md_label(event.stage, 40)}){pct} {ui.md_label(event.message, 120)}",
+        match event:
+            case RunStarted():
+                self.run_id = event.run_id
+                self.t0 = time.perf_counter()
+                self.draw_gauge()
+            case ModelLoading():
+                self.loaded = event.message or event.stage
+                with self.loading_slot.container():
+                    share = event.done / event.total if event.total else 0.0
+                    pct = f" {share:.0%}" if event.total else ""
+                    st.progress(
+                        min(1.0, max(0.0, share)),
+                        text=f"Loading the local model ({ui.md_label(event.stage, 40)}){pct} "
+                        f"{ui.md_label(event.message, 120)}",
+                    )
+            case ModelCallStarted():
+                if self.loaded is not None:
+                    self.loading_slot.caption(f"✅ Model ready ({ui.md_label(self.loaded, 120)})")
+                    self.loaded = None
+                previous = self.step_views.get(self.current_step)
+                if previous is not None and self.collapse_done:
+                    previous.collapse()
+                self.current_step = event.step
+                view = StepView(self.steps_area, event.step, expanded=True)
+                self.step_views[event.step] = view
+                view.model_started(event.blocks_sent, event.blocks_trimmed)
+                self.blocks_sent = len(event.blocks_sent)
+                self.draw_gauge()
+            case ModelCallRetrying():
+                self._step(event.step).model_retrying(
+                    event.attempt, event.error_type, event.message, event.status, event.wait_s
                 )
-        elif isinstance(event, ModelCallStarted):
-            if self.loaded is not None:
-                self.loading_slot.caption(f"✅ Model ready ({ui.md_label(self.loaded, 120)})")
-                self.loaded = None
-            previous = self.step_views.get(self.current_step)
-            if previous is not None and self.collapse_done:
-                previous.collapse()
-            self.current_step = event.step
-            view = StepView(self.steps_area, event.step, expanded=True)
-            self.step_views[event.step] = view
-            view.model_started(event.blocks_sent, event.blocks_trimmed)
-            self.blocks_sent = len(event.blocks_sent)
-            self.draw_gauge()
-        elif isinstance(event, ModelCallRetrying):
-            self._step(event.step).model_retrying(
-                event.attempt, event.error_type, event.message, event.status, event.wait_s
-            )
-        elif isinstance(event, ModelCallFinished):
-            self._step(event.step).model_finished(
-                ok=event.ok,
-                duration_ms=event.duration_ms,
-                attempts=event.attempts,
-                usage=event.usage,
-                text=event.text,
-                tool_calls=event.tool_calls,
-                error=event.error,
-            )
-        elif isinstance(event, AnswerSentBack):
-            grounding_ui.mark_step(self._step(event.step), event.unsupported, event.message)
-        elif isinstance(event, ToolCallStarted):
-            self._step(event.step).tool_started(event.call_id, event.tool)
-        elif isinstance(event, ToolCallFinished):
-            self.calls += 1
-            self.failed_calls += 0 if event.call.get("success") else 1
-            self._step(event.step).tool_finished(event.call)
-            self.draw_gauge()
-        elif isinstance(event, StepFinished):
-            self.steps_done = event.step
-            self.tokens = dict(event.total_usage)
-            self.cost = event.cost_usd
-            self._step(event.step).finished(event.duration_ms)
-            self.draw_gauge()
-        elif isinstance(event, RunFinished):
-            for view in self.step_views.values():
-                if view.status is not None and view.duration == "":
-                    view.finished(None)
-            self.draw_gauge(event.duration_ms)
+            case ModelCallFinished():
+                self._step(event.step).model_finished(
+                    ok=event.ok,
+                    duration_ms=event.duration_ms,
+                    attempts=event.attempts,
+                    usage=event.usage.as_dict(),
+                    text=event.text,
+                    tool_calls=event.tool_calls,
+                    error=event.error,
+                )
+            case AnswerSentBack():
+                grounding_ui.mark_step(self._step(event.step), event.unsupported, event.message)
+            case ToolCallStarted():
+                self._step(event.step).tool_started(event.call_id, event.tool)
+            case ToolCallFinished():
+                self.calls += 1
+                self.failed_calls += 0 if event.call.get("success") else 1
+                self._step(event.step).tool_finished(dict(event.call))
+                self.draw_gauge()
+            case StepFinished():
+                self.steps_done = event.step
+                self.tokens = event.total_usage.as_dict()
+                self.cost = event.cost_usd
+                self._step(event.step).finished(event.duration_ms)
+                self.draw_gauge()
+            case RunFinished():
+                for view in self.step_views.values():
+                    if view.status is not None and view.duration == "":
+                        view.finished(None)
+                self.draw_gauge(event.duration_ms)
+            case _:
+                assert_never(event)
 
     def _step(self, step: int) -> StepView:
         view = self.step_views.get(step)

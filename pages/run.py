@@ -10,7 +10,6 @@ record as ``cancelled``; the new run then shows that saved record.
 from __future__ import annotations
 
 import contextlib
-import random
 import threading
 
 import streamlit as st
@@ -18,12 +17,9 @@ import streamlit as st
 from agent_core import demo
 from agent_core.errors import ProviderError, RecordError
 from agent_core.events import RunFinished, RunStarted
-from agent_core.loop import run_agent, validate_goal
 from agent_core.masking import mask_text
-from agent_core.providers import ProviderInfo, default_provider_id, list_providers, make_provider
-from agent_core.providers.base import Provider
-from agent_core.settings import Settings
-from agent_core.tools import ToolRegistry
+from agent_core.providers import ProviderInfo, default_provider_id, list_providers
+from agent_core.runs import PreparedRun, prepare_run
 from pages import _grounding_ui as grounding_ui
 from pages import _ui as ui
 from pages._run_view import RunView, show_outcome
@@ -65,16 +61,7 @@ def _provider_label(info: ProviderInfo) -> str:
     return text if info.available else f"{text} (unavailable)"
 
 
-def live_run(
-    goal: str,
-    *,
-    provider: Provider,
-    registry: ToolRegistry,
-    settings: Settings,
-    scripted: bool = False,
-    rng: random.Random | None = None,
-    banner: str = "",
-) -> None:
+def live_run(prepared: PreparedRun, *, banner: str = "") -> None:
     """Run the loop here, drawing each event as it arrives; Stop cancels it at once."""
     head, stop = st.columns([4, 1], vertical_alignment="center")
     head.subheader("Live run")
@@ -91,18 +78,18 @@ def live_run(
     if banner:
         st.info(banner, icon="🎬")
     st.caption("Goal")
-    ui.show_text(mask_text(goal))  # as the record keeps it: a pasted key is never shown back
+    ui.show_text(mask_text(prepared.goal))  # as the record keeps it: a pasted key is never shown back
     cancel, done = threading.Event(), threading.Event()
     st.session_state["run_cancel"] = cancel
     st.session_state["run_done"] = done
     # A scripted demo keeps every step open: each one shows something on purpose.
     view = RunView(
-        max_steps=settings.max_steps, max_context_blocks=settings.max_context_blocks, collapse_done=not scripted
+        max_steps=prepared.settings.max_steps,
+        max_context_blocks=prepared.settings.max_context_blocks,
+        collapse_done=not prepared.scripted,
     )
     finished: RunFinished | None = None
-    events = run_agent(
-        goal, provider=provider, registry=registry, settings=settings, cancel=cancel, scripted=scripted, rng=rng
-    )
+    events = prepared.events(cancel)
     try:
         with contextlib.closing(events):  # an interruption closes the loop: record saved as cancelled
             for event in events:
@@ -295,31 +282,27 @@ st.divider()
 
 if start_goal:
     try:
-        goal = validate_goal(st.session_state.get("run_goal", ""))
-        settings = config.replace(
-            max_steps=int(max_steps), max_context_blocks=int(max_blocks), model_name=model.strip() or None,
-            answer_check=answer_check,
-        ).validated()
-        registry = ui.tool_registry(settings).subset(chosen_tools)
-        provider = make_provider(
-            provider_id, settings=settings, model=model.strip() or None, base_url=base_url.strip() or None
+        prepared = prepare_run(
+            st.session_state.get("run_goal", ""),
+            provider_id,
+            model=model,
+            base_url=base_url,
+            settings=config,
+            overrides={
+                "max_steps": int(max_steps), "max_context_blocks": int(max_blocks), "answer_check": answer_check,
+            },
+            tools=chosen_tools,
         )
     except ProviderError as exc:
         st.error(f"Cannot start: {ui.md_label(exc.message, 300)}", icon="🔌")
     except ValueError as exc:
         st.error(f"Cannot start: {ui.md_label(exc, 300)}", icon="✋")
     else:
-        live_run(goal, provider=provider, registry=registry, settings=settings)
+        live_run(prepared)
 elif start_demo:
-    prepared = demo.prepare(start_demo, config)
     live_run(
-        prepared.goal,
-        provider=prepared.provider,
-        registry=prepared.registry,
-        settings=prepared.settings,
-        scripted=True,
-        rng=prepared.rng,
-        banner=f"Scripted demo — {prepared.scenario.title}. Fixed model turns, real tools and engine.",
+        demo.prepare(start_demo, config),
+        banner=f"Scripted demo — {scenarios[start_demo].title}. Fixed model turns, real tools and engine.",
     )
 else:
     show_last_run(interrupted)
