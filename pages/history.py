@@ -15,6 +15,7 @@ from agent_core import stats
 from agent_core.errors import RecordError
 from pages import _explain_ui, _ui as ui
 from pages._compare_ui import compare_picker
+from pages._evals_ui import history_eval_filter
 from pages._run_view import RunView, show_outcome
 
 ui.ensure_app_frame()
@@ -357,6 +358,7 @@ view = ui.filter_runs(
     days=days,
     text=text,
 )
+view = history_eval_filter(view, config)  # ?eval=ID[&goal=G]: one eval's runs
 column, ascending = ORDERS[order]
 if (column, ascending) != ("started_at", False):  # the store's table is already newest first
     view = view.sort_values(column, ascending=ascending, na_position="last", kind="stable")
