@@ -526,11 +526,8 @@ def show_outcome(record_or_event: dict[str, Any], *, container: Any = None, link
     if answer:
         box.markdown("**Answer**")
         ui.show_text(answer, box)
-<<<<<<< HEAD
         _outcome_ui.show_sources(record, box)
-=======
         grounding_ui.show_badge(record_or_event, box)
->>>>>>> main
     if status != "completed" and isinstance(error, dict) and error.get("message"):
         box.markdown("**What the program said**", help=f"Error type: {ui.one_line(error.get('type'), 60)}")
         ui.show_text(error.get("message"), box)
