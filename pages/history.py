@@ -13,7 +13,7 @@ import streamlit as st
 
 from agent_core import stats
 from agent_core.errors import RecordError
-from pages import _explain_ui, _ui as ui
+from pages import _explain_ui, _otel_ui, _ui as ui
 from pages._compare_ui import compare_picker
 from pages._run_view import RunView, show_outcome
 
@@ -319,6 +319,7 @@ def _run_detail(record: dict[str, Any]) -> None:
                 mime="text/csv",
                 key=f"history_dl_{suffix}",
             )
+        _otel_ui.export_panel(record, config)  # OpenTelemetry: OTLP JSON download, "Send to…"
 
 
 # --- Page -------------------------------------------------------------------------------------
