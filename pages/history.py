@@ -13,7 +13,7 @@ import streamlit as st
 
 from agent_core import stats
 from agent_core.errors import RecordError
-from pages import _explain_ui, _ui as ui
+from pages import _explain_ui, _otel_ui, _ui as ui
 from pages._compare_ui import compare_picker
 from pages._evals_ui import history_eval_filter
 from pages._run_view import RunView, show_outcome
@@ -320,6 +320,8 @@ def _run_detail(record: dict[str, Any]) -> None:
                 mime="text/csv",
                 key=f"history_dl_{suffix}",
             )
+        _explain_ui.download_page(record)
+        _otel_ui.export_panel(record, config)  # OpenTelemetry: OTLP JSON download, "Send to…"
 
 
 # --- Page -------------------------------------------------------------------------------------
@@ -327,6 +329,7 @@ def _run_detail(record: dict[str, Any]) -> None:
 st.title("🗂️ History")
 st.caption("Every saved run, newest first. Pick a row to see what happened at each step.")
 ui.problems_warning(store)
+_explain_ui.import_box(store)
 runs = store.runs()
 selected = st.query_params.get("run")
 
