@@ -13,7 +13,7 @@ import streamlit as st
 
 from agent_core import stats
 from agent_core.errors import RecordError
-from pages import _explain_ui, _ui as ui
+from pages import _explain_ui, _otel_ui, _ui as ui
 from pages import _grounding_ui as grounding_ui
 from pages._compare_ui import compare_picker
 from pages._evals_ui import history_eval_filter
@@ -322,6 +322,7 @@ def _run_detail(record: dict[str, Any]) -> None:
                 key=f"history_dl_{suffix}",
             )
         _explain_ui.download_page(record)
+        _otel_ui.export_panel(record, config)  # OpenTelemetry: OTLP JSON download, "Send to…"
 
 
 # --- Page -------------------------------------------------------------------------------------
