@@ -19,7 +19,7 @@ from agent_core import workers
 from agent_core.context import ToolCallRequest
 from agent_core.errors import ErrorCategory, RunCancelled, ToolValidationError, TransientToolError
 from agent_core.masking import is_secret_key, mask, mask_text, masked_traceback, register_secret
-from agent_core.retry import backoff_delay
+from agent_core.retry import Failure, GaveUp, RetryWait, run_through, with_retries
 from agent_core.settings import Settings
 from agent_core.tools.registry import Tool, ToolRegistry
 
@@ -130,6 +130,22 @@ def _describe(exc: BaseException) -> str:
     if len(text) > MAX_ERROR_CHARS:  # errors are bounded like outputs (they are kept per attempt)
         text = text[:MAX_ERROR_CHARS] + "…"
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _attempt_ok(attempt: int, duration_ms: float) -> dict[str, Any]:
+    return {
+        "attempt": attempt, "success": True, "error": None, "error_category": None, "duration_ms": duration_ms,
+        "wait_s": 0.0,
+    }
+
+
+def _attempt_failed(exc: Exception, attempt: int, duration_ms: float) -> Failure:
+    category = classify(exc)
+    entry = {
+        "attempt": attempt, "success": False, "error": mask_text(_describe(exc)), "error_category": category.value,
+        "duration_ms": duration_ms, "wait_s": 0.0,
+    }
+    return Failure(entry, transient=category is ErrorCategory.TRANSIENT)
 
 
 class Dispatcher:
@@ -295,48 +311,33 @@ class Dispatcher:
         *,
         retries: bool = True,
     ) -> tuple[bool, Any, ErrorCategory, str | None]:
-        delays = self.settings.retry_delays if retries else ()
         timeout = tool.timeout or self.settings.tool_timeout
-        attempt = 0
-        while True:
-            t0 = time.perf_counter()
-            try:
-                value = call_with_timeout(tool.func, kwargs, timeout, self._cancel)
-            except BaseException as exc:  # noqa: BLE001 - classified below
-                if isinstance(exc, (KeyboardInterrupt, SystemExit, RunCancelled)):
-                    raise
-                category = classify(exc)
-                error = _describe(exc)
-                record = {
-                    "attempt": attempt + 1,
-                    "success": False,
-                    "error": mask_text(error),
-                    "error_category": category.value,
-                    "duration_ms": round((time.perf_counter() - t0) * 1000, 3),
-                    "wait_s": 0.0,
-                }
-                attempts.append(record)
-                if category is ErrorCategory.TRANSIENT and attempt < len(delays):
-                    wait = backoff_delay(attempt, delays, cap=self.settings.retry_max_delay, rng=self._rng)
-                    record["wait_s"] = round(wait, 3)
-                    log.warning("tool %s transient error (%s); retry in %.2f s", tool.name, mask_text(error), wait)
-                    self._sleep(wait)
-                    if self._cancel is not None and self._cancel.is_set():
-                        raise RunCancelled()
-                    attempt += 1
-                    continue
-                return False, None, category, error
-            attempts.append(
-                {
-                    "attempt": attempt + 1,
-                    "success": True,
-                    "error": None,
-                    "error_category": None,
-                    "duration_ms": round((time.perf_counter() - t0) * 1000, 3),
-                    "wait_s": 0.0,
-                }
+
+        def on_wait(retry: RetryWait) -> None:
+            log.warning("tool %s transient error (%s); retry in %.2f s", tool.name, retry.entry["error"], retry.wait_s)
+
+        try:
+            value = run_through(
+                with_retries(
+                    lambda: call_with_timeout(tool.func, kwargs, timeout, self._cancel),
+                    attempts=attempts,
+                    succeeded=_attempt_ok,
+                    failed=_attempt_failed,
+                    delays=self.settings.retry_delays if retries else (),
+                    cap=self.settings.retry_max_delay,
+                    wait=self._wait,
+                    rng=self._rng,
+                ),
+                on_wait,
             )
-            return True, value, ErrorCategory.TRANSIENT, None
+        except GaveUp as gave_up:
+            return False, None, classify(gave_up.error), _describe(gave_up.error)
+        return True, value, ErrorCategory.TRANSIENT, None
+
+    def _wait(self, seconds: float) -> None:
+        self._sleep(seconds)
+        if self._cancel is not None and self._cancel.is_set():
+            raise RunCancelled()
 
     def call_direct(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """Run one tool outside a run (the Tools page form); same validation and log entry."""
