@@ -46,6 +46,7 @@ TABLE_COLUMNS = {
     "model": st.column_config.TextColumn("Model"),
     "steps": st.column_config.NumberColumn("Steps", help=ui.explain("step"), format="%d"),
     "tool_calls": st.column_config.NumberColumn("Tool calls", help=ui.explain("tool call"), format="%d"),
+    "blocks_trimmed": st.column_config.NumberColumn("Trimmed", help=ui.explain("trimmed"), format="%d"),
     "tokens": st.column_config.NumberColumn("Tokens", help=ui.explain("token"), format="%d"),
     "cost_usd": st.column_config.NumberColumn("Cost ($)", help=ui.explain("cost"), format="%.4f"),
     "duration_s": st.column_config.NumberColumn("Duration (s)", format="%.2f"),
