@@ -132,7 +132,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     elif finished.status == "completed":
         sys.stdout.write((finished.answer or "") + "\n")
     if finished.status != "completed":
-        message = (finished.error or {}).get("message", finished.status)
+        message = finished.error["message"] if finished.error else finished.status
         sys.stderr.write(f"run {finished.status}: {message}\n")
     sys.stderr.write(f"record: {finished.path}\n")
     return EXIT_OK if finished.status == "completed" else EXIT_FAILED

@@ -13,13 +13,14 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, cast
 
 from agent_core import workers
 from agent_core.context import ToolCallRequest
 from agent_core.errors import ErrorCategory, RunCancelled, ToolValidationError, TransientToolError
 from agent_core.masking import is_secret_key, mask, mask_text, masked_traceback, register_secret
 from agent_core.retry import Failure, GaveUp, RetryWait, run_through, with_retries
+from agent_core.run_record import ToolCall
 from agent_core.settings import Settings
 from agent_core.tools.registry import Tool, ToolRegistry
 
@@ -42,7 +43,7 @@ class CallStopped(RunCancelled):
     """The run was stopped while a tool call ran; ``entry`` is that call's log entry so far
     (``cancelled: true``, its attempts until then)."""
 
-    def __init__(self, entry: dict[str, Any]) -> None:
+    def __init__(self, entry: ToolCall) -> None:
         super().__init__("the run was stopped during a tool call")
         self.entry = entry
 
@@ -169,11 +170,11 @@ class Dispatcher:
         self._rng = rng or random.Random()
         self._seen: set[str] = set()
 
-    def dispatch(self, call: ToolCallRequest, *, step: int = 0) -> dict[str, Any]:
+    def dispatch(self, call: ToolCallRequest, *, step: int = 0) -> ToolCall:
         """Run one call and return its log entry; the ``output`` field is what the model gets."""
         return self._entry(call, step, self._dispatch)
 
-    def refuse(self, call: ToolCallRequest, *, step: int, message: str) -> dict[str, Any]:
+    def refuse(self, call: ToolCallRequest, *, step: int, message: str) -> ToolCall:
         """A log entry for a call that is not run at all (e.g. over the per-turn limit)."""
         return self._entry(
             call, step, lambda c, entry: self._refuse(entry, ErrorCategory.VALIDATION, message)
@@ -181,7 +182,7 @@ class Dispatcher:
 
     def _entry(
         self, call: ToolCallRequest, step: int, body: Callable[[ToolCallRequest, dict[str, Any]], str]
-    ) -> dict[str, Any]:
+    ) -> ToolCall:
         started_at = datetime.now(timezone.utc).isoformat()
         t0 = time.perf_counter()
         entry: dict[str, Any] = {
@@ -208,7 +209,7 @@ class Dispatcher:
                 error="stopped by the user before the call finished",
                 duration_ms=round((time.perf_counter() - t0) * 1000, 3),
             )
-            raise CallStopped(entry) from None
+            raise CallStopped(cast(ToolCall, entry)) from None
         except Exception as exc:  # a bug here must not end the run
             log.error("dispatcher failed on %s\n%s", entry["tool"], masked_traceback(exc))
             entry.update(success=False, error=_describe(exc), error_category=ErrorCategory.NON_TRANSIENT.value)
@@ -221,7 +222,7 @@ class Dispatcher:
         log.info(
             "tool %s %s in %.1f ms", entry["tool"], "ok" if entry["success"] else "failed", entry["duration_ms"]
         )
-        return entry
+        return cast(ToolCall, entry)  # built field by field above; the type says what it holds
 
     def _refuse(self, entry: dict[str, Any], category: ErrorCategory, message: str) -> str:
         entry.update(error=message, error_category=category.value)
@@ -282,6 +283,7 @@ class Dispatcher:
         fallback = self.registry.get(tool.fallback) if tool.fallback else None
         if fallback is not None:
             fb_attempts: list[dict[str, Any]] = []
+            fb_error: str | None
             try:
                 fb_kwargs = fallback.validate(args)
             except ToolValidationError as exc:
@@ -339,6 +341,6 @@ class Dispatcher:
         if self._cancel is not None and self._cancel.is_set():
             raise RunCancelled()
 
-    def call_direct(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    def call_direct(self, name: str, arguments: dict[str, Any]) -> ToolCall:
         """Run one tool outside a run (the Tools page form); same validation and log entry."""
         return self.dispatch(ToolCallRequest(call_id=f"direct_{int(time.time() * 1000)}", name=name, arguments=arguments))

@@ -332,17 +332,17 @@ class RunIndex:
 
         return self._run(work)
 
-    def apply(self, upserts: Sequence[tuple[FileRow, StoredCalls]], deletes: Iterable[str]) -> None:
+    def apply(self, upserts: Sequence[tuple[FileRow, StoredCalls | CallColumns]], deletes: Iterable[str]) -> None:
         """Store new or changed files (with their encoded calls) and forget deleted ones, atomically."""
-        deletes = [(name,) for name in deletes]
-        if not upserts and not deletes:
+        deleted = [(name,) for name in deletes]
+        if not upserts and not deleted:
             return
         sql = f"INSERT OR REPLACE INTO files ({_COLUMNS}) VALUES ({', '.join('?' * (len(_COLUMNS.split(','))))})"
         values = [(*row, calls if calls is None or isinstance(calls, str) else encode_calls(calls)) for row, calls in upserts]
 
         def work(conn: sqlite3.Connection) -> None:
             conn.execute("BEGIN IMMEDIATE")
-            conn.executemany("DELETE FROM files WHERE name=?", deletes)
+            conn.executemany("DELETE FROM files WHERE name=?", deleted)
             conn.executemany(sql, values)
             conn.execute("COMMIT")
 
@@ -473,7 +473,7 @@ def parse_files(
         return rows, gone, set()
     size = -(-len(names) // workers)
     shares = [list(names[i : i + size]) for i in range(0, len(names), size)]
-    helpers = []
+    helpers: list[tuple[subprocess.Popen[bytes] | None, list[str], threading.Thread | None]] = []
     for share in shares[1:]:
         try:
             proc = subprocess.Popen(
@@ -487,9 +487,9 @@ def parse_files(
             log.warning("cannot start a parse helper (%s); parsing here", exc)
             helpers.append((None, share, None))
             continue
-        feeder = threading.Thread(target=_feed, args=(proc, share), daemon=True)
-        feeder.start()
-        helpers.append((proc, share, feeder))
+        feeding = threading.Thread(target=_feed, args=(proc, share), daemon=True)
+        feeding.start()
+        helpers.append((proc, share, feeding))
     rows, gone = _parse_here(runs_dir, shares[0], keep_columns)
     stored: set[str] = set()
     if index is not None:
@@ -499,8 +499,8 @@ def parse_files(
             stored.update(row[0] for row, _ in rows)
         except IndexUnavailable:
             pass  # the caller tries again with everything that is not stored
-    for proc, share, feeder in helpers:
-        result = _collect(proc, feeder) if proc is not None else None
+    for helper, share, feeder in helpers:
+        result = _collect(helper, feeder) if helper is not None else None
         if result is None:
             more, more_gone = _parse_here(runs_dir, share, keep_columns)
         else:

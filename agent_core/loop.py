@@ -201,7 +201,7 @@ class _Run:
                 log.debug("provider meta() failed\n%s", masked_traceback(exc))
         save_record(self.record, self.settings.runs_dir, encoder=self.encoder, final=final)
 
-    def finish(self, status: str, *, answer: str | None = None, error: dict[str, str] | None = None) -> RunFinished:
+    def finish(self, status: Status, *, answer: str | None = None, error: RunError | None = None) -> RunFinished:
         self.record.update(
             status=status,
             answer=mask_text(answer) if answer is not None else None,
@@ -540,9 +540,7 @@ def _step_finished(run: _Run, step_entry: dict[str, Any], usage: Usage) -> StepF
 def run_to_end(goal: str, **kwargs: Any) -> dict[str, Any]:
     """Run ``goal`` and return the final record (as saved). Same arguments as :func:`run_agent`."""
     finished: RunFinished | None = None
-    run_ids: list[str] = []
     for event in run_agent(goal, **kwargs):
-        run_ids.append(event.run_id)
         if isinstance(event, RunFinished):
             finished = event
     assert finished is not None

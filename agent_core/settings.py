@@ -10,6 +10,7 @@ import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from dotenv import find_dotenv, load_dotenv
 
@@ -56,7 +57,7 @@ class Settings:
     def workspace_dir(self) -> Path:
         return self.data_dir / "workspace"
 
-    def replace(self, **changes: object) -> Settings:
+    def replace(self, **changes: Any) -> Settings:
         """A copy with some fields changed (None values are ignored)."""
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
 

@@ -220,7 +220,7 @@ def _string_types() -> dict[Any, Any]:
     return {pa.string(): dtype, pa.large_string(): dtype}
 
 
-class _LazyTypes(dict):  # type: ignore[type-arg]
+class _LazyTypes(dict[Any, Any]):
     def get(self, key: Any, default: Any = None) -> Any:  # noqa: D102
         if not self:
             self.update(_string_types())
