@@ -13,6 +13,7 @@ from typing import Any, assert_never
 import pandas as pd
 import streamlit as st
 
+from agent_core import stats
 from agent_core.events import (
     ModelCallFinished,
     ModelCallRetrying,
@@ -25,7 +26,6 @@ from agent_core.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from agent_core import stats
 from pages import _ui as ui
 
 HISTORY_PAGE = "pages/history.py"

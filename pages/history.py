@@ -13,7 +13,8 @@ import streamlit as st
 
 from agent_core import stats
 from agent_core.errors import RecordError
-from pages import _explain_ui, _ui as ui
+from pages import _explain_ui
+from pages import _ui as ui
 from pages._compare_ui import compare_picker
 from pages._run_view import RunView, show_outcome
 
