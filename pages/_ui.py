@@ -23,7 +23,7 @@ from agent_core.forms import FieldSpec, collect_arguments, schema_fields  # noqa
 from agent_core.settings import Settings
 from agent_core.store import RunStore
 from agent_core.tools import ToolRegistry, build_default_registry
-from pages._frame import ensure_app_frame  # noqa: F401 (every page calls ui.ensure_app_frame() first)
+from pages._frame import ensure_app_frame, open_default_page_by_name  # noqa: F401 (pages and app.py use ui.*)
 
 # --- Untrusted text ---------------------------------------------------------------------------
 
