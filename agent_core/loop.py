@@ -20,7 +20,6 @@ from agent_core import workers
 from agent_core.context import ContextBlock, ToolOutput, select_blocks, trim_history
 from agent_core.dispatcher import MAX_TOOL_NAME_CHARS, CallStopped, Dispatcher
 from agent_core.errors import ProviderError, RunCancelled
-from agent_core.grounding import check_answer, correction, unsupported
 from agent_core.events import (
     AnswerSentBack,
     ModelCallFinished,
@@ -34,6 +33,7 @@ from agent_core.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
+from agent_core.grounding import check_answer, correction, unsupported
 from agent_core.masking import mask, mask_text, masked_traceback
 from agent_core.otel import auto as otel_auto
 from agent_core.pricing import Price, estimate_cost, load_prices
@@ -469,20 +469,17 @@ def _step(run: _Run, step: int) -> Generator[RunEvent, None, StepOutcome]:
         usage=response.usage, text=text, tool_calls=len(response.tool_calls),
     )
     if not response.tool_calls:
-<<<<<<< HEAD
-=======
         answer = text.strip() or "(The model returned an empty answer.)"
+        # ANSWER_CHECK=retry may give the answer back to the model with a corrective turn.
         sent_back = _send_answer_back(run, step_entry, answer, response, provider.id)
-        if sent_back is None:
-            run.history.append({"role": "assistant", "content": answer, "final": True})
-            run.record["answer"] = answer
->>>>>>> main
         step_entry["duration_ms"] = round((time.perf_counter() - step_t0) * 1000, 3)
         run.record["steps"].append(step_entry)
         if sent_back is not None:
             yield sent_back
+            yield _step_finished(run, step_entry, response.usage)
+            return NextStep()
         yield _step_finished(run, step_entry, response.usage)
-        return FinalAnswer(text.strip() or "(The model returned an empty answer.)")
+        return FinalAnswer(answer)
     block = ContextBlock(
         index=len(run.blocks), step=step, provider=provider.id, text=text,
         tool_calls=list(response.tool_calls), raw=response.raw,

@@ -65,16 +65,12 @@ class Settings:
     def workspace_dir(self) -> Path:
         return self.data_dir / "workspace"
 
-<<<<<<< HEAD
-    def replace(self, **changes: Any) -> Settings:
-=======
     def answer_check_for(self, provider_id: str) -> str:
         """The answer check for a run on ``provider_id``: the setting, or its default (``retry``
         for ``local``, whose small model is the likeliest to make a figure up; ``flag`` else)."""
         return self.answer_check or ("retry" if provider_id == "local" else "flag")
 
-    def replace(self, **changes: object) -> Settings:
->>>>>>> main
+    def replace(self, **changes: Any) -> Settings:
         """A copy with some fields changed (None values are ignored)."""
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
 
