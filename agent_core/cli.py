@@ -67,9 +67,11 @@ def _parser() -> argparse.ArgumentParser:
     add_eval_parser(sub)
     from agent_core.otel.cli import add_export_arguments
 
-    add_export_arguments(sub.add_parser("export", help="export saved runs (OpenTelemetry: --otlp, --otlp-json)"))
-    imp = sub.add_parser("import", help="import runs from a file (OTLP JSON lines)")
-    imp.add_argument("file", help="the file to import")
+    export = sub.add_parser("export", help="export saved runs: a web page (--html) or OpenTelemetry (--otlp, --otlp-json)")
+    add_export_arguments(export)
+    cli_explain.add_html_export_arguments(export)
+    imp = sub.add_parser("import", help="import runs from a file: an exported web page, a record's JSON, or OTLP JSON lines")
+    imp.add_argument("file", help="the file to import (.html, .json, .jsonl)")
     return parser
 
 
@@ -245,9 +247,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_core.otel import cli as otel_cli
 
         if args.command == "import":
+            if cli_explain.is_page_or_record(Path(args.file)):
+                return cli_explain.cmd_import(args, settings)
             return otel_cli.cmd_import_otlp(Path(args.file), settings)
-        if not otel_cli.wants_otlp(args):
-            sys.stderr.write("error: say where to export: --otlp URL or --otlp-json FILE\n")
+        if args.html:
+            done = cli_explain.cmd_export(args, settings)
+            if done != EXIT_OK or not otel_cli.wants_otlp(args):
+                return done
+        elif not otel_cli.wants_otlp(args):
+            sys.stderr.write("error: say where to export: --html FILE, --otlp URL or --otlp-json FILE\n")
             return EXIT_USAGE
         return otel_cli.cmd_export_otlp(args, settings)
     return cmd_runs(args, settings)

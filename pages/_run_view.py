@@ -530,7 +530,7 @@ def show_outcome(record_or_event: dict[str, Any], *, container: Any = None, link
     run_id = str(record_or_event.get("run_id") or "")
     from pages._explain_ui import show_summary  # (imports this module: not at the top)
 
-    show_summary(record_or_event, box, key=f"summary_{run_id}")
+    show_summary(record_or_event, box, key=f"summary_{run_id}", ai=not link)  # History (no link): with AI
     if link and run_id:
         box.page_link(
             HISTORY_PAGE, label="Open this run in History (shareable link)", icon="🔎", query_params={"run": run_id}
