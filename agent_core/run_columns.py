@@ -91,6 +91,12 @@ def _blocks_trimmed(record: Mapping[str, Any], facts: Facts) -> int:
     return most
 
 
+def _grounding_status(record: Mapping[str, Any], facts: Facts) -> str | None:
+    """The answer check's verdict (grounded · partly · ungrounded · no_claims), None when not checked."""
+    grounding = record.get("grounding")
+    return as_text(grounding.get("status")) if isinstance(grounding, dict) else None
+
+
 RUN_COLUMN_SPEC: tuple[RunColumn, ...] = (
     RunColumn("run_id", lambda r, f: as_text(r.get("run_id")), "text"),
     RunColumn("started_at", lambda r, f: as_text(r.get("started_at")), None),
@@ -107,6 +113,7 @@ RUN_COLUMN_SPEC: tuple[RunColumn, ...] = (
     RunColumn("cost_usd", lambda r, f: as_float(r.get("cost_usd")), "float"),
     RunColumn("duration_ms", lambda r, f: as_float(r.get("duration_ms")), "float"),
     RunColumn("scripted", lambda r, f: bool(r.get("scripted")), "bool"),
+    RunColumn("grounding", _grounding_status, "text"),
     RunColumn("owner_pid", lambda r, f: as_int(f.owner.get("pid")), None),
     RunColumn("owner_host", lambda r, f: as_text(f.owner.get("host")), None),
     RunColumn("updated_at", lambda r, f: as_text(r.get("updated_at")), None),

@@ -13,7 +13,8 @@ import streamlit as st
 
 from agent_core import stats
 from agent_core.errors import RecordError
-from pages import _explain_ui
+from pages import _explain_ui, _otel_ui
+from pages import _grounding_ui as grounding_ui
 from pages import _ui as ui
 from pages._compare_ui import compare_picker
 from pages._evals_ui import history_eval_filter
@@ -54,7 +55,7 @@ TABLE_COLUMNS = {
     "duration_s": st.column_config.NumberColumn("Duration (s)", format="%.2f"),
     "scripted": st.column_config.CheckboxColumn("Demo", help=ui.explain("scripted")),
 }
-TABLE_COLUMNS = _explain_ui.with_summary_column(TABLE_COLUMNS)
+TABLE_COLUMNS = grounding_ui.with_column(_explain_ui.with_summary_column(TABLE_COLUMNS))
 
 
 def _select_run(run_id: str | None) -> None:
@@ -323,6 +324,7 @@ def _run_detail(record: dict[str, Any]) -> None:
                 key=f"history_dl_{suffix}",
             )
         _explain_ui.download_page(record)
+        _otel_ui.export_panel(record, config)  # OpenTelemetry: OTLP JSON download, "Send to…"
 
 
 # --- Page -------------------------------------------------------------------------------------
@@ -345,12 +347,13 @@ with st.container(border=True):
     text = f1.text_input("Search goals", key="history_text", placeholder="words in the goal, or a run id")
     days = ui.date_filter(f2, runs["started_at"], "history_days")
     order = f3.selectbox("Order", list(ORDERS), key="history_order", help="How the matching runs are listed.")
-    f4, f5, f6 = st.columns(3)
+    f4, f5, f6, f7 = st.columns(4)
     providers = ui.choice_filter(f4, "Provider", runs["provider"], "history_providers", ui.explain("provider"))
     models = ui.choice_filter(f5, "Model", runs["model"], "history_models")
     statuses = ui.choice_filter(
         f6, "Status", runs["status"], "history_statuses", "interrupted = left 'running' by a process that is gone"
     )
+    checks = grounding_ui.filter_control(f7, runs, "history_checks")
 
 view = ui.filter_runs(
     runs,
@@ -360,13 +363,14 @@ view = ui.filter_runs(
     days=days,
     text=text,
 )
+view = grounding_ui.apply_filter(view, checks)
 view = history_eval_filter(view, config)  # ?eval=ID[&goal=G]: one eval's runs
 column, ascending = ORDERS[order]
 if (column, ascending) != ("started_at", False):  # the store's table is already newest first
     view = view.sort_values(column, ascending=ascending, na_position="last", kind="stable")
 pages = max(1, -(-len(view) // PAGE_SIZE))
 # A new filter or order starts again at page 1; a page that no longer exists becomes the last.
-wanted = (text, str(days), tuple(providers), tuple(models), tuple(statuses), order)
+wanted = (text, str(days), tuple(providers), tuple(models), tuple(statuses), order, tuple(checks))
 if st.session_state.get("history_filters_seen") != wanted:
     st.session_state["history_filters_seen"] = wanted
     st.session_state["history_page"] = 1
@@ -386,7 +390,7 @@ else:
     st.caption(f"{len(view):,} of {len(runs):,} runs shown.")
 shown = view.iloc[(page_no - 1) * PAGE_SIZE : page_no * PAGE_SIZE].reset_index(drop=True)
 shown = shown.assign(duration_s=pd.to_numeric(shown["duration_ms"], errors="coerce") / 1000)
-shown = _explain_ui.add_one_liners(shown)
+shown = grounding_ui.add_labels(_explain_ui.add_one_liners(shown))
 ids = shown["run_id"].tolist()
 st.session_state["history_view_ids"] = ids
 preselect = [int(i) for i in shown.index[shown["run_id"] == selected]] if selected else []
