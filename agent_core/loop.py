@@ -302,8 +302,9 @@ def run_agent(
                     pass
                 case _:
                     assert_never(outcome)
+        plural = "s" if settings.max_steps != 1 else ""
         message = (
-            f"Stopped after reaching the step limit ({settings.max_steps} steps) without a final answer. "
+            f"Stopped after reaching the step limit ({settings.max_steps} step{plural}) without a final answer. "
             "Raise the step limit or make the goal simpler."
         )
         run.history.append({"role": "assistant", "content": message, "final": False})
