@@ -301,6 +301,15 @@ def _essence(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def test_json_writer_equals_protobufs_json_mapping(fixture_records: list[dict[str, Any]]) -> None:
+    from agent_core.otel.export import to_otlp_json, to_otlp_json_via_protobuf
+
+    for record in fixture_records:
+        for content in (False, True):
+            trace = record_to_trace(record, content=content)
+            assert to_otlp_json([trace]) == to_otlp_json_via_protobuf([trace])
+
+
 def test_round_trip_every_fixture_record(fixture_records: list[dict[str, Any]], tmp_path: Path) -> None:
     text = to_otlp_json_lines(fixture_records, content=True)
     back = parse_otlp(text.encode(), "runs.jsonl")
