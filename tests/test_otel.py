@@ -532,3 +532,11 @@ def test_history_send_to_and_download(tmp_path: Path, monkeypatch: pytest.Monkey
     at = test_pages.app("pages/history.py", {"run": imported["run_id"]})
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Tool calls"] == "2" and metrics["Steps"].startswith("3 ")
+
+
+def test_cli_run_with_auto_export(data_dir: Path, receiver: Receiver) -> None:
+    done = _cli(data_dir, "run", "What is (24*7)+100?", "--provider", "offline", "--quiet",
+                env={"AGENT_OTEL_EXPORT": "auto", "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url})
+    assert done.returncode == 0, done.stderr
+    assert "OpenTelemetry: ok: " in done.stderr and len(receiver.requests) == 1
+    assert {s.name for s in receiver.spans()} >= {"invoke_agent agent-workbench", "execute_tool calculator"}
