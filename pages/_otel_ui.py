@@ -69,7 +69,9 @@ def export_panel(record: dict[str, Any], config: Settings) -> None:
         key="history_dl_otlp",
         help="The OpenTelemetry file-exporter format (JSON lines); `python -m agent_core import` reads it back.",
     )
-    with st.expander("Send to…"):
+    if not st.toggle("Send to…", key="otel_send_open", help="Send this run to Phoenix, Langfuse, MLflow or any OTLP endpoint."):
+        return
+    with st.container(border=True):
         last = load_last_destination(config.data_dir)
         options = list(_LABELS) if target_from_env() is not None else list(PRESETS)
         preset = st.selectbox(

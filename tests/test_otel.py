@@ -507,6 +507,7 @@ def test_history_send_to_and_download(tmp_path: Path, monkeypatch: pytest.Monkey
     record = retry_fallback_run(test_pages.settings())
     at = test_pages.app("pages/history.py", {"run": record["run_id"]})
     assert "Download as OTLP JSON" in {b.label for b in at.get("download_button")}
+    at.toggle(key="otel_send_open").set_value(True).run()
     at.selectbox(key="otel_preset").select("generic").run()
     at.text_input(key="otel_endpoint_generic").input(receiver.url).run()
     at.text_input(key="otel_key_generic").input("SEEDED-UI-KEY").run()
@@ -519,6 +520,7 @@ def test_history_send_to_and_download(tmp_path: Path, monkeypatch: pytest.Monkey
     assert saved == {"preset": "generic", "endpoint": receiver.url} and "SEEDED" not in json.dumps(saved)
     # The next visit starts from the last destination; a refusal is one plain line.
     at = test_pages.app("pages/history.py", {"run": record["run_id"]})
+    at.toggle(key="otel_send_open").set_value(True).run()
     assert at.text_input(key="otel_endpoint_generic").value == receiver.url
     receiver.replies = [403]
     at.button(key="otel_send").click().run()
