@@ -155,7 +155,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     elif finished.status == "completed":
         sys.stdout.write((finished.answer or "") + "\n")
     if finished.status != "completed":
-        message = (finished.error or {}).get("message", finished.status)
+        message = finished.error["message"] if finished.error else finished.status
         sys.stderr.write(f"run {finished.status}: {message}\n")
     _grounding_warnings(finished.grounding, sys.stderr)
     sys.stderr.write(f"record: {finished.path}\n")

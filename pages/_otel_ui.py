@@ -13,8 +13,8 @@ import streamlit as st
 
 from agent_core.otel.export import record_to_trace, to_otlp_json_lines
 from agent_core.otel.send import (
-    PRESETS,
     DEFAULT_DELAYS,
+    PRESETS,
     ExportError,
     Target,
     load_last_destination,

@@ -13,6 +13,7 @@ from typing import Any, assert_never
 import pandas as pd
 import streamlit as st
 
+from agent_core import stats
 from agent_core.events import (
     AnswerSentBack,
     ModelCallFinished,
@@ -26,7 +27,6 @@ from agent_core.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from agent_core import stats
 from pages import _grounding_ui as grounding_ui
 from pages import _ui as ui
 

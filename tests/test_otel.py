@@ -29,9 +29,23 @@ from agent_core.otel.conventions import (
     SCHEMA_URL,
     WORKBENCH_KEYS,
 )
-from agent_core.otel.export import MAX_CONTENT_CHARS, TRUNCATION_MARKER, canonical_json, record_to_trace, to_otlp_json_lines
+from agent_core.otel.export import (
+    MAX_CONTENT_CHARS,
+    TRUNCATION_MARKER,
+    canonical_json,
+    record_to_trace,
+    to_otlp_json_lines,
+)
 from agent_core.otel.importer import ImportError_, import_file, parse_otlp
-from agent_core.otel.send import ExportError, Target, mask_header, parse_headers, preset_target, send_traces, target_from_env
+from agent_core.otel.send import (
+    ExportError,
+    Target,
+    mask_header,
+    parse_headers,
+    preset_target,
+    send_traces,
+    target_from_env,
+)
 from agent_core.providers.offline import OfflineProvider
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.records import load_record, parse_record

@@ -231,7 +231,7 @@ def test_outcome_words_say_what_happened(
     (record,) = records(data_dir)
     assert record["status"] == "completed"  # the record keeps its status
     (line,) = [m.value for m in at.markdown if m.value.startswith("**Outcome:")]
-    assert f"**Outcome: " in line and word in line and reason.replace(" ", "") in line.replace("\\", "").replace(" ", "")
+    assert "**Outcome: " in line and word in line and reason.replace(" ", "") in line.replace("\\", "").replace(" ", "")
     sources = [c.value for c in at.caption if c.value.startswith("Based on")]
     if based_on is None:
         assert sources == []

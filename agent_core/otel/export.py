@@ -63,6 +63,15 @@ class Trace:
     spans: list[SpanData]
 
 
+def _mapping(value: Any) -> dict[str, Any]:
+    """``value`` when it is an object, else an empty one (a foreign record may hold anything)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _number(value: Any) -> float:
+    return float(value) if isinstance(value, (int, float)) else 0.0
+
+
 def trace_id_for(run_id: str) -> bytes:
     """The run id's 16 bytes when it is a UUID (ours are), else a hash of it."""
     try:
@@ -151,8 +160,8 @@ def record_to_trace(record: Mapping[str, Any], *, content: bool = False,
     spans: list[SpanData] = []
 
     # The run.
-    usage = record.get("usage") if isinstance(record.get("usage"), dict) else {}
-    grounding = record.get("grounding") if isinstance(record.get("grounding"), dict) else {}
+    usage = _mapping(record.get("usage"))
+    grounding = _mapping(record.get("grounding"))
     status = str(record.get("status") or "")
     error = record.get("error") if isinstance(record.get("error"), dict) else None
     attrs = _clean({
@@ -200,7 +209,7 @@ def record_to_trace(record: Mapping[str, Any], *, content: bool = False,
             for a in attempts
         )
         s_end = max(s_start, s_start + model_ns)
-        step_usage = step.get("usage") if isinstance(step.get("usage"), dict) else {}
+        step_usage = _mapping(step.get("usage"))
         chat_id = span_id_for(run_id, f"step/{index}")
         failed = bool(attempts) and not attempts[-1].get("success", True)
         attrs = _clean({
@@ -251,7 +260,7 @@ def record_to_trace(record: Mapping[str, Any], *, content: bool = False,
             for attempt in attempts:
                 number = _int(attempt.get("attempt"))
                 a_end = t + _ms_ns(attempt.get("duration_ms"))
-                wait = attempt.get("wait_s") if isinstance(attempt.get("wait_s"), (int, float)) else 0.0
+                wait = _number(attempt.get("wait_s"))
                 ok = bool(attempt.get("success"))
                 a_attrs = _clean({
                     W + "attempt": number,
@@ -359,7 +368,7 @@ def _attempt_spans(spans: list[SpanData], text: _Content, run_id: str, path: str
         number = _int(attempt.get("attempt"))
         ok = bool(attempt.get("success"))
         a_end = t + _ms_ns(attempt.get("duration_ms"))
-        wait = attempt.get("wait_s") if isinstance(attempt.get("wait_s"), (int, float)) else 0.0
+        wait = _number(attempt.get("wait_s"))
         attrs = _clean({
             W + "attempt": number,
             W + "retry_wait_s": float(wait) if wait else None,
