@@ -161,8 +161,8 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     sys.stderr.write(f"record: {finished.path}\n")
     from agent_core.otel import auto as otel_auto
 
-    if otel_auto.enabled():  # AGENT_OTEL_EXPORT=auto sends from a thread: let it finish before exit
-        otel_auto.wait_idle(60)
+    if otel_auto.enabled():  # AGENT_OTEL_EXPORT=auto sends from a thread: give it a moment before exit
+        otel_auto.report_at_exit(sys.stderr)
     return EXIT_OK if finished.status == "completed" else EXIT_FAILED
 
 

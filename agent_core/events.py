@@ -128,6 +128,8 @@ class AnswerSentBack(Event):
     step: int
     unsupported: list[str] = field(default_factory=list)
     message: str = ""
+    answer: str = ""
+    """The answer that was sent back (not the run's answer)."""
 
 
 @dataclass(kw_only=True)
@@ -213,7 +215,7 @@ def events_from_record(record: Mapping[str, Any]) -> Iterator[RunEvent]:
         if isinstance(check, dict):
             yield AnswerSentBack(
                 run_id=rid, step=index, unsupported=[str(t) for t in check.get("unsupported") or []],
-                message=str(check.get("message") or ""),
+                message=str(check.get("message") or ""), answer=str(step.get("text") or ""),
             )
         for call_id in ids:
             entry = calls[call_id]

@@ -572,7 +572,7 @@ def _send_answer_back(
     texts = [str(c["text"]) for c in missing]
     step_entry["answer_check"] = {"unsupported": texts, "message": message}
     log.info("run %s step %s: answer sent back by the answer check (%s)", run.record["run_id"], step, ", ".join(texts))
-    return AnswerSentBack(run_id=run.record["run_id"], step=step, unsupported=texts, message=message)
+    return AnswerSentBack(run_id=run.record["run_id"], step=step, unsupported=texts, message=message, answer=answer)
 
 
 def _record_items(block: ContextBlock) -> list[dict[str, Any]]:

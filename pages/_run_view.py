@@ -399,7 +399,7 @@ class RunView:
                     error=event.error,
                 )
             case AnswerSentBack():
-                grounding_ui.mark_step(self._step(event.step), event.unsupported, event.message)
+                grounding_ui.mark_step(self._step(event.step), event.unsupported, event.message, event.answer)
             case ToolCallStarted():
                 self._step(event.step).tool_started(event.call_id, event.tool)
             case ToolCallFinished():

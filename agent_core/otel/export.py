@@ -445,13 +445,67 @@ def _hex_ids(value: Any) -> Any:
     return value
 
 
-def to_otlp_json(traces: Iterable[Trace]) -> dict[str, Any]:
-    """One OTLP/JSON ``ExportTraceServiceRequest`` (hex ids, integer enums, camelCase keys)."""
+def to_otlp_json_via_protobuf(traces: Iterable[Trace]) -> dict[str, Any]:
+    """:func:`to_otlp_json` through the SDK encoder and protobuf's JSON mapping (the reference)."""
     from google.protobuf.json_format import MessageToDict
 
     data = MessageToDict(to_protobuf(traces), use_integers_for_enums=True)
     result: dict[str, Any] = _hex_ids(data)
     return result
+
+
+_KINDS = {"INTERNAL": 1, "CLIENT": 3}
+_CODES = {"UNSET": 0, "OK": 1, "ERROR": 2}
+_FLAGS = 256  # SpanFlags: the parent's is_remote is known (and false)
+
+
+def _any_value(value: Any) -> dict[str, Any]:
+    if isinstance(value, bool):
+        return {"boolValue": value}
+    if isinstance(value, int):
+        return {"intValue": str(value)}
+    if isinstance(value, float):
+        return {"doubleValue": value}
+    if isinstance(value, (list, tuple)):
+        return {"arrayValue": {"values": [_any_value(v) for v in value]} if value else {}}
+    return {"stringValue": str(value)}
+
+
+def to_otlp_json(traces: Iterable[Trace]) -> dict[str, Any]:
+    """One OTLP/JSON ``ExportTraceServiceRequest`` (hex ids, integer enums, camelCase keys).
+
+    Written directly from the spans: the same JSON as protobuf's mapping of the SDK encoding
+    (:func:`to_otlp_json_via_protobuf`, a test holds them equal), about five times faster.
+    """
+    spans = []
+    for trace in traces:
+        tid = trace.trace_id.hex()
+        for span in trace.spans:
+            item: dict[str, Any] = {"traceId": tid, "spanId": span.span_id.hex()}
+            if span.parent_id:
+                item["parentSpanId"] = span.parent_id.hex()
+            item.update(name=span.name, kind=_KINDS[span.kind], startTimeUnixNano=str(span.start_ns),
+                        endTimeUnixNano=str(span.end_ns))
+            if span.attributes:
+                item["attributes"] = [{"key": k, "value": _any_value(v)} for k, v in span.attributes.items()]
+            if span.links:
+                item["links"] = [{"traceId": tid, "spanId": link.hex(), "flags": _FLAGS} for link in span.links]
+            status: dict[str, Any] = {}
+            if span.status == "ERROR" and span.status_message:
+                status["message"] = span.status_message
+            if _CODES[span.status]:
+                status["code"] = _CODES[span.status]
+            item["status"] = status
+            item["flags"] = _FLAGS
+            spans.append(item)
+    if not spans:
+        return {}
+    return {"resourceSpans": [{
+        "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": AGENT_NAME}}]},
+        "scopeSpans": [{"scope": {"name": SCOPE_NAME, "version": SCOPE_VERSION}, "spans": spans,
+                        "schemaUrl": SCHEMA_URL}],
+        "schemaUrl": SCHEMA_URL,
+    }]}
 
 
 def to_otlp_json_lines(records: Iterable[Mapping[str, Any]], *, content: bool = False) -> str:
