@@ -13,9 +13,10 @@ import streamlit as st
 
 from agent_core import stats
 from agent_core.errors import RecordError
-from pages import _explain_ui, _otel_ui, _ui as ui
+from pages import _explain_ui, _history_ui, _otel_ui, _ui as ui
 from pages import _grounding_ui as grounding_ui
 from pages._compare_ui import compare_picker
+from pages import _outcome_ui
 from pages._evals_ui import history_eval_filter
 from pages._run_view import RunView, show_outcome
 
@@ -39,18 +40,19 @@ ORDERS: dict[str, tuple[str, bool]] = {
 """How the whole filtered list can be ordered before it is cut into pages (clicking a column
 header sorts only the page in view)."""
 TABLE_COLUMNS = {
+    # What an analyst sorts by first; provider and model after them.
     "started_at": st.column_config.DatetimeColumn("Time (UTC)", format="YYYY-MM-DD HH:mm:ss", width="medium"),
     "status": st.column_config.TextColumn(
         "Status", help="completed · max_steps · error · cancelled · interrupted · running"
     ),
-    "goal": st.column_config.TextColumn("Goal", width="large"),
-    "provider": st.column_config.TextColumn("Provider", help=ui.explain("provider")),
-    "model": st.column_config.TextColumn("Model"),
+    "goal": st.column_config.TextColumn("Goal", width="medium"),
     "steps": st.column_config.NumberColumn("Steps", help=ui.explain("step"), format="%d"),
     "tool_calls": st.column_config.NumberColumn("Tool calls", help=ui.explain("tool call"), format="%d"),
-    "tokens": st.column_config.NumberColumn("Tokens", help=ui.explain("token"), format="%d"),
-    "cost_usd": st.column_config.NumberColumn("Cost ($)", help=ui.explain("cost"), format="%.4f"),
     "duration_s": st.column_config.NumberColumn("Duration (s)", format="%.2f"),
+    "cost_usd": st.column_config.NumberColumn("Cost ($)", help=ui.explain("cost"), format="%.4f"),
+    "tokens": st.column_config.NumberColumn("Tokens", help=ui.explain("token"), format="%d"),
+    "provider": st.column_config.TextColumn("Provider", help=ui.explain("provider")),
+    "model": st.column_config.TextColumn("Model"),
     "scripted": st.column_config.CheckboxColumn("Demo", help=ui.explain("scripted")),
 }
 TABLE_COLUMNS = grounding_ui.with_column(_explain_ui.with_summary_column(TABLE_COLUMNS))
@@ -164,7 +166,11 @@ def _run_detail(record: dict[str, Any]) -> None:
     max_steps = (record.get("settings") or {}).get("max_steps", "?")
     row = ui.metric_row()
     for label, value, help_text in (
-        ("Status", ui.status_text(status), ui.STATUS_HELP.get(str(status), "")),
+        (
+            "Outcome",
+            "{} {}".format(*_outcome_ui.WORDS[_outcome_ui.outcome(record)[0]]),
+            f"Saved status: {ui.md_label(status, 20)}. " + ui.STATUS_HELP.get(str(status), ""),
+        ),
         (
             "Steps",
             f"{len(record.get('steps') or [])} / {max_steps}",
@@ -284,8 +290,8 @@ def _run_detail(record: dict[str, Any]) -> None:
             role = str(message.get("role") or "")
             avatar = {"system": "⚙️", "user": "🧑", "assistant": "🤖", "tool": "🔧"}.get(role, "•")
             with st.chat_message(role if role in ("user", "assistant") else "ai", avatar=avatar):
-                label = role + (f" · {ui.md_label(message.get('tool'), 40)}" if message.get("tool") else "")
-                st.caption(ui.escape_md(label))
+                label = role + (f" · {ui.one_line(message.get('tool'), 40)}" if message.get("tool") else "")
+                st.caption(ui.escape_md(label))  # escaped once (twice showed search\\_web)
                 if message.get("content"):
                     if role == "system":
                         with st.expander("System prompt"):
@@ -333,6 +339,11 @@ ui.problems_warning(store)
 _explain_ui.import_box(store)
 runs = store.runs()
 selected = st.query_params.get("run")
+if _history_ui.open_on_run(store, selected):  # a link to a run opens on it: the detail first
+    run_detail(selected)
+    st.stop()
+elif selected:
+    selected = None  # unknown id: said at the top, the list as usual
 
 if runs.empty:
     ui.no_runs_yet("saved runs")
@@ -398,6 +409,7 @@ st.dataframe(
     width="stretch",
     column_order=list(TABLE_COLUMNS),
     column_config=TABLE_COLUMNS,
+    height=38 + 35 * max(3, min(len(shown), 18)),  # up to 18 rows in view; the grid scrolls for more
     key="history_table",
     on_select=_on_table_select,
     selection_mode="single-row",
