@@ -522,4 +522,4 @@ def test_history_send_to_and_download(tmp_path: Path, monkeypatch: pytest.Monkey
     save_record(imported, root / "runs")
     at = test_pages.app("pages/history.py", {"run": imported["run_id"]})
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Tool calls"] == "2" and "completed" in metrics["Status"]
+    assert metrics["Tool calls"] == "2" and metrics["Steps"].startswith("3 ")
