@@ -127,6 +127,8 @@ class AnswerSentBack(Event):
     step: int
     unsupported: list[str] = field(default_factory=list)
     message: str = ""
+    answer: str = ""
+    """The answer that was sent back (not the run's answer)."""
 
 
 @dataclass(kw_only=True)

@@ -13,6 +13,7 @@ from typing import Any, assert_never
 import pandas as pd
 import streamlit as st
 
+from agent_core import stats
 from agent_core.events import (
     AnswerSentBack,
     ModelCallFinished,
@@ -26,7 +27,6 @@ from agent_core.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from agent_core import stats
 from pages import _grounding_ui as grounding_ui
 from pages import _ui as ui
 
@@ -398,7 +398,7 @@ class RunView:
                     error=event.error,
                 )
             case AnswerSentBack():
-                grounding_ui.mark_step(self._step(event.step), event.unsupported, event.message)
+                grounding_ui.mark_step(self._step(event.step), event.unsupported, event.message, event.answer)
             case ToolCallStarted():
                 self._step(event.step).tool_started(event.call_id, event.tool)
             case ToolCallFinished():
@@ -496,7 +496,10 @@ class RunView:
                 error=str(failed.get("message") or failed.get("error_type") or "") or None,
             )
             if isinstance(check := step.get("answer_check"), dict):
-                grounding_ui.mark_step(sv, [str(t) for t in check.get("unsupported") or []], str(check.get("message") or ""))
+                grounding_ui.mark_step(
+                    sv, [str(t) for t in check.get("unsupported") or []], str(check.get("message") or ""),
+                    str(step.get("text") or ""),
+                )
             for call_id in ids:
                 entry = calls.get(call_id)
                 if entry is not None:

@@ -14,14 +14,14 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from streamlit.testing.v1 import AppTest  # noqa: E402
+from streamlit.testing.v1 import AppTest
 
-from agent_core import demo  # noqa: E402
-from agent_core.loop import run_to_end  # noqa: E402
-from agent_core.providers.scripted import ScriptedProvider  # noqa: E402
-from agent_core.records import load_record  # noqa: E402
-from agent_core.settings import Settings  # noqa: E402
-from agent_core.tools import build_default_registry  # noqa: E402
+from agent_core import demo
+from agent_core.loop import run_to_end
+from agent_core.providers.scripted import ScriptedProvider
+from agent_core.records import load_record
+from agent_core.settings import Settings
+from agent_core.tools import build_default_registry
 
 WARNING = "20 °C appears in no tool result: the model may have made it up"
 
@@ -86,6 +86,7 @@ def test_run_page_shows_the_corrective_turn(data_dir: Path) -> None:
     labels = [s.label for s in at.status]
     assert any("answer sent back by the answer check" in label for label in labels)
     assert any("sent back to the model" in plain(w.value) for w in at.warning)
+    assert any("20 °C" in plain(m.value) for m in at.markdown)  # the rejected answer is shown in its step
     assert any("every number comes from a tool result" in plain(s.value) for s in at.success)
 
 
