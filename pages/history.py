@@ -18,7 +18,7 @@ from pages import _grounding_ui as grounding_ui
 from pages import _ui as ui
 from pages._compare_ui import compare_picker
 from pages._evals_ui import history_eval_filter
-from pages._run_view import RunView, show_outcome
+from pages._run_view import show_outcome, show_saved_run
 
 ui.ensure_app_frame()
 config = ui.settings()
@@ -217,7 +217,7 @@ def _run_detail(record: dict[str, Any]) -> None:
                 },
             )
         st.caption("Step by step (open a step to see its model call and tool calls)")
-        RunView.from_record(record, expand_last=False, gauge=False)
+        show_saved_run(record, expand_last=False, gauge=False)
     with tabs[1]:
         st.markdown(
             "**What the model saw at each step.** Each row is a context block, each column a step: "
