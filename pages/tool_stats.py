@@ -7,9 +7,8 @@ from typing import Any
 import streamlit as st
 
 from agent_core import stats
-from pages import _coverage_ui
+from pages import _coverage_ui, _toolstats_ui
 from pages import _grounding_ui as grounding_ui
-from pages import _toolstats_ui
 from pages import _ui as ui
 
 ui.ensure_app_frame()
