@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_core.context import ContextBlock, ToolCallRequest
+from agent_core.errors import ERROR_PREFIX
 from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Usage
 from agent_core.providers.offline_rules import (
     TOPICS,
@@ -71,7 +72,7 @@ class _Done:
 
     @property
     def ok(self) -> bool:
-        return not self.is_error and not self.output.lstrip().startswith("ERROR")
+        return not self.is_error and not self.output.lstrip().startswith(ERROR_PREFIX.strip())
 
     def note(self, key: str) -> Any:
         """A value the planner left in this block's ``offline_plan`` item."""
