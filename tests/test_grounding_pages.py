@@ -14,14 +14,14 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from agent_core import demo
-from agent_core.loop import run_to_end
-from agent_core.providers.scripted import ScriptedProvider
-from agent_core.records import load_record
-from agent_core.settings import Settings
-from agent_core.tools import build_default_registry
+from agent_core import demo  # noqa: E402
+from agent_core.loop import run_to_end  # noqa: E402
+from agent_core.providers.scripted import ScriptedProvider  # noqa: E402
+from agent_core.records import load_record  # noqa: E402
+from agent_core.settings import Settings  # noqa: E402
+from agent_core.tools import build_default_registry  # noqa: E402
 
 WARNING = "20 °C appears in no tool result: the model may have made it up"
 
