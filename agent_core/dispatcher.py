@@ -61,9 +61,14 @@ def classify(exc: BaseException) -> ErrorCategory:
     return ErrorCategory.NON_TRANSIENT
 
 
-def canonical_signature(name: str, arguments: dict[str, Any]) -> str:
+def canonical_json(value: Any) -> str:
+    """``value`` as JSON with sorted keys: equal arguments give equal text, whatever their order."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def canonical_signature(name: str, arguments: Any) -> str:
     """Same tool + same arguments (key order ignored) → same signature."""
-    return name + ":" + json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+    return name + ":" + canonical_json(arguments)
 
 
 def output_to_text(value: Any) -> str:

@@ -1,7 +1,7 @@
 """What the local model sees and says: chat messages, a JSON schema per step, and the parsing.
 
 Qwen2.5-Coder-1.5B writes tool calls as plain JSON rather than the ``<tool_call>`` tags its chat
-template expects, so native tool parsing fails (reference/LOCAL_MODEL.md). Instead each step's
+template expects, so native tool parsing fails. Instead each step's
 output is constrained by a JSON schema: either ``{"answer": "…"}`` or, one branch per offered
 tool, ``{"<tool name>": {…that tool's own parameters…}}``.
 
@@ -15,7 +15,6 @@ Everything here is pure (no model needed), so it is unit-tested without the mode
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -23,7 +22,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_core.context import ContextBlock, ToolCallRequest
+from agent_core.dispatcher import canonical_signature
 from agent_core.tools.registry import Tool
+from agent_core.tools.schema import inline_refs
 
 RAW_TYPE = "local_output"
 """``type`` of the raw item a local response carries (the JSON the model produced)."""
@@ -194,39 +195,6 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
 # Schema
 
 
-def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
-    """A copy of a tool's parameter schema with local ``$ref``s replaced by their ``$defs``."""
-    defs = schema.get("$defs") or schema.get("definitions") or {}
-
-    def resolve(node: Any, depth: int = 0) -> Any:
-        if depth > 20:
-            return {}
-        if isinstance(node, list):
-            return [resolve(item, depth + 1) for item in node]
-        if not isinstance(node, dict):
-            return node
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith(("#/$defs/", "#/definitions/")):
-            target = defs.get(ref.rsplit("/", 1)[-1], {})
-            return resolve({**target, **{k: v for k, v in node.items() if k != "$ref"}}, depth + 1)
-        out: dict[str, Any] = {}
-        for key, value in node.items():
-            if key in ("$defs", "definitions", "title"):
-                continue  # keywords only: property names are handled below
-            if key == "properties" and isinstance(value, dict):
-                out[key] = {name: resolve(prop, depth + 1) for name, prop in value.items()}
-            else:
-                out[key] = resolve(value, depth + 1)
-        return out
-
-    resolved = resolve(copy.deepcopy(schema))
-    if not isinstance(resolved, dict) or not resolved:
-        return {"type": "object", "properties": {}, "additionalProperties": False}
-    resolved.setdefault("type", "object")
-    resolved.setdefault("properties", {})
-    return resolved
-
-
 ANSWER_BRANCH: dict[str, Any] = {
     "type": "object",
     "properties": {"answer": {"type": "string"}},
@@ -243,7 +211,7 @@ def tool_branch(tool: Tool) -> dict[str, Any]:
     """
     return {
         "type": "object",
-        "properties": {tool.name: _inline_refs(tool.parameters)},
+        "properties": {tool.name: inline_refs(tool.parameters)},
         "required": [tool.name],
         "additionalProperties": False,
     }
@@ -330,7 +298,7 @@ def describe_tool(tool: Tool) -> str:
     Argument descriptions are left out: they cost prompt time on every first step and mostly
     repeat the signature; the schema still constrains the arguments.
     """
-    params = _inline_refs(tool.parameters)
+    params = inline_refs(tool.parameters)
     required = set(params.get("required", []))
     args = []
     for name, prop in params.get("properties", {}).items():
@@ -475,9 +443,7 @@ def build_messages(
 
 def call_signature(name: str, arguments: Any) -> str:
     """Same tool + same arguments (key order ignored) → same text (as the dispatcher sees it)."""
-    return (
-        name + ":" + json.dumps(_arguments_object(arguments), sort_keys=True, ensure_ascii=False, default=str)
-    )
+    return canonical_signature(name, _arguments_object(arguments))
 
 
 def previous_calls(blocks: Sequence[ContextBlock]) -> set[str]:
