@@ -55,6 +55,7 @@ def _parser() -> argparse.ArgumentParser:
     from agent_core import cli_compare
 
     cli_compare.add_compare_parser(sub)
+    cli_compare.add_replay_parser(sub)
     from agent_core.evals.cli import add_parser as add_eval_parser
 
     add_eval_parser(sub)
@@ -203,6 +204,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_core.cli_compare import cmd_compare
 
         return cmd_compare(args, settings)
+    if args.command == "replay":
+        from agent_core.cli_compare import cmd_replay
+
+        return cmd_replay(args, settings)
     if args.command == "eval":
         from agent_core.evals.cli import cmd_eval
 

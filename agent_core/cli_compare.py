@@ -105,3 +105,68 @@ def cmd_compare(args: argparse.Namespace, settings: Settings) -> int:
         out.append(f"  {row['row']:>3}  " + " | ".join(cells))
     sys.stdout.write("\n".join(out) + "\n")
     return EXIT_OK
+
+
+def add_replay_parser(sub: Any) -> None:
+    """``replay RUN_ID --provider P [--model M] [--tools …] [--match …] [--from-step K] [--json]``."""
+    from agent_core.providers import PROVIDER_IDS
+    from agent_core.replay import MATCH_MODES, SOURCE_PROVIDER, TOOL_MODES
+
+    rep = sub.add_parser("replay", help="replay a saved run on another provider/model, tools from its log")
+    rep.add_argument("run_id", metavar="RUN_ID")
+    rep.add_argument("--provider", required=True, choices=(*PROVIDER_IDS, SOURCE_PROVIDER),
+                     help=f"the model to replay on ({SOURCE_PROVIDER}: the run's own recorded turns)")
+    rep.add_argument("--model", help="model name for the provider")
+    rep.add_argument("--base-url", help="API base URL for this replay")
+    rep.add_argument("--tools", choices=TOOL_MODES, default="recorded",
+                     help="recorded: answers from the run's tool log (default); live: run the tools; "
+                     "hybrid: recorded where a call matches, live otherwise")
+    rep.add_argument("--match", choices=MATCH_MODES, default="fifo",
+                     help="fifo: next recorded call of the same tool (default); strict: same arguments, "
+                     "and unexpected or unmade calls fail the replay")
+    rep.add_argument("--from-step", type=int, help="keep the run's steps before K and let the new model continue")
+    rep.add_argument("--json", action="store_true", help="print the new record as JSON")
+    rep.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+
+
+def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
+    from agent_core.cli import _progress
+    from agent_core.compare import compare
+    from agent_core.errors import ProviderUnavailable
+    from agent_core.events import RunFinished
+    from agent_core.replay import prepare_replay
+
+    try:
+        (source,) = load_runs(settings, [args.run_id])
+        replay = prepare_replay(
+            source, args.provider, model=args.model, base_url=args.base_url, tool_mode=args.tools,
+            match=args.match, from_step=args.from_step, settings=settings,
+        )
+    except ProviderUnavailable as exc:
+        sys.stderr.write(f"error: {exc.message}\n")
+        return EXIT_USAGE
+    except ValueError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return EXIT_USAGE
+    finished: RunFinished | None = None
+    for event in replay.events():
+        if not args.quiet:
+            _progress(event, sys.stderr)
+        if isinstance(event, RunFinished):
+            finished = event
+    assert finished is not None
+    record = replay.record or {}
+    if args.json:
+        sys.stdout.write(json.dumps(record, ensure_ascii=False, indent=2, default=str) + "\n")
+    else:
+        sys.stdout.write((finished.answer or "") + "\n")
+    if record:
+        first = compare([source, record]).first
+        sys.stderr.write(
+            (first.sentence if first else "Same as the source run: the same calls, results and answer.")
+            + f"\nlive tool executions: {replay.tools.live_executions}\n"
+        )
+    if finished.status != "completed":
+        sys.stderr.write(f"replay {finished.status}: {(finished.error or {}).get('message', finished.status)}\n")
+    sys.stderr.write(f"record: {finished.path}\ncompare: python -m agent_core compare {args.run_id} {finished.run_id}\n")
+    return EXIT_OK if finished.status == "completed" else EXIT_FAILED
