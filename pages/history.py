@@ -14,7 +14,7 @@ import streamlit as st
 from agent_core import stats
 from agent_core.errors import RecordError
 from pages import _explain_ui, _ui as ui
-from pages._compare_ui import compare_picker
+from pages._compare_ui import compare_picker, replay_panel
 from pages._run_view import RunView, show_outcome
 
 ui.ensure_app_frame()
@@ -186,6 +186,7 @@ def _run_detail(record: dict[str, Any]) -> None:
         f"context-block limit {ui.md_label(settings.get('max_context_blocks'), 8)} · run id {ui.md_label(record.get('run_id'), 40)}"
     )
     show_outcome(record, link=False)
+    replay_panel(record, config)
 
     tabs = st.tabs(["Steps", "Context blocks", "Tool calls", "Transcript", "Downloads"])
     steps_df = stats.steps_frame(record)

@@ -44,3 +44,17 @@ def test_history_select_runs_then_compare(data_dir: Path) -> None:  # noqa: F811
     assert not at.exception
     assert [t.value for t in at.title] == ["⚖️ Compare runs"]
     assert any("run B called calculator with different arguments" in w.value for w in at.warning)
+
+
+def test_history_replay_on_offline_with_recorded_tools(data_dir: Path) -> None:  # noqa: F811
+    from tests.test_pages import records
+
+    source = offline_run("What is (24*7)+100?")
+    at = app("pages/history.py", {"run": source["run_id"]})
+    key = f"replay_{source['run_id']}"
+    assert at.selectbox(key=f"{key}_provider").value == "offline"
+    at.button(key=f"FormSubmitter:{key}_form-Replay").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    saved = [r for r in records(data_dir) if r.get("replay_of") == source["run_id"]]
+    assert len(saved) == 1 and saved[0]["tool_calls"][0]["source"] == "recorded"
+    assert saved[0]["answer"] == source["answer"]
