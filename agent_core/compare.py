@@ -99,6 +99,7 @@ def header(record: Mapping[str, Any]) -> dict[str, Any]:
     cost = record.get("cost_usd")
     return {
         "status": str(record.get("status_shown") or record.get("status") or ""),
+        "error_type": str(record["error"].get("type") or "") if isinstance(record.get("error"), dict) else None,
         "provider": str(record.get("provider") or ""),
         "model": str(record.get("model") or ""),
         "steps": len(steps),

@@ -79,7 +79,7 @@ def _expected_kind_cause(a: dict[str, Any], b: dict[str, Any]) -> str:
     return "stopped" if a["kind"] == "stop" else "different_answer"
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(
     body=st.lists(tool_event, min_size=0, max_size=59),
     end=terminal,
