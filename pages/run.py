@@ -21,6 +21,7 @@ from agent_core.masking import mask_text
 from agent_core.providers import ProviderInfo, default_provider_id, list_providers
 from agent_core.runs import PreparedRun, prepare_run
 from pages import _ui as ui
+from pages._arena_ui import arena_form, live_arena
 from pages._run_view import RunView, show_outcome
 
 EXAMPLES = (
@@ -254,6 +255,7 @@ with tab_goal:
     start_goal = st.button(
         "Run", icon=":material/play_arrow:", type="primary", key="run_start", disabled=not info.available
     )
+    start_arena = arena_form(providers, provider_id, model)
 
 with tab_demo:
     st.caption(
@@ -295,6 +297,9 @@ if start_goal:
         st.error(f"Cannot start: {ui.md_label(exc, 300)}", icon="✋")
     else:
         live_run(prepared)
+elif start_arena:
+    overrides = {"max_steps": int(max_steps), "max_context_blocks": int(max_blocks)}
+    live_arena(start_arena, st.session_state.get("run_goal", ""), config, overrides, chosen_tools)
 elif start_demo:
     live_run(
         demo.prepare(start_demo, config),
