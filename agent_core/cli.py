@@ -12,6 +12,7 @@ import logging
 import sys
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO, assert_never
 
 from agent_core import cli_explain
@@ -60,6 +61,11 @@ def _parser() -> argparse.ArgumentParser:
     from agent_core.evals.cli import add_parser as add_eval_parser
 
     add_eval_parser(sub)
+    from agent_core.otel.cli import add_export_arguments
+
+    add_export_arguments(sub.add_parser("export", help="export saved runs (OpenTelemetry: --otlp, --otlp-json)"))
+    imp = sub.add_parser("import", help="import runs from a file (OTLP JSON lines)")
+    imp.add_argument("file", help="the file to import")
     return parser
 
 
@@ -140,6 +146,10 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         message = (finished.error or {}).get("message", finished.status)
         sys.stderr.write(f"run {finished.status}: {message}\n")
     sys.stderr.write(f"record: {finished.path}\n")
+    from agent_core.otel import auto as otel_auto
+
+    if otel_auto.enabled():  # AGENT_OTEL_EXPORT=auto sends from a thread: let it finish before exit
+        otel_auto.wait_idle(60)
     return EXIT_OK if finished.status == "completed" else EXIT_FAILED
 
 
@@ -217,4 +227,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_core.evals.cli import cmd_eval
 
         return cmd_eval(args, settings)
+    if args.command in ("export", "import"):
+        from agent_core.otel import cli as otel_cli
+
+        if args.command == "import":
+            return otel_cli.cmd_import_otlp(Path(args.file), settings)
+        if not otel_cli.wants_otlp(args):
+            sys.stderr.write("error: say where to export: --otlp URL or --otlp-json FILE\n")
+            return EXIT_USAGE
+        return otel_cli.cmd_export_otlp(args, settings)
     return cmd_runs(args, settings)

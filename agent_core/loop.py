@@ -32,6 +32,7 @@ from agent_core.events import (
     ToolCallStarted,
 )
 from agent_core.masking import mask, mask_text, masked_traceback
+from agent_core.otel import auto as otel_auto
 from agent_core.pricing import Price, estimate_cost, load_prices
 from agent_core.providers.base import ModelRequest, ModelResponse, Provider, Usage
 from agent_core.records import (
@@ -185,6 +186,8 @@ class _Run:
             self.record["error"] = {"type": "RecordWriteError", "message": str(exc.strerror or exc)}
             if status != "error":
                 self.record["status"] = status = "error"
+        else:
+            otel_auto.run_finished(self.path)  # AGENT_OTEL_EXPORT=auto: sent later, from another thread
         return RunFinished(
             run_id=self.record["run_id"],
             status=self.record["status"],

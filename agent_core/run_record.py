@@ -214,6 +214,16 @@ class Grounding(TypedDict):
     claims: list[Claim]
 
 
+class ImportSource(TypedDict):
+    """Where an imported run came from, and the spans the importer could not map (kept as notes)."""
+
+    format: str
+    file: str
+    trace_id: NotRequired[str]
+    source_run_id: NotRequired[str | None]
+    notes: NotRequired[list[dict[str, Any]]]
+
+
 class RunRecord(TypedDict):
     """One run: ``agent_data/runs/<run_id>.json``. Written after every step (temp file + rename)."""
 
@@ -273,6 +283,7 @@ class RunRecord(TypedDict):
             Field(description="set on a run brought in from a file"),
         ]
     ]
+    import_source: NotRequired[ImportSource]
 
 
 OPTIONAL_EXTRA_FIELDS = (

@@ -127,6 +127,7 @@ class StepView:
         self.model_slot = self.model_area.empty()
         self.calls_area = self.status.container()
         self.call_slots: dict[str, Any] = {}
+        self.retry: tuple[int, float] | None = None
 
     def _label(self) -> str:
         marks = "".join(sorted(self.flags))
@@ -157,6 +158,22 @@ class StepView:
         self.model_area.caption(text, help=ui.explain("context block") + " " + ui.explain("trimmed"))
         self.model_slot = self.model_area.empty()
         self.model_slot.caption("🧠 Asking the model…")
+        self.retry = None
+
+    def waiting(self, seconds: float) -> None:
+        """The model call still going ("processing your text… N s"), or the wait before a retry."""
+        if self.model_slot is None:
+            return
+        retry = self.retry
+        if retry is None:
+            self.model_slot.caption(f"🧠 Asking the model — processing your text… {seconds:.0f} s")
+        elif seconds < retry[1]:
+            self.model_slot.caption(f"⏳ Waiting before attempt {retry[0] + 1}: {seconds:.1f} of {retry[1]:.1f} s")
+        else:
+            self.model_slot.caption(
+                f"🧠 Asking the model again (attempt {retry[0] + 1}) — processing your text… "
+                f"{seconds - retry[1]:.0f} s"
+            )
 
     def model_retrying(self, attempt: int, error_type: str, message: str, status: int | None, wait_s: float) -> None:
         """A failed model attempt that will be retried after ``wait_s`` seconds."""
@@ -167,6 +184,7 @@ class StepView:
             f"{ui.md_label(message, 200)}. Retrying in {wait_s:.2f} s.",
             icon="🔁",
         )
+        self.retry = (attempt, wait_s)
         self.summary = f"retrying the model call (attempt {attempt + 1})…"
         self._relabel()
         self.model_slot = self.model_area.empty()
@@ -271,6 +289,10 @@ class RunView:
         self.failed_calls = 0
         self.blocks_sent = 0
         self.loaded: str | None = None
+        self.loading: ModelLoading | None = None
+        self.loading_t0 = 0.0
+        self.waiting_t0: float | None = None
+        """When the current model call (or retry wait) began, while it goes (for :meth:`tick`)."""
         self.loading_slot = st.empty()
         self.gauge_slot = st.empty()
         if live:
@@ -336,18 +358,17 @@ class RunView:
                 self.draw_gauge()
             case ModelLoading():
                 self.loaded = event.message or event.stage
-                with self.loading_slot.container():
-                    share = event.done / event.total if event.total else 0.0
-                    pct = f" {share:.0%}" if event.total else ""
-                    st.progress(
-                        min(1.0, max(0.0, share)),
-                        text=f"Loading the local model ({ui.md_label(event.stage, 40)}){pct} "
-                        f"{ui.md_label(event.message, 120)}",
-                    )
+                if self.loading is None or self.loading.message != event.message:
+                    self.loading_t0 = time.perf_counter()
+                self.loading = event
+                self._draw_loading()
             case ModelCallStarted():
                 if self.loaded is not None:
-                    self.loading_slot.caption(f"✅ Model ready ({ui.md_label(self.loaded, 120)})")
+                    ready = "" if self.loaded in ("ready", "load") else f" · {ui.md_label(self.loaded, 120)}"
+                    self.loading_slot.caption(f"✅ Model ready{ready}")
                     self.loaded = None
+                    self.loading = None
+                self.waiting_t0 = time.perf_counter()
                 previous = self.step_views.get(self.current_step)
                 if previous is not None and self.collapse_done:
                     previous.collapse()
@@ -358,10 +379,12 @@ class RunView:
                 self.blocks_sent = len(event.blocks_sent)
                 self.draw_gauge()
             case ModelCallRetrying():
+                self.waiting_t0 = time.perf_counter()
                 self._step(event.step).model_retrying(
                     event.attempt, event.error_type, event.message, event.status, event.wait_s
                 )
             case ModelCallFinished():
+                self.waiting_t0 = None
                 self._step(event.step).model_finished(
                     ok=event.ok,
                     duration_ms=event.duration_ms,
@@ -391,6 +414,34 @@ class RunView:
                 self.draw_gauge(event.duration_ms)
             case _:
                 assert_never(event)
+
+    def _draw_loading(self) -> None:
+        event = self.loading
+        if event is None:
+            return
+        share = event.done / event.total if event.total else 0.0
+        waited = time.perf_counter() - self.loading_t0
+        if event.stage == "load" and "warming up" in event.message.lower():
+            # No progress to report while the model reads its instructions: a bar that moves.
+            share = min(0.95, share + 0.45 * (1 - 0.9**waited))
+            text = f"{ui.md_label(event.message, 120)} · {waited:.0f} s"
+        else:
+            pct = f" {share:.0%}" if event.total else ""
+            text = f"Loading the local model ({ui.md_label(event.stage, 40)}){pct} {ui.md_label(event.message, 120)}"
+            if waited >= 1:
+                text += f" · {waited:.0f} s"
+        self.loading_slot.progress(min(1.0, max(0.0, share)), text=text)
+
+    def tick(self) -> None:
+        """Move the clock while nothing happens: the Time metric, the wait on the model, the
+        warm-up bar (called about once a second by the page that follows a live run)."""
+        if self.loaded is not None:
+            self._draw_loading()
+        view = self.step_views.get(self.current_step)
+        if self.waiting_t0 is not None and view is not None:
+            view.waiting(time.perf_counter() - self.waiting_t0)
+        if self.run_id:
+            self.draw_gauge()
 
     def _step(self, step: int) -> StepView:
         view = self.step_views.get(step)
