@@ -64,6 +64,7 @@ def test_run_page_arena_two_models_side_by_side(data_dir: Path) -> None:  # noqa
     from tests.test_pages import records
 
     at = app("pages/run.py")
+    at.text_area(key="run_goal").set_value("What is (24*7)+100?")
     at.multiselect(key="arena_models").set_value(["offline:offline-planner-1"]).run()
     at.text_area(key="arena_extra").set_value("offline:\nnope:x").run()
     at.button(key="arena_start").click().run()
