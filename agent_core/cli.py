@@ -11,13 +11,14 @@ import json
 import logging
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TextIO, assert_never
+from typing import Any, TextIO, assert_never
 
 from agent_core import cli_explain
 from agent_core.errors import ProviderUnavailable
 from agent_core.events import (
+    AnswerSentBack,
     ModelCallFinished,
     ModelCallRetrying,
     ModelCallStarted,
@@ -30,7 +31,7 @@ from agent_core.events import (
     ToolCallStarted,
 )
 from agent_core.providers import PROVIDER_IDS
-from agent_core.settings import Settings
+from agent_core.settings import ANSWER_CHECKS, Settings
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -46,6 +47,11 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--max-context-blocks", type=int, help="recent blocks sent each step (MAX_CONTEXT_BLOCKS)")
     run.add_argument("--base-url", help="API base URL for this run")
     run.add_argument("--tools", help="comma-separated tool names to enable (default: all)")
+    run.add_argument(
+        "--answer-check", choices=ANSWER_CHECKS,
+        help="check the answer's figures against the tool results: off, flag (warn), retry (also send the model "
+        "a corrective turn); default ANSWER_CHECK, else retry on local and flag elsewhere",
+    )
     run.add_argument("--json", action="store_true", help="print the run record as JSON")
     run.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
     runs = sub.add_parser("runs", help="list saved runs, newest first")
@@ -63,9 +69,11 @@ def _parser() -> argparse.ArgumentParser:
     add_eval_parser(sub)
     from agent_core.otel.cli import add_export_arguments
 
-    add_export_arguments(sub.add_parser("export", help="export saved runs (OpenTelemetry: --otlp, --otlp-json)"))
-    imp = sub.add_parser("import", help="import runs from a file (OTLP JSON lines)")
-    imp.add_argument("file", help="the file to import")
+    export = sub.add_parser("export", help="export saved runs: a web page (--html) or OpenTelemetry (--otlp, --otlp-json)")
+    add_export_arguments(export)
+    cli_explain.add_html_export_arguments(export)
+    imp = sub.add_parser("import", help="import runs from a file: an exported web page, a record's JSON, or OTLP JSON lines")
+    imp.add_argument("file", help="the file to import (.html, .json, .jsonl)")
     return parser
 
 
@@ -93,6 +101,9 @@ def _progress(event: RunEvent, out: TextIO) -> None:
             if len(call.get("attempts") or []) > 1:
                 flags.append(f"{len(call['attempts'])} attempts")
             out.write(f"  {call['tool']}({args}) → {result}" + (f"  [{', '.join(flags)}]" if flags else "") + "\n")
+        case AnswerSentBack():
+            out.write(f"step {event.step}: answer sent back by the answer check "
+                      f"({', '.join(event.unsupported)} in no tool result)\n")
         case RunStarted() | ModelCallStarted() | ToolCallStarted() | StepFinished() | RunFinished():
             pass  # the CLI prints a line per model turn and per tool call, and the outcome at the end
         case _:
@@ -110,7 +121,10 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
             model=args.model,
             base_url=args.base_url,
             settings=settings,
-            overrides={"max_steps": args.max_steps, "max_context_blocks": args.max_context_blocks},
+            overrides={
+                "max_steps": args.max_steps, "max_context_blocks": args.max_context_blocks,
+                "answer_check": args.answer_check,
+            },
             tools=args.tools.split(",") if args.tools else None,
         )
     except ProviderUnavailable as exc:
@@ -145,12 +159,24 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     if finished.status != "completed":
         message = (finished.error or {}).get("message", finished.status)
         sys.stderr.write(f"run {finished.status}: {message}\n")
+    _grounding_warnings(finished.grounding, sys.stderr)
     sys.stderr.write(f"record: {finished.path}\n")
     from agent_core.otel import auto as otel_auto
 
     if otel_auto.enabled():  # AGENT_OTEL_EXPORT=auto sends from a thread: let it finish before exit
         otel_auto.wait_idle(60)
     return EXIT_OK if finished.status == "completed" else EXIT_FAILED
+
+
+def _grounding_warnings(grounding: Mapping[str, Any] | None, out: TextIO) -> None:
+    """One warning line per figure of the answer that no tool result (nor the goal) supports."""
+    from agent_core.grounding import unsupported
+
+    missing = unsupported(grounding)
+    for claim in missing:
+        out.write(f"warning: {claim['text']} appears in no tool result: the model may have made it up\n")
+    if grounding and missing and grounding.get("note"):
+        out.write(f"warning: {grounding['note']}\n")
 
 
 def _fmt_ms(ms: float | None) -> str:
@@ -231,9 +257,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_core.otel import cli as otel_cli
 
         if args.command == "import":
+            if cli_explain.is_page_or_record(Path(args.file)):
+                return cli_explain.cmd_import(args, settings)
             return otel_cli.cmd_import_otlp(Path(args.file), settings)
-        if not otel_cli.wants_otlp(args):
-            sys.stderr.write("error: say where to export: --otlp URL or --otlp-json FILE\n")
+        if args.html:
+            done = cli_explain.cmd_export(args, settings)
+            if done != EXIT_OK or not otel_cli.wants_otlp(args):
+                return done
+        elif not otel_cli.wants_otlp(args):
+            sys.stderr.write("error: say where to export: --html FILE, --otlp URL or --otlp-json FILE\n")
             return EXIT_USAGE
         return otel_cli.cmd_export_otlp(args, settings)
     return cmd_runs(args, settings)

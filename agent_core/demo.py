@@ -65,6 +65,10 @@ class DemoScenario:
     """Base retry waits; None uses :data:`DEMO_RETRY_DELAYS` (read when the demo starts)."""
     tools: tuple[str, ...] = field(default=())
     """Tools to enable (empty: all built-in tools)."""
+    answer_check: str | None = None
+    """``ANSWER_CHECK`` for this scenario (None: the configured one)."""
+    made_up: tuple[str, ...] = ()
+    """Figures the final answer states on purpose with no tool result behind them."""
 
 
 def _call(name: str, arguments: Any, call_id: str) -> dict[str, Any]:
@@ -178,7 +182,41 @@ TRIMMING = DemoScenario(
     max_context_blocks=2,
 )
 
-SCENARIOS: tuple[DemoScenario, ...] = (TOUR, RETRY_FALLBACK, DUPLICATE, MALFORMED, TRIMMING)
+_PARIS = _call("get_weather", {"city": "Paris"}, "demo_1")
+
+MADE_UP = DemoScenario(
+    id="made_up",
+    title="A made-up number is flagged",
+    goal="[Scripted demo] What's the weather in Paris?",
+    shows=(
+        "get_weather says 19 °C in Paris; the model answers 20 °C anyway.",
+        "The answer check finds no tool result that says 20 °C and flags the answer with a warning.",
+    ),
+    turns=({"tool_calls": [_PARIS]}, {"text": "The weather in Paris is currently 20 °C with light rain."}),
+    answer_check="flag",
+    made_up=("20 °C",),
+)
+
+ANSWER_CHECK_RETRY = DemoScenario(
+    id="answer_check_retry",
+    title="A made-up number is sent back (answer check: retry)",
+    goal="[Scripted demo] What's the weather in Paris?",
+    shows=(
+        "The model answers 20 °C although get_weather said 19 °C.",
+        "With the answer check on retry, the engine sends the answer back with a corrective turn.",
+        "The model answers again, from the tool result: 19 °C.",
+    ),
+    turns=(
+        {"tool_calls": [_PARIS]},
+        {"text": "The weather in Paris is currently 20 °C with light rain."},
+        {"text": "The weather in Paris is 19 °C with light rain (from get_weather)."},
+    ),
+    answer_check="retry",
+)
+
+SCENARIOS: tuple[DemoScenario, ...] = (
+    TOUR, RETRY_FALLBACK, DUPLICATE, MALFORMED, TRIMMING, MADE_UP, ANSWER_CHECK_RETRY,
+)
 
 
 def get_scenario(scenario_id: str) -> DemoScenario:
@@ -204,6 +242,7 @@ def prepare(scenario: DemoScenario | str, settings: Settings) -> PreparedRun:
             "max_steps": max(scenario.max_steps, len(scenario.turns)),
             "retry_delays": scenario.retry_delays if scenario.retry_delays is not None else DEMO_RETRY_DELAYS,
             "search_web_failure_rate": _FAILURE_RATE,
+            "answer_check": scenario.answer_check,
         },
     )
     return prepare_run(

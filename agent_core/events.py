@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 from agent_core.providers.base import Usage
-from agent_core.run_record import RunError, Status, ToolCall
+from agent_core.run_record import Grounding, RunError, Status, ToolCall
 
 
 @dataclass(kw_only=True)
@@ -119,6 +119,17 @@ class StepFinished(Event):
 
 
 @dataclass(kw_only=True)
+class AnswerSentBack(Event):
+    """The answer check (``ANSWER_CHECK=retry``) found figures no tool result supports and sent
+    the answer back to the model with a corrective turn; the run goes on."""
+
+    kind: Literal["answer_sent_back"] = "answer_sent_back"
+    step: int
+    unsupported: list[str] = field(default_factory=list)
+    message: str = ""
+
+
+@dataclass(kw_only=True)
 class RunFinished(Event):
     kind: Literal["run_finished"] = "run_finished"
     status: Status
@@ -127,6 +138,8 @@ class RunFinished(Event):
     steps: int = 0
     duration_ms: float | None = 0.0
     path: str = ""
+    grounding: Grounding | None = None
+    """The answer check's result (the record's ``grounding``), when the run answered."""
 
 
 RunEvent: TypeAlias = (
@@ -138,6 +151,7 @@ RunEvent: TypeAlias = (
     | ToolCallStarted
     | ToolCallFinished
     | StepFinished
+    | AnswerSentBack
     | RunFinished
 )
 """Every event the loop yields."""

@@ -61,6 +61,9 @@ class RunSettings(TypedDict):
     retry_delays: NotRequired[list[float]]
     tool_timeout: NotRequired[float]
     request_timeout: NotRequired[float]
+    answer_check: NotRequired[
+        Annotated[Literal["off", "flag", "retry"], Field(description="the answer check this run used (ANSWER_CHECK)")]
+    ]
 
 
 class ModelAttempt(TypedDict):
@@ -90,13 +93,34 @@ class Step(TypedDict):
     tool_call_ids: list[str]
     text: NotRequired[str]
     stop_reason: NotRequired[str | None]
+    kind: NotRequired[
+        Annotated[
+            Literal["model", "answer_check"],
+            Field(description="answer_check: the model's turn after the answer check's corrective message "
+                  "(ANSWER_CHECK=retry); absent means an ordinary turn"),
+        ]
+    ]
+    answer_check: NotRequired[
+        Annotated[
+            AnswerCheck,
+            Field(description="set on a step whose answer the check sent back to the model"),
+        ]
+    ]
+
+
+class AnswerCheck(TypedDict):
+    """An answer sent back by the answer check: the figures no tool result supports, and the message."""
+
+    unsupported: list[str]
+    message: str
 
 
 class BlockItem(TypedDict):
-    """One item of a context block: ``text``, ``reasoning``, ``tool_call`` or ``tool_output``
-    (with ``call_id``, ``tool``, ``arguments`` / ``output``, ``is_error`` as the kind needs)."""
+    """One item of a context block: ``text``, ``reasoning``, ``tool_call``, ``tool_output`` or
+    ``answer_check`` (the corrective turn sent after the block; with ``call_id``, ``tool``,
+    ``arguments`` / ``output``, ``is_error`` as the kind needs)."""
 
-    kind: Literal["text", "reasoning", "tool_call", "tool_output"]
+    kind: Literal["text", "reasoning", "tool_call", "tool_output", "answer_check"]
     text: NotRequired[str]
     call_id: NotRequired[str]
     tool: NotRequired[str]
@@ -179,6 +203,7 @@ class Message(TypedDict):
     tool_call_id: NotRequired[str]
     tool: NotRequired[str]
     ok: NotRequired[bool]
+    kind: NotRequired[Annotated[Literal["answer_check"], Field(description="the answer check's corrective turn")]]
 
 
 class Owner(TypedDict):
@@ -197,21 +222,33 @@ class CallSource(TypedDict):
     tool: str
 
 
-class Claim(TypedDict):
-    """A number, amount, percentage, date or time in the answer, and where it was found."""
+ClaimKind = Literal["number", "money", "percent", "quantity", "temperature", "date", "time"]
 
-    text: str
-    value: Any
-    kind: str
+
+class Claim(TypedDict):
+    """A number, amount, percentage, quantity, temperature, date or time in the answer, and where
+    it was found: a successful tool call, the goal, or nowhere (None: possibly made up)."""
+
+    text: Annotated[str, Field(description="as written in the answer")]
+    value: Annotated[
+        str | float,
+        Field(description="normalised text, as the engine writes it: 1000, 24 USD, 15%, 19 °C, 2026-09-09 "
+              "(--09-09 without a year), 10:00"),
+    ]
+    kind: ClaimKind
     source: CallSource | GoalSource | None
 
 
 class Grounding(TypedDict):
-    """The answer check: are the answer's figures found in the goal or the tool outputs?"""
+    """The answer check (agent_core/grounding.py): are the answer's figures found in the goal or
+    the successful tool outputs?"""
 
     status: GroundingStatus
-    tools_used: _NonNegInt
+    tools_used: Annotated[int, Field(ge=0, description="successful tool calls whose outputs were searched")]
     claims: list[Claim]
+    note: NotRequired[
+        Annotated[str, Field(description="said when no tool call succeeded but the answer states figures")]
+    ]
 
 
 class ImportSource(TypedDict):

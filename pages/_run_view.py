@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from agent_core.events import (
+    AnswerSentBack,
     ModelCallFinished,
     ModelCallRetrying,
     ModelCallStarted,
@@ -26,6 +27,7 @@ from agent_core.events import (
     ToolCallStarted,
 )
 from agent_core import stats
+from pages import _grounding_ui as grounding_ui
 from pages import _ui as ui
 
 HISTORY_PAGE = "pages/history.py"
@@ -394,6 +396,8 @@ class RunView:
                     tool_calls=event.tool_calls,
                     error=event.error,
                 )
+            case AnswerSentBack():
+                grounding_ui.mark_step(self._step(event.step), event.unsupported, event.message)
             case ToolCallStarted():
                 self._step(event.step).tool_started(event.call_id, event.tool)
             case ToolCallFinished():
@@ -490,6 +494,8 @@ class RunView:
                 tool_calls=len(ids),
                 error=str(failed.get("message") or failed.get("error_type") or "") or None,
             )
+            if isinstance(check := step.get("answer_check"), dict):
+                grounding_ui.mark_step(sv, [str(t) for t in check.get("unsupported") or []], str(check.get("message") or ""))
             for call_id in ids:
                 entry = calls.get(call_id)
                 if entry is not None:
@@ -517,13 +523,14 @@ def show_outcome(record_or_event: dict[str, Any], *, container: Any = None, link
     if answer:
         box.markdown("**Answer**")
         ui.show_text(answer, box)
+        grounding_ui.show_badge(record_or_event, box)
     if status != "completed" and isinstance(error, dict) and error.get("message"):
         box.markdown("**What the program said**", help=f"Error type: {ui.one_line(error.get('type'), 60)}")
         ui.show_text(error.get("message"), box)
     run_id = str(record_or_event.get("run_id") or "")
     from pages._explain_ui import show_summary  # (imports this module: not at the top)
 
-    show_summary(record_or_event, box, key=f"summary_{run_id}")
+    show_summary(record_or_event, box, key=f"summary_{run_id}", ai=not link)  # History (no link): with AI
     if link and run_id:
         box.page_link(
             HISTORY_PAGE, label="Open this run in History (shareable link)", icon="🔎", query_params={"run": run_id}

@@ -16,6 +16,7 @@ from agent_core.errors import ProviderError, RecordError
 from agent_core.loop import MAX_GOAL_CHARS
 from agent_core.providers import default_provider_id, list_providers
 from agent_core.runs import PreparedRun, prepare_run
+from pages import _grounding_ui as grounding_ui
 from pages import _live
 from pages import _provider_ui as _providers
 from pages import _ui as ui
@@ -176,7 +177,7 @@ with tab_goal:
             f"{ui.md_label(info.hint, 300)} {ui.escape_md(_providers.pointers(providers))}",
             icon="🔌",
         )
-    c_steps, c_blocks = st.columns(2)
+    c_steps, c_blocks, c_check = st.columns(3)
     # No min/max on the boxes: the browser would keep an out-of-range number to itself (red box)
     # and Run would silently use the previous one. The number is checked here instead.
     max_steps = c_steps.number_input(
@@ -196,6 +197,7 @@ with tab_goal:
     limit_problem = _limit_problem(max_steps, max_blocks)
     if limit_problem:
         st.error(limit_problem + " Run will not start until it is.", icon="✋")
+    answer_check = grounding_ui.answer_check_control(c_check, provider_id, config.answer_check)
     all_tools = ui.tool_registry(config).names()
     chosen_tools = st.multiselect(
         "Tools the agent may use",
@@ -249,7 +251,9 @@ elif start_goal:
             model=model,
             base_url=base_url,
             settings=config,
-            overrides={"max_steps": int(max_steps), "max_context_blocks": int(max_blocks)},
+            overrides={
+                "max_steps": int(max_steps), "max_context_blocks": int(max_blocks), "answer_check": answer_check,
+            },
             tools=chosen_tools,
         )
     except ProviderError as exc:

@@ -389,9 +389,12 @@ def load_goal_set(path: str | Path) -> GoalSet:
 
 
 def bundled_sets(root: Path | None = None) -> list[Path]:
-    """The goal-set files shipped in the repo's ``evals/`` folder, by name."""
+    """The goal-set files shipped in the repo's ``evals/`` folder: seeds, everyday, scenarios, then by name."""
     folder = root or Path(__file__).resolve().parent.parent.parent / "evals"
-    return sorted(p for p in folder.glob("*.yaml") if p.is_file()) if folder.is_dir() else []
+    if not folder.is_dir():
+        return []
+    first = {"seeds": 0, "everyday": 1, "scenarios": 2}
+    return sorted((p for p in folder.glob("*.yaml") if p.is_file()), key=lambda p: (first.get(p.stem, 9), p.name))
 
 
 def as_mapping(goal_set: GoalSet) -> Mapping[str, Any]:

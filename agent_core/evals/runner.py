@@ -247,55 +247,62 @@ class EvalRun:
                       "steps": [], "tool_calls": [], "model": provider.model}
         return _row_of(record, target, goal, repeat, self.judge)
 
-    def run(self, on_progress: Callable[[Progress], None] | None = None) -> dict[str, Any]:
-        """Run every job; returns (and saves) the result. Ctrl-C stops like ``cancel``."""
-        jobs = self.jobs()
-        pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix=f"eval-{self.eval_id[-4:]}")
-        futures: dict[Future[dict[str, Any] | None], tuple[Target, Goal, int]] = {}
-        pending = iter(jobs)
-        interrupted = False
-        try:
-            def submit() -> None:
-                for job in pending:
-                    futures[pool.submit(self._one, *job)] = job
-                    if len(futures) >= self.concurrency * 2:
-                        return
+    def run(
+        self, on_progress: Callable[[Progress], None] | None = None, *, on_tick: Callable[[], None] | None = None
+    ) -> dict[str, Any]:
+        """Run every job; returns (and saves) the result.
 
+        ``on_progress`` is called in this thread as each run ends; ``on_tick`` at least every half
+        second (a page redraws its clock there, which is also where Streamlit interrupts it).
+        Anything that interrupts this thread (Ctrl-C, a page's Stop) stops the eval like
+        ``cancel``: the runs in flight end as cancelled, what finished is saved in a result marked
+        incomplete, and the interruption is raised again.
+        """
+        pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix=f"eval-{self.eval_id[-4:]}")
+        futures: set[Future[dict[str, Any] | None]] = set()
+        pending = iter(self.jobs())
+
+        def submit() -> None:
+            for job in pending:
+                futures.add(pool.submit(self._one, *job))
+                if len(futures) >= self.concurrency * 2:
+                    return
+
+        def collect(future: Future[dict[str, Any] | None], timeout: float | None = None) -> dict[str, Any] | None:
+            try:
+                row = future.result(timeout=timeout)
+            except Exception as exc:  # noqa: BLE001 - one broken run must not end the eval
+                log.error("eval run failed: %s: %s", type(exc).__name__, exc)
+                return None
+            if row is not None:
+                with self._lock:
+                    self.rows.append(row)
+            return row
+
+        try:
             submit()
             while futures:
                 done, _ = wait(list(futures), timeout=0.5, return_when=FIRST_COMPLETED)
                 for future in done:
-                    futures.pop(future)
-                    try:
-                        row = future.result()
-                    except Exception as exc:  # noqa: BLE001 - one broken run must not end the eval
-                        log.error("eval run failed: %s: %s", type(exc).__name__, exc)
-                        row = None
-                    if row is not None:
-                        with self._lock:
-                            self.rows.append(row)
-                        if on_progress is not None:
-                            on_progress(Progress(done=len(self.rows), total=self.total, row=row))
+                    futures.discard(future)
+                    row = collect(future)
+                    if row is not None and on_progress is not None:
+                        on_progress(Progress(done=len(self.rows), total=self.total, row=row))
+                if on_tick is not None:
+                    on_tick()
                 if not self.cancel.is_set():
                     submit()
-        except KeyboardInterrupt:
-            interrupted = True
+        except BaseException:
             self.cancel.set()
-            for future in futures:
-                future.cancel()
             for future in list(futures):
-                try:
-                    row = future.result(timeout=30)
-                except Exception:  # noqa: BLE001
-                    row = None
-                if row is not None:
-                    self.rows.append(row)
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+                if not future.cancel():
+                    collect(future, timeout=60)
+            pool.shutdown(wait=False, cancel_futures=True)
+            save_result(self.result(), self.settings)
+            raise
+        pool.shutdown(wait=True)
         result = self.result()
         save_result(result, self.settings)
-        if interrupted:
-            raise KeyboardInterrupt
         return result
 
     def result(self) -> dict[str, Any]:
