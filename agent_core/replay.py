@@ -232,7 +232,7 @@ class ForkProvider:
             elif step.get("tool_call_ids"):
                 continue  # a step whose block was not kept (stopped mid-step): not replayable
             usage = step.get("usage") if isinstance(step.get("usage"), dict) else {}
-            text = str(step.get("text") or "") if calls else str(source.get("answer") or step.get("text") or "")
+            text = str(step.get("text") or "") if calls else str(step.get("text") or source.get("answer") or "")
             self._turns[step["index"]] = ModelResponse(
                 text=text, tool_calls=calls,
                 usage=Usage(int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0), int(usage.get("total_tokens") or 0)),
@@ -316,6 +316,8 @@ def source_settings(source: Mapping[str, Any]) -> dict[str, Any]:
     for name in ("max_steps", "max_context_blocks", "max_tool_output_chars", "tool_timeout"):
         if isinstance(saved.get(name), (int, float)) and not isinstance(saved.get(name), bool):
             out[name] = saved[name]
+    if saved.get("answer_check") in ("off", "flag", "retry"):
+        out["answer_check"] = saved["answer_check"]
     if isinstance(saved.get("retry_delays"), list):
         out["retry_delays"] = tuple(float(d) for d in saved["retry_delays"])
     return out
