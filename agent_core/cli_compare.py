@@ -33,7 +33,7 @@ def load_runs(settings: Settings, run_ids: list[str]) -> list[dict[str, Any]]:
         try:
             records.append(store.load(run_id))
             continue
-        except RecordError as exc:
+        except RecordError:
             if not refreshed:  # a record saved under another file name: look it up in the index
                 store.refresh()
                 refreshed = True
@@ -151,7 +151,7 @@ def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
     finished: RunFinished | None = None
     for event in replay.events():
         if not args.quiet:
-            _progress(event, sys.stderr)
+            _progress(event, sys.stderr)  # type: ignore[arg-type]  # the loop's events
         if isinstance(event, RunFinished):
             finished = event
     assert finished is not None
@@ -167,7 +167,8 @@ def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
             + f"\nlive tool executions: {replay.tools.live_executions}\n"
         )
     if finished.status != "completed":
-        sys.stderr.write(f"replay {finished.status}: {(finished.error or {}).get('message', finished.status)}\n")
+        message = finished.error["message"] if finished.error else finished.status
+        sys.stderr.write(f"replay {finished.status}: {message}\n")
     sys.stderr.write(f"record: {finished.path}\ncompare: python -m agent_core compare {args.run_id} {finished.run_id}\n")
     return EXIT_OK if finished.status == "completed" else EXIT_FAILED
 

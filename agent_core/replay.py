@@ -31,11 +31,17 @@ from agent_core.context import ToolCallRequest
 from agent_core.dispatcher import TRUNCATED_MARKER, ToolTimeout
 from agent_core.errors import ProviderError, TransientToolError
 from agent_core.events import Event, RunFinished, ToolCallFinished, ToolCallStarted
-from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Provider, Usage
+from agent_core.providers.base import (
+    LoadProgress,
+    ModelRequest,
+    ModelResponse,
+    Provider,
+    Usage,
+)
 from agent_core.records import load_record, save_record
 from agent_core.settings import Settings
 from agent_core.tools.registry import Tool, ToolRegistry
-from agent_core.trajectory import canonical_arguments
+from agent_core.trajectory import as_mapping, canonical_arguments
 
 TOOL_MODES = ("recorded", "live", "hybrid")
 MATCH_MODES = ("fifo", "strict")
@@ -231,7 +237,7 @@ class ForkProvider:
                 ]
             elif step.get("tool_call_ids"):
                 continue  # a step whose block was not kept (stopped mid-step): not replayable
-            usage = step.get("usage") if isinstance(step.get("usage"), dict) else {}
+            usage = as_mapping(step.get("usage"))
             text = str(step.get("text") or "") if calls else str(step.get("text") or source.get("answer") or "")
             self._turns[step["index"]] = ModelResponse(
                 text=text, tool_calls=calls,
@@ -280,7 +286,7 @@ class Replay:
                 source = self.tools.take_source()
                 if source is None:  # refused before any tool ran (validation, duplicate)
                     source = "live" if self.tools.mode == "live" else "recorded"
-                event.call["source"] = source
+                event.call["source"] = source  # type: ignore[typeddict-item]  # one of the three
             elif isinstance(event, RunFinished):
                 event = self._finish(event)
             yield event
@@ -311,7 +317,7 @@ class Replay:
 
 def source_settings(source: Mapping[str, Any]) -> dict[str, Any]:
     """The limits the source ran with (so retries and trimming happen the same way)."""
-    saved = source.get("settings") if isinstance(source.get("settings"), dict) else {}
+    saved = as_mapping(source.get("settings"))
     out: dict[str, Any] = {}
     for name in ("max_steps", "max_context_blocks", "max_tool_output_chars", "tool_timeout"):
         if isinstance(saved.get(name), (int, float)) and not isinstance(saved.get(name), bool):

@@ -10,10 +10,21 @@ from typing import Any
 
 import streamlit as st
 
-from agent_core.arena import MAX_ENTRIES, MIN_ENTRIES, ArenaEntry, prepare_arena, verdicts
+from agent_core.arena import (
+    MAX_ENTRIES,
+    MIN_ENTRIES,
+    ArenaEntry,
+    prepare_arena,
+    verdicts,
+)
 from agent_core.compare import run_label
 from agent_core.errors import ProviderError
-from agent_core.events import ModelCallStarted, RunFinished, StepFinished, ToolCallFinished
+from agent_core.events import (
+    ModelCallStarted,
+    RunFinished,
+    StepFinished,
+    ToolCallFinished,
+)
 from agent_core.providers import ProviderInfo
 from pages import _compare_ui as cmp
 from pages import _ui as ui

@@ -298,7 +298,12 @@ def replay_panel(record: Mapping[str, Any], config: Any) -> None:
     from agent_core.errors import ProviderError
     from agent_core.events import RunFinished, StepFinished, ToolCallFinished
     from agent_core.providers import list_providers
-    from agent_core.replay import MATCH_MODES, SOURCE_PROVIDER, TOOL_MODES, prepare_replay
+    from agent_core.replay import (
+        MATCH_MODES,
+        SOURCE_PROVIDER,
+        TOOL_MODES,
+        prepare_replay,
+    )
 
     run_id = str(record.get("run_id") or "")
     if record.get("replay_of"):

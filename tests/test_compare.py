@@ -35,7 +35,7 @@ def make_record(run_id: str, events: Spec, max_blocks: list[int]) -> dict[str, A
             break
         limit = max_blocks[pos]
         sent = list(range(max(0, pos - limit), pos))
-        trimmed = list(range(0, max(0, pos - limit)))
+        trimmed = list(range(max(0, pos - limit)))
         step = {"index": pos + 1, "blocks_sent": sent, "blocks_trimmed": trimmed, "tool_call_ids": [], "text": ""}
         if event["kind"] == "tool":
             call_id = f"c{pos}"
