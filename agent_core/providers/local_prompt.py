@@ -164,6 +164,10 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
     model: every enabled tool, or the answer.
     """
     enabled = list(tools)
+    if blocks and blocks[-1].feedback and not blocks[-1].tool_calls and enabled:
+        # The answer check sent the answer back (a figure no tool gave): left to decide, the model
+        # repeats it ("407.80" three times); made to call a tool, it fetches or computes it.
+        return StepPlan(enabled, True, "answer check: call a tool for the figure")
     needs = goal_needs(goal, [t.name for t in enabled])
     if not needs:
         return StepPlan(enabled, False, "no tool clearly needed: the model decides")
@@ -536,7 +540,7 @@ def parse_output(content: str, *, step: int) -> tuple[str, list[ToolCallRequest]
     """
     try:
         data = json.loads(content)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise OutputError(
             f"the local model's output is not valid JSON ({exc.msg}): {content[:200]!r}"
         ) from None
