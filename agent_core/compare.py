@@ -177,7 +177,7 @@ def align(trajectories: Sequence[Trajectory], baseline: int, *, ignore_arguments
     # For each other run: its event matched to each baseline event, and its extras before each one.
     matched: dict[int, list[int | None]] = {}
     extras: dict[int, list[list[int]]] = {}
-    for r, traj in enumerate(trajectories):
+    for r in range(len(trajectories)):
         if r == baseline:
             continue
         match: list[int | None] = [None] * n

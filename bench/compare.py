@@ -23,11 +23,11 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from agent_core.compare import compare
-from agent_core.loop import run_to_end
-from agent_core.providers.scripted import ScriptedProvider
-from agent_core.settings import Settings
-from agent_core.tools.registry import ToolRegistry
+from agent_core.compare import compare  # noqa: E402
+from agent_core.loop import run_to_end  # noqa: E402
+from agent_core.providers.scripted import ScriptedProvider  # noqa: E402
+from agent_core.settings import Settings  # noqa: E402
+from agent_core.tools.registry import ToolRegistry  # noqa: E402
 
 
 def _registry() -> ToolRegistry:

@@ -41,9 +41,8 @@ def _offline_run(goal: str, settings: Settings) -> dict[str, Any]:
 
 def _demo_run(scenario: str, settings: Settings) -> dict[str, Any]:
     prepared = demo.prepare(scenario, settings)
-    finished = None
-    for finished in prepared.events():
-        pass
+    events = list(prepared.events())
+    finished = events[-1] if events else None
     from agent_core.records import load_record
 
     assert finished is not None
