@@ -1,0 +1,1 @@
+"""The test suite. A regular package: see the note in conftest.py."""

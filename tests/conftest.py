@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 import shutil
 import socket
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,11 @@ import pytest
 from agent_core.settings import Settings
 
 REPO = Path(__file__).resolve().parent.parent
+# tests/ is a package (tests/__init__.py), so that an installed distribution that ships a
+# top-level ``tests`` package (textstat does) cannot shadow ``tests.record_schema``; the helper
+# modules beside the tests are also imported by their plain names (``from fake_llm_server import``).
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
 WORKSPACE = REPO / "agent_data" / "workspace"
 _real_connect = socket.socket.connect
 
