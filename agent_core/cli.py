@@ -14,6 +14,7 @@ import threading
 from collections.abc import Sequence
 from typing import TextIO
 
+from agent_core import cli_explain
 from agent_core.errors import ProviderUnavailable
 from agent_core.events import (
     Event,
@@ -45,6 +46,10 @@ def _parser() -> argparse.ArgumentParser:
     runs = sub.add_parser("runs", help="list saved runs, newest first")
     runs.add_argument("--limit", type=int, default=50, help="how many to show (default 50)")
     runs.add_argument("--json", action="store_true", help="print the list as JSON lines")
+    cli_explain.add_commands(sub)
+    from agent_core import cli_compare
+
+    cli_compare.add_compare_parser(sub)
     return parser
 
 
@@ -173,4 +178,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     if args.command == "run":
         return cmd_run(args, settings)
+    handled = cli_explain.run_command(args, settings)
+    if handled is not None:
+        return handled
+    if args.command == "compare":
+        from agent_core.cli_compare import cmd_compare
+
+        return cmd_compare(args, settings)
     return cmd_runs(args, settings)

@@ -463,9 +463,12 @@ def show_outcome(record_or_event: dict[str, Any], *, container: Any = None, link
         box.markdown("**Answer**")
         ui.show_text(answer, box)
     if status != "completed" and isinstance(error, dict) and error.get("message"):
-        box.markdown(f"**{ui.md_label(error.get('type') or 'Problem', 60)}**")
+        box.markdown("**What the program said**", help=f"Error type: {ui.one_line(error.get('type'), 60)}")
         ui.show_text(error.get("message"), box)
     run_id = str(record_or_event.get("run_id") or "")
+    from pages._explain_ui import show_summary  # (imports this module: not at the top)
+
+    show_summary(record_or_event, box, key=f"summary_{run_id}")
     if link and run_id:
         box.page_link(
             HISTORY_PAGE, label="Open this run in History (shareable link)", icon="🔎", query_params={"run": run_id}

@@ -13,7 +13,8 @@ import streamlit as st
 
 from agent_core import stats
 from agent_core.errors import RecordError
-from pages import _ui as ui
+from pages import _explain_ui, _ui as ui
+from pages._compare_ui import compare_picker
 from pages._run_view import RunView, show_outcome
 
 ui.ensure_app_frame()
@@ -50,6 +51,7 @@ TABLE_COLUMNS = {
     "duration_s": st.column_config.NumberColumn("Duration (s)", format="%.2f"),
     "scripted": st.column_config.CheckboxColumn("Demo", help=ui.explain("scripted")),
 }
+TABLE_COLUMNS = _explain_ui.with_summary_column(TABLE_COLUMNS)
 
 
 def _select_run(run_id: str | None) -> None:
@@ -378,6 +380,7 @@ else:
     st.caption(f"{len(view):,} of {len(runs):,} runs shown.")
 shown = view.iloc[(page_no - 1) * PAGE_SIZE : page_no * PAGE_SIZE].reset_index(drop=True)
 shown = shown.assign(duration_s=pd.to_numeric(shown["duration_ms"], errors="coerce") / 1000)
+shown = _explain_ui.add_one_liners(shown)
 ids = shown["run_id"].tolist()
 st.session_state["history_view_ids"] = ids
 preselect = [int(i) for i in shown.index[shown["run_id"] == selected]] if selected else []
@@ -411,6 +414,7 @@ st.selectbox(
     help="The runs on this page of the table, in its order.",
     format_func=lambda rid: labels.get(rid, rid),
 )
+compare_picker(options, labels)
 
 if selected:
     st.divider()
