@@ -139,3 +139,22 @@ def test_only_enabled_tools_are_offered(tools: list[Tool]) -> None:
     only_lookup = [t for t in tools if t.name == "lookup"]
     plan = plan_step("What is (24*7)+100?", [], only_lookup)
     assert not plan.force_tool and [t.name for t in plan.tools] == ["lookup"]  # the model decides
+
+
+def test_comparisons_are_worked_out_in_code_for_the_answer() -> None:
+    from agent_core.providers.local_plan import comparisons
+
+    weather = [
+        block(0, "get_weather", {"city": "London"}, '{"city": "London", "temperature": 15, "unit": "celsius"}'),
+        block(1, "get_weather", {"city": "Seoul"}, '{"city": "Seoul", "temperature": 22, "unit": "celsius"}'),
+    ]
+    assert comparisons(weather) == ["Warmest: Seoul (22°C). Coldest: London (15°C)."]
+    facts = block(0, "lookup", {"topic": "shipping"}, "Shipping: free shipping on orders of $500 or more")
+    below = [facts, block(1, "calculator", {"expression": "20 * 24"}, "480")]
+    assert comparisons(below) == ["480 is less than 500, so it does not meet the threshold (no)."]
+    assert "기준에 미달" in comparisons(below, korean=True)[0]
+    at = [facts, block(1, "calculator", {"expression": "500"}, "500")]
+    assert comparisons(at) == ["500 is equal to 500, so it meets the threshold (yes)."]
+    assert comparisons([block(0, "calculator", {"expression": "2 + 2"}, "4")]) == []
+    reminder = answer_reminder("Is shipping free for 20 units?", below)
+    assert "Worked out from the results" in reminder and "does not meet" in reminder

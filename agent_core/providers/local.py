@@ -457,7 +457,11 @@ class LocalProvider:
         limit = min(self.max_tokens, CALL_TOKENS if force and tools else ANSWER_TOKENS)
         body = {
             "messages": messages,
-            "grammar": output_grammar(output_schema(tools, force_tool=force, pinned=pinned)),
+            "grammar": output_grammar(
+                output_schema(
+                    tools, force_tool=force, pinned=pinned, checked_answer=False
+                )
+            ),
             "max_tokens": limit,
             "temperature": self.temperature,
             "seed": SEED,

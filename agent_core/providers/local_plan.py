@@ -22,6 +22,7 @@ Everything here is pure (no model needed), so it is unit-tested without the mode
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -350,15 +351,99 @@ def answer_reminder(goal: str, blocks: Sequence[ContextBlock]) -> str:
     failed = any(o.is_error or o.output.startswith("No results") for b in blocks for o in b.outputs)
     lines = [
         f"\n\nNow answer the request: {goal}",
-        f"Answer every part of it in {request_language(goal)}, in one to three sentences.",
+        f"Answer every part of it in {request_language(goal)}, in one to three sentences, giving the "
+        "figures (with their units) that answer it.",
         "Use only the facts and numbers in the tool results above, written exactly as there; "
         "add no other number or detail.",
-        "State the figures from the results that answer it. For a yes/no or which-one question, "
-        "compare those figures and say the result plainly.",
     ]
+    korean = request_language(goal) == "Korean"
+    worked = comparisons(blocks, korean)
+    if worked:
+        lead = "결과에서 계산한 비교 (예/아니요·어느 쪽 질문에 사용):" if korean else (
+            "Worked out from the results (use this for any yes/no or which-one part):"
+        )
+        lines.append(lead + " " + " ".join(worked))
     if failed:
         lines.append("Where a tool found nothing, say plainly that it was not found.")
     return "\n".join(lines)
+
+
+_THRESHOLD = re.compile(
+    r"\$\s?(\d[\d,]*(?:\.\d+)?)\s*(or more|or above|and above|or over|or less|or below|이상|미만|이하|초과)"
+    r"|(at least|over|above|under|below|less than|more than)\s*\$\s?(\d[\d,]*(?:\.\d+)?)",
+    re.IGNORECASE,
+)
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def _fmt(value: float) -> str:
+    return f"{value:,.2f}".rstrip("0").rstrip(".")
+
+
+def comparisons(blocks: Sequence[ContextBlock], korean: bool = False) -> list[str]:
+    """Comparisons the answer may need, worked out in code from the tool results (a 1.5B model
+    wrote "480 > 500" and answered "yes, shipping is free"): the warmest and coldest of the
+    temperatures fetched, and each calculator result against each threshold ("$500 or more")
+    stated in a fact."""
+    temps: list[tuple[str, float, str]] = []
+    results: list[float] = []
+    thresholds: list[tuple[float, bool]] = []  # (value, inclusive lower bound?)
+    for block in blocks:
+        for output in block.outputs:
+            if output.is_error:
+                continue
+            if output.name == "get_weather":
+                try:
+                    data = json.loads(output.output)
+                except ValueError:
+                    continue
+                if isinstance(data, dict) and isinstance(data.get("temperature"), (int, float)):
+                    unit = "°F" if str(data.get("unit", "")).startswith("f") else "°C"
+                    temps.append((str(data.get("city", "?")), float(data["temperature"]), unit))
+            elif output.name == "calculator":
+                value = _number(output.output.strip())
+                if value is not None:
+                    results.append(value)
+            else:
+                for m in _THRESHOLD.finditer(output.output):
+                    value = _number(m.group(1) or m.group(4) or "")
+                    if value is not None:
+                        word = (m.group(2) or m.group(3) or "").lower()
+                        thresholds.append((value, word in ("or more", "or above", "and above", "at least", "이상")))
+    out: list[str] = []
+    if len(temps) >= 2:
+        warm = max(temps, key=lambda t: t[1])
+        cold = min(temps, key=lambda t: t[1])
+        w, c = f"{warm[0]} ({_fmt(warm[1])}{warm[2]})", f"{cold[0]} ({_fmt(cold[1])}{cold[2]})"
+        if warm[1] == cold[1]:
+            out.append(
+                f"모두 {_fmt(warm[1])}{warm[2]}로 같습니다." if korean
+                else f"All {len(temps)} places are at {_fmt(warm[1])}{warm[2]}."
+            )
+        else:
+            out.append(
+                f"가장 따뜻한 곳: {w}. 가장 추운 곳: {c}." if korean
+                else f"Warmest: {w}. Coldest: {c}."
+            )
+    for value in results[-1:]:
+        for limit, inclusive in dict.fromkeys(thresholds):
+            meets = value > limit or (inclusive and value == limit)
+            v, t = _fmt(value), _fmt(limit)
+            if korean:
+                relation = "크므로" if value > limit else "작으므로" if value < limit else "같으므로"
+                verdict = "기준을 충족합니다 (예)" if meets else "기준에 미달합니다 (아니요)"
+                out.append(f"{v}은(는) {t}보다 {relation} {t} {verdict}." if value != limit else f"{v}은(는) {t}와 같으므로 {t} {verdict}.")
+            else:
+                relation = "more than" if value > limit else "less than" if value < limit else "equal to"
+                verdict = "meets the threshold (yes)" if meets else "does not meet the threshold (no)"
+                out.append(f"{v} is {relation} {t}, so it {verdict}.")
+    return out
 
 
 def small_talk_reminder(goal: str) -> str:

@@ -106,6 +106,18 @@ def _pin(parameters: dict[str, Any], name: str, pinned: Mapping[str, Sequence[An
     return {**parameters, "properties": properties, "required": required}
 
 
+CHECKED_ANSWER: dict[str, Any] = {
+    "type": "object",
+    "properties": {"check": {"type": "string", "maxLength": 240}, "answer": {"type": "string"}},
+    "required": ["check", "answer"],
+    "additionalProperties": False,
+}
+"""The final answer after tool results: first ``check`` (the deciding figures, compared), then the
+answer. Asked for the answer alone, the model said "Yes, shipping is free for 20 units" right
+after computing $480 against a $500 threshold; writing the comparison out first fixes that.
+Only ``answer`` reaches the user; the record keeps both."""
+
+
 def tool_branch(tool: Tool, pinned: Mapping[str, Sequence[Any]] | None = None) -> dict[str, Any]:
     """``{"<this tool's name>": <this tool's parameters>}``, with ``pinned`` argument values.
 
@@ -125,6 +137,7 @@ def output_schema(
     *,
     force_tool: bool,
     pinned: Mapping[str, Mapping[str, Sequence[Any]]] | None = None,
+    checked_answer: bool = False,
 ) -> dict[str, Any]:
     """The schema for one step: an answer or one call of an enabled tool (``force_tool``: a call).
 
@@ -135,7 +148,7 @@ def output_schema(
     pinned = pinned or {}
     branches = [tool_branch(t, pinned.get(t.name)) for t in tools]
     if not force_tool or not branches:
-        branches.insert(0, ANSWER_BRANCH)
+        branches.insert(0, CHECKED_ANSWER if checked_answer else ANSWER_BRANCH)
     return branches[0] if len(branches) == 1 else {"anyOf": branches}
 
 
@@ -367,6 +380,8 @@ class OutputError(ValueError):
 def cut_answer(content: str) -> str | None:
     """The text of an answer the token limit cut off mid-string, or None if it is not one."""
     prefix = '{"answer": "'
+    if content.startswith('{"check": ') and '"answer": "' in content:
+        content = prefix + content.split('"answer": "', 1)[1]
     if not content.startswith(prefix):
         return None
     body = content[len(prefix) :]
@@ -391,6 +406,8 @@ def parse_output(content: str, *, step: int) -> tuple[str, list[ToolCallRequest]
         raise OutputError(
             f"the local model's output is not valid JSON ({exc.msg}): {content[:200]!r}"
         ) from None
+    if isinstance(data, dict) and set(data) == {"check", "answer"} and isinstance(data["answer"], str):
+        return data["answer"], []
     if not isinstance(data, dict) or len(data) != 1:
         raise OutputError(f"the local model's output is not a JSON object with one key: {content[:200]!r}")
     ((key, value),) = data.items()
