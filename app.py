@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages import _live
 from pages import _ui as ui
 
 st.set_page_config(page_title="Agent Workbench", page_icon="🧰", layout="wide")
@@ -24,11 +25,15 @@ PAGES = [
     st.Page("pages/history.py", title="History", icon=":material/history:", url_path="history"),
     st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
     st.Page("pages/tool_stats.py", title="Tool stats", icon=":material/bar_chart:", url_path="tool_stats"),
+    st.Page("pages/evals.py", title="Evals", icon=":material/fact_check:", url_path="evals"),
     st.Page("pages/tools.py", title="Tools", icon=":material/build:", url_path="tools"),
 ]
 
+ui.open_default_page_by_name("run")  # /run opens Run (the default page, whose URL is /)
 page = st.navigation(PAGES, position="sidebar")
 with st.sidebar:
     st.caption("Agent Workbench — run tool-calling agents and see every step, tool call and context block they used.")
     st.caption(f"Data folder: {ui.escape_md(config.data_dir)}", help="AGENT_DATA_DIR: runs/ and workspace/ live here.")
+    if page.title != "Run":
+        _live.sidebar_note(PAGES[0])
 page.run()

@@ -11,21 +11,27 @@ import json
 import logging
 import sys
 import threading
-from collections.abc import Sequence
-from typing import TextIO
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, TextIO, assert_never
 
 from agent_core import cli_explain
 from agent_core.errors import ProviderUnavailable
 from agent_core.events import (
-    Event,
+    AnswerSentBack,
     ModelCallFinished,
     ModelCallRetrying,
+    ModelCallStarted,
     ModelLoading,
+    RunEvent,
     RunFinished,
+    RunStarted,
+    StepFinished,
     ToolCallFinished,
+    ToolCallStarted,
 )
-from agent_core.providers import PROVIDER_IDS, default_provider_id, make_provider
-from agent_core.settings import Settings
+from agent_core.providers import PROVIDER_IDS
+from agent_core.settings import ANSWER_CHECKS, Settings
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -41,58 +47,83 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--max-context-blocks", type=int, help="recent blocks sent each step (MAX_CONTEXT_BLOCKS)")
     run.add_argument("--base-url", help="API base URL for this run")
     run.add_argument("--tools", help="comma-separated tool names to enable (default: all)")
+    run.add_argument(
+        "--answer-check", choices=ANSWER_CHECKS,
+        help="check the answer's figures against the tool results: off, flag (warn), retry (also send the model "
+        "a corrective turn); default ANSWER_CHECK, else retry on local and flag elsewhere",
+    )
     run.add_argument("--json", action="store_true", help="print the run record as JSON")
     run.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
     runs = sub.add_parser("runs", help="list saved runs, newest first")
     runs.add_argument("--limit", type=int, default=50, help="how many to show (default 50)")
     runs.add_argument("--json", action="store_true", help="print the list as JSON lines")
+    sub.add_parser("schema", help="print the run record's JSON Schema (docs/run.schema.json)")
     cli_explain.add_commands(sub)
     from agent_core import cli_compare
 
     cli_compare.add_compare_parser(sub)
+    from agent_core.evals.cli import add_parser as add_eval_parser
+
+    add_eval_parser(sub)
+    from agent_core.otel.cli import add_export_arguments
+
+    export = sub.add_parser("export", help="export saved runs: a web page (--html) or OpenTelemetry (--otlp, --otlp-json)")
+    add_export_arguments(export)
+    cli_explain.add_html_export_arguments(export)
+    imp = sub.add_parser("import", help="import runs from a file: an exported web page, a record's JSON, or OTLP JSON lines")
+    imp.add_argument("file", help="the file to import (.html, .json, .jsonl)")
     return parser
 
 
-def _progress(event: Event, out: TextIO) -> None:
-    if isinstance(event, ModelLoading):
-        pct = f" {100 * event.done / event.total:.0f}%" if event.total else ""
-        out.write(f"  loading model: {event.stage}{pct} {event.message}\n")
-    elif isinstance(event, ModelCallRetrying):
-        out.write(f"  step {event.step}: model call failed ({event.error_type}); retrying in {event.wait_s:.1f} s\n")
-    elif isinstance(event, ModelCallFinished):
-        tokens = event.usage.get("total_tokens", 0)
-        what = f"{event.tool_calls} tool call(s)" if event.tool_calls else "final answer"
-        if event.ok:
-            out.write(f"step {event.step}: model {event.duration_ms:.0f} ms, {tokens} tokens → {what}\n")
-    elif isinstance(event, ToolCallFinished):
-        call = event.call
-        result = call["output"].replace("\n", " ")
-        result = result if len(result) <= 100 else result[:99] + "…"
-        args = json.dumps(call["arguments"], ensure_ascii=False)
-        flags = [f for f in ("duplicate", "truncated") if call.get(f)]
-        if call.get("fallback"):
-            flags.append(f"fallback→{call['fallback']['tool']}")
-        if len(call.get("attempts") or []) > 1:
-            flags.append(f"{len(call['attempts'])} attempts")
-        out.write(f"  {call['tool']}({args}) → {result}" + (f"  [{', '.join(flags)}]" if flags else "") + "\n")
+def _progress(event: RunEvent, out: TextIO) -> None:
+    match event:
+        case ModelLoading():
+            pct = f" {100 * event.done / event.total:.0f}%" if event.total else ""
+            out.write(f"  loading model: {event.stage}{pct} {event.message}\n")
+        case ModelCallRetrying():
+            out.write(f"  step {event.step}: model call failed ({event.error_type}); retrying in {event.wait_s:.1f} s\n")
+        case ModelCallFinished():
+            what = f"{event.tool_calls} tool call(s)" if event.tool_calls else "final answer"
+            if event.ok:
+                out.write(f"step {event.step}: model {event.duration_ms or 0:.0f} ms, "
+                          f"{event.usage.total_tokens} tokens → {what}\n")
+        case ToolCallFinished():
+            call = event.call
+            result = call["output"].replace("\n", " ")
+            result = result if len(result) <= 100 else result[:99] + "…"
+            args = json.dumps(call["arguments"], ensure_ascii=False)
+            flags = [f for f in ("duplicate", "truncated") if call.get(f)]
+            fallback = call.get("fallback")
+            if fallback:
+                flags.append(f"fallback→{fallback['tool']}")
+            if len(call.get("attempts") or []) > 1:
+                flags.append(f"{len(call['attempts'])} attempts")
+            out.write(f"  {call['tool']}({args}) → {result}" + (f"  [{', '.join(flags)}]" if flags else "") + "\n")
+        case AnswerSentBack():
+            out.write(f"step {event.step}: answer sent back by the answer check "
+                      f"({', '.join(event.unsupported)} in no tool result)\n")
+        case RunStarted() | ModelCallStarted() | ToolCallStarted() | StepFinished() | RunFinished():
+            pass  # the CLI prints a line per model turn and per tool call, and the outcome at the end
+        case _:
+            assert_never(event)
     out.flush()
 
 
 def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
-    from agent_core.loop import run_agent, validate_goal
-    from agent_core.records import load_record
-    from agent_core.tools.builtins import build_default_registry
+    from agent_core.runs import prepare_run
 
     try:
-        goal = validate_goal(args.goal)
-        settings = settings.replace(
-            max_steps=args.max_steps, max_context_blocks=args.max_context_blocks, model_name=args.model
-        ).validated()
-        registry = build_default_registry(settings)
-        if args.tools:
-            registry = registry.subset(t.strip() for t in args.tools.split(",") if t.strip())
-        provider = make_provider(
-            args.provider or default_provider_id(), settings=settings, model=args.model, base_url=args.base_url
+        prepared = prepare_run(
+            args.goal,
+            args.provider,
+            model=args.model,
+            base_url=args.base_url,
+            settings=settings,
+            overrides={
+                "max_steps": args.max_steps, "max_context_blocks": args.max_context_blocks,
+                "answer_check": args.answer_check,
+            },
+            tools=args.tools.split(",") if args.tools else None,
         )
     except ProviderUnavailable as exc:
         sys.stderr.write(f"error: {exc.message}\n")
@@ -103,7 +134,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     cancel = threading.Event()
     finished: RunFinished | None = None
     try:
-        for event in run_agent(goal, provider=provider, registry=registry, settings=settings, cancel=cancel):
+        for event in prepared.events(cancel):
             if not args.quiet:
                 _progress(event, sys.stderr)
             if isinstance(event, RunFinished):
@@ -114,6 +145,8 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         return 130
     assert finished is not None
     if args.json:
+        from agent_core.records import load_record
+
         try:
             record = load_record(finished.path)
         except Exception:
@@ -124,8 +157,24 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     if finished.status != "completed":
         message = (finished.error or {}).get("message", finished.status)
         sys.stderr.write(f"run {finished.status}: {message}\n")
+    _grounding_warnings(finished.grounding, sys.stderr)
     sys.stderr.write(f"record: {finished.path}\n")
+    from agent_core.otel import auto as otel_auto
+
+    if otel_auto.enabled():  # AGENT_OTEL_EXPORT=auto sends from a thread: let it finish before exit
+        otel_auto.wait_idle(60)
     return EXIT_OK if finished.status == "completed" else EXIT_FAILED
+
+
+def _grounding_warnings(grounding: Mapping[str, Any] | None, out: TextIO) -> None:
+    """One warning line per figure of the answer that no tool result (nor the goal) supports."""
+    from agent_core.grounding import unsupported
+
+    missing = unsupported(grounding)
+    for claim in missing:
+        out.write(f"warning: {claim['text']} appears in no tool result: the model may have made it up\n")
+    if grounding and missing and grounding.get("note"):
+        out.write(f"warning: {grounding['note']}\n")
 
 
 def _fmt_ms(ms: float | None) -> str:
@@ -171,6 +220,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command == "schema":
+        from agent_core.run_record import json_schema_text
+
+        sys.stdout.write(json_schema_text())
+        return EXIT_OK
     try:
         settings = Settings.from_env()
     except ValueError as exc:
@@ -185,4 +239,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_core.cli_compare import cmd_compare
 
         return cmd_compare(args, settings)
+    if args.command == "eval":
+        from agent_core.evals.cli import cmd_eval
+
+        return cmd_eval(args, settings)
+    if args.command in ("export", "import"):
+        from agent_core.otel import cli as otel_cli
+
+        if args.command == "import":
+            if cli_explain.is_page_or_record(Path(args.file)):
+                return cli_explain.cmd_import(args, settings)
+            return otel_cli.cmd_import_otlp(Path(args.file), settings)
+        if args.html:
+            done = cli_explain.cmd_export(args, settings)
+            if done != EXIT_OK or not otel_cli.wants_otlp(args):
+                return done
+        elif not otel_cli.wants_otlp(args):
+            sys.stderr.write("error: say where to export: --html FILE, --otlp URL or --otlp-json FILE\n")
+            return EXIT_USAGE
+        return otel_cli.cmd_export_otlp(args, settings)
     return cmd_runs(args, settings)

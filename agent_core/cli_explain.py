@@ -1,4 +1,4 @@
-"""CLI commands of issue 16: ``summary`` (``export --html`` and ``import`` follow).
+"""CLI commands of issue 16: ``summary``, ``export --html`` and ``import``.
 
 Kept apart from :mod:`agent_core.cli` so that module only wires them in (:func:`add_commands`,
 :func:`run_command`).
@@ -17,6 +17,7 @@ from agent_core.settings import Settings
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 COMMANDS = ("summary",)
+"""Commands this module adds; ``export`` and ``import`` are shared with OTLP (see :mod:`agent_core.cli`)."""
 
 
 def add_commands(sub: Any) -> None:
@@ -26,6 +27,25 @@ def add_commands(sub: Any) -> None:
     summary.add_argument("--one-line", action="store_true", help="only the one-line version")
     summary.add_argument("--json", action="store_true", help="sentences, failure and facts as JSON")
 
+
+def add_html_export_arguments(export: argparse.ArgumentParser) -> None:
+    """The web-page options of the shared ``export`` subcommand (``run_ids`` comes with the OTLP ones)."""
+    group = export.add_argument_group("Web page")
+    group.add_argument("--html", metavar="FILE", help="one self-contained web page of ONE run (offline, imports back)")
+    group.add_argument("--hide-outputs", action="store_true", help="leave tool outputs out of the web page")
+
+
+def is_page_or_record(path: Path) -> bool:
+    """A file for :func:`cmd_import` (an exported page or a record's JSON), not an OTLP file."""
+    if path.suffix.lower() in (".html", ".htm"):
+        return True
+    if path.suffix.lower() in (".jsonl", ".otlp"):
+        return False
+    try:
+        with path.open("rb") as handle:
+            return b'"resourceSpans"' not in handle.read(4096)
+    except OSError:
+        return True  # cmd_import says what is wrong with it
 
 def _load(run_id: str, settings: Settings) -> dict[str, Any]:
     from agent_core.records import effective_status, load_record
@@ -37,7 +57,10 @@ def _load(run_id: str, settings: Settings) -> dict[str, Any]:
         record["status_shown"] = effective_status(record)
         return record
     if not (settings.runs_dir / f"{run_id}.json").is_file():
-        raise RecordError(f"no saved run {run_id!r} in {settings.runs_dir} (see `python -m agent_core runs`)")
+        prefixed = sorted(settings.runs_dir.glob(f"{run_id}*.json")) if run_id and "/" not in run_id else []
+        if len(prefixed) != 1:
+            raise RecordError(f"no saved run {run_id!r} in {settings.runs_dir} (see `python -m agent_core runs`)")
+        run_id = prefixed[0].stem
     return RunStore(settings.runs_dir, persist=False).load(run_id)
 
 
@@ -68,6 +91,44 @@ def cmd_summary(args: argparse.Namespace, settings: Settings) -> int:
         sys.stdout.write(result.one_line + "\n")
     else:
         sys.stdout.write(as_text(result) + "\n")
+    return EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
+    from agent_core.export_html import export_html
+
+    run_ids = list(getattr(args, "run_ids", None) or [])
+    if len(run_ids) != 1 or getattr(args, "since", None):
+        sys.stderr.write("error: --html exports one run: give exactly one RUN_ID\n")
+        return EXIT_USAGE
+    try:
+        record = _load(run_ids[0], settings)
+    except RecordError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return EXIT_USAGE
+    page = export_html(record, hide_outputs=args.hide_outputs)
+    try:
+        Path(args.html).write_text(page, encoding="utf-8")
+    except OSError as exc:
+        sys.stderr.write(f"error: cannot write {args.html}: {exc.strerror or exc}\n")
+        return EXIT_FAILED
+    sys.stderr.write(f"wrote {args.html} ({len(page.encode('utf-8')) / 1024:.0f} KB)\n")
+    return EXIT_OK
+
+
+def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
+    from agent_core.importer import ImportProblem, import_file
+
+    try:
+        record, path = import_file(Path(args.file), settings.runs_dir)
+    except ImportProblem as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return EXIT_USAGE
+    except OSError as exc:
+        sys.stderr.write(f"error: cannot save the run: {exc}\n")
+        return EXIT_FAILED
+    sys.stdout.write(f"{record['run_id']}\n")
+    sys.stderr.write(f"imported ({record.get('imported_from')}): {path}\n")
     return EXIT_OK
 
 

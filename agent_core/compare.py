@@ -190,14 +190,23 @@ def align(trajectories: Sequence[Trajectory], baseline: int, *, ignore_arguments
         matched[r], extras[r] = match, gaps
     rows: list[list[int | None]] = []
     width = len(trajectories)
+    row: list[int | None]
     for g in range(n + 1):
-        depth = max((len(extras[r][g]) for r in extras), default=0)
-        for d in range(depth):
-            row: list[int | None] = [None] * width
-            for r in extras:
-                if d < len(extras[r][g]):
-                    row[r] = extras[r][g][d]
-            rows.append(row)
+        # Extra events at this place: the same call in several runs shares a row; others get their own.
+        gap_rows: list[list[int | None]] = []
+        gap_keys: list[str] = []
+        for r in extras:
+            keys = trajectories[r].keys(ignore_arguments=ignore_arguments)
+            start = 0
+            for j in extras[r][g]:
+                spot = next((x for x in range(start, len(gap_rows)) if gap_keys[x] == keys[j] and gap_rows[x][r] is None), None)
+                if spot is None:
+                    gap_rows.append([None] * width)
+                    gap_keys.append(keys[j])
+                    spot = len(gap_rows) - 1
+                gap_rows[spot][r] = j
+                start = spot + 1
+        rows.extend(gap_rows)
         if g < n:
             row = [None] * width
             row[baseline] = g

@@ -46,6 +46,9 @@ class ContextBlock:
     outputs: list[ToolOutput] = field(default_factory=list)
     raw: list[dict[str, Any]] = field(default_factory=list)
     """The provider's output items as it sent them (reasoning, text beside tool_use …)."""
+    feedback: str = ""
+    """The engine's reply to this turn, sent as a user message after it: the answer check's
+    corrective turn (``ANSWER_CHECK=retry``) when the answer stated unsupported figures."""
 
     def items(self) -> list[dict[str, Any]]:
         """Items for the record: text, reasoning, tool_call and tool_output entries in order."""
@@ -72,6 +75,8 @@ class ContextBlock:
                     "is_error": result.is_error,
                 }
             )
+        if self.feedback:
+            out.append({"kind": "answer_check", "text": self.feedback})
         return out
 
     def chars(self) -> int:
@@ -80,7 +85,7 @@ class ContextBlock:
         for call in self.tool_calls:
             args = call.arguments
             total += len(call.name) + (len(args) if isinstance(args, str) else len(str(args)))
-        return total + sum(len(o.output) for o in self.outputs)
+        return total + sum(len(o.output) for o in self.outputs) + len(self.feedback)
 
 
 def select_blocks(blocks: list[ContextBlock], max_blocks: int) -> tuple[list[ContextBlock], list[int]]:

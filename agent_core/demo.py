@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_core.events import Event
-from agent_core.loop import run_agent
 from agent_core.providers.scripted import ScriptedProvider
+from agent_core.runs import PreparedRun, prepare_run, run_settings
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
-from agent_core.tools.registry import ToolRegistry
 
 DEMO_RETRY_DELAYS: tuple[float, ...] = (0.2, 0.4)
 """Base waits of the demo's retries: long enough to see, short enough for a live demo."""
@@ -67,6 +65,10 @@ class DemoScenario:
     """Base retry waits; None uses :data:`DEMO_RETRY_DELAYS` (read when the demo starts)."""
     tools: tuple[str, ...] = field(default=())
     """Tools to enable (empty: all built-in tools)."""
+    answer_check: str | None = None
+    """``ANSWER_CHECK`` for this scenario (None: the configured one)."""
+    made_up: tuple[str, ...] = ()
+    """Figures the final answer states on purpose with no tool result behind them."""
 
 
 def _call(name: str, arguments: Any, call_id: str) -> dict[str, Any]:
@@ -180,7 +182,41 @@ TRIMMING = DemoScenario(
     max_context_blocks=2,
 )
 
-SCENARIOS: tuple[DemoScenario, ...] = (TOUR, RETRY_FALLBACK, DUPLICATE, MALFORMED, TRIMMING)
+_PARIS = _call("get_weather", {"city": "Paris"}, "demo_1")
+
+MADE_UP = DemoScenario(
+    id="made_up",
+    title="A made-up number is flagged",
+    goal="[Scripted demo] What's the weather in Paris?",
+    shows=(
+        "get_weather says 19 °C in Paris; the model answers 20 °C anyway.",
+        "The answer check finds no tool result that says 20 °C and flags the answer with a warning.",
+    ),
+    turns=({"tool_calls": [_PARIS]}, {"text": "The weather in Paris is currently 20 °C with light rain."}),
+    answer_check="flag",
+    made_up=("20 °C",),
+)
+
+ANSWER_CHECK_RETRY = DemoScenario(
+    id="answer_check_retry",
+    title="A made-up number is sent back (answer check: retry)",
+    goal="[Scripted demo] What's the weather in Paris?",
+    shows=(
+        "The model answers 20 °C although get_weather said 19 °C.",
+        "With the answer check on retry, the engine sends the answer back with a corrective turn.",
+        "The model answers again, from the tool result: 19 °C.",
+    ),
+    turns=(
+        {"tool_calls": [_PARIS]},
+        {"text": "The weather in Paris is currently 20 °C with light rain."},
+        {"text": "The weather in Paris is 19 °C with light rain (from get_weather)."},
+    ),
+    answer_check="retry",
+)
+
+SCENARIOS: tuple[DemoScenario, ...] = (
+    TOUR, RETRY_FALLBACK, DUPLICATE, MALFORMED, TRIMMING, MADE_UP, ANSWER_CHECK_RETRY,
+)
 
 
 def get_scenario(scenario_id: str) -> DemoScenario:
@@ -191,31 +227,7 @@ def get_scenario(scenario_id: str) -> DemoScenario:
     raise KeyError(f"unknown demo scenario {scenario_id!r}; known: {', '.join(s.id for s in SCENARIOS)}")
 
 
-@dataclass
-class DemoRun:
-    """Everything :func:`agent_core.loop.run_agent` needs for one scripted demo run."""
-
-    scenario: DemoScenario
-    goal: str
-    provider: ScriptedProvider
-    registry: ToolRegistry
-    settings: Settings
-    rng: random.Random
-
-    def events(self, cancel: threading.Event | None = None) -> Iterator[Event]:
-        """Run the demo; a generator of the loop's events (close it to cancel)."""
-        return run_agent(
-            self.goal,
-            provider=self.provider,
-            registry=self.registry,
-            settings=self.settings,
-            cancel=cancel,
-            scripted=True,
-            rng=self.rng,
-        )
-
-
-def prepare(scenario: DemoScenario | str, settings: Settings) -> DemoRun:
+def prepare(scenario: DemoScenario | str, settings: Settings) -> PreparedRun:
     """A fresh provider, registry and settings for one run of ``scenario``.
 
     ``settings`` supplies the data folder; the scenario fixes the limits, the retry waits and
@@ -223,20 +235,22 @@ def prepare(scenario: DemoScenario | str, settings: Settings) -> DemoRun:
     """
     if isinstance(scenario, str):
         scenario = get_scenario(scenario)
-    demo_settings = settings.replace(
-        max_context_blocks=scenario.max_context_blocks,
-        max_steps=max(scenario.max_steps, len(scenario.turns)),
-        retry_delays=scenario.retry_delays if scenario.retry_delays is not None else DEMO_RETRY_DELAYS,
-        search_web_failure_rate=_FAILURE_RATE,
-    ).validated()
-    registry = build_default_registry(demo_settings, rng=PlannedRandom(scenario.search_web_failures))
-    if scenario.tools:
-        registry = registry.subset(scenario.tools)
-    return DemoRun(
-        scenario=scenario,
-        goal=scenario.goal,
-        provider=ScriptedProvider([dict(t) for t in scenario.turns]),
-        registry=registry,
+    demo_settings = run_settings(
+        settings,
+        {
+            "max_context_blocks": scenario.max_context_blocks,
+            "max_steps": max(scenario.max_steps, len(scenario.turns)),
+            "retry_delays": scenario.retry_delays if scenario.retry_delays is not None else DEMO_RETRY_DELAYS,
+            "search_web_failure_rate": _FAILURE_RATE,
+            "answer_check": scenario.answer_check,
+        },
+    )
+    return prepare_run(
+        scenario.goal,
         settings=demo_settings,
+        tools=scenario.tools or None,
+        provider=ScriptedProvider([dict(t) for t in scenario.turns]),
+        registry=build_default_registry(demo_settings, rng=PlannedRandom(scenario.search_web_failures)),
+        scripted=True,
         rng=random.Random(DEMO_SEED),
     )

@@ -550,6 +550,8 @@ def provider_asker(provider: Any, *, timeout: float = 60.0) -> Callable[[str, st
     from agent_core.providers.base import ModelRequest
 
     def ask(instructions: str, prompt: str) -> str:
+        for _ in provider.prepare():  # a local model loads once
+            pass
         request = ModelRequest(instructions=instructions, goal=prompt, blocks=[], tools=[], step=1, timeout=timeout)
         return str(provider.complete(request).text or "")
 

@@ -19,12 +19,14 @@ from agent_core import workers
 from agent_core.context import ContextBlock, ToolOutput, select_blocks, trim_history
 from agent_core.dispatcher import CallStopped, Dispatcher
 from agent_core.errors import ProviderError, RunCancelled
+from agent_core.grounding import check_answer, correction, unsupported
 from agent_core.events import (
-    Event,
+    AnswerSentBack,
     ModelCallFinished,
     ModelCallRetrying,
     ModelCallStarted,
     ModelLoading,
+    RunEvent,
     RunFinished,
     RunStarted,
     StepFinished,
@@ -32,6 +34,7 @@ from agent_core.events import (
     ToolCallStarted,
 )
 from agent_core.masking import mask, mask_text, masked_traceback
+from agent_core.otel import auto as otel_auto
 from agent_core.pricing import Price, estimate_cost, load_prices
 from agent_core.providers.base import ModelRequest, ModelResponse, Provider, Usage
 from agent_core.records import (
@@ -51,6 +54,8 @@ log = logging.getLogger("agent_core.loop")
 
 MAX_GOAL_CHARS = 20_000
 MAX_TOOL_CALLS_PER_TURN = 32
+MAX_ANSWER_CHECKS = 2
+"""Corrective turns the answer check may send in one run (``ANSWER_CHECK=retry``)."""
 
 SYSTEM_PROMPT = """You are a careful, accurate assistant that works by calling tools.
 Rules:
@@ -113,6 +118,10 @@ class _Run:
             {"role": "user", "content": mask_text(goal)},
         ]
         self.path = record_path(settings.runs_dir, run_id)
+        self.answer_check = settings.answer_check_for(provider.id)
+        self.checks_sent = 0
+        """Corrective turns sent so far; the step after one is recorded with ``kind: answer_check``."""
+        self.next_step_kind: str | None = None
         self.record: dict[str, Any] = {
             "schema_version": SCHEMA_VERSION,
             "run_id": run_id,
@@ -130,6 +139,7 @@ class _Run:
                 "retry_delays": list(settings.retry_delays),
                 "tool_timeout": settings.tool_timeout,
                 "request_timeout": settings.request_timeout,
+                "answer_check": self.answer_check,
             },
             "started_at": utc_now(),
             "updated_at": None,
@@ -178,6 +188,8 @@ class _Run:
             finished_at=utc_now(),
             duration_ms=self.elapsed_ms(),
         )
+        if self.record["answer"] is not None and self.answer_check != "off":
+            self.record["grounding"] = check_answer(self.record["answer"], self.record["goal"], self.record["tool_calls"])
         try:
             self.save(final=True)
         except RecordWriteError as exc:
@@ -185,6 +197,8 @@ class _Run:
             self.record["error"] = {"type": "RecordWriteError", "message": str(exc.strerror or exc)}
             if status != "error":
                 self.record["status"] = status = "error"
+        else:
+            otel_auto.run_finished(self.path)  # AGENT_OTEL_EXPORT=auto: sent later, from another thread
         return RunFinished(
             run_id=self.record["run_id"],
             status=self.record["status"],
@@ -193,6 +207,7 @@ class _Run:
             steps=len(self.record["steps"]),
             duration_ms=self.record["duration_ms"],
             path=str(self.path),
+            grounding=self.record.get("grounding"),
         )
 
 
@@ -209,7 +224,7 @@ def run_agent(
     sleep: Callable[[float], Any] | None = None,
     rng: random.Random | None = None,
     record_extra: Mapping[str, Any] | None = None,
-) -> Iterator[Event]:
+) -> Iterator[RunEvent]:
     """Run one goal to the end, yielding events; the last event is :class:`RunFinished`.
 
     Each call starts from clean state. ``cancel`` stops the run at once, also in the middle of a
@@ -289,7 +304,7 @@ def _complete(provider: Provider, request: ModelRequest, cancel: threading.Event
 def _call_model(
     run: _Run, provider: Provider, request: ModelRequest, settings: Settings, cancel: threading.Event,
     rng: random.Random | None,
-) -> Iterator[Event]:
+) -> Iterator[RunEvent]:
     """Call the model with the engine's retry policy; returns (response, attempts) via StopIteration."""
     attempts: list[dict[str, Any]] = []
     delays = settings.retry_delays
@@ -347,7 +362,7 @@ def _step(
     goal: str,
     cancel: threading.Event,
     rng: random.Random | None,
-) -> Iterator[Event]:
+) -> Iterator[RunEvent]:
     rid = run.record["run_id"]
     step_t0 = time.perf_counter()
     sent, trimmed = select_blocks(run.blocks, settings.max_context_blocks)
@@ -370,6 +385,8 @@ def _step(
         "text": "",
         "stop_reason": None,
     }
+    if run.next_step_kind:  # the model's turn after the answer check's corrective message
+        step_entry["kind"], run.next_step_kind = run.next_step_kind, None
     model_t0 = time.perf_counter()
     try:
         response, attempts = yield from _call_model(run, provider, request, settings, cancel, rng)
@@ -395,16 +412,20 @@ def _step(
     if response.model:
         run.record["model"] = response.model
     yield ModelCallFinished(
-        run_id=rid, step=step, duration_ms=model_ms, attempts=len(attempts), usage=response.usage.as_dict(),
+        run_id=rid, step=step, duration_ms=model_ms, attempts=len(attempts), usage=response.usage,
         text=text, tool_calls=len(response.tool_calls),
     )
     if not response.tool_calls:
         answer = text.strip() or "(The model returned an empty answer.)"
-        run.history.append({"role": "assistant", "content": answer, "final": True})
-        run.record["answer"] = answer
+        sent_back = _send_answer_back(run, step_entry, answer, response, provider.id)
+        if sent_back is None:
+            run.history.append({"role": "assistant", "content": answer, "final": True})
+            run.record["answer"] = answer
         step_entry["duration_ms"] = round((time.perf_counter() - step_t0) * 1000, 3)
         run.record["steps"].append(step_entry)
-        yield _step_finished(run, step_entry)
+        if sent_back is not None:
+            yield sent_back
+        yield _step_finished(run, step_entry, response.usage)
         return
     block = ContextBlock(
         index=len(run.blocks), step=step, provider=provider.id, text=text,
@@ -461,7 +482,39 @@ def _step(
             )
         step_entry["duration_ms"] = round((time.perf_counter() - step_t0) * 1000, 3)
         run.record["steps"].append(step_entry)
-    yield _step_finished(run, step_entry)
+    yield _step_finished(run, step_entry, response.usage)
+
+
+def _send_answer_back(
+    run: _Run, step_entry: dict[str, Any], answer: str, response: ModelResponse, provider_id: str
+) -> AnswerSentBack | None:
+    """``ANSWER_CHECK=retry``: when the answer states figures that neither the goal nor any
+    successful tool result supports, keep it out of the record's answer and give it back to the
+    model with one corrective turn (at most :data:`MAX_ANSWER_CHECKS` per run, never on the last
+    allowed step). The turn is an ordinary context block whose ``feedback`` the provider sends as
+    a user message; the next step is marked ``kind: answer_check``. None when the answer stands."""
+    step = step_entry["index"]
+    if run.answer_check != "retry" or run.checks_sent >= MAX_ANSWER_CHECKS or step >= run.settings.max_steps:
+        return None
+    missing = unsupported(check_answer(answer, run.record["goal"], run.record["tool_calls"]))
+    if not missing:
+        return None
+    message = correction({"claims": missing})
+    run.checks_sent += 1
+    run.next_step_kind = "answer_check"
+    block = ContextBlock(
+        index=len(run.blocks), step=step, provider=provider_id, text=answer, raw=response.raw, feedback=message
+    )
+    run.blocks.append(block)
+    run.record["context_blocks"].append(
+        {"index": block.index, "step": step, "items": _record_items(block), "chars": block.chars(), "raw": mask(block.raw)}
+    )
+    run.history.append({"role": "assistant", "content": answer, "final": False})
+    run.history.append({"role": "user", "content": message, "kind": "answer_check"})
+    texts = [str(c["text"]) for c in missing]
+    step_entry["answer_check"] = {"unsupported": texts, "message": message}
+    log.info("run %s step %s: answer sent back by the answer check (%s)", run.record["run_id"], step, ", ".join(texts))
+    return AnswerSentBack(run_id=run.record["run_id"], step=step, unsupported=texts, message=message)
 
 
 def _record_items(block: ContextBlock) -> list[dict[str, Any]]:
@@ -471,14 +524,14 @@ def _record_items(block: ContextBlock) -> list[dict[str, Any]]:
     return [item if item["kind"] in ("text", "tool_output") else mask(item) for item in block.items()]
 
 
-def _step_finished(run: _Run, step_entry: dict[str, Any]) -> StepFinished:
+def _step_finished(run: _Run, step_entry: dict[str, Any], usage: Usage) -> StepFinished:
     run.save()
     return StepFinished(
         run_id=run.record["run_id"],
         step=step_entry["index"],
         duration_ms=step_entry["duration_ms"],
-        usage=step_entry["usage"],
-        total_usage=run.usage.as_dict(),
+        usage=usage,
+        total_usage=run.usage,
         cost_usd=run.record["cost_usd"],
     )
 

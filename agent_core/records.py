@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_core.errors import RecordError
+from agent_core.run_record import READABLE_VERSIONS, SCHEMA_VERSION, Status, upgrade
 
-SCHEMA_VERSION = 1
-STATUSES = ("running", "completed", "max_steps", "error", "cancelled")
+STATUSES: tuple[Status, ...] = ("running", "completed", "max_steps", "error", "cancelled")
 INTERRUPTED = "interrupted"
 """Shown (never written) for a record left ``running`` by a process that is gone."""
 MAX_RECORD_BYTES = 64 * 1024 * 1024
@@ -204,8 +204,9 @@ def parse_record(data: bytes, name: str = "record") -> dict[str, Any]:
         raise RecordError(f"{name}: not valid JSON ({exc})") from None
     if not isinstance(record, dict):
         raise RecordError(f"{name}: not a run record (top level is {type(record).__name__})")
-    if record.get("schema_version") != SCHEMA_VERSION or "run_id" not in record:
+    if record.get("schema_version") not in READABLE_VERSIONS or "run_id" not in record:
         raise RecordError(f"{name}: not a run record (no schema_version {SCHEMA_VERSION} / run_id)")
+    record = upgrade(record)
     missing = [k for k in ("goal", "provider", "status", "steps", "tool_calls") if k not in record]
     if missing:
         raise RecordError(f"{name}: incomplete run record (missing {', '.join(missing)})")

@@ -21,6 +21,11 @@ def _floats(text: str) -> tuple[float, ...]:
     return values
 
 
+ANSWER_CHECKS = ("off", "flag", "retry")
+"""``ANSWER_CHECK`` values: no check; flag figures no tool result supports; flag them and send the
+model one corrective turn (at most twice)."""
+
+
 @dataclass(frozen=True)
 class Settings:
     """Engine settings; see ``.env.example`` for the variables."""
@@ -47,6 +52,9 @@ class Settings:
     """Root of ``runs/`` and ``workspace/``."""
     search_web_failure_rate: float = 0.3
     """How often the simulated ``search_web`` tool fails transiently (0..1)."""
+    answer_check: str | None = None
+    """``off`` | ``flag`` | ``retry`` (:mod:`agent_core.grounding`); None: ``retry`` for the local
+    model, ``flag`` for the others (see :meth:`answer_check_for`)."""
 
     @property
     def runs_dir(self) -> Path:
@@ -55,6 +63,11 @@ class Settings:
     @property
     def workspace_dir(self) -> Path:
         return self.data_dir / "workspace"
+
+    def answer_check_for(self, provider_id: str) -> str:
+        """The answer check for a run on ``provider_id``: the setting, or its default (``retry``
+        for ``local``, whose small model is the likeliest to make a figure up; ``flag`` else)."""
+        return self.answer_check or ("retry" if provider_id == "local" else "flag")
 
     def replace(self, **changes: object) -> Settings:
         """A copy with some fields changed (None values are ignored)."""
@@ -89,6 +102,7 @@ class Settings:
                 search_web_failure_rate=float(
                     get("SEARCH_WEB_FAILURE_RATE", str(base.search_web_failure_rate))
                 ),
+                answer_check=get("ANSWER_CHECK", "").lower() or None,
             ).validated()
         except ValueError as exc:
             raise ValueError(f"Bad setting in the environment or .env: {exc}") from None
@@ -105,4 +119,6 @@ class Settings:
             raise ValueError("timeouts must be positive")
         if not 0 <= self.search_web_failure_rate <= 1:
             raise ValueError("SEARCH_WEB_FAILURE_RATE must be between 0 and 1")
+        if self.answer_check not in (None, *ANSWER_CHECKS):
+            raise ValueError(f"ANSWER_CHECK must be one of {', '.join(ANSWER_CHECKS)} (got {self.answer_check!r})")
         return self

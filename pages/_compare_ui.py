@@ -120,7 +120,7 @@ def _note(result: Comparison, row: list[int | None], differs: list[bool]) -> str
         if event.key() != base.key():
             notes.append(f"{labels[r]}: other {'arguments' if event.kind == 'tool_call' else event.kind}")
         else:
-            notes.append(f"{labels[r]}: other result")
+            notes.append(f"{labels[r]}: other {'result' if event.kind == 'tool_call' else event.kind}")
     return "; ".join(notes) or "same"
 
 
@@ -140,13 +140,13 @@ def alignment_frame(result: Comparison) -> tuple[pd.DataFrame, pd.DataFrame]:
     for row in result.rows:
         differs = result.row_differs(row)
         cells = [_cell_text(result.cell(row, r)) for r in range(len(row))]
-        rows.append([*cells, _note(result, row, differs)])
+        rows.append([_note(result, row, differs), *cells])
         styles.append(
-            [GAP_STYLE if row[r] is None else (DIFF_STYLE if differs[r] else "") for r in range(len(row))] + [""]
+            [""] + [GAP_STYLE if row[r] is None else (DIFF_STYLE if differs[r] else "") for r in range(len(row))]
         )
-    frame = pd.DataFrame(rows, columns=[*columns, "Note"])
+    frame = pd.DataFrame(rows, columns=["Note", *columns])
     frame.insert(0, "#", range(1, len(frame) + 1))
-    style = pd.DataFrame(styles, columns=[*columns, "Note"])
+    style = pd.DataFrame(styles, columns=["Note", *columns])
     style.insert(0, "#", "")
     return frame, style
 
@@ -180,6 +180,11 @@ def context_frame(result: Comparison) -> tuple[pd.DataFrame, pd.DataFrame]:
         rows.append([entry["step"], *cells])
         styles.append(["", *[DIFF_STYLE if d else "" for d in entry["differs"]]])
     return pd.DataFrame(rows, columns=["Step", *columns]), pd.DataFrame(styles, columns=["Step", *columns])
+
+
+def _height(rows: int, limit: int = 640) -> int:
+    """A table tall enough for ``rows`` rows (no inner scrolling) up to ``limit`` pixels."""
+    return min(limit, 35 * (rows + 1) + 3)
 
 
 def _styled(frame: pd.DataFrame, style: pd.DataFrame) -> Any:
@@ -239,7 +244,8 @@ def show_comparison(records: Sequence[Mapping[str, Any]], *, key: str = "cmp") -
         for d in others:
             st.caption(f"Run {ui.escape_md(d.label)}: {ui.escape_md(d.sentence)}")
     st.subheader("At a glance", help="Each value with its difference from the baseline run in brackets.")
-    st.dataframe(header_frame(result), hide_index=True, width="stretch",
+    head = header_frame(result)
+    st.dataframe(head, hide_index=True, width="stretch", height=_height(len(head)),
                  column_config={"measure": st.column_config.TextColumn("", pinned=True)})
     _open_links(result)
     st.subheader("Aligned steps", help="Each row is one tool call (or the answer / stop). Calls are lined up "
@@ -248,9 +254,14 @@ def show_comparison(records: Sequence[Mapping[str, Any]], *, key: str = "cmp") -
                "Click a cell to see it and open its run.")
     frame, style = alignment_frame(result)
     event = st.dataframe(
-        _styled(frame, style), hide_index=True, width="stretch", key=f"{key}_align", on_select="rerun",
+        _styled(frame, style), hide_index=True, width="stretch", height=_height(len(frame)), key=f"{key}_align",
+        on_select="rerun",
         selection_mode="single-cell",
-        column_config={"#": st.column_config.NumberColumn("#", width="small", format="%d")},
+        column_config={
+            "#": st.column_config.NumberColumn("#", width=40, format="%d", pinned=True),
+            "Note": st.column_config.TextColumn("Note", width=150),
+            **{f"Run {label}": st.column_config.TextColumn(f"Run {label}", width=200) for label in result.labels},
+        },
     )
     cells = list(getattr(getattr(event, "selection", None), "cells", []) or [])
     if cells:
@@ -263,7 +274,7 @@ def show_comparison(records: Sequence[Mapping[str, Any]], *, key: str = "cmp") -
     if ledger.empty:
         st.info("No model turns to show.")
     else:
-        st.dataframe(_styled(ledger, ledger_style), hide_index=True, width="stretch")
+        st.dataframe(_styled(ledger, ledger_style), hide_index=True, width="stretch", height=_height(len(ledger), 420))
     st.download_button(
         "Download the comparison (JSON)",
         json.dumps(result.as_dict(), ensure_ascii=False, indent=2, default=str).encode("utf-8"),

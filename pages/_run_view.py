@@ -8,17 +8,18 @@ the goal, the model or a tool goes through the safe helpers of :mod:`pages._ui`.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, assert_never
 
 import pandas as pd
 import streamlit as st
 
 from agent_core.events import (
-    Event,
+    AnswerSentBack,
     ModelCallFinished,
     ModelCallRetrying,
     ModelCallStarted,
     ModelLoading,
+    RunEvent,
     RunFinished,
     RunStarted,
     StepFinished,
@@ -26,6 +27,7 @@ from agent_core.events import (
     ToolCallStarted,
 )
 from agent_core import stats
+from pages import _grounding_ui as grounding_ui
 from pages import _ui as ui
 
 HISTORY_PAGE = "pages/history.py"
@@ -127,6 +129,7 @@ class StepView:
         self.model_slot = self.model_area.empty()
         self.calls_area = self.status.container()
         self.call_slots: dict[str, Any] = {}
+        self.retry: tuple[int, float] | None = None
 
     def _label(self) -> str:
         marks = "".join(sorted(self.flags))
@@ -157,6 +160,22 @@ class StepView:
         self.model_area.caption(text, help=ui.explain("context block") + " " + ui.explain("trimmed"))
         self.model_slot = self.model_area.empty()
         self.model_slot.caption("🧠 Asking the model…")
+        self.retry = None
+
+    def waiting(self, seconds: float) -> None:
+        """The model call still going ("processing your text… N s"), or the wait before a retry."""
+        if self.model_slot is None:
+            return
+        retry = self.retry
+        if retry is None:
+            self.model_slot.caption(f"🧠 Asking the model — processing your text… {seconds:.0f} s")
+        elif seconds < retry[1]:
+            self.model_slot.caption(f"⏳ Waiting before attempt {retry[0] + 1}: {seconds:.1f} of {retry[1]:.1f} s")
+        else:
+            self.model_slot.caption(
+                f"🧠 Asking the model again (attempt {retry[0] + 1}) — processing your text… "
+                f"{seconds - retry[1]:.0f} s"
+            )
 
     def model_retrying(self, attempt: int, error_type: str, message: str, status: int | None, wait_s: float) -> None:
         """A failed model attempt that will be retried after ``wait_s`` seconds."""
@@ -167,6 +186,7 @@ class StepView:
             f"{ui.md_label(message, 200)}. Retrying in {wait_s:.2f} s.",
             icon="🔁",
         )
+        self.retry = (attempt, wait_s)
         self.summary = f"retrying the model call (attempt {attempt + 1})…"
         self._relabel()
         self.model_slot = self.model_area.empty()
@@ -271,6 +291,10 @@ class RunView:
         self.failed_calls = 0
         self.blocks_sent = 0
         self.loaded: str | None = None
+        self.loading: ModelLoading | None = None
+        self.loading_t0 = 0.0
+        self.waiting_t0: float | None = None
+        """When the current model call (or retry wait) began, while it goes (for :meth:`tick`)."""
         self.loading_slot = st.empty()
         self.gauge_slot = st.empty()
         if live:
@@ -327,66 +351,101 @@ class RunView:
 
     # -- live events --------------------------------------------------------------------------
 
-    def handle(self, event: Event) -> None:
+    def handle(self, event: RunEvent) -> None:
         """Draw one event from :func:`agent_core.loop.run_agent`."""
-        if isinstance(event, RunStarted):
-            self.run_id = event.run_id
-            self.t0 = time.perf_counter()
-            self.draw_gauge()
-        elif isinstance(event, ModelLoading):
-            self.loaded = event.message or event.stage
-            with self.loading_slot.container():
-                share = event.done / event.total if event.total else 0.0
-                pct = f" {share:.0%}" if event.total else ""
-                st.progress(
-                    min(1.0, max(0.0, share)),
-                    text=f"Loading the local model ({ui.md_label(event.stage, 40)}){pct} {ui.md_label(event.message, 120)}",
+        match event:
+            case RunStarted():
+                self.run_id = event.run_id
+                self.t0 = time.perf_counter()
+                self.draw_gauge()
+            case ModelLoading():
+                self.loaded = event.message or event.stage
+                if self.loading is None or self.loading.message != event.message:
+                    self.loading_t0 = time.perf_counter()
+                self.loading = event
+                self._draw_loading()
+            case ModelCallStarted():
+                if self.loaded is not None:
+                    ready = "" if self.loaded in ("ready", "load") else f" · {ui.md_label(self.loaded, 120)}"
+                    self.loading_slot.caption(f"✅ Model ready{ready}")
+                    self.loaded = None
+                    self.loading = None
+                self.waiting_t0 = time.perf_counter()
+                previous = self.step_views.get(self.current_step)
+                if previous is not None and self.collapse_done:
+                    previous.collapse()
+                self.current_step = event.step
+                view = StepView(self.steps_area, event.step, expanded=True)
+                self.step_views[event.step] = view
+                view.model_started(event.blocks_sent, event.blocks_trimmed)
+                self.blocks_sent = len(event.blocks_sent)
+                self.draw_gauge()
+            case ModelCallRetrying():
+                self.waiting_t0 = time.perf_counter()
+                self._step(event.step).model_retrying(
+                    event.attempt, event.error_type, event.message, event.status, event.wait_s
                 )
-        elif isinstance(event, ModelCallStarted):
-            if self.loaded is not None:
-                self.loading_slot.caption(f"✅ Model ready ({ui.md_label(self.loaded, 120)})")
-                self.loaded = None
-            previous = self.step_views.get(self.current_step)
-            if previous is not None and self.collapse_done:
-                previous.collapse()
-            self.current_step = event.step
-            view = StepView(self.steps_area, event.step, expanded=True)
-            self.step_views[event.step] = view
-            view.model_started(event.blocks_sent, event.blocks_trimmed)
-            self.blocks_sent = len(event.blocks_sent)
+            case ModelCallFinished():
+                self.waiting_t0 = None
+                self._step(event.step).model_finished(
+                    ok=event.ok,
+                    duration_ms=event.duration_ms,
+                    attempts=event.attempts,
+                    usage=event.usage.as_dict(),
+                    text=event.text,
+                    tool_calls=event.tool_calls,
+                    error=event.error,
+                )
+            case AnswerSentBack():
+                grounding_ui.mark_step(self._step(event.step), event.unsupported, event.message)
+            case ToolCallStarted():
+                self._step(event.step).tool_started(event.call_id, event.tool)
+            case ToolCallFinished():
+                self.calls += 1
+                self.failed_calls += 0 if event.call.get("success") else 1
+                self._step(event.step).tool_finished(dict(event.call))
+                self.draw_gauge()
+            case StepFinished():
+                self.steps_done = event.step
+                self.tokens = event.total_usage.as_dict()
+                self.cost = event.cost_usd
+                self._step(event.step).finished(event.duration_ms)
+                self.draw_gauge()
+            case RunFinished():
+                for view in self.step_views.values():
+                    if view.status is not None and view.duration == "":
+                        view.finished(None)
+                self.draw_gauge(event.duration_ms)
+            case _:
+                assert_never(event)
+
+    def _draw_loading(self) -> None:
+        event = self.loading
+        if event is None:
+            return
+        share = event.done / event.total if event.total else 0.0
+        waited = time.perf_counter() - self.loading_t0
+        if event.stage == "load" and "warming up" in event.message.lower():
+            # No progress to report while the model reads its instructions: a bar that moves.
+            share = min(0.95, share + 0.45 * (1 - 0.9**waited))
+            text = f"{ui.md_label(event.message, 120)} · {waited:.0f} s"
+        else:
+            pct = f" {share:.0%}" if event.total else ""
+            text = f"Loading the local model ({ui.md_label(event.stage, 40)}){pct} {ui.md_label(event.message, 120)}"
+            if waited >= 1:
+                text += f" · {waited:.0f} s"
+        self.loading_slot.progress(min(1.0, max(0.0, share)), text=text)
+
+    def tick(self) -> None:
+        """Move the clock while nothing happens: the Time metric, the wait on the model, the
+        warm-up bar (called about once a second by the page that follows a live run)."""
+        if self.loaded is not None:
+            self._draw_loading()
+        view = self.step_views.get(self.current_step)
+        if self.waiting_t0 is not None and view is not None:
+            view.waiting(time.perf_counter() - self.waiting_t0)
+        if self.run_id:
             self.draw_gauge()
-        elif isinstance(event, ModelCallRetrying):
-            self._step(event.step).model_retrying(
-                event.attempt, event.error_type, event.message, event.status, event.wait_s
-            )
-        elif isinstance(event, ModelCallFinished):
-            self._step(event.step).model_finished(
-                ok=event.ok,
-                duration_ms=event.duration_ms,
-                attempts=event.attempts,
-                usage=event.usage,
-                text=event.text,
-                tool_calls=event.tool_calls,
-                error=event.error,
-            )
-        elif isinstance(event, ToolCallStarted):
-            self._step(event.step).tool_started(event.call_id, event.tool)
-        elif isinstance(event, ToolCallFinished):
-            self.calls += 1
-            self.failed_calls += 0 if event.call.get("success") else 1
-            self._step(event.step).tool_finished(event.call)
-            self.draw_gauge()
-        elif isinstance(event, StepFinished):
-            self.steps_done = event.step
-            self.tokens = dict(event.total_usage)
-            self.cost = event.cost_usd
-            self._step(event.step).finished(event.duration_ms)
-            self.draw_gauge()
-        elif isinstance(event, RunFinished):
-            for view in self.step_views.values():
-                if view.status is not None and view.duration == "":
-                    view.finished(None)
-            self.draw_gauge(event.duration_ms)
 
     def _step(self, step: int) -> StepView:
         view = self.step_views.get(step)
@@ -435,6 +494,8 @@ class RunView:
                 tool_calls=len(ids),
                 error=str(failed.get("message") or failed.get("error_type") or "") or None,
             )
+            if isinstance(check := step.get("answer_check"), dict):
+                grounding_ui.mark_step(sv, [str(t) for t in check.get("unsupported") or []], str(check.get("message") or ""))
             for call_id in ids:
                 entry = calls.get(call_id)
                 if entry is not None:
@@ -462,13 +523,14 @@ def show_outcome(record_or_event: dict[str, Any], *, container: Any = None, link
     if answer:
         box.markdown("**Answer**")
         ui.show_text(answer, box)
+        grounding_ui.show_badge(record_or_event, box)
     if status != "completed" and isinstance(error, dict) and error.get("message"):
         box.markdown("**What the program said**", help=f"Error type: {ui.one_line(error.get('type'), 60)}")
         ui.show_text(error.get("message"), box)
     run_id = str(record_or_event.get("run_id") or "")
     from pages._explain_ui import show_summary  # (imports this module: not at the top)
 
-    show_summary(record_or_event, box, key=f"summary_{run_id}")
+    show_summary(record_or_event, box, key=f"summary_{run_id}", ai=not link)  # History (no link): with AI
     if link and run_id:
         box.page_link(
             HISTORY_PAGE, label="Open this run in History (shareable link)", icon="🔎", query_params={"run": run_id}

@@ -223,6 +223,26 @@ def ensure_app_frame() -> None:
         st.rerun()
 
 
+def open_default_page_by_name(name: str) -> None:
+    """Let ``/<name>`` open the default page (whose own URL is ``/``) instead of a "Page not found"
+    box over it; call before ``st.navigation``.
+
+    Streamlit gives the default page the empty URL path and looks a requested page up by its
+    path, so ``/run`` (the Run page is the default) matched nothing. Clearing the request for
+    that name makes navigation fall back to the default page, quietly.
+    """
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+    except ImportError:  # a Streamlit without it has no such lookup
+        return
+    ctx = get_script_run_ctx()
+    manager = getattr(ctx, "pages_manager", None)
+    if manager is None or getattr(manager, "intended_page_name", None) != name:
+        return
+    if not getattr(manager, "intended_page_script_hash", None):
+        manager.set_script_intent("", "")
+
+
 def settings() -> Settings:
     """Settings of this session, read once per session from the environment / ``.env``.
 

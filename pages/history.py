@@ -15,6 +15,7 @@ from agent_core import stats
 from agent_core.errors import RecordError
 from pages import _explain_ui, _ui as ui
 from pages._compare_ui import compare_picker
+from pages._evals_ui import history_eval_filter
 from pages._run_view import RunView, show_outcome
 
 ui.ensure_app_frame()
@@ -319,6 +320,7 @@ def _run_detail(record: dict[str, Any]) -> None:
                 mime="text/csv",
                 key=f"history_dl_{suffix}",
             )
+        _explain_ui.download_page(record)
 
 
 # --- Page -------------------------------------------------------------------------------------
@@ -326,6 +328,7 @@ def _run_detail(record: dict[str, Any]) -> None:
 st.title("🗂️ History")
 st.caption("Every saved run, newest first. Pick a row to see what happened at each step.")
 ui.problems_warning(store)
+_explain_ui.import_box(store)
 runs = store.runs()
 selected = st.query_params.get("run")
 
@@ -355,6 +358,7 @@ view = ui.filter_runs(
     days=days,
     text=text,
 )
+view = history_eval_filter(view, config)  # ?eval=ID[&goal=G]: one eval's runs
 column, ascending = ORDERS[order]
 if (column, ascending) != ("started_at", False):  # the store's table is already newest first
     view = view.sort_values(column, ascending=ascending, na_position="last", kind="stable")

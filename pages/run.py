@@ -1,29 +1,24 @@
 """Run page: type a goal (or pick a demo scenario) and watch the agent loop live.
 
-The loop runs inside this script, event by event. Clicking Stop (or any widget) makes Streamlit
-start a new script run at once and stop the old one at its next ``st`` call. The new run sets the
-run's cancel event (which also cuts model calls, tool calls and retry waits short) and waits for
-the old run to end; the old run's generator is closed by ``contextlib.closing``, which saves the
-record as ``cancelled``; the new run then shows that saved record.
+The loop runs in a background thread bound to the session (:mod:`pages._live`); this page follows
+it, event by event. Opening another page (or clicking any widget) only ends the drawing: the run
+goes on, the sidebar says so, and coming back draws it again, live or finished. Stop sets the run's
+cancel event, which also cuts model calls, tool calls and retry waits short; the record is saved
+as ``cancelled``.
 """
 
 from __future__ import annotations
-
-import contextlib
-import random
-import threading
 
 import streamlit as st
 
 from agent_core import demo
 from agent_core.errors import ProviderError, RecordError
-from agent_core.events import RunFinished, RunStarted
-from agent_core.loop import run_agent, validate_goal
-from agent_core.masking import mask_text
-from agent_core.providers import ProviderInfo, default_provider_id, list_providers, make_provider
-from agent_core.providers.base import Provider
-from agent_core.settings import Settings
-from agent_core.tools import ToolRegistry
+from agent_core.loop import MAX_GOAL_CHARS
+from agent_core.providers import default_provider_id, list_providers
+from agent_core.runs import PreparedRun, prepare_run
+from pages import _grounding_ui as grounding_ui
+from pages import _live
+from pages import _provider_ui as _providers
 from pages import _ui as ui
 from pages._run_view import RunView, show_outcome
 
@@ -39,8 +34,6 @@ EXAMPLES = (
     "hello",
 )
 
-STOP_WAIT_S = 20.0  # how long a rerun waits for an interrupted run to save itself
-
 ui.ensure_app_frame()
 config = ui.settings()
 store = ui.run_store(config, refresh=False)  # this page only loads the record it ran
@@ -52,121 +45,59 @@ def _use_example() -> None:
         st.session_state["run_goal"] = example
 
 
-def _request_stop() -> None:
-    st.session_state["run_stop_requested"] = True
-    cancel = st.session_state.get("run_cancel")
-    if isinstance(cancel, threading.Event):
-        cancel.set()
-
-
-def _provider_label(info: ProviderInfo) -> str:
-    text = f"{info.id} — {info.label}"
-    return text if info.available else f"{text} (unavailable)"
-
-
-def live_run(
-    goal: str,
-    *,
-    provider: Provider,
-    registry: ToolRegistry,
-    settings: Settings,
-    scripted: bool = False,
-    rng: random.Random | None = None,
-    banner: str = "",
-) -> None:
-    """Run the loop here, drawing each event as it arrives; Stop cancels it at once."""
-    head, stop = st.columns([4, 1], vertical_alignment="center")
-    head.subheader("Live run")
-    stop_slot = stop.empty()
-    stop_slot.button(
-        "Stop",
-        icon=":material/stop_circle:",
-        key="run_stop",
-        on_click=_request_stop,
-        width="stretch",
-        help="Stops the run at once, even in the middle of a model or tool call; what finished so far is kept "
-        "and the run is saved as cancelled.",
-    )
-    if banner:
-        st.info(banner, icon="🎬")
-    st.caption("Goal")
-    ui.show_text(mask_text(goal))  # as the record keeps it: a pasted key is never shown back
-    cancel, done = threading.Event(), threading.Event()
-    st.session_state["run_cancel"] = cancel
-    st.session_state["run_done"] = done
+def _view(max_steps: int, max_context_blocks: int, scripted: bool) -> RunView:
     # A scripted demo keeps every step open: each one shows something on purpose.
-    view = RunView(
-        max_steps=settings.max_steps, max_context_blocks=settings.max_context_blocks, collapse_done=not scripted
-    )
-    finished: RunFinished | None = None
-    events = run_agent(
-        goal, provider=provider, registry=registry, settings=settings, cancel=cancel, scripted=scripted, rng=rng
-    )
-    try:
-        with contextlib.closing(events):  # an interruption closes the loop: record saved as cancelled
-            for event in events:
-                if isinstance(event, RunStarted):
-                    st.session_state["run_active"] = event.run_id
-                    st.session_state["run_last"] = event.run_id
-                view.handle(event)
-                if isinstance(event, RunFinished):
-                    finished = event
-    finally:
-        done.set()
-    st.session_state.pop("run_active", None)
-    stop_slot.empty()
-    if finished is not None:
-        show_outcome(finished.as_dict())
+    return RunView(max_steps=max_steps, max_context_blocks=max_context_blocks, collapse_done=not scripted)
 
 
-def stop_interrupted_run() -> bool:
-    """Cancel the run an earlier script run was drawing, and wait until it has saved itself.
-
-    False when it has not ended after :data:`STOP_WAIT_S` (it ends within ~0.1 s of the cancel
-    event; this only guards against a page that stopped drawing it).
-    """
-    cancel, done = st.session_state.get("run_cancel"), st.session_state.get("run_done")
-    if isinstance(cancel, threading.Event):
-        cancel.set()
-    if not isinstance(done, threading.Event) or done.is_set():
-        return True
-    with st.spinner("Stopping the run…"):
-        return done.wait(STOP_WAIT_S)
+def live_run(prepared: PreparedRun, *, banner: str = "") -> None:
+    """Start the run in the background (it goes on if the page changes) and follow it here."""
+    show_live(_live.start(prepared, banner=banner))
 
 
-def show_last_run(interrupted_id: str | None) -> None:
+def show_live(run: _live.BackgroundRun) -> None:
+    """Draw this session's background run until it ends (Stop stays on top meanwhile), then its outcome."""
+    _live.follow(run, _view)
+    _live.end_message(run)
+    st.session_state.pop(_live.SESSION_KEY, None)
+    if run.run_id:
+        st.session_state["run_last"] = run.run_id
+    if run.finished is not None:
+        show_outcome(run.finished.as_dict())
+
+
+def show_last_run() -> None:
     """After a rerun: the run this session started last, drawn from its saved record."""
-    stop_requested = st.session_state.pop("run_stop_requested", False)
-    run_id = interrupted_id or st.session_state.get("run_last")
+    run_id = st.session_state.get("run_last")
     if not run_id:
         return
-    settled = stop_interrupted_run() if interrupted_id else True
     try:
         record = store.load(run_id)
     except RecordError as exc:
         st.warning(f"The last run's record could not be read: {ui.md_label(exc, 200)}")
         return
-    if interrupted_id:
-        if not settled:
-            st.warning(
-                "The run has not finished stopping yet; it will be saved as cancelled. Reload the page in a moment.",
-                icon="⏳",
-            )
-        elif record.get("status") != "cancelled":
-            st.info(f"The run had already ended ({ui.md_label(record.get('status'), 20)}) when it was stopped.")
-        elif stop_requested:
-            st.warning("Stopped. The steps finished so far were kept and the run is saved as cancelled.", icon="🛑")
-        else:
-            st.warning(
-                "The run was interrupted because the page changed while it ran; it is saved as cancelled.",
-                icon="🛑",
-            )
     head = "Last run" + (" · scripted demo" if record.get("scripted") else "")
     st.subheader(head, help=ui.explain("scripted") if record.get("scripted") else None)
     st.caption("Goal")
-    ui.show_text(record.get("goal"))
+    _live.fold_goal(str(record.get("goal") or ""))
     RunView.from_record(record)
     show_outcome(record)
+
+
+STEP_RANGE = (1, 50)
+BLOCK_RANGE = (1, 50)
+
+
+def _limit_problem(max_steps: float | None, max_blocks: float | None) -> str:
+    """Why the step or context-block limit in the boxes cannot be used ('' when both are fine)."""
+    for name, value, (low, high) in (
+        ("step limit", max_steps, STEP_RANGE),
+        ("context-block limit", max_blocks, BLOCK_RANGE),
+    ):
+        if value is None or value != int(value) or not low <= value <= high:
+            shown = "empty" if value is None else f"{value:g}"
+            return f"The {name} must be a whole number from {low} to {high} (it is {shown})."
+    return ""
 
 
 # --- Page -------------------------------------------------------------------------------------
@@ -178,10 +109,12 @@ st.caption(
 )
 
 with st.spinner("Checking which models are available…"):  # the first check imports the SDKs (slow once)
-    providers = {info.id: info for info in list_providers()}
+    providers = {
+        info.id: _providers.checked(info, str(st.session_state.get(f"run_base_url_{info.id}") or ""))
+        for info in list_providers()
+    }
     default_id = default_provider_id()
-if "run_goal" not in st.session_state:
-    st.session_state["run_goal"] = EXAMPLES[0]
+active = _live.running()
 
 tab_goal, tab_demo = st.tabs(["Your goal", "Demo scenarios (scripted)"])
 
@@ -199,20 +132,22 @@ with tab_goal:
         "Goal",
         key="run_goal",
         height=90,
-        help=ui.explain("goal"),
-        placeholder="What should the agent do? Any language.",
+        max_chars=MAX_GOAL_CHARS,  # the box counts the characters up to the limit
+        help=ui.explain("goal") + " Pick an example above to try one.",
+        placeholder="What should the agent do? For example: What is (24*7)+100? — any language.",
     )
-    c_provider, c_model, c_url = st.columns([1.4, 1, 1])
     ids = list(providers)
-    provider_id = c_provider.selectbox(
+    # The provider on its own line: its plain label stays readable at 800 px.
+    provider_id = st.selectbox(
         "Provider",
         ids,
         index=ids.index(default_id) if default_id in ids else 0,
         key="run_provider",
-        format_func=lambda pid: _provider_label(providers[pid]),
+        format_func=lambda pid: _providers.label(providers[pid]),
         help=ui.explain("provider"),
     )
     info = providers[provider_id]
+    c_model, c_url = st.columns(2)
     model = c_model.text_input(
         "Model",
         value=info.default_model,
@@ -236,12 +171,16 @@ with tab_goal:
             help="This provider does not use a base URL.",
         )
     if not info.available:
-        st.warning(f"**{ui.md_label(info.id)} is unavailable here:** {ui.md_label(info.hint, 200)}", icon="🔌")
-    c_steps, c_blocks = st.columns(2)
+        st.warning(
+            f"**{ui.md_label(_providers.PLAIN.get(info.id, (info.id,))[0])} is unavailable here:** "
+            f"{ui.md_label(info.hint, 300)} {ui.escape_md(_providers.pointers(providers))}",
+            icon="🔌",
+        )
+    c_steps, c_blocks, c_check = st.columns(3)
+    # No min/max on the boxes: the browser would keep an out-of-range number to itself (red box)
+    # and Run would silently use the previous one. The number is checked here instead.
     max_steps = c_steps.number_input(
         "Step limit",
-        min_value=1,
-        max_value=50,
         value=config.max_steps,
         step=1,
         key="run_max_steps",
@@ -249,13 +188,15 @@ with tab_goal:
     )
     max_blocks = c_blocks.number_input(
         "Context-block limit",
-        min_value=1,
-        max_value=50,
         value=config.max_context_blocks,
         step=1,
         key="run_max_blocks",
         help=ui.explain("context block") + " " + ui.explain("context-block limit"),
     )
+    limit_problem = _limit_problem(max_steps, max_blocks)
+    if limit_problem:
+        st.error(limit_problem + " Run will not start until it is.", icon="✋")
+    answer_check = grounding_ui.answer_check_control(c_check, provider_id, config.answer_check)
     all_tools = ui.tool_registry(config).names()
     chosen_tools = st.multiselect(
         "Tools the agent may use",
@@ -265,7 +206,12 @@ with tab_goal:
         help=ui.explain("tool call") + " Leave a tool out to see how the agent copes without it.",
     )
     start_goal = st.button(
-        "Run", icon=":material/play_arrow:", type="primary", key="run_start", disabled=not info.available
+        "Run",
+        icon=":material/play_arrow:",
+        type="primary",
+        key="run_start",
+        disabled=not info.available or active is not None,
+        help="A run is still going (see below)." if active is not None else None,
     )
 
 with tab_demo:
@@ -288,35 +234,38 @@ with tab_demo:
         else None
     )
 
-interrupted = st.session_state.pop("run_active", None)
 st.divider()
 
-if start_goal:
+if (start_goal or start_demo) and active is not None:
+    st.warning("A run is still going: stop it or wait for it to end before starting another.", icon="⏳")
+    show_live(active)
+elif start_goal:
     try:
-        goal = validate_goal(st.session_state.get("run_goal", ""))
-        settings = config.replace(
-            max_steps=int(max_steps), max_context_blocks=int(max_blocks), model_name=model.strip() or None
-        ).validated()
-        registry = ui.tool_registry(settings).subset(chosen_tools)
-        provider = make_provider(
-            provider_id, settings=settings, model=model.strip() or None, base_url=base_url.strip() or None
+        if limit_problem:
+            raise ValueError(limit_problem)
+        prepared = prepare_run(
+            st.session_state.get("run_goal", ""),
+            provider_id,
+            model=model,
+            base_url=base_url,
+            settings=config,
+            overrides={
+                "max_steps": int(max_steps), "max_context_blocks": int(max_blocks), "answer_check": answer_check,
+            },
+            tools=chosen_tools,
         )
     except ProviderError as exc:
         st.error(f"Cannot start: {ui.md_label(exc.message, 300)}", icon="🔌")
     except ValueError as exc:
         st.error(f"Cannot start: {ui.md_label(exc, 300)}", icon="✋")
     else:
-        live_run(goal, provider=provider, registry=registry, settings=settings)
+        live_run(prepared)
 elif start_demo:
-    prepared = demo.prepare(start_demo, config)
     live_run(
-        prepared.goal,
-        provider=prepared.provider,
-        registry=prepared.registry,
-        settings=prepared.settings,
-        scripted=True,
-        rng=prepared.rng,
-        banner=f"Scripted demo — {prepared.scenario.title}. Fixed model turns, real tools and engine.",
+        demo.prepare(start_demo, config),
+        banner=f"Scripted demo — {scenarios[start_demo].title}. Fixed model turns, real tools and engine.",
     )
+elif _live.current() is not None:  # the run this session started, live (or finished while away)
+    show_live(_live.current())
 else:
-    show_last_run(interrupted)
+    show_last_run()

@@ -7,7 +7,7 @@ from typing import Any
 import streamlit as st
 
 from agent_core import stats
-from pages import _ui as ui
+from pages import _coverage_ui, _ui as ui
 
 ui.ensure_app_frame()
 config = ui.settings()
@@ -187,4 +187,7 @@ st.download_button(
     file_name="tool-stats.csv",
     mime="text/csv",
     key="stats_dl",
+)
+_coverage_ui.show_coverage(
+    store, _coverage_ui.run_ids_for(runs, providers=providers, models=models, days=days, include_demos=include_demos)
 )

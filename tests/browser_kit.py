@@ -181,10 +181,16 @@ def wait_idle(page: Page) -> None:
 
 
 def choose_provider(page: Page, name: str) -> Locator:
-    """Pick provider ``name`` in the Run page's Provider box; returns the box."""
+    """Pick provider ``name`` (an id such as ``offline``) in the Run page's Provider box, where it
+    shows under its plain name ("Instant demo — …"); returns the box."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from pages._provider_ui import PLAIN
+
+    shown = PLAIN.get(name, (name,))[0]
     box = page.get_by_role("combobox", name="Provider")
     box.click()
-    page.get_by_role("option", name=re.compile(rf"^{re.escape(name)} — ")).click()
+    page.get_by_role("option", name=re.compile(rf"^{re.escape(shown)} — ")).click()
     wait_idle(page)
     return box
 

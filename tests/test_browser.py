@@ -12,6 +12,7 @@ import json
 import os
 import re
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -87,7 +88,7 @@ def shoot(page: Page, name: str) -> None:
 
 def choose_offline(page: Page) -> None:
     box = choose_provider(page, "offline")
-    assert box.input_value().startswith("offline — offline demo model")
+    assert box.input_value().startswith("Instant demo — rule-based, no AI")
 
 
 def open_run_page(page: Page, url: str) -> None:
@@ -332,4 +333,50 @@ def test_a_shared_link_works_on_a_freshly_started_server(tmp_path: Path, browser
         if target.startswith("history"):
             assert "268" in page.locator('[data-testid="stMain"]').inner_text()
             shoot(page, "12-shared-link-fresh-server")
+        assert_clean_log(srv.log)
+
+
+def test_first_hour_leave_and_come_back_toolbar_stop_and_step_limit(tmp_path: Path, browser: Browser) -> None:
+    """One slow server for three first-hour checks: while a run goes, Streamlit's toolbar Stop is
+    hidden and ours is on screen; leaving for History does not cancel the run (the sidebar says
+    "1 run in progress") and coming back shows it finished; an invalid step limit refuses to
+    start and says why, instead of silently using the previous value."""
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(SLOW_BACKOFF, encoding="utf-8")
+    env = {
+        "PYTHONPATH": os.pathsep.join([str(hook), str(ROOT), os.environ.get("PYTHONPATH", "")]),
+        "SEARCH_WEB_FAILURE_RATE": "1",
+        "RETRY_DELAYS": "1,1,1",
+    }
+    with streamlit_app(fresh_data_dir(tmp_path / "agent_data"), {**APP_ENV, **env}) as srv:
+        with browser_page(browser) as page:
+            open_run_page(page, srv.url)
+            choose_offline(page)
+            start_run(page, "Search the web for streamlit")
+            page.get_by_text("Running search_web").first.wait_for()
+            assert page.locator(".st-key-run_stop button").first.is_visible()
+            toolbar_stop = page.locator('[data-testid="stStatusWidget"] button')
+            assert toolbar_stop.count() == 0 or not toolbar_stop.first.is_visible()
+            page.get_by_role("link", name="History").first.click()
+            page.get_by_text("1 run in progress").first.wait_for()
+            (path,) = list((srv.data_dir / "runs").glob("*.json"))
+            deadline = time.monotonic() + 30
+            while json.loads(path.read_text(encoding="utf-8"))["status"] == "running":
+                assert time.monotonic() < deadline, "the run did not go on in the background"
+                time.sleep(0.3)
+            assert json.loads(path.read_text(encoding="utf-8"))["status"] != "cancelled"
+            page.get_by_role("link", name="Run").first.click()
+            page.get_by_text("Outcome:").first.wait_for()
+            wait_idle(page)
+            assert page.get_by_text("search_web").count() > 0
+
+            steps = page.get_by_label("Step limit", exact=True)
+            steps.fill("0")
+            steps.press("Enter")
+            page.get_by_text("The step limit must be a whole number from 1 to 50").first.wait_for()
+            page.locator(".st-key-run_start button").click()
+            page.get_by_text("Cannot start").first.wait_for()
+            wait_idle(page)
+            assert len(list((srv.data_dir / "runs").glob("*.json"))) == 1
         assert_clean_log(srv.log)

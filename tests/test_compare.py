@@ -210,3 +210,16 @@ def test_cli_compare_json_and_bad_input(settings: Settings, monkeypatch: Any, ca
     assert "unknown run id(s): no-such-run" in capsys.readouterr().err
     assert main(["compare", *(ids * 3)[:7]]) == 2
     assert "at most 6" in capsys.readouterr().err
+
+
+def test_star_alignment_shares_a_row_only_for_the_same_extra_call() -> None:
+    from agent_core.compare import align
+
+    x = {"kind": "tool", "tool": "calculator", "args": {"q": "a"}, "result": "r1"}
+    y = {"kind": "tool", "tool": "lookup", "args": {"q": "b"}, "result": "r1"}
+    z = {"kind": "tool", "tool": "read_file", "args": {"q": "c"}, "result": "r1"}
+    end = {"kind": "answer", "text": "done"}
+    runs = [[x, end], [y, x, end], [y, x, end], [z, x, end]]
+    trajs = [trajectory(make_record(f"r{i}", ev, [3] * 5)) for i, ev in enumerate(runs)]
+    rows = align(trajs, 0)
+    assert rows == [[None, 0, 0, None], [None, None, None, 0], [0, 1, 1, 1], [1, 2, 2, 2]]

@@ -146,10 +146,15 @@ def test_schema_fields_and_arguments() -> None:
 def test_run_page_widgets(data_dir: Path) -> None:
     at = app()
     assert at.title[0].value.endswith("Run an agent")
-    assert at.text_area(key="run_goal").value == SEED_GOAL
+    # The goal box starts empty (an example is one pick away), with a counter up to the limit.
+    assert at.text_area(key="run_goal").value == ""
+    assert at.text_area(key="run_goal").max_chars == 20_000
     provider = at.selectbox(key="run_provider")
-    assert {"offline", "openai", "anthropic", "openai-chat", "local"} <= {o.split(" — ")[0] for o in provider.options}
-    assert any(o.startswith("offline — offline demo model") for o in provider.options)
+    # Plain names, the status first when a provider cannot be used.
+    assert "Instant demo — rule-based, no AI" in provider.options
+    names = {o.removeprefix("⛔ ").split(" — ")[0] for o in provider.options}
+    assert {"Instant demo", "OpenAI", "Anthropic Claude", "Your own model server", "Local AI model"} <= names
+    assert all(o.startswith("⛔ ") for o in provider.options if "needs an API key" in o)
     assert at.number_input(key="run_max_steps").value == 10
     assert at.number_input(key="run_max_blocks").value == 8
     assert "calculator" in at.multiselect(key="run_tools").value
@@ -161,6 +166,8 @@ def test_run_page_widgets(data_dir: Path) -> None:
     if not any(w.value and "unavailable" in w.value for w in at.warning):
         pytest.skip("anthropic is configured on this machine")
     assert at.button(key="run_start").disabled
+    # The message points to the providers that work.
+    assert any("Working here" in w.value and "Instant demo" in w.value for w in at.warning)
     assert not at.exception
 
 
@@ -203,6 +210,18 @@ def test_run_respects_limits_and_tools(data_dir: Path) -> None:
     assert record["status"] == "max_steps"
     assert record["settings"]["tools"] == ["calculator", "lookup"]
     assert any("max_steps" in m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("steps", [0, 1000])
+def test_an_invalid_step_limit_is_refused_with_a_reason(data_dir: Path, steps: int) -> None:
+    at = app()
+    at.selectbox(key="run_provider").select("offline").run()
+    at.text_area(key="run_goal").input("What is 2+2?")
+    at.number_input(key="run_max_steps").set_value(steps).run()
+    assert any("step limit must be a whole number from 1 to 50" in e.value for e in at.error)
+    at.button(key="run_start").click().run()
+    assert any("Cannot start" in e.value and f"it is {steps}" in e.value for e in at.error)
+    assert records(data_dir) == []
 
 
 def test_empty_goal_is_refused(data_dir: Path) -> None:
@@ -252,28 +271,63 @@ def test_every_demo_scenario_runs(data_dir: Path, scenario: str) -> None:
     assert load_record(finished.path)["scripted"] is True
 
 
-def test_stop_saves_cancelled_and_next_rerun_shows_it(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Streamlit interrupts the script when Stop is clicked; simulate that after step 1."""
+def test_a_run_survives_a_page_change_and_stop_still_works(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run goes on in the background when its page stops drawing it (a page change ends the
+    script at the next st call); the sidebar elsewhere says so; back on Run it is drawn again,
+    and our Stop cancels it."""
+    import threading
+    import time
+
     from pages import _run_view
 
+    release = threading.Event()
+    started = threading.Event()
+
+    class Slow(ScriptedProvider):
+        instant = False  # called in a worker, like a real model: a Stop does not wait for it
+
+        def complete(self, request):  # type: ignore[no-untyped-def]
+            if request.step == 2:  # the second model call waits (a Stop cuts the wait short)
+                started.set()
+                release.wait(20)
+            return super().complete(request)
+
+    turns = [
+        {"tool_calls": [{"name": "calculator", "arguments": {"expression": "6*7"}}]},
+        {"text": "42"},
+    ]
+    import agent_core.providers as providers
+
+    monkeypatch.setattr(providers, "make_provider", lambda *a, **k: Slow(turns))
     original = _run_view.RunView.handle
 
-    def interrupted(self: Any, event: Any) -> None:
+    def leave_after_step_1(self: Any, event: Any) -> None:
         original(self, event)
         if isinstance(event, StepFinished) and event.step == 1:
-            raise StopException()  # what a rerun request does at the next st call
+            raise StopException()  # what opening another page does at the next st call
 
-    monkeypatch.setattr(_run_view.RunView, "handle", interrupted)
+    monkeypatch.setattr(_run_view.RunView, "handle", leave_after_step_1)
     at = app()
     at.selectbox(key="run_provider").select("offline").run()
+    at.text_area(key="run_goal").input("What is 6*7?")
     at.button(key="run_start").click().run()
+    assert started.wait(10)
+    (record,) = records(data_dir)
+    assert record["status"] == "running"  # not cancelled by the page change
+    at.switch_page("pages/history.py").run()  # (AppTest runs the page without app.py's sidebar)
+    assert not at.exception
+    # Back on Run, it is drawn again from its events (the patched view leaves again after step 1).
+    at.switch_page("pages/run.py").run()
+    assert at.status and at.status[0].label.startswith("Step 1")
+    monkeypatch.setattr(_run_view.RunView, "handle", original)
+    started_at = time.monotonic()
+    at.button(key="run_stop").click().run()
+    assert time.monotonic() - started_at < 5  # the waiting model call was cut short
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("Stopped" in w.value for w in at.warning)
     (record,) = records(data_dir)
     assert record["status"] == "cancelled" and len(record["steps"]) == 1
-    monkeypatch.setattr(_run_view.RunView, "handle", original)
-    at.button(key="run_stop").click().run()
-    assert any("Stopped" in w.value for w in at.warning)
-    assert any("cancelled" in m.value for m in at.markdown)
-    assert len(at.status) == 1
+    release.set()
 
 
 def test_model_loading_progress(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -289,6 +343,7 @@ def test_model_loading_progress(data_dir: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(providers, "make_provider", lambda *a, **k: Loading([{"text": "ready"}]))
     at = app()
     at.selectbox(key="run_provider").select("offline").run()
+    at.text_area(key="run_goal").input("hello")
     at.button(key="run_start").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("Model ready" in c.value and "weights loaded" in c.value for c in at.caption)

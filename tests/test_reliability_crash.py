@@ -346,6 +346,7 @@ def test_run_page_says_the_disk_is_full(data_dir: Path, monkeypatch: pytest.Monk
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30)
     at.run()
     at.selectbox(key="run_provider").select("offline").run()
+    at.text_area(key="run_goal").input("단가를 확인해서 제품 7개의 총 가격을 계산해 주세요.")
     monkeypatch.setattr(os, "fdopen", disk.fdopen)
     at.button(key="run_start").click().run()
     monkeypatch.undo()
@@ -367,6 +368,7 @@ def test_run_page_with_a_read_only_runs_folder(data_dir: Path, monkeypatch: pyte
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30)
     at.run()
     at.selectbox(key="run_provider").select("offline").run()
+    at.text_area(key="run_goal").input("What is (24*7)+100?")
     at.button(key="run_start").click().run()
     assert not at.exception, [e.value for e in at.exception]
     texts = [t.value for t in at.text] + [m.value for m in at.markdown] + [e.value for e in at.error]

@@ -98,6 +98,8 @@ def block_messages(block: ContextBlock) -> list[dict[str, Any]]:
         if item.get("type") == "tool_use" and call_id not in answered:
             results.append({"type": "tool_result", "tool_use_id": call_id, "content": MISSING_OUTPUT, "is_error": True})
             answered.add(call_id)
+    if block.feedback:  # the answer check's corrective turn (a text block after any tool results)
+        results.append({"type": "text", "text": block.feedback})
     if results:
         messages.append({"role": "user", "content": results})
     return messages

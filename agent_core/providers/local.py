@@ -77,6 +77,12 @@ TEMPERATURE = 0.0
 SEED = 42
 CACHE_RAM_MIB = 256
 """Bound on llama.cpp's in-RAM prompt cache (its default, 8 GB, is more than this machine has)."""
+WARM_UP_S = 20
+"""About how long the warm-up (:meth:`LocalProvider._warm_up`) takes on 2 cores, for the progress text."""
+N_BATCH = 128
+"""Prompt tokens llama.cpp processes between two checks for a Stop (its default, 2048, is over a
+minute of work on 2 cores: a Stop during a long goal left the model busy for minutes). With
+``return_progress`` the server reports after every batch, and the reply to that report stops it."""
 
 
 def availability() -> str | None:
@@ -161,6 +167,8 @@ def _load_engine(path: Path, *, n_threads: int, n_ctx: int) -> tuple[_Engine, bo
         params.n_ctx = n_ctx
         params.n_parallel = 1
         params.n_predict = MAX_TOKENS
+        params.n_batch = N_BATCH
+        params.n_ubatch = N_BATCH
         params.cpuparams.n_threads = n_threads
         params.cpuparams_batch.n_threads = n_threads
         params.sampling.temp = TEMPERATURE
@@ -318,7 +326,7 @@ class LocalProvider:
             yield LoadProgress("load", 2, 2, "model already loaded")
             return
         yield LoadProgress(
-            "load", 1, 2, f"model loaded in {engine.load_ms / 1000:.1f} s; reading the tool list"
+            "load", 1, 2, f"Warming up the model (first run only, about {WARM_UP_S} s): it reads the tool list once"
         )
         self.warm_ms = self._warm_up(engine)
         yield LoadProgress("load", 2, 2, "ready")
@@ -467,6 +475,7 @@ class LocalProvider:
             "seed": SEED,
             "cache_prompt": True,
             "stream": True,
+            "return_progress": True,  # a chunk per prompt batch: a Stop is seen during a long prompt too
         }
         content, final, elapsed = self._generate(engine, body, deadline, request.timeout, request.cancel)
         cut = final.get("finish_reason") == "length"
@@ -496,8 +505,8 @@ class LocalProvider:
         self, engine: _Engine, body: dict[str, Any], deadline: float, timeout: float,
         cancel: threading.Event | None = None,
     ) -> tuple[str, dict[str, Any], float]:
-        """Stream one completion, stopping at ``deadline`` (or at the next token once ``cancel``
-        is set: the run was stopped, and the model is free for the next one at once).
+        """Stream one completion, stopping at ``deadline`` (or at the next token or prompt batch once
+        ``cancel`` is set: the run was stopped, and the model is free for the next one at once).
 
         Returns ``(content, {finish_reason, timings, usage}, ms)``.
         """
@@ -541,7 +550,7 @@ class LocalProvider:
             message = error.get("message", str(error)) if isinstance(error, dict) else str(error)
             kind = error.get("type", "LlamaCppError") if isinstance(error, dict) else "LlamaCppError"
             if kind == "exceed_context_size_error":
-                message += " (lower the context-block limit or MAX_TOOL_OUTPUT_CHARS)"
+                message += " (shorten the goal; if it is short, lower the context-block limit or MAX_TOOL_OUTPUT_CHARS)"
             raise ProviderError(f"llama.cpp: {message}", provider=PROVIDER_ID, error_type=str(kind))
         if cancel is not None and cancel.is_set():
             raise ProviderError("the run was stopped", provider=PROVIDER_ID, error_type="Cancelled")

@@ -323,7 +323,9 @@ def build_messages(
     ]
     for block in blocks:
         messages.append({"role": "assistant", "content": _assistant_json(block)})
-        messages.append({"role": "user", "content": tool_results_message(block)})
+        # An answer sent back by the answer check gets its corrective turn instead of "(no tool result)".
+        feedback = block.feedback if not block.outputs else ""
+        messages.append({"role": "user", "content": feedback or tool_results_message(block)})
     if answer_now and blocks:
         messages[-1]["content"] += answer_reminder(goal, blocks)
     elif small_talk and not blocks:

@@ -424,10 +424,8 @@ def _plan_read_file(ctx: _Ctx, intent: Intent) -> _Decision:
         extract.append(f"> {shorten(ln, 200)}")
         size += len(ln)
     summary = re.search(r"summar|요약|정리", ctx.goal, re.I)
-    text = ctx.t(
-        f"{path} ({len(lines)}줄, {len(x.output)}자)의 앞부분입니다:",
-        f"{path} ({len(lines)} lines, {len(x.output)} characters) begins:",
-    )
+    # No line or character counts here: a figure no tool returned would be an unsupported claim.
+    text = ctx.t(f"{path}의 앞부분입니다:", f"{path} begins:")
     text += "\n\n" + "\n".join(extract)
     if len(headings) > 1:
         text += "\n\n" + ctx.t("제목: ", "Sections: ") + "; ".join(headings[:8])
@@ -600,7 +598,8 @@ def _plan_help(ctx: _Ctx, intent: Intent) -> _Decision:
         "I'm the offline demo model — a rule-based planner, not an LLM: I pick tools by simple "
         "rules and answer only from their outputs. Try goals like:",
     )
-    examples = "\n".join(f"- {e}" for e in (_EXAMPLES_KO if ctx.ko else _EXAMPLES_EN))
+    # Code spans: the examples are things to type, not facts (the answer check skips code).
+    examples = "\n".join(f"- `{e}`" for e in (_EXAMPLES_KO if ctx.ko else _EXAMPLES_EN))
     tools = ctx.t("사용 가능한 도구: ", "Enabled tools: ") + (", ".join(ctx.tools) or "-")
     return _Decision(f"{intent.kind}: answer without tools", text=f"{first}{about}\n{examples}\n\n{tools}")
 

@@ -100,6 +100,8 @@ def block_messages(block: ContextBlock) -> list[dict[str, Any]]:
         if call["id"] not in answered:
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": MISSING_OUTPUT})
             answered.add(call["id"])
+    if block.feedback:  # the answer check's corrective turn
+        messages.append({"role": "user", "content": block.feedback})
     return messages
 
 

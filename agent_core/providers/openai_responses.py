@@ -81,6 +81,8 @@ def block_input_items(block: ContextBlock) -> list[dict[str, Any]]:
     for call_id in dict.fromkeys(call_ids):
         if call_id not in answered:
             items.append({"type": "function_call_output", "call_id": call_id, "output": MISSING_OUTPUT})
+    if block.feedback:  # the answer check's corrective turn
+        items.append({"role": "user", "content": block.feedback})
     return items
 
 

@@ -1,0 +1,122 @@
+"""Tool coverage: which tools each provider/model was offered, which it chose, which it never used,
+and whose forms it filled in wrongly (argument-validation failures).
+
+This tells a tool author which description to fix. Offered tools come from each record's
+``settings.tools`` (the tool-call table only knows the tools that were called), read through
+:meth:`agent_core.store.RunStore.load` and kept per file, so a second look costs nothing.
+The numbers themselves are pure pandas (:func:`coverage_table`), tested on hand-counted data.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from agent_core.errors import RecordError
+
+OFFERED_COLUMNS = ["run_id", "provider", "model", "tool"]
+COVERAGE_COLUMNS = [
+    "provider", "model", "tool", "runs_offered", "runs_chosen", "choice_rate", "calls",
+    "validation_failures", "never_chosen",
+]
+
+
+def offered_rows(record: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """``(run_id, provider, model, tool)`` for each tool the run offered the model."""
+    settings = record.get("settings") if isinstance(record.get("settings"), dict) else {}
+    tools = settings.get("tools") if isinstance(settings.get("tools"), list) else []
+    run = (str(record.get("run_id") or ""), str(record.get("provider") or ""), str(record.get("model") or ""))
+    return [(*run, str(t)) for t in dict.fromkeys(tools) if isinstance(t, str)]
+
+
+def offered_frame(rows: Iterable[tuple[str, str, str, str]]) -> pd.DataFrame:
+    return pd.DataFrame(list(rows), columns=OFFERED_COLUMNS)
+
+
+def coverage_table(offered: pd.DataFrame, calls: pd.DataFrame, by: tuple[str, ...] = ("provider", "model")) -> pd.DataFrame:
+    """Per ``by`` × tool: runs that offered it, runs that chose it (called it at least once), the
+    share, its calls, argument-validation failures, and whether it was never chosen.
+
+    ``offered`` has :data:`OFFERED_COLUMNS`; ``calls`` is the store's tool-call table (or any
+    frame with run_id, provider, model, tool, error_category). A tool called without being
+    offered (a model inventing a tool) gets a row with 0 runs offered.
+    """
+    keys = [*by, "tool"]
+    off = offered.drop_duplicates(["run_id", "tool"]).groupby(keys, observed=True)["run_id"].nunique()
+    call_view = calls[["run_id", *by, "tool", "error_category"]].copy()
+    call_view["validation"] = call_view["error_category"].astype("object").eq("validation")
+    grouped = call_view.groupby(keys, observed=True)
+    chosen = grouped["run_id"].nunique()
+    counts = grouped.size()
+    invalid = grouped["validation"].sum()
+    table = pd.DataFrame({"runs_offered": off}).join(
+        pd.DataFrame({"runs_chosen": chosen, "calls": counts, "validation_failures": invalid}), how="outer"
+    )
+    table = table.fillna(0).astype(int).reset_index()
+    table["choice_rate"] = (table["runs_chosen"] / table["runs_offered"].where(table["runs_offered"] > 0)).astype(float)
+    table["never_chosen"] = table["runs_chosen"] == 0
+    for column in by:
+        table[column] = table[column].astype(str)
+    table["tool"] = table["tool"].astype(str)
+    order = [*by, "runs_chosen", "tool"]
+    table = table.sort_values(order, ascending=[*([True] * len(by)), False, True], kind="stable")
+    rest = [c for c in COVERAGE_COLUMNS if c not in ("provider", "model", "tool")]
+    return table[[*by, "tool", *rest]].reset_index(drop=True)
+
+
+def never_chosen(offered: pd.DataFrame, calls: pd.DataFrame) -> list[str]:
+    """Tools offered in these runs that no model ever called, by name."""
+    used = set(calls["tool"].astype(str))
+    return sorted({str(t) for t in offered["tool"]} - used)
+
+
+def validation_matrix(table: pd.DataFrame) -> pd.DataFrame:
+    """Tool × "provider · model" counts of validation failures (rows and columns with none left out)."""
+    bad = table[table["validation_failures"] > 0]
+    if bad.empty:
+        return pd.DataFrame()
+    label = bad["provider"] + " · " + bad["model"]
+    return (
+        bad.assign(model_label=label)
+        .pivot_table(index="tool", columns="model_label", values="validation_failures", aggfunc="sum", fill_value=0)
+        .astype(int)
+    )
+
+
+class OfferedTools:
+    """Offered tools per record file, read once per file version (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._seen: dict[str, tuple[tuple[int, int], list[tuple[str, str, str, str]]]] = {}
+
+    def rows(self, store: Any, run_ids: Iterable[str]) -> tuple[pd.DataFrame, list[str]]:
+        """The offered-tools frame of ``run_ids`` and the ids whose record could not be read."""
+        out: list[tuple[str, str, str, str]] = []
+        missing: list[str] = []
+        runs_dir = Path(store.runs_dir)
+        for run_id in run_ids:
+            path = runs_dir / f"{run_id}.json"
+            try:
+                st = path.stat()
+                key = (st.st_size, st.st_mtime_ns)
+            except OSError:
+                key = (-1, -1)
+            with self._lock:
+                hit = self._seen.get(str(path))
+            if hit is not None and hit[0] == key:
+                out += hit[1]
+                continue
+            try:
+                rows = offered_rows(store.load(run_id))
+            except RecordError:
+                missing.append(run_id)
+                continue
+            with self._lock:
+                self._seen[str(path)] = (key, rows)
+            out += rows
+        return offered_frame(out), missing

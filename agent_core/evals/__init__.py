@@ -1,0 +1,17 @@
+"""Evals: goal sets with checks, run on several providers and models, scored with confidence.
+
+- :mod:`.goalset` reads and validates YAML goal-set files;
+- :mod:`.checks` checks one run record (answer, tool-call trajectory, limits, grounding);
+- :mod:`.judge` a model as judge, with a verdict cache;
+- :mod:`.runner` runs goals × targets × repeats as normal saved runs and saves the result;
+- :mod:`.scores` Wilson intervals, pass@k, pass^k, flips and McNemar, trends;
+- :mod:`.cli` ``python -m agent_core eval``.
+"""
+
+from agent_core.evals.goalset import GoalSet, GoalSetError, load_goal_set, parse_goal_set
+from agent_core.evals.runner import EvalRun, Target, list_results, load_result, run_eval
+
+__all__ = [
+    "EvalRun", "GoalSet", "GoalSetError", "Target", "list_results", "load_goal_set", "load_result", "parse_goal_set",
+    "run_eval",
+]

@@ -1,0 +1,90 @@
+"""Tool coverage per tool × provider/model, checked against hand-counted data."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from agent_core.coverage import (
+    OfferedTools,
+    coverage_table,
+    never_chosen,
+    offered_frame,
+    offered_rows,
+    validation_matrix,
+)
+from agent_core.loop import run_to_end
+from agent_core.providers.scripted import ScriptedProvider
+from agent_core.settings import Settings
+from agent_core.store import RunStore
+from tests.explain_fixtures import Tools, answer, call
+
+OFFERED = {
+    "r1": ("openai", "gpt-a", ["calculator", "lookup", "get_weather"]),
+    "r2": ("openai", "gpt-a", ["calculator", "lookup", "get_weather"]),
+    "r3": ("anthropic", "claude-b", ["calculator", "lookup"]),
+    "r4": ("anthropic", "claude-b", ["calculator", "lookup", "lookup"]),  # a repeated name counts once
+}
+CALLS = [  # run, tool, error_category
+    ("r1", "calculator", "validation"), ("r1", "calculator", None), ("r1", "lookup", None),
+    ("r2", "calculator", None),
+    ("r3", "lookup", "validation"), ("r3", "lookup", "validation"), ("r3", "made_up_tool", "validation"),
+]
+
+
+def _frames() -> tuple[pd.DataFrame, pd.DataFrame]:
+    offered = offered_frame(
+        row for rid, (p, m, tools) in OFFERED.items()
+        for row in offered_rows({"run_id": rid, "provider": p, "model": m, "settings": {"tools": tools}})
+    )
+    calls = pd.DataFrame(
+        [{"run_id": r, "provider": OFFERED[r][0], "model": OFFERED[r][1], "tool": t, "error_category": c}
+         for r, t, c in CALLS]
+    )
+    calls["error_category"] = calls["error_category"].astype("str")  # as in the store: Arrow text with <NA>
+    return offered, calls
+
+
+def test_coverage_matches_hand_count() -> None:
+    offered, calls = _frames()
+    table = coverage_table(offered, calls)
+    got = {
+        (r.provider, r.model, r.tool): (r.runs_offered, r.runs_chosen, r.calls, r.validation_failures, r.never_chosen)
+        for r in table.itertuples()
+    }
+    assert got == {
+        ("openai", "gpt-a", "calculator"): (2, 2, 3, 1, False),
+        ("openai", "gpt-a", "lookup"): (2, 1, 1, 0, False),
+        ("openai", "gpt-a", "get_weather"): (2, 0, 0, 0, True),
+        ("anthropic", "claude-b", "calculator"): (2, 0, 0, 0, True),
+        ("anthropic", "claude-b", "lookup"): (2, 1, 2, 2, False),
+        ("anthropic", "claude-b", "made_up_tool"): (0, 1, 1, 1, False),
+    }
+    rates = dict(zip(table["tool"] + "/" + table["model"], table["choice_rate"]))
+    assert rates["calculator/gpt-a"] == 1.0 and rates["lookup/gpt-a"] == 0.5 and math.isnan(rates["made_up_tool/claude-b"])
+    assert never_chosen(offered, calls) == ["get_weather"]
+    per_tool = coverage_table(offered, calls, by=())
+    assert per_tool.set_index("tool").loc["calculator", ["runs_offered", "runs_chosen", "validation_failures"]].tolist() == [4, 2, 1]
+    matrix = validation_matrix(table)
+    assert matrix.loc["lookup", "anthropic · claude-b"] == 2 and matrix.loc["calculator", "openai · gpt-a"] == 1
+    assert matrix.loc["lookup", "openai · gpt-a"] == 0 and "get_weather" not in matrix.index
+
+
+def test_coverage_from_saved_runs(settings: Settings) -> None:
+    tools = Tools()
+    offered_names = ["add", "web_search", "cached_search"]
+    registry = tools.registry.subset(offered_names)
+    run_to_end("a", provider=ScriptedProvider([call("add", {"a": "x", "b": 1}), call("add", {"a": 1, "b": 1}), answer("2")]),
+               registry=registry, settings=settings)
+    run_to_end("b", provider=ScriptedProvider([answer("none")]), registry=registry, settings=settings)
+    store = RunStore(settings.runs_dir, persist=False)
+    store.refresh()
+    cache = OfferedTools()
+    offered, missing = cache.rows(store, store.runs()["run_id"])
+    assert not missing and sorted(offered["tool"].unique()) == sorted(offered_names) and len(offered) == 6
+    again, _ = cache.rows(store, store.runs()["run_id"])
+    assert again.equals(offered)
+    table = coverage_table(offered, store.tool_calls()).set_index("tool")
+    assert table.loc["add", ["runs_offered", "runs_chosen", "calls", "validation_failures"]].tolist() == [2, 1, 2, 1]
+    assert table.loc["web_search", "never_chosen"] and never_chosen(offered, store.tool_calls()) == ["cached_search", "web_search"]

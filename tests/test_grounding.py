@@ -1,0 +1,207 @@
+"""Grounding check: claims found in answers, normalised, and looked up in the goal and tool results."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from agent_core.grounding import (
+    NO_TOOL_NOTE,
+    check_answer,
+    check_record,
+    correction,
+    find_claims,
+    korean_number,
+    summary,
+    unsupported,
+)
+
+
+def call(tool: str, output: str, *, call_id: str | None = None, success: bool = True, **extra: Any) -> dict[str, Any]:
+    return {"call_id": call_id or f"call_{tool}", "tool": tool, "output": output, "success": success, **extra}
+
+
+WEATHER_PARIS = call("get_weather", '{"city": "Paris", "temperature": 19, "unit": "celsius", "condition": "light rain"}')
+WEATHER_PARIS_F = call("get_weather", '{"city": "Paris", "temperature": 66.2, "unit": "fahrenheit", "condition": "light rain"}')
+PRICE = call("lookup", "Unit price: $24 per unit (단가: 개당 $24)")
+SHIPPING = call("lookup", "Shipping: free shipping on orders of $500 or more ($500 이상 구매 시 무료 배송)", call_id="call_ship")
+NOTES = call("read_file", "Next meeting: 2026-09-09, same time.\nUnit price stays at $24 for Q3. 1,000 units, 15%.")
+KO_DOC = call("read_file", "평일 오전 9시부터 오후 6시까지 답변합니다. 가격은 2만 5천 원입니다. 배송 후 30일 이내.")
+CALC = call("calculator", "397.79999999999995", arguments={"expression": "0.17 * 2340"})
+
+
+# --- what counts as a claim -----------------------------------------------------------------
+
+CLAIMS = [
+    # (answer, [(kind, value)])
+    ("It is 20°C in Paris.", [("temperature", "20 °C")]),
+    ("It is 66.2 °F, or 19 ℃.", [("temperature", "66.2 °F"), ("temperature", "19 °C")]),
+    ("서울은 22도입니다.", [("temperature", "22 °C")]),
+    ("About 20 degrees.", [("temperature", "20°")]),
+    ("-5 °C tonight", [("temperature", "-5 °C")]),
+    ("Costs $1,000 or 1000 USD", [("money", "1000 USD")]),
+    ("$24 per unit", [("money", "24 USD")]),
+    ("€12.50, 3k USD, 1.5 million dollars", [("money", "12.5 EUR"), ("money", "3000 USD"), ("money", "1500000 USD")]),
+    ("₩25,000 = 2만 5천 원", [("money", "25000 KRW")]),
+    ("1억 2천만 원", [("money", "120000000 KRW")]),
+    ("17% of 2,340", [("percent", "17%"), ("number", "2340")]),
+    ("15 퍼센트", [("percent", "15%")]),
+    ("2 to 3 business days", [("number", "2"), ("quantity", "3 business days")]),
+    ("10-12 days", [("number", "10"), ("quantity", "12 days")]),
+    ("3천 개와 24개, 30일", [("quantity", "3000 개"), ("quantity", "24 개"), ("quantity", "30 일")]),
+    ("19 and 19.0 and 19.00", [("number", "19")]),
+    ("2026-09-09 = September 9, 2026 = 9월 9일 = 2026년 9월 9일", [("date", "2026-09-09"), ("date", "--09-09")]),
+    ("on 9 Sept 2026 or the 12th of August", [("date", "2026-09-09"), ("date", "--08-12")]),
+    ("at 10:00 AM, 2 pm, 9 a.m.", [("time", "10:00"), ("time", "14:00"), ("time", "09:00")]),
+    ("오후 3시 30분 또는 오전 9시, 3시간", [("time", "15:30"), ("time", "09:00"), ("quantity", "3 시간")]),
+    # adversarial: no claims in URLs, code, e-mail, file names, versions, identifiers, list markers
+    ("See https://example.com/2024/10/report?id=7 and www.x.com/5", []),
+    ("Run `x = 42` then\n```\nprint(3 * 7)\n```", []),
+    ("Mail support@example.com about report_2024.md", []),
+    ("Python 3.11.2 with gpt-4o in Q3, H2O, the 3rd time", []),
+    ("1. Write to support\n2) Wait\n  3. Ship\n## 4. Done\nStep 5: rest", []),
+    ("[the docs](https://docs.python.org/3/) say hi", []),
+    ("Hello! How can I help?", []),
+]
+
+
+@pytest.mark.parametrize(("answer", "expected"), CLAIMS, ids=[c[0][:30] for c in CLAIMS])
+def test_claims_found_and_normalised(answer: str, expected: list[tuple[str, str]]) -> None:
+    assert [(c.kind, c.value) for c in find_claims(answer)] == expected
+
+
+def test_claim_text_is_quoted_from_the_answer() -> None:
+    claims = find_claims("The total is $2,280.00, due by 9월 9일.")
+    assert [c.text for c in claims] == ["$2,280.00", "9월 9일"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("2만", 20000), ("2만 5천", 25000), ("1억 2천만", 120_000_000), ("3.5만", 35000), ("3천", 3000), ("1,200", 1200),
+     ("1조 5억", 1_000_500_000_000), ("백", 100)],
+)
+def test_korean_number_units(text: str, value: float) -> None:
+    assert korean_number(text) == value
+
+
+# --- looking claims up -----------------------------------------------------------------------
+
+def sources(result: dict[str, Any]) -> list[Any]:
+    return [(c["text"], c["source"]) for c in result["claims"]]
+
+
+GROUNDING = [
+    # (answer, goal, calls, status, unsupported texts)
+    ("The weather in Paris is 20 °C.", "Weather in Paris?", [WEATHER_PARIS], "ungrounded", ["20 °C"]),
+    ("The weather in Paris is 19°C, light rain.", "Weather in Paris?", [WEATHER_PARIS], "grounded", []),
+    ("It is 19.0 °C", "Weather in Paris?", [WEATHER_PARIS], "grounded", []),
+    ("It is 66.2 °F (19 °C)", "Weather in Paris?", [WEATHER_PARIS], "grounded", []),
+    ("It is 66 °F", "Weather in Paris?", [WEATHER_PARIS], "grounded", []),  # 19 °C rounded in °F
+    ("It is 19 °C", "Weather in Paris in F?", [WEATHER_PARIS_F], "grounded", []),
+    ("It is 21 °C", "Weather in Paris in F?", [WEATHER_PARIS_F], "ungrounded", ["21 °C"]),
+    ("The unit price is 24 USD.", "price?", [PRICE], "grounded", []),
+    ("단가는 24달러입니다.", "단가?", [PRICE], "grounded", []),
+    ("1000 units at 15%", "tiers?", [NOTES], "grounded", []),
+    ("The next meeting is on September 9, 2026.", "next meeting?", [NOTES], "grounded", []),
+    ("다음 회의는 9월 9일입니다.", "다음 회의?", [NOTES], "grounded", []),
+    ("The next meeting is at 10:00 AM on Tuesday.", "next meeting?", [NOTES], "ungrounded", ["10:00 AM"]),
+    ("The next meeting is on 2026-09-10.", "next meeting?", [NOTES], "ungrounded", ["2026-09-10"]),
+    ("The next meeting is on 2025-09-09.", "next meeting?", [NOTES], "ungrounded", ["2025-09-09"]),
+    ("오전 9시부터 오후 6시까지, 25000원", "문의 시간?", [KO_DOC], "grounded", []),
+    ("9 am to 6 pm", "hours?", [KO_DOC], "grounded", []),
+    ("9 am to 5 pm", "hours?", [KO_DOC], "partly", ["5 pm"]),
+    ("30 days", "refund?", [KO_DOC], "grounded", []),
+    # calculator results, rounded
+    ("17% of 2,340 is 397.8", "What is 17% of 2,340?", [CALC], "grounded", []),
+    ("17% of 2,340 is 407.80", "What is 17% of 2,340?", [], "partly", ["407.80"]),
+    ("407.80", "What is 17% of 2,340?", [], "ungrounded", ["407.80"]),
+    # derived in one step from supported numbers (and a second step from a derived subtotal)
+    ("15 units cost $360.", "How much do 15 units cost?", [PRICE], "grounded", []),
+    ("15 units cost $360, plus $15 shipping: $375.", "How much do 15 units cost?", [PRICE], "grounded", []),
+    ("The difference is $476.", "How far is $24 from free shipping?", [SHIPPING], "grounded", []),
+    ("15 units cost $7500.", "How much do 15 units cost?", [PRICE], "partly", ["$7500"]),
+    ("The total cost of 15 units is $7500. Since the order is $500 or more, shipping is free.",
+     "How much do 15 units cost, and is shipping free?", [], "partly", ["$7500", "$500"]),
+    # the goal supports its own numbers, and only those
+    ("Yes, 20 units is below 21 units.", "Is 20 units enough? We need 21 units.", [], "grounded", []),
+    ("397.8", "17% of 2,340", [], "grounded", []),  # correct arithmetic on the goal's numbers
+    # failed or duplicate calls support nothing
+    ("It is 19 °C", "Weather?", [call("get_weather", "ERROR: timed out after 19 s", success=False)], "ungrounded", ["19 °C"]),
+    ("Hello! Nothing to compute.", "hi", [], "no_claims", []),
+    # numbers in URLs and code in the answer are not claims; in a tool output they are still data
+    ("See https://example.com/page/77 and `n = 5`; it is 19 °C.", "weather", [WEATHER_PARIS], "grounded", []),
+]
+
+
+@pytest.mark.parametrize(("answer", "goal", "calls", "status", "missing"), GROUNDING, ids=[g[0][:40] for g in GROUNDING])
+def test_grounding_table(answer: str, goal: str, calls: list[dict[str, Any]], status: str, missing: list[str]) -> None:
+    result = check_answer(answer, goal, calls)
+    assert result["status"] == status, sources(result)
+    assert [c["text"] for c in unsupported(result)] == missing
+    assert result["tools_used"] == sum(1 for c in calls if c["success"])
+
+
+def test_record_shape_and_sources() -> None:
+    result = check_answer("Paris: 19 °C. You asked about 3 cities; 20 °C is wrong.", "3 cities?", [PRICE, WEATHER_PARIS])
+    assert set(result) == {"status", "tools_used", "claims"}
+    assert result["status"] == "partly"
+    assert result["tools_used"] == 2
+    for claim in result["claims"]:
+        assert set(claim) == {"text", "value", "kind", "source"}
+    assert result["claims"] == [
+        {"text": "19 °C", "value": "19 °C", "kind": "temperature", "source": {"call_id": "call_get_weather", "tool": "get_weather"}},
+        {"text": "3", "value": "3", "kind": "number", "source": {"goal": True}},
+        {"text": "20 °C", "value": "20 °C", "kind": "temperature", "source": None},
+    ]
+
+
+def test_latest_tool_result_gets_the_credit() -> None:
+    first = call("lookup", "Unit price: $24", call_id="c1")
+    second = call("calculator", "24", call_id="c2", arguments={"expression": "12 * 2"})
+    result = check_answer("$24", "price", [first, second])
+    assert result["claims"][0]["source"] == {"call_id": "c2", "tool": "calculator"}
+
+
+def test_no_tool_note_when_no_call_succeeded() -> None:
+    result = check_answer("It is 20 °C.", "weather?", [call("get_weather", "ERROR: boom", success=False)])
+    assert result["note"] == NO_TOOL_NOTE
+    assert "note" not in check_answer("Hello!", "hi", [])  # nothing stated, nothing to say
+
+
+def test_goal_number_inside_a_url_is_still_the_goal() -> None:
+    # The goal is read as plain data: its numbers support the answer even if written oddly.
+    result = check_answer("Page 7 it is.", "open https://example.com/?page=7", [])
+    assert result["status"] == "grounded"
+
+
+def test_summary_lines() -> None:
+    assert summary(check_answer("19 °C", "w", [WEATHER_PARIS])) == "every number comes from a tool result"
+    assert summary(check_answer("It is 20 °C", "w", [WEATHER_PARIS])) == (
+        "⚠ 20 °C appears in no tool result: the model may have made it up"
+    )
+    mixed = check_answer("$24, 19 °C and 20 °C", "w", [WEATHER_PARIS, PRICE])
+    assert summary(mixed).endswith("(2 of 3 numbers found in tool results)")
+    assert summary(check_answer("hi", "hi", [])) == "no numbers, dates or times to check"
+    assert summary(None) == "not checked"
+
+
+def test_correction_names_the_unsupported_claims() -> None:
+    text = correction(check_answer("It is 20 °C in Paris", "weather in Paris", [WEATHER_PARIS]))
+    assert text.startswith("Your answer says 20 °C; no tool result says that.")
+    assert "call the tool" in text.lower()
+
+
+def test_check_record_only_for_completed_answers() -> None:
+    record = {"status": "completed", "goal": "w", "answer": "19 °C", "tool_calls": [WEATHER_PARIS]}
+    assert check_record(record)["status"] == "grounded"
+    assert check_record({**record, "status": "error", "answer": None}) is None
+
+
+def test_large_tool_outputs_stay_fast() -> None:
+    big = call("read_file", " ".join(f"{i * 7.3:.1f}" for i in range(600)))
+    t0 = time.perf_counter()
+    result = check_answer("a 123456.789 b 98765.4321 c 5555.5 d 77777", "goal 12 13", [big] * 5)
+    assert result["status"] == "ungrounded"
+    assert time.perf_counter() - t0 < 2.0
