@@ -20,6 +20,11 @@ except ValueError as exc:  # a bad value in the environment or .env
     st.error(f"The settings could not be read: {ui.escape_md(exc)}. Fix the environment or .env and reload.")
     st.stop()
 
+_note = ui.sample_workspace_note(config)  # a data folder without workspace/ gets the samples
+if _note and not st.session_state.get("app_workspace_note_shown"):
+    st.session_state["app_workspace_note_shown"] = True
+    st.toast(ui.escape_md(_note), icon="📁")
+
 PAGES = [
     st.Page("pages/run.py", title="Run", icon=":material/play_arrow:", url_path="run", default=True),
     st.Page("pages/history.py", title="History", icon=":material/history:", url_path="history"),

@@ -36,13 +36,14 @@ from agent_core.records import MAX_RECORD_BYTES, parse_record
 
 log = logging.getLogger("agent_core.index")
 
-INDEX_FORMAT = "3"
+INDEX_FORMAT = "4"
 """Bump when the stored columns or their meaning change: older indexes are then rebuilt."""
 
 FILE_FIELDS = ("name", "size", "mtime_ns", "ino", "problem")
 RUN_FIELDS = (
     "run_id", "started_at", "started_us", "goal", "provider", "model", "status", "steps", "tool_calls",
     "failed_calls", "tokens", "cost_usd", "duration_ms", "scripted", "owner_pid", "owner_host", "updated_at",
+    "grounding",
 )
 """Summary fields of a readable record; ``status`` is the stored one (``running`` is re-checked on read)."""
 CALL_FIELDS = (
@@ -174,6 +175,7 @@ def extract(record: dict[str, Any], name: str) -> tuple[tuple[Any, ...], CallCol
         _int(usage.get("total_tokens")) or 0, _float(record.get("cost_usd")), _float(record.get("duration_ms")),
         bool(record.get("scripted")), _int(owner.get("pid")), _text(owner.get("host")),
         _text(record.get("updated_at")),
+        _text(grounding.get("status")) if isinstance(grounding := record.get("grounding"), dict) else None,
     )
     return run, columns if columns[0] else []
 

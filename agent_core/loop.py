@@ -263,8 +263,9 @@ def run_agent(
             if run.record["answer"] is not None:
                 yield run.finish("completed", answer=run.record["answer"])
                 return
+        plural = "s" if settings.max_steps != 1 else ""
         message = (
-            f"Stopped after reaching the step limit ({settings.max_steps} steps) without a final answer. "
+            f"Stopped after reaching the step limit ({settings.max_steps} step{plural}) without a final answer. "
             "Raise the step limit or make the goal simpler."
         )
         run.history.append({"role": "assistant", "content": message, "final": False})

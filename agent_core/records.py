@@ -255,5 +255,6 @@ def summarize(record: dict[str, Any], *, path: str = "") -> dict[str, Any]:
         "cost_usd": record.get("cost_usd"),
         "duration_ms": record.get("duration_ms"),
         "scripted": bool(record.get("scripted")),
+        "grounding": grounding.get("status") if isinstance(grounding := record.get("grounding"), dict) else None,
         "path": path,
     }

@@ -54,7 +54,7 @@ log = logging.getLogger("agent_core.store")
 
 RUN_COLUMNS = [
     "run_id", "started_at", "goal", "provider", "model", "status", "steps", "tool_calls",
-    "failed_calls", "tokens", "cost_usd", "duration_ms", "scripted", "path",
+    "failed_calls", "tokens", "cost_usd", "duration_ms", "scripted", "grounding", "path",
 ]
 CALL_COLUMNS = [
     "run_id", "run_started_at", "provider", "model", "call_id", "step", "tool", "success",

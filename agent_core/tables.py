@@ -81,6 +81,7 @@ def runs_frame(rows: Sequence[FileRow], prefix: str) -> pd.DataFrame:
             "cost_usd": np.array(cols[at["cost_usd"]], dtype="float64"),
             "duration_ms": np.array(cols[at["duration_ms"]], dtype="float64"),
             "scripted": np.array(cols[at["scripted"]], dtype=bool),
+            "grounding": _text_col(cols[at["grounding"]]),
             "path": _text_col([prefix + n for n in names]),
             KEY: np.array(names, dtype=object),
         }

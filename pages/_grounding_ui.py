@@ -7,9 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from agent_core.grounding import WHAT_IS_CHECKED, summary, unsupported
+from agent_core.grounding_stats import ungrounded_rates
 from pages import _ui as ui
 
 HELP = WHAT_IS_CHECKED + (
@@ -51,7 +53,7 @@ def show_badge(record: Mapping[str, Any], container: Any = None) -> None:
     target = container or st
     claims = [c for c in grounding.get("claims") or [] if isinstance(c, Mapping)]
     missing = unsupported(grounding)
-    line = ui.escape_md(summary(grounding))
+    line = ui.escape_md(summary(grounding).removeprefix("⚠ "))  # the alert has its own ⚠️ icon
     if grounding.get("status") == "no_claims" or not claims:
         target.caption(f"🔎 Answer check: {line}.", help=HELP)
     elif not missing:
@@ -123,3 +125,86 @@ def mark_step(step_view: Any, unsupported_texts: list[str], message: str) -> Non
     step_view.summary = "answer sent back by the answer check"
     step_view.flags.add("🔎")
     step_view._relabel()
+
+
+# --- History and Tool stats -----------------------------------------------------------------
+
+NOT_CHECKED = "not checked"
+COLUMN = st.column_config.TextColumn(
+    "Answer check",
+    help="Are the numbers, amounts, dates and times of the answer found in the goal or the tool results? "
+    "✅ all of them · ⚠️ partly / ungrounded: some appear in no tool result · — the answer had none · "
+    "empty: no answer, or not checked.",
+)
+
+
+def with_column(columns: dict[str, Any]) -> dict[str, Any]:
+    """History's table columns with the answer check right after the status (and its one-liner)."""
+    out: dict[str, Any] = {}
+    after = "summary" if "summary" in columns else "status"
+    for name, config in columns.items():
+        out[name] = config
+        if name == after:
+            out["answer_check"] = COLUMN
+    out.setdefault("answer_check", COLUMN)
+    return out
+
+
+def add_labels(runs: pd.DataFrame) -> pd.DataFrame:
+    """``runs`` (a page of History's table) with the ``answer_check`` label column."""
+    if "grounding" not in runs.columns:
+        return runs.assign(answer_check="")
+    return runs.assign(answer_check=[label(g) for g in runs["grounding"].astype("object")])
+
+
+def filter_control(where: Any, runs: pd.DataFrame, key: str) -> list[str]:
+    """A multiselect over the answer-check labels present in ``runs``; the labels chosen."""
+    present = {label(g) or NOT_CHECKED for g in runs["grounding"].astype("object")} if "grounding" in runs else set()
+    options = [v for v in (*LABELS.values(), NOT_CHECKED) if v in present]
+    return list(
+        where.multiselect(
+            "Answer check",
+            options,
+            key=key,
+            placeholder="all",
+            help="Show only runs whose answer's figures were all found in tool results (✅), only partly or "
+            "not at all (⚠️: the model may have made them up), had no figures (—), or were not checked.",
+        )
+    )
+
+
+def apply_filter(runs: pd.DataFrame, chosen: list[str]) -> pd.DataFrame:
+    """Rows of ``runs`` whose answer-check label is one of ``chosen`` (empty: all)."""
+    if not chosen or "grounding" not in runs.columns:
+        return runs
+    labels = pd.Series([label(g) or NOT_CHECKED for g in runs["grounding"].astype("object")], index=runs.index)
+    return runs[labels.isin(chosen)].reset_index(drop=True)
+
+
+RATE_COLUMNS = {
+    "provider": st.column_config.TextColumn("Provider"),
+    "model": st.column_config.TextColumn("Model"),
+    "checked": st.column_config.NumberColumn("Answers checked", format="%d"),
+    "ungrounded_rate": st.column_config.ProgressColumn(
+        "Ungrounded answers", format="percent", min_value=0.0, max_value=1.0,
+        help="Share of checked answers with at least one figure found in no tool result (partly + ungrounded).",
+    ),
+    "grounded": st.column_config.NumberColumn("✅ Grounded", format="%d"),
+    "partly": st.column_config.NumberColumn("⚠️ Partly", format="%d"),
+    "ungrounded": st.column_config.NumberColumn("⚠️ Ungrounded", format="%d"),
+    "no_claims": st.column_config.NumberColumn("— No figures", format="%d"),
+}
+
+
+def show_rates(runs: pd.DataFrame) -> None:
+    """Tool stats: the ungrounded-answer rate per provider and model."""
+    st.subheader("Answers with made-up figures", help=HELP)
+    table = ungrounded_rates(runs)
+    if table.empty:
+        st.caption("No checked answers match these filters yet (the check needs a run that answered).")
+        return
+    st.caption(
+        "Per provider and model: how many answers stated a number, amount, date or time that appears in no "
+        "tool result (the model may have made it up)."
+    )
+    st.dataframe(table, hide_index=True, width="stretch", column_order=list(RATE_COLUMNS), column_config=RATE_COLUMNS)

@@ -183,7 +183,8 @@ class StepView:
         code = f" (HTTP {status})" if status else ""
         self.model_area.warning(
             f"Model attempt {attempt} failed{code}: {ui.md_label(error_type, 40)} — "
-            f"{ui.md_label(message, 200)}. Retrying in {wait_s:.2f} s.",
+            f"{ui.md_label(message, 200)}{'' if str(message).rstrip()[-1:] in '.?!' else '.'} "
+            f"Retrying in {wait_s:.2f} s.",
             icon="🔁",
         )
         self.retry = (attempt, wait_s)
@@ -519,10 +520,13 @@ def show_outcome(record_or_event: dict[str, Any], *, container: Any = None, link
     answer = record_or_event.get("answer")
     error = record_or_event.get("error") or {}
     box = target.container(border=True)
-    box.markdown(f"**Outcome:** {ui.status_text(status)}", help=ui.STATUS_HELP.get(status, ""))
+    from pages import _outcome_ui  # Answered / No answer / Stopped / Failed, and "Based on:"
+
+    record = _outcome_ui.show(record_or_event, box)
     if answer:
         box.markdown("**Answer**")
         ui.show_text(answer, box)
+        _outcome_ui.show_sources(record, box)
         grounding_ui.show_badge(record_or_event, box)
     if status != "completed" and isinstance(error, dict) and error.get("message"):
         box.markdown("**What the program said**", help=f"Error type: {ui.one_line(error.get('type'), 60)}")

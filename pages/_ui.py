@@ -16,6 +16,7 @@ import string
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -253,6 +254,23 @@ def settings() -> Settings:
         current = Settings.from_env()
         st.session_state["app_settings"] = current
     return current
+
+
+@st.cache_resource(show_spinner=False)
+def _sample_workspace(workspace: str) -> str:
+    """Copy the sample documents once per folder and process; what to tell the person ('' = nothing)."""
+    from agent_core.sample_workspace import ensure_sample_workspace
+
+    try:
+        copied = ensure_sample_workspace(Path(workspace))
+    except OSError as exc:
+        return f"The workspace folder {workspace} is missing and the sample documents could not be copied ({exc}); the file examples will fail."
+    return f"The data folder had no workspace/: the sample documents were copied to {workspace}." if copied else ""
+
+
+def sample_workspace_note(config: Settings) -> str:
+    """Make sure the data folder has a ``workspace/`` (the sample documents, on first start)."""
+    return _sample_workspace(str(config.workspace_dir))
 
 
 @st.cache_resource(show_spinner=False)

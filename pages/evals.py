@@ -48,11 +48,16 @@ def _on_past_pick() -> None:
 
 
 # --- A stopped eval: the script run that drew it was interrupted ----------------------------
+STOP_WAIT_S = 60.0
+"""How long a rerun waits for a stopped eval to save itself (runs in flight end within ~0.1 s)."""
 active = st.session_state.pop("evals_active", None)
 if active:
-    cancel = st.session_state.get("evals_cancel")
+    cancel, done = st.session_state.get("evals_cancel"), st.session_state.get("evals_done")
     if isinstance(cancel, threading.Event):
         cancel.set()
+    if isinstance(done, threading.Event) and not done.is_set():
+        with st.spinner("Stopping the eval and saving what finished…"):
+            done.wait(STOP_WAIT_S)
     st.query_params["eval"] = active
     st.session_state["evals_stopped"] = active
 
@@ -113,7 +118,9 @@ with st.container(border=True):
             except Exception as exc:  # bad input: say it, run nothing
                 st.error(f"The eval cannot start: {ui.md_label(getattr(exc, 'message', exc), 300)}", icon="🚫")
             else:
+                done = threading.Event()
                 st.session_state["evals_cancel"] = cancel
+                st.session_state["evals_done"] = done
                 st.session_state["evals_active"] = run.eval_id
                 head, stop = st.columns([4, 1], vertical_alignment="center")
                 head.markdown(f"**Running** eval `{run.eval_id}`")
@@ -136,7 +143,10 @@ with st.container(border=True):
                     clock.caption(f"{time.monotonic() - t0:.0f} s · pass: all repeats passed · fail: none · "
                                   "flaky: some · … running · · waiting")
 
-                result = run.run(progress, on_tick=tick)
+                try:
+                    result = run.run(progress, on_tick=tick)
+                finally:
+                    done.set()  # also when interrupted: the result is saved by then
                 st.session_state.pop("evals_active", None)
                 st.query_params["eval"] = result["eval_id"]
                 st.rerun()  # the results replace the live grid

@@ -13,8 +13,10 @@ import streamlit as st
 
 from agent_core import stats
 from agent_core.errors import RecordError
-from pages import _explain_ui, _ui as ui
+from pages import _explain_ui, _history_ui, _otel_ui, _ui as ui
+from pages import _grounding_ui as grounding_ui
 from pages._compare_ui import compare_picker
+from pages import _outcome_ui
 from pages._evals_ui import history_eval_filter
 from pages._run_view import RunView, show_outcome
 
@@ -38,21 +40,22 @@ ORDERS: dict[str, tuple[str, bool]] = {
 """How the whole filtered list can be ordered before it is cut into pages (clicking a column
 header sorts only the page in view)."""
 TABLE_COLUMNS = {
+    # What an analyst sorts by first; provider and model after them.
     "started_at": st.column_config.DatetimeColumn("Time (UTC)", format="YYYY-MM-DD HH:mm:ss", width="medium"),
     "status": st.column_config.TextColumn(
         "Status", help="completed · max_steps · error · cancelled · interrupted · running"
     ),
-    "goal": st.column_config.TextColumn("Goal", width="large"),
-    "provider": st.column_config.TextColumn("Provider", help=ui.explain("provider")),
-    "model": st.column_config.TextColumn("Model"),
+    "goal": st.column_config.TextColumn("Goal", width="medium"),
     "steps": st.column_config.NumberColumn("Steps", help=ui.explain("step"), format="%d"),
     "tool_calls": st.column_config.NumberColumn("Tool calls", help=ui.explain("tool call"), format="%d"),
-    "tokens": st.column_config.NumberColumn("Tokens", help=ui.explain("token"), format="%d"),
-    "cost_usd": st.column_config.NumberColumn("Cost ($)", help=ui.explain("cost"), format="%.4f"),
     "duration_s": st.column_config.NumberColumn("Duration (s)", format="%.2f"),
+    "cost_usd": st.column_config.NumberColumn("Cost ($)", help=ui.explain("cost"), format="%.4f"),
+    "tokens": st.column_config.NumberColumn("Tokens", help=ui.explain("token"), format="%d"),
+    "provider": st.column_config.TextColumn("Provider", help=ui.explain("provider")),
+    "model": st.column_config.TextColumn("Model"),
     "scripted": st.column_config.CheckboxColumn("Demo", help=ui.explain("scripted")),
 }
-TABLE_COLUMNS = _explain_ui.with_summary_column(TABLE_COLUMNS)
+TABLE_COLUMNS = grounding_ui.with_column(_explain_ui.with_summary_column(TABLE_COLUMNS))
 
 
 def _select_run(run_id: str | None) -> None:
@@ -163,7 +166,11 @@ def _run_detail(record: dict[str, Any]) -> None:
     max_steps = (record.get("settings") or {}).get("max_steps", "?")
     row = ui.metric_row()
     for label, value, help_text in (
-        ("Status", ui.status_text(status), ui.STATUS_HELP.get(str(status), "")),
+        (
+            "Outcome",
+            "{} {}".format(*_outcome_ui.WORDS[_outcome_ui.outcome(record)[0]]),
+            f"Saved status: {ui.md_label(status, 20)}. " + ui.STATUS_HELP.get(str(status), ""),
+        ),
         (
             "Steps",
             f"{len(record.get('steps') or [])} / {max_steps}",
@@ -283,8 +290,8 @@ def _run_detail(record: dict[str, Any]) -> None:
             role = str(message.get("role") or "")
             avatar = {"system": "⚙️", "user": "🧑", "assistant": "🤖", "tool": "🔧"}.get(role, "•")
             with st.chat_message(role if role in ("user", "assistant") else "ai", avatar=avatar):
-                label = role + (f" · {ui.md_label(message.get('tool'), 40)}" if message.get("tool") else "")
-                st.caption(ui.escape_md(label))
+                label = role + (f" · {ui.one_line(message.get('tool'), 40)}" if message.get("tool") else "")
+                st.caption(ui.escape_md(label))  # escaped once (twice showed search\\_web)
                 if message.get("content"):
                     if role == "system":
                         with st.expander("System prompt"):
@@ -321,6 +328,7 @@ def _run_detail(record: dict[str, Any]) -> None:
                 key=f"history_dl_{suffix}",
             )
         _explain_ui.download_page(record)
+        _otel_ui.export_panel(record, config)  # OpenTelemetry: OTLP JSON download, "Send to…"
 
 
 # --- Page -------------------------------------------------------------------------------------
@@ -331,6 +339,11 @@ ui.problems_warning(store)
 _explain_ui.import_box(store)
 runs = store.runs()
 selected = st.query_params.get("run")
+if _history_ui.open_on_run(store, selected):  # a link to a run opens on it: the detail first
+    run_detail(selected)
+    st.stop()
+elif selected:
+    selected = None  # unknown id: said at the top, the list as usual
 
 if runs.empty:
     ui.no_runs_yet("saved runs")
@@ -343,12 +356,13 @@ with st.container(border=True):
     text = f1.text_input("Search goals", key="history_text", placeholder="words in the goal, or a run id")
     days = ui.date_filter(f2, runs["started_at"], "history_days")
     order = f3.selectbox("Order", list(ORDERS), key="history_order", help="How the matching runs are listed.")
-    f4, f5, f6 = st.columns(3)
+    f4, f5, f6, f7 = st.columns(4)
     providers = ui.choice_filter(f4, "Provider", runs["provider"], "history_providers", ui.explain("provider"))
     models = ui.choice_filter(f5, "Model", runs["model"], "history_models")
     statuses = ui.choice_filter(
         f6, "Status", runs["status"], "history_statuses", "interrupted = left 'running' by a process that is gone"
     )
+    checks = grounding_ui.filter_control(f7, runs, "history_checks")
 
 view = ui.filter_runs(
     runs,
@@ -358,13 +372,14 @@ view = ui.filter_runs(
     days=days,
     text=text,
 )
+view = grounding_ui.apply_filter(view, checks)
 view = history_eval_filter(view, config)  # ?eval=ID[&goal=G]: one eval's runs
 column, ascending = ORDERS[order]
 if (column, ascending) != ("started_at", False):  # the store's table is already newest first
     view = view.sort_values(column, ascending=ascending, na_position="last", kind="stable")
 pages = max(1, -(-len(view) // PAGE_SIZE))
 # A new filter or order starts again at page 1; a page that no longer exists becomes the last.
-wanted = (text, str(days), tuple(providers), tuple(models), tuple(statuses), order)
+wanted = (text, str(days), tuple(providers), tuple(models), tuple(statuses), order, tuple(checks))
 if st.session_state.get("history_filters_seen") != wanted:
     st.session_state["history_filters_seen"] = wanted
     st.session_state["history_page"] = 1
@@ -384,7 +399,7 @@ else:
     st.caption(f"{len(view):,} of {len(runs):,} runs shown.")
 shown = view.iloc[(page_no - 1) * PAGE_SIZE : page_no * PAGE_SIZE].reset_index(drop=True)
 shown = shown.assign(duration_s=pd.to_numeric(shown["duration_ms"], errors="coerce") / 1000)
-shown = _explain_ui.add_one_liners(shown)
+shown = grounding_ui.add_labels(_explain_ui.add_one_liners(shown))
 ids = shown["run_id"].tolist()
 st.session_state["history_view_ids"] = ids
 preselect = [int(i) for i in shown.index[shown["run_id"] == selected]] if selected else []
@@ -394,6 +409,7 @@ st.dataframe(
     width="stretch",
     column_order=list(TABLE_COLUMNS),
     column_config=TABLE_COLUMNS,
+    height=38 + 35 * max(3, min(len(shown), 18)),  # up to 18 rows in view; the grid scrolls for more
     key="history_table",
     on_select=_on_table_select,
     selection_mode="single-row",

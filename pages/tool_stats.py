@@ -8,6 +8,7 @@ import streamlit as st
 
 from agent_core import stats
 from pages import _coverage_ui, _ui as ui
+from pages import _grounding_ui as grounding_ui
 
 ui.ensure_app_frame()
 config = ui.settings()
@@ -181,6 +182,9 @@ st.caption("The same numbers split by which model made the calls.")
 st.dataframe(tables["provider_model"], hide_index=True, width="stretch", column_config=STATS_COLUMNS)
 with st.expander("Per provider, model and tool"):
     st.dataframe(tables["provider_model_tool"], hide_index=True, width="stretch", column_config=STATS_COLUMNS)
+grounding_ui.show_rates(
+    ui.filter_runs(runs if include_demos else runs[~runs["scripted"].astype(bool)], providers=providers, models=models, days=days)
+)
 st.download_button(
     "Download per-tool stats (CSV)",
     per_tool.to_csv(index=False).encode("utf-8"),

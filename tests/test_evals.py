@@ -470,3 +470,30 @@ def test_local_runs_take_turns(settings: Settings) -> None:
     peak = 0
     run_eval(goal_set, [Target("offline")], settings=settings, repeats=2, concurrency=4, provider_factory=factory)
     assert peak > 1  # remote-style providers run in parallel
+
+
+def test_ctrl_c_saves_what_finished_as_incomplete(settings: Settings) -> None:
+    goal_set = load_goal_set(REPO / "evals" / "seeds.yaml")
+    run = EvalRun(goal_set, [Target("offline")], settings=settings, concurrency=2)
+
+    def on_progress(p: Any) -> None:
+        if p.done == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run.run(on_progress)
+    saved = load_result(run.eval_id, settings)
+    assert saved["complete"] is False and 2 <= len(saved["runs"]) < saved["planned"]
+    assert all(r["passed"] is not None for r in saved["runs"])
+
+
+def test_ungrounded_rate_per_model(settings: Settings) -> None:
+    from agent_core.evals.scores import cells_of, summary_of
+
+    rows = [
+        {"provider": "p", "model": "m", "goal_id": g, "run_id": g, "repeat": 0, "passed": True, "checks": [],
+         "grounding_status": status}
+        for g, status in [("a", "grounded"), ("b", "ungrounded"), ("c", "partly"), ("d", "no_claims"), ("e", None)]
+    ]
+    (summary,) = summary_of(rows, cells_of(rows, list("abcde")), 1)
+    assert summary["grounding_checked"] == 4 and summary["ungrounded_rate"] == pytest.approx(0.5)

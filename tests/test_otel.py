@@ -485,3 +485,41 @@ def test_cli_export_send_file_since_and_import(settings: Settings, receiver: Rec
     bad.write_text("<html>nope</html>")
     done = _cli(data_dir, "import", str(bad))
     assert done.returncode == 2 and "not JSON" in done.stderr
+
+
+# --- 6. History: download and "Send to…" ---------------------------------------------------------
+
+def test_history_send_to_and_download(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, receiver: Receiver) -> None:
+    from tests import test_pages
+
+    root = test_pages.data_dir.__wrapped__(tmp_path, monkeypatch)  # type: ignore[attr-defined]
+    for name in ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "AGENT_OTEL_EXPORT"):
+        monkeypatch.delenv(name, raising=False)
+    record = retry_fallback_run(test_pages.settings())
+    at = test_pages.app("pages/history.py", {"run": record["run_id"]})
+    assert "Download as OTLP JSON" in {b.label for b in at.get("download_button")}
+    at.selectbox(key="otel_preset").select("generic").run()
+    at.text_input(key="otel_endpoint_generic").input(receiver.url).run()
+    at.text_input(key="otel_key_generic").input("SEEDED-UI-KEY").run()
+    at.button(key="otel_send").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    (success,) = at.success
+    assert "Sent 13 spans" in success.value and "Bearer \\*\\*\\*\\*" in success.value and "SEEDED" not in success.value
+    assert receiver.requests[0][1]["authorization"] == "Bearer SEEDED-UI-KEY"
+    saved = json.loads((root / "otel_destination.json").read_text())
+    assert saved == {"preset": "generic", "endpoint": receiver.url} and "SEEDED" not in json.dumps(saved)
+    # The next visit starts from the last destination; a refusal is one plain line.
+    at = test_pages.app("pages/history.py", {"run": record["run_id"]})
+    assert at.text_input(key="otel_endpoint_generic").value == receiver.url
+    receiver.replies = [403]
+    at.button(key="otel_send").click().run()
+    assert "HTTP 403" in at.error[0].value
+    # An imported run opens in History like any other.
+    text = to_otlp_json_lines([record], content=True)
+    (imported,) = parse_otlp(text.encode(), "x.jsonl")
+    from agent_core.records import save_record
+
+    save_record(imported, root / "runs")
+    at = test_pages.app("pages/history.py", {"run": imported["run_id"]})
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Tool calls"] == "2" and metrics["Steps"].startswith("3 ")

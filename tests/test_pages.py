@@ -199,6 +199,46 @@ def test_offline_run_from_run_page(data_dir: Path) -> None:
     assert [s.label for s in at.status] and any("168" in t.value for t in at.text)
 
 
+def test_a_data_folder_without_workspace_gets_the_samples(data_dir: Path) -> None:
+    shutil.rmtree(data_dir / "workspace")
+    app()
+    assert sorted(p.name for p in (data_dir / "workspace").iterdir()) == sorted(
+        p.name for p in (ROOT / "agent_data" / "workspace").iterdir()
+    )
+
+
+@pytest.mark.parametrize(
+    ("goal", "word", "reason", "based_on"),
+    [
+        ("What is (24*7)+100?", "Answered", "", "calculator → 268"),
+        ("What's the weather in Seoul in fahrenheit?", "Answered", "", "simulated weather data"),
+        ("blorp the zingle", "No answer", "no rule for this goal", None),
+        ("Read notes.txt and summarize it", "No answer", "Every tool call failed", None),
+    ],
+)
+def test_outcome_words_say_what_happened(
+    data_dir: Path, goal: str, word: str, reason: str, based_on: str | None
+) -> None:
+    """The Run page names the outcome in plain words, whatever the saved status says ("completed"
+    for all four): a rule-less goal and a run whose tools all failed did not answer."""
+    at = app()
+    if goal.startswith("Read"):
+        shutil.rmtree(data_dir / "workspace")  # the examples' files went missing after the start
+    at.selectbox(key="run_provider").select("offline").run()
+    at.text_area(key="run_goal").input(goal)
+    at.button(key="run_start").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    (record,) = records(data_dir)
+    assert record["status"] == "completed"  # the record keeps its status
+    (line,) = [m.value for m in at.markdown if m.value.startswith("**Outcome:")]
+    assert f"**Outcome: " in line and word in line and reason.replace(" ", "") in line.replace("\\", "").replace(" ", "")
+    sources = [c.value for c in at.caption if c.value.startswith("Based on")]
+    if based_on is None:
+        assert sources == []
+    else:
+        assert len(sources) == 1 and based_on.replace(" ", "") in sources[0].replace("\\", "").replace(" ", "")
+
+
 def test_run_respects_limits_and_tools(data_dir: Path) -> None:
     at = app()
     at.selectbox(key="run_provider").select("offline").run()
@@ -209,7 +249,7 @@ def test_run_respects_limits_and_tools(data_dir: Path) -> None:
     (record,) = records(data_dir)
     assert record["status"] == "max_steps"
     assert record["settings"]["tools"] == ["calculator", "lookup"]
-    assert any("max_steps" in m.value for m in at.markdown)
+    assert any("Outcome: ➖ No answer" in m.value and "step limit" in m.value for m in at.markdown)
 
 
 @pytest.mark.parametrize("steps", [0, 1000])
@@ -390,7 +430,7 @@ def test_history_table_and_filters(data_dir: Path) -> None:
     at.date_input(key="history_days").set_value(ui.date_bounds(table["started_at"])).run()
     at.selectbox(key="history_pick").select(first["run_id"]).run()
     assert at.query_params["run"] == [first["run_id"]] or at.query_params["run"] == first["run_id"]
-    assert any(m.label == "Status" and "completed" in m.value for m in at.metric)
+    assert any(m.label == "Outcome" and "Answered" in m.value for m in at.metric)
 
 
 def test_history_run_detail_from_query_param(data_dir: Path) -> None:
@@ -398,7 +438,7 @@ def test_history_run_detail_from_query_param(data_dir: Path) -> None:
     finished = list(prepared.events())[-1]
     at = app("pages/history.py", {"run": finished.run_id})
     metrics = {m.label: m.value for m in at.metric}
-    assert "completed" in metrics["Status"] and metrics["Steps"] == "6 / 10"
+    assert "Answered" in metrics["Outcome"] and metrics["Steps"] == "6 / 10"
     assert metrics["Tool calls"] == "5"
     assert any("scripted demo" in s.value for s in at.subheader)
     frames = [d.value for d in at.dataframe]
@@ -412,12 +452,18 @@ def test_history_run_detail_from_query_param(data_dir: Path) -> None:
     assert len(at.status) == 6 and at.chat_message
     timeline = json.loads(at.get("vega_lite_chart")[0].proto.spec)
     assert timeline["encoding"]["y"]["sort"] == [f"step {n}" for n in range(1, 7)]
+    # Opened on the run: "← all runs" on top, no filters or table until it is clicked.
+    assert at.button(key="history_back") and not at.text_input
+    at.button(key="history_back").click().run()
+    assert "run" not in at.query_params and at.text_input(key="history_text") is not None
 
 
 def test_history_unknown_run(data_dir: Path) -> None:
     offline_run("hello")
     at = app("pages/history.py", {"run": "no-such-run"})
-    assert any("could not be opened" in e.value for e in at.error)
+    (error,) = at.error
+    assert error.value.startswith("No run with this id — it may have been deleted or the link is incomplete")
+    assert len(at.dataframe[0].value) == 1  # the list shows below
 
 
 def test_history_pages_a_long_list_and_orders_all_of_it(data_dir: Path) -> None:

@@ -8,6 +8,7 @@ refused), 2 bad input.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -26,7 +27,8 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("OpenTelemetry")
     group.add_argument("--otlp", metavar="URL", help="send as OTLP/HTTP protobuf to this endpoint (base URL or …/v1/traces)")
     group.add_argument("--preset", choices=["generic", "phoenix", "langfuse", "mlflow"], default=None,
-                       help="endpoint path and auth header shape of a tracing tool (with --otlp or its default URL)")
+                       help="endpoint path and auth of a tracing tool (with --otlp or its default URL); keys from "
+                       "PHOENIX_API_KEY, LANGFUSE_PUBLIC_KEY + LANGFUSE_SECRET_KEY, MLFLOW_EXPERIMENT_ID")
     group.add_argument("--header", action="append", default=[], metavar="K=V",
                        help="an HTTP header for --otlp (repeatable); OTEL_EXPORTER_OTLP_HEADERS is read too")
     group.add_argument("--content", action="store_true",
@@ -91,7 +93,12 @@ def cmd_export_otlp(args: argparse.Namespace, settings: Settings) -> int:
         headers = parse_headers(args.header)
         target: Target | None = None
         if args.preset:
-            target = preset_target(args.preset, endpoint=args.otlp, headers=headers)
+            env = os.environ
+            target = preset_target(
+                args.preset, endpoint=args.otlp, headers=headers, api_key=env.get("PHOENIX_API_KEY"),
+                public_key=env.get("LANGFUSE_PUBLIC_KEY"), secret_key=env.get("LANGFUSE_SECRET_KEY"),
+                experiment_id=env.get("MLFLOW_EXPERIMENT_ID"),
+            ) if args.preset != "generic" else preset_target("generic", endpoint=args.otlp, headers=headers)
         elif args.otlp:
             from agent_core.otel.send import traces_url
 

@@ -9,6 +9,7 @@ the reason in one line; credentials never appear in it.
 from __future__ import annotations
 
 import base64
+import json
 import os
 import random
 import time
@@ -17,6 +18,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from agent_core.otel.export import Trace, to_protobuf
@@ -192,3 +194,34 @@ def send_traces(traces: Iterable[Trace], target: Target, **kwargs: Any) -> int:
     message = to_protobuf(traces)
     post(target, message.SerializeToString(), **kwargs)
     return sum(len(t.spans) for t in traces)
+
+
+# --- the last-used destination (History → "Send to…") ------------------------------------------
+
+PREFS_FILE = "otel_destination.json"
+"""In the data folder: the last preset, endpoint and MLflow experiment. Never credentials."""
+_PREF_KEYS = ("preset", "endpoint", "experiment_id")
+
+
+def load_last_destination(data_dir: Path | str) -> dict[str, str]:
+    """The last-used destination, or {} (a missing or unreadable file is not an error)."""
+    try:
+        data = json.loads((Path(data_dir) / PREFS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if k in _PREF_KEYS and isinstance(v, str) and len(v) <= 2000}
+
+
+def save_last_destination(data_dir: Path | str, destination: Mapping[str, str]) -> None:
+    """Remember the destination (only preset, endpoint, experiment id); failures are ignored."""
+    data = {k: str(v) for k, v in destination.items() if k in _PREF_KEYS and v}
+    try:
+        path = Path(data_dir) / PREFS_FILE
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass

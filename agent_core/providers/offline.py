@@ -688,6 +688,7 @@ class OfflineProvider:
             tool_calls=calls,
             usage=usage,
             raw=[plan],
-            stop_reason="tool_calls" if calls else "end_turn",
+            # "no_match": the goal fit no rule, so the text is help, not an answer (the UI says so).
+            stop_reason="tool_calls" if calls else "no_match" if intent.kind == "help" else "end_turn",
             model=self.model,
         )
