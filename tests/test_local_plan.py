@@ -158,3 +158,32 @@ def test_comparisons_are_worked_out_in_code_for_the_answer() -> None:
     assert comparisons([block(0, "calculator", {"expression": "2 + 2"}, "4")]) == []
     reminder = answer_reminder("Is shipping free for 20 units?", below)
     assert "Worked out from the results" in reminder and "does not meet" in reminder
+
+
+def test_the_answer_can_only_write_numbers_the_goal_or_a_result_has() -> None:
+    import re
+
+    from agent_core.providers.local_plan import allowed_numbers, answer_pattern
+
+    blocks = [
+        block(0, "lookup", {"topic": "unit price"}, "Unit price: $24 per unit"),
+        block(1, "calculator", {"expression": "150 * 22.80"}, "3420"),
+        block(2, "search_documents", {"query": "meeting"}, "Next meeting: 2026-09-09"),
+        block(3, "get_weather", {"city": "Cairo"}, "ERROR: no weather data for 'Cairo' (19 known)", error=True),
+    ]
+    numbers = allowed_numbers("How much do 150 units cost?", blocks)
+    assert {"24", "150", "22.80", "3420", "3,420", "2026", "09", "9"} <= set(numbers)
+    assert "19" not in numbers  # from a failed call
+    pattern = re.compile(answer_pattern(numbers)[1:-1])
+    for ok in ["150 units cost $3,420.", "The next meeting is on 2026-09-09 (September 9).", "Not found."]:
+        assert pattern.fullmatch(ok), ok
+    for made_up in ["It is 20 °C in Cairo.", "The total is $3,600.", "١٢°C", "１２ units"]:
+        assert not pattern.fullmatch(made_up), made_up
+    assert answer_pattern([]) == "^[^" + answer_pattern([])[3:]  # no numbers at all: no digit allowed
+    assert not re.fullmatch(answer_pattern([])[1:-1], "about 5")
+
+
+def test_the_answer_reminder_names_what_found_nothing() -> None:
+    failed = [block(0, "get_weather", {"city": "Cairo", "unit": "celsius"}, "ERROR: no weather data", error=True)]
+    reminder = answer_reminder("What's the weather like in Cairo?", failed)
+    assert "get_weather(city=Cairo)" in reminder and "not found" in reminder

@@ -37,7 +37,7 @@ from agent_core.local_model import (
     resolve_source,
 )
 from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Usage
-from agent_core.providers.local_plan import StepPlan, plan_step, planned_call
+from agent_core.providers.local_plan import StepPlan, allowed_numbers, answer_pattern, plan_step, planned_call
 from agent_core.providers.local_prompt import (
     RAW_TYPE,
     OutputError,
@@ -462,12 +462,15 @@ class LocalProvider:
     ) -> tuple[str, list[ToolCallRequest], Usage]:
         """One constrained generation, parsed; appends its raw item to ``items``."""
         pinned = plan.arguments if plan is not None else {}
+        # The final answer may only write numbers the goal or a successful result has: a made-up
+        # figure cannot be generated (the answer check has nothing left to catch).
+        numbers = answer_pattern(allowed_numbers(request.goal, request.blocks)) if plan and plan.answer else None
         limit = min(self.max_tokens, CALL_TOKENS if force and tools else ANSWER_TOKENS)
         body = {
             "messages": messages,
             "grammar": output_grammar(
                 output_schema(
-                    tools, force_tool=force, pinned=pinned, checked_answer=False
+                    tools, force_tool=force, pinned=pinned, answer_pattern=numbers
                 )
             ),
             "max_tokens": limit,

@@ -335,6 +335,11 @@ def _last_was_empty_search(blocks: Sequence[ContextBlock]) -> bool:
     return bool(blocks) and any(o.output.startswith("No results") for o in blocks[-1].outputs)
 
 
+def _short_arguments(arguments: Any) -> str:
+    args = _arguments(arguments)
+    return ", ".join(f"{k}={str(v)[:40]}" for k, v in args.items() if k != "unit")
+
+
 def request_language(goal: str) -> str:
     """The language to answer in, named for the model."""
     if _HANGUL.search(goal):
@@ -363,8 +368,18 @@ def answer_reminder(goal: str, blocks: Sequence[ContextBlock]) -> str:
             "Worked out from the results (use this for any yes/no or which-one part):"
         )
         lines.append(lead + " " + " ".join(worked))
-    if failed:
-        lines.append("Where a tool found nothing, say plainly that it was not found.")
+    missing = [
+        f"{o.name}({_short_arguments(c.arguments)})"
+        for b in blocks
+        for c in b.tool_calls
+        for o in b.outputs
+        if o.call_id == c.call_id and (o.is_error or o.output.startswith("No results"))
+    ]
+    if failed and missing:
+        lines.append(
+            "These found nothing: " + ", ".join(missing[:3]) + ". Say plainly that this information was "
+            "not found; give no figure for it."
+        )
     return "\n".join(lines)
 
 
@@ -444,6 +459,58 @@ def comparisons(blocks: Sequence[ContextBlock], korean: bool = False) -> list[st
                 verdict = "meets the threshold (yes)" if meets else "does not meet the threshold (no)"
                 out.append(f"{v} is {relation} {t}, so it {verdict}.")
     return out
+
+
+_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def allowed_numbers(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
+    """Every number the answer may write: those in the goal, in the successful tool results and
+    in the calls that produced them (the calculator's expression), as written, without thousands
+    separators, and with leading zeros dropped ("09" of a date → "9"). Longest first."""
+    texts = [goal]
+    for block in blocks:
+        calls = {c.call_id: c for c in block.tool_calls}
+        for output in block.outputs:
+            if output.is_error:
+                continue
+            texts.append(output.output)
+            call = calls.get(output.call_id)
+            if call is not None:
+                texts.append(json.dumps(call.arguments, ensure_ascii=False))
+    found: set[str] = set()
+    for text in texts:
+        for raw in _DIGITS.findall(unicodedata.normalize("NFKC", text)):
+            plain = raw.replace(",", "") if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", raw) else raw
+            for value in {raw, plain, *plain.split(","), *re.split(r"[.,]", raw)}:
+                if value:
+                    found.add(value)
+                    found.add(value.lstrip("0") or "0")
+            number = _number(plain)
+            if number is not None and "," not in plain:
+                found.add(_fmt(number))  # 3420 → 3,420
+                if number == int(number):
+                    found.add(str(int(number)))
+    return sorted(found, key=lambda v: (-len(v), v))
+
+
+def answer_pattern(numbers: Sequence[str]) -> str:
+    """A regex for an answer whose digits all belong to ``numbers``: any text without digits,
+    and digits only as one of those numbers (the model cannot write a figure no result has)."""
+    options = "|".join(re.escape(n) for n in numbers)
+    # Every decimal digit system, not only 0-9: blocked from ASCII digits, the model once wrote
+    # "١٢°C" in Arabic-Indic digits.
+    other = f"[^{_ALL_DIGITS}]"
+    return f"^(?:{other}|{options})*$" if options else f"^{other}*$"
+
+
+_ALL_DIGITS = (
+    "0-9\u0660-\u0669\u06f0-\u06f9\u07c0-\u07c9\u0966-\u096f\u09e6-\u09ef\u0a66-\u0a6f"
+    "\u0ae6-\u0aef\u0b66-\u0b6f\u0be6-\u0bef\u0c66-\u0c6f\u0ce6-\u0cef\u0d66-\u0d6f"
+    "\u0e50-\u0e59\u0ed0-\u0ed9\u0f20-\u0f29\u1040-\u1049\u17e0-\u17e9\u1810-\u1819"
+    "\uff10-\uff19\u2070-\u2079\u2080-\u2089\u00b2\u00b3\u00b9\u2460-\u249b\u3220-\u3229"
+    "\u3280-\u3289"
+)
 
 
 def small_talk_reminder(goal: str) -> str:

@@ -138,17 +138,22 @@ def output_schema(
     force_tool: bool,
     pinned: Mapping[str, Mapping[str, Sequence[Any]]] | None = None,
     checked_answer: bool = False,
+    answer_pattern: str | None = None,
 ) -> dict[str, Any]:
     """The schema for one step: an answer or one call of an enabled tool (``force_tool``: a call).
 
-    ``pinned`` fixes argument values per tool (``{"get_weather": {"city": ["Seoul"]}}``).
+    ``pinned`` fixes argument values per tool (``{"get_weather": {"city": ["Seoul"]}}``);
+    ``answer_pattern`` constrains the answer text (:func:`~agent_core.providers.local_plan.answer_pattern`).
     Branches are mutually exclusive (different required keys, no extra keys), so ``anyOf`` here
     means ``oneOf``; with ``oneOf`` a first probe got a garbled answer ("]24*7+100 = 1700").
     """
     pinned = pinned or {}
     branches = [tool_branch(t, pinned.get(t.name)) for t in tools]
     if not force_tool or not branches:
-        branches.insert(0, CHECKED_ANSWER if checked_answer else ANSWER_BRANCH)
+        answer = copy.deepcopy(CHECKED_ANSWER if checked_answer else ANSWER_BRANCH)
+        if answer_pattern:
+            answer["properties"]["answer"]["pattern"] = answer_pattern
+        branches.insert(0, answer)
     return branches[0] if len(branches) == 1 else {"anyOf": branches}
 
 
