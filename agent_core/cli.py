@@ -155,14 +155,14 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     elif finished.status == "completed":
         sys.stdout.write((finished.answer or "") + "\n")
     if finished.status != "completed":
-        message = (finished.error or {}).get("message", finished.status)
+        message = finished.error["message"] if finished.error else finished.status
         sys.stderr.write(f"run {finished.status}: {message}\n")
     _grounding_warnings(finished.grounding, sys.stderr)
     sys.stderr.write(f"record: {finished.path}\n")
     from agent_core.otel import auto as otel_auto
 
-    if otel_auto.enabled():  # AGENT_OTEL_EXPORT=auto sends from a thread: let it finish before exit
-        otel_auto.wait_idle(60)
+    if otel_auto.enabled():  # AGENT_OTEL_EXPORT=auto sends from a thread: give it a moment before exit
+        otel_auto.report_at_exit(sys.stderr)
     return EXIT_OK if finished.status == "completed" else EXIT_FAILED
 
 

@@ -33,7 +33,7 @@ def load_runs(settings: Settings, run_ids: list[str]) -> list[dict[str, Any]]:
         try:
             records.append(store.load(run_id))
             continue
-        except RecordError as exc:
+        except RecordError:
             if not refreshed:  # a record saved under another file name: look it up in the index
                 store.refresh()
                 refreshed = True

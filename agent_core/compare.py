@@ -94,7 +94,8 @@ def header(record: Mapping[str, Any]) -> dict[str, Any]:
     trimmed: set[int] = set()
     for step in steps:
         trimmed.update(b for b in step.get("blocks_trimmed") or [] if isinstance(b, int))
-    usage = record.get("usage") if isinstance(record.get("usage"), dict) else {}
+    raw_usage = record.get("usage")
+    usage = raw_usage if isinstance(raw_usage, dict) else {}
     grounding = record.get("grounding") if isinstance(record.get("grounding"), dict) else None
     cost = record.get("cost_usd")
     return {

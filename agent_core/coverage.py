@@ -27,8 +27,10 @@ COVERAGE_COLUMNS = [
 
 def offered_rows(record: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     """``(run_id, provider, model, tool)`` for each tool the run offered the model."""
-    settings = record.get("settings") if isinstance(record.get("settings"), dict) else {}
-    tools = settings.get("tools") if isinstance(settings.get("tools"), list) else []
+    raw_settings = record.get("settings")
+    settings = raw_settings if isinstance(raw_settings, dict) else {}
+    raw_tools = settings.get("tools")
+    tools = raw_tools if isinstance(raw_tools, list) else []
     run = (str(record.get("run_id") or ""), str(record.get("provider") or ""), str(record.get("model") or ""))
     return [(*run, str(t)) for t in dict.fromkeys(tools) if isinstance(t, str)]
 

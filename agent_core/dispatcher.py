@@ -13,13 +13,14 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, cast
 
 from agent_core import workers
 from agent_core.context import ToolCallRequest
 from agent_core.errors import ErrorCategory, RunCancelled, ToolValidationError, TransientToolError
 from agent_core.masking import is_secret_key, mask, mask_text, masked_traceback, register_secret
-from agent_core.retry import backoff_delay
+from agent_core.retry import Failure, GaveUp, RetryWait, run_through, with_retries
+from agent_core.run_record import ToolCall
 from agent_core.settings import Settings
 from agent_core.tools.registry import Tool, ToolRegistry
 
@@ -42,7 +43,7 @@ class CallStopped(RunCancelled):
     """The run was stopped while a tool call ran; ``entry`` is that call's log entry so far
     (``cancelled: true``, its attempts until then)."""
 
-    def __init__(self, entry: dict[str, Any]) -> None:
+    def __init__(self, entry: ToolCall) -> None:
         super().__init__("the run was stopped during a tool call")
         self.entry = entry
 
@@ -132,6 +133,22 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+def _attempt_ok(attempt: int, duration_ms: float) -> dict[str, Any]:
+    return {
+        "attempt": attempt, "success": True, "error": None, "error_category": None, "duration_ms": duration_ms,
+        "wait_s": 0.0,
+    }
+
+
+def _attempt_failed(exc: Exception, attempt: int, duration_ms: float) -> Failure:
+    category = classify(exc)
+    entry = {
+        "attempt": attempt, "success": False, "error": mask_text(_describe(exc)), "error_category": category.value,
+        "duration_ms": duration_ms, "wait_s": 0.0,
+    }
+    return Failure(entry, transient=category is ErrorCategory.TRANSIENT)
+
+
 class Dispatcher:
     """Runs the model's tool calls for one run (it remembers calls, to refuse duplicates)."""
 
@@ -153,11 +170,11 @@ class Dispatcher:
         self._rng = rng or random.Random()
         self._seen: set[str] = set()
 
-    def dispatch(self, call: ToolCallRequest, *, step: int = 0) -> dict[str, Any]:
+    def dispatch(self, call: ToolCallRequest, *, step: int = 0) -> ToolCall:
         """Run one call and return its log entry; the ``output`` field is what the model gets."""
         return self._entry(call, step, self._dispatch)
 
-    def refuse(self, call: ToolCallRequest, *, step: int, message: str) -> dict[str, Any]:
+    def refuse(self, call: ToolCallRequest, *, step: int, message: str) -> ToolCall:
         """A log entry for a call that is not run at all (e.g. over the per-turn limit)."""
         return self._entry(
             call, step, lambda c, entry: self._refuse(entry, ErrorCategory.VALIDATION, message)
@@ -165,7 +182,7 @@ class Dispatcher:
 
     def _entry(
         self, call: ToolCallRequest, step: int, body: Callable[[ToolCallRequest, dict[str, Any]], str]
-    ) -> dict[str, Any]:
+    ) -> ToolCall:
         started_at = datetime.now(timezone.utc).isoformat()
         t0 = time.perf_counter()
         entry: dict[str, Any] = {
@@ -192,7 +209,7 @@ class Dispatcher:
                 error="stopped by the user before the call finished",
                 duration_ms=round((time.perf_counter() - t0) * 1000, 3),
             )
-            raise CallStopped(entry) from None
+            raise CallStopped(cast(ToolCall, entry)) from None
         except Exception as exc:  # a bug here must not end the run
             log.error("dispatcher failed on %s\n%s", entry["tool"], masked_traceback(exc))
             entry.update(success=False, error=_describe(exc), error_category=ErrorCategory.NON_TRANSIENT.value)
@@ -205,7 +222,7 @@ class Dispatcher:
         log.info(
             "tool %s %s in %.1f ms", entry["tool"], "ok" if entry["success"] else "failed", entry["duration_ms"]
         )
-        return entry
+        return cast(ToolCall, entry)  # built field by field above; the type says what it holds
 
     def _refuse(self, entry: dict[str, Any], category: ErrorCategory, message: str) -> str:
         entry.update(error=message, error_category=category.value)
@@ -266,6 +283,7 @@ class Dispatcher:
         fallback = self.registry.get(tool.fallback) if tool.fallback else None
         if fallback is not None:
             fb_attempts: list[dict[str, Any]] = []
+            fb_error: str | None
             try:
                 fb_kwargs = fallback.validate(args)
             except ToolValidationError as exc:
@@ -295,49 +313,34 @@ class Dispatcher:
         *,
         retries: bool = True,
     ) -> tuple[bool, Any, ErrorCategory, str | None]:
-        delays = self.settings.retry_delays if retries else ()
         timeout = tool.timeout or self.settings.tool_timeout
-        attempt = 0
-        while True:
-            t0 = time.perf_counter()
-            try:
-                value = call_with_timeout(tool.func, kwargs, timeout, self._cancel)
-            except BaseException as exc:  # noqa: BLE001 - classified below
-                if isinstance(exc, (KeyboardInterrupt, SystemExit, RunCancelled)):
-                    raise
-                category = classify(exc)
-                error = _describe(exc)
-                record = {
-                    "attempt": attempt + 1,
-                    "success": False,
-                    "error": mask_text(error),
-                    "error_category": category.value,
-                    "duration_ms": round((time.perf_counter() - t0) * 1000, 3),
-                    "wait_s": 0.0,
-                }
-                attempts.append(record)
-                if category is ErrorCategory.TRANSIENT and attempt < len(delays):
-                    wait = backoff_delay(attempt, delays, cap=self.settings.retry_max_delay, rng=self._rng)
-                    record["wait_s"] = round(wait, 3)
-                    log.warning("tool %s transient error (%s); retry in %.2f s", tool.name, mask_text(error), wait)
-                    self._sleep(wait)
-                    if self._cancel is not None and self._cancel.is_set():
-                        raise RunCancelled()
-                    attempt += 1
-                    continue
-                return False, None, category, error
-            attempts.append(
-                {
-                    "attempt": attempt + 1,
-                    "success": True,
-                    "error": None,
-                    "error_category": None,
-                    "duration_ms": round((time.perf_counter() - t0) * 1000, 3),
-                    "wait_s": 0.0,
-                }
-            )
-            return True, value, ErrorCategory.TRANSIENT, None
 
-    def call_direct(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        def on_wait(retry: RetryWait) -> None:
+            log.warning("tool %s transient error (%s); retry in %.2f s", tool.name, retry.entry["error"], retry.wait_s)
+
+        try:
+            value = run_through(
+                with_retries(
+                    lambda: call_with_timeout(tool.func, kwargs, timeout, self._cancel),
+                    attempts=attempts,
+                    succeeded=_attempt_ok,
+                    failed=_attempt_failed,
+                    delays=self.settings.retry_delays if retries else (),
+                    cap=self.settings.retry_max_delay,
+                    wait=self._wait,
+                    rng=self._rng,
+                ),
+                on_wait,
+            )
+        except GaveUp as gave_up:
+            return False, None, classify(gave_up.error), _describe(gave_up.error)
+        return True, value, ErrorCategory.TRANSIENT, None
+
+    def _wait(self, seconds: float) -> None:
+        self._sleep(seconds)
+        if self._cancel is not None and self._cancel.is_set():
+            raise RunCancelled()
+
+    def call_direct(self, name: str, arguments: dict[str, Any]) -> ToolCall:
         """Run one tool outside a run (the Tools page form); same validation and log entry."""
         return self.dispatch(ToolCallRequest(call_id=f"direct_{int(time.time() * 1000)}", name=name, arguments=arguments))

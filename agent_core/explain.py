@@ -230,7 +230,7 @@ def _problem_sentences(calls: list[dict[str, Any]]) -> list[Sentence]:
             continue
         seen.add(cat)
         more = by_category[cat] - 1
-        again = f" This happened {_plural(more + 1, 'time')}." if more > 0 and cat != "duplicate" else ""
+        again = f" This happened {_times(more + 1)}." if more > 0 and cat != "duplicate" else ""
         phrase = plain_phrase(cat, call.get("tool"))
         if cat == "validation":
             text = f"{at}, {phrase}, {'then fixed it' if later_ok else 'and did not fix it'}.{again}"

@@ -175,10 +175,12 @@ def _attempts_table(tool: Any, attempts: Any) -> str:
 def _call(call: dict[str, Any], *, hide_outputs: bool) -> str:
     ok = bool(call.get("success"))
     badges = [f'<span class="badge {"ok" if ok else "bad"}">{"ok" if ok else "failed"}</span>']
-    attempts = call.get("attempts") if isinstance(call.get("attempts"), list) else []
+    raw_attempts = call.get("attempts")
+    attempts = raw_attempts if isinstance(raw_attempts, list) else []
     if len(attempts) > 1:
         badges.append(f'<span class="badge warn">{len(attempts)} attempts</span>')
-    fallback = call.get("fallback") if isinstance(call.get("fallback"), dict) else None
+    raw_fallback = call.get("fallback")
+    fallback = raw_fallback if isinstance(raw_fallback, dict) else None
     if fallback:
         badges.append(f'<span class="badge warn">fallback: {_e(fallback.get("tool"))}</span>')
     if call.get("duplicate"):
@@ -209,7 +211,8 @@ def _steps(record: dict[str, Any], *, hide_outputs: bool) -> str:
     out = []
     for n, step in enumerate(s for s in record.get("steps") or [] if isinstance(s, dict)):
         index = step.get("index") if isinstance(step.get("index"), int) else n + 1
-        usage = step.get("usage") if isinstance(step.get("usage"), dict) else {}
+        raw_usage = step.get("usage")
+        usage = raw_usage if isinstance(raw_usage, dict) else {}
         attempts = [a for a in step.get("model_attempts") or [] if isinstance(a, dict)]
         failed = [a for a in attempts if not a.get("success")]
         sent = ", ".join(map(str, step.get("blocks_sent") or [])) or "none"
@@ -273,7 +276,8 @@ def export_html(record: Mapping[str, Any], *, hide_outputs: bool = False) -> str
     shown = str(record.get("status_shown") or record.get("status") or "")
     data = exported_record(record, hide_outputs=hide_outputs)
     view = {**data, "status_shown": shown} if shown else data
-    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    raw_usage = data.get("usage")
+    usage = raw_usage if isinstance(raw_usage, dict) else {}
     cost = data.get("cost_usd")
     cost_text = "unknown" if not isinstance(cost, (int, float)) else "free" if cost == 0 else f"${cost:.4f}"
     answer = data.get("answer")

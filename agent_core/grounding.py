@@ -70,18 +70,18 @@ _ORD = r"(?:st|nd|rd|th)?"
 _DATE_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?<![\d.])(\d{4})\s?[-/.]\s?(\d{1,2})\s?[-/.]\s?(\d{1,2})(?![\d])"), "ymd"),
     (re.compile(r"(?:(\d{4})\s?년\s?)?(\d{1,2})\s?월\s?(\d{1,2})\s?일"), "ymd"),
-    (re.compile(rf"\b({_MONTH})\s+(\d{{1,2}}){_ORD}\b(?:,?\s+(\d{{4}})\b)?", re.I), "mdy"),
-    (re.compile(rf"\b(\d{{1,2}}){_ORD}\s+(?:of\s+)?({_MONTH})\b(?:,?\s+(\d{{4}})\b)?", re.I), "dmy"),
+    (re.compile(rf"\b({_MONTH})\s+(\d{{1,2}}){_ORD}\b(?:,?\s+(\d{{4}})\b)?", re.IGNORECASE), "mdy"),
+    (re.compile(rf"\b(\d{{1,2}}){_ORD}\s+(?:of\s+)?({_MONTH})\b(?:,?\s+(\d{{4}})\b)?", re.IGNORECASE), "dmy"),
 )
 _AMPM = r"(a\.?\s?m\.?|p\.?\s?m\.?)"
 _TIME_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(rf"(?<![\d:])(\d{{1,2}}):(\d{{2}})(?::\d{{2}})?(?![\d:])(?:\s?{_AMPM}(?![a-z]))?", re.I), "hm"),
-    (re.compile(rf"(?<![\d.,:])(\d{{1,2}})\s?{_AMPM}(?![a-z])", re.I), "h"),
+    (re.compile(rf"(?<![\d:])(\d{{1,2}}):(\d{{2}})(?::\d{{2}})?(?![\d:])(?:\s?{_AMPM}(?![a-z]))?", re.IGNORECASE), "hm"),
+    (re.compile(rf"(?<![\d.,:])(\d{{1,2}})\s?{_AMPM}(?![a-z])", re.IGNORECASE), "h"),
     (re.compile(r"(오전|오후|아침|저녁|밤|낮)?\s?(\d{1,2})\s?시(?!간|간의|작|청|장|리|즌)(?:\s?(\d{1,2})\s?분|\s?(반))?"), "ko"),
 )
 _TEMP = re.compile(
     rf"({_SIGNED})\s?(?:°\s?([CF])\b|℃|℉|(?:degrees?|deg)\b(?:\s+(celsius|fahrenheit|centigrade|c|f)\b)?|도(?![시로])|([CF])(?=[\s.,;:)!?]|$)(?<=\d[CF])|\s(celsius|fahrenheit)\b)",
-    re.I,
+    re.IGNORECASE,
 )
 _CURRENCY_SYMBOL = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "₩": "KRW", "¥": "JPY", "￦": "KRW"}
 _CURRENCY_WORD = {
@@ -91,12 +91,12 @@ _CURRENCY_WORD = {
 }  # fmt: skip
 _SCALE_WORD = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "bn": 1e9, "b": 1e9, "billion": 1e9}
 _SCALE = r"(?:\s?(k|m|mn|bn|b)\b|\s(thousand|million|billion)\b)?"
-_MONEY_BEFORE = re.compile(rf"(US\$|[$€£₩¥￦])\s?({_KO_NUM}|{_NUM}){_SCALE}", re.I)
+_MONEY_BEFORE = re.compile(rf"(US\$|[$€£₩¥￦])\s?({_KO_NUM}|{_NUM}){_SCALE}", re.IGNORECASE)
 _MONEY_AFTER = re.compile(
     rf"({_KO_NUM}|{_NUM}){_SCALE}\s?(USD|KRW|EUR|JPY|GBP|dollars?|won|euros?|yen|pounds|원|달러|유로|엔)(?![A-Za-z])",
-    re.I,
+    re.IGNORECASE,
 )
-_PERCENT = re.compile(rf"({_SIGNED})\s?(%|％|percent\b|per\s?cent\b|퍼센트|프로(?!그|젝|세|모|필|토))", re.I)
+_PERCENT = re.compile(rf"({_SIGNED})\s?(%|％|percent\b|per\s?cent\b|퍼센트|프로(?!그|젝|세|모|필|토))", re.IGNORECASE)
 _UNITS_EN = (
     "business days|working days|days|day|hours|hour|hrs|hr|minutes|minute|mins|min|seconds|second|secs|sec|ms|"
     "weeks|week|months|month|years|year|units|unit|items|item|pieces|piece|pcs|orders|order|parcels|parcel|"
@@ -108,19 +108,19 @@ _UNITS_EN = (
 _UNITS_KO = "영업일|개월|시간|분기|년|개|명|건|배|줄|자|단어|회|번|권|장|주|일|분|초|박|대|곳|잔|병|인분|킬로그램|킬로미터|미터|리터"
 _QUANTITY = re.compile(
     rf"({_KO_NUM}|{_SIGNED})\s?(?:({_UNITS_KO})|({_UNITS_EN})(?![A-Za-z]))",
-    re.I,
+    re.IGNORECASE,
 )
 _KO_NUMBER = re.compile(_KO_NUM)
 _BARE = re.compile(rf"(?<![\w.,/\\:#@-]){_SIGNED}(?![\w]|[.,]\d)|(?<=[\s(\[])[-−]?{_NUM}(?![\w]|[.,]\d)")
 _ANY_DIGITS = re.compile(r"\d+(?:\.\d+)?")
 
 # Regions of an answer that hold no claims.
-_FENCE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.S)
+_FENCE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.DOTALL)
 _CODE = re.compile(r"`[^`\n]*`")
-_URL = re.compile(r"(?:https?://|ftp://|www\.)[^\s<>()\"'`]+|\]\([^)\s]*\)|<[^>\s]+@[^>\s]+>|[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.I)
-_PATHLIKE = re.compile(r"(?<![\w])[\w-]*\d[\w-]*\.(?:md|txt|json|csv|py|yaml|yml|pdf|png|jpg|html)\b", re.I)
-_LIST_MARKER = re.compile(r"^[ \t>]*(?:#{1,6}[ \t]*)?(?:(?:step|단계)[ \t]*)?\(?\d{1,3}[.):](?=[ \t]|$)", re.I | re.M)
-_VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+\.\d+(?:[.\d]*)\b", re.I)
+_URL = re.compile(r"(?:https?://|ftp://|www\.)[^\s<>()\"'`]+|\]\([^)\s]*\)|<[^>\s]+@[^>\s]+>|[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.IGNORECASE)
+_PATHLIKE = re.compile(r"(?<![\w])[\w-]*\d[\w-]*\.(?:md|txt|json|csv|py|yaml|yml|pdf|png|jpg|html)\b", re.IGNORECASE)
+_LIST_MARKER = re.compile(r"^[ \t>]*(?:#{1,6}[ \t]*)?(?:(?:step|단계)[ \t]*)?\(?\d{1,3}[.):](?=[ \t]|$)", re.IGNORECASE | re.MULTILINE)
+_VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+\.\d+(?:[.\d]*)\b", re.IGNORECASE)
 _IDENT = re.compile(r"[A-Za-z_]+[-_]?\d[\w.-]*|\d+[A-Za-z_][\w-]*")
 
 

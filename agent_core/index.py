@@ -27,25 +27,19 @@ import sys
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from agent_core.errors import RecordError
 from agent_core.records import MAX_RECORD_BYTES, parse_record
+from agent_core.run_columns import COLUMNS_VERSION, RUN_FIELDS, as_float, as_int, as_text, run_values
 
 log = logging.getLogger("agent_core.index")
 
-INDEX_FORMAT = "4"
-"""Bump when the stored columns or their meaning change: older indexes are then rebuilt."""
+INDEX_FORMAT = f"4-{COLUMNS_VERSION}"
+"""Changes with the stored columns (bump the number when their meaning changes): older indexes are rebuilt."""
 
 FILE_FIELDS = ("name", "size", "mtime_ns", "ino", "problem")
-RUN_FIELDS = (
-    "run_id", "started_at", "started_us", "goal", "provider", "model", "status", "steps", "tool_calls",
-    "failed_calls", "tokens", "cost_usd", "duration_ms", "scripted", "owner_pid", "owner_host", "updated_at",
-    "grounding",
-)
-"""Summary fields of a readable record; ``status`` is the stored one (``running`` is re-checked on read)."""
 CALL_FIELDS = (
     "seq", "call_id", "step", "tool", "success", "error_category", "attempts", "fallback",
     "fallback_success", "duplicate", "truncated", "duration_ms", "started_at",
@@ -80,57 +74,16 @@ _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXE
 
 
 # -- one record → rows --------------------------------------------------------------------------
-def _text(value: Any) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, default=str) if isinstance(value, (dict, list)) else str(value)
-
-
-def _int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, int):
-        return value if -(2**63) <= value < 2**63 else None
-    if isinstance(value, float) and value == value and abs(value) < 2**63:
-        return int(value)
-    return None
-
-
-def _float(value: Any) -> float | None:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        number = float(value)
-        return number if number == number else None
-    return None
-
-
-def _epoch_us(value: Any) -> int | None:
-    """ISO 8601 text → microseconds since the epoch (naive times are taken as UTC)."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    delta = moment - _EPOCH
-    return (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
-
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_text, _int, _float = as_text, as_int, as_float
 _I64 = 2**63
 
 
 def extract(record: dict[str, Any], name: str) -> tuple[tuple[Any, ...], CallColumns]:
-    """The summary values (:data:`RUN_FIELDS`) and tool calls (by :data:`CALL_FIELDS` column) of one record.
+    """The summary values (:data:`~agent_core.run_columns.RUN_FIELDS`) and tool calls (by :data:`CALL_FIELDS` column) of one record.
 
     Values are reduced to what SQLite stores (str, int, float, None), whatever a foreign or
     hand-edited record holds.
     """
-    usage = record.get("usage")
-    usage = usage if isinstance(usage, dict) else {}
-    owner = record.get("owner")
-    owner = owner if isinstance(owner, dict) else {}
     columns: list[list[Any]] = [[] for _ in CALL_FIELDS]
     (seqs, ids, steps, tools, oks, categories, attempts_, fallbacks, fallback_oks, duplicates, truncated,
      durations, starts) = (column.append for column in columns)
@@ -167,16 +120,7 @@ def extract(record: dict[str, Any], name: str) -> tuple[tuple[Any, ...], CallCol
         durations(v if type(v) is float and v == v else _float(v))
         v = get("started_at")
         starts(v if v is None or type(v) is str else _text(v))
-    started = record.get("started_at")
-    run = (
-        _text(record.get("run_id")), _text(started), _epoch_us(started), _text(record.get("goal")) or "",
-        _text(record.get("provider")) or "", _text(record.get("model")) or "", _text(record.get("status")) or "",
-        len(record.get("steps") or ()), len(record.get("tool_calls") or ()), failed,
-        _int(usage.get("total_tokens")) or 0, _float(record.get("cost_usd")), _float(record.get("duration_ms")),
-        bool(record.get("scripted")), _int(owner.get("pid")), _text(owner.get("host")),
-        _text(record.get("updated_at")),
-        _text(grounding.get("status")) if isinstance(grounding := record.get("grounding"), dict) else None,
-    )
+    run = run_values(record, failed)
     return run, columns if columns[0] else []
 
 
@@ -388,17 +332,17 @@ class RunIndex:
 
         return self._run(work)
 
-    def apply(self, upserts: Sequence[tuple[FileRow, StoredCalls]], deletes: Iterable[str]) -> None:
+    def apply(self, upserts: Sequence[tuple[FileRow, StoredCalls | CallColumns]], deletes: Iterable[str]) -> None:
         """Store new or changed files (with their encoded calls) and forget deleted ones, atomically."""
-        deletes = [(name,) for name in deletes]
-        if not upserts and not deletes:
+        deleted = [(name,) for name in deletes]
+        if not upserts and not deleted:
             return
         sql = f"INSERT OR REPLACE INTO files ({_COLUMNS}) VALUES ({', '.join('?' * (len(_COLUMNS.split(','))))})"
         values = [(*row, calls if calls is None or isinstance(calls, str) else encode_calls(calls)) for row, calls in upserts]
 
         def work(conn: sqlite3.Connection) -> None:
             conn.execute("BEGIN IMMEDIATE")
-            conn.executemany("DELETE FROM files WHERE name=?", deletes)
+            conn.executemany("DELETE FROM files WHERE name=?", deleted)
             conn.executemany(sql, values)
             conn.execute("COMMIT")
 
@@ -529,7 +473,7 @@ def parse_files(
         return rows, gone, set()
     size = -(-len(names) // workers)
     shares = [list(names[i : i + size]) for i in range(0, len(names), size)]
-    helpers = []
+    helpers: list[tuple[subprocess.Popen[bytes] | None, list[str], threading.Thread | None]] = []
     for share in shares[1:]:
         try:
             proc = subprocess.Popen(
@@ -543,9 +487,9 @@ def parse_files(
             log.warning("cannot start a parse helper (%s); parsing here", exc)
             helpers.append((None, share, None))
             continue
-        feeder = threading.Thread(target=_feed, args=(proc, share), daemon=True)
-        feeder.start()
-        helpers.append((proc, share, feeder))
+        feeding = threading.Thread(target=_feed, args=(proc, share), daemon=True)
+        feeding.start()
+        helpers.append((proc, share, feeding))
     rows, gone = _parse_here(runs_dir, shares[0], keep_columns)
     stored: set[str] = set()
     if index is not None:
@@ -555,8 +499,8 @@ def parse_files(
             stored.update(row[0] for row, _ in rows)
         except IndexUnavailable:
             pass  # the caller tries again with everything that is not stored
-    for proc, share, feeder in helpers:
-        result = _collect(proc, feeder) if proc is not None else None
+    for helper, share, feeder in helpers:
+        result = _collect(helper, feeder) if helper is not None else None
         if result is None:
             more, more_gone = _parse_here(runs_dir, share, keep_columns)
         else:

@@ -12,14 +12,14 @@ import os
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from collections.abc import Callable, Generator, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, assert_never
 
 from agent_core import workers
 from agent_core.context import ContextBlock, ToolOutput, select_blocks, trim_history
-from agent_core.dispatcher import CallStopped, Dispatcher
+from agent_core.dispatcher import MAX_TOOL_NAME_CHARS, CallStopped, Dispatcher
 from agent_core.errors import ProviderError, RunCancelled
-from agent_core.grounding import check_answer, correction, unsupported
 from agent_core.events import (
     AnswerSentBack,
     ModelCallFinished,
@@ -33,6 +33,7 @@ from agent_core.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
+from agent_core.grounding import check_answer, correction, unsupported
 from agent_core.masking import mask, mask_text, masked_traceback
 from agent_core.otel import auto as otel_auto
 from agent_core.pricing import Price, estimate_cost, load_prices
@@ -46,7 +47,8 @@ from agent_core.records import (
     save_record,
     utc_now,
 )
-from agent_core.retry import backoff_delay
+from agent_core.retry import Failure, GaveUp, with_retries
+from agent_core.run_record import RunError, Status
 from agent_core.settings import Settings
 from agent_core.tools.registry import ToolRegistry
 
@@ -69,11 +71,28 @@ Rules:
 6. If the information cannot be found, say what is missing.""".strip()
 
 
-class _ModelCallFailed(Exception):
-    def __init__(self, error: ProviderError, attempts: list[dict[str, Any]]) -> None:
-        super().__init__(error.message)
-        self.error = error
-        self.attempts = attempts
+@dataclass(frozen=True)
+class FinalAnswer:
+    """The step ended with the model's answer (a turn with no tool calls)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class NextStep:
+    """The step ran tool calls; the model gets their outputs in the next step."""
+
+
+@dataclass(frozen=True)
+class StopRun:
+    """The step ended the run without an answer (the model call failed for good)."""
+
+    status: Status
+    error: RunError
+
+
+StepOutcome = FinalAnswer | NextStep | StopRun
+"""What one loop step returns; :func:`run_agent` decides what comes next from it."""
 
 
 def validate_goal(goal: str) -> str:
@@ -91,7 +110,7 @@ def _cost(provider: Provider, model: str, usage: Usage, prices: Mapping[str, Pri
 
 
 class _Run:
-    """State of one run; owns the record dict and writes it."""
+    """State of one run: what every step needs, and the record, which it owns and writes."""
 
     def __init__(
         self,
@@ -102,9 +121,21 @@ class _Run:
         run_id: str,
         scripted: bool,
         extra: Mapping[str, Any] | None = None,
+        *,
+        instructions: str = "",
+        cancel: threading.Event | None = None,
+        sleep: Callable[[float], Any] | None = None,
+        rng: random.Random | None = None,
     ) -> None:
         self.settings = settings
         self.provider = provider
+        self.registry = registry
+        self.instructions = instructions
+        self.cancel = cancel or threading.Event()
+        self.rng = rng
+        self.dispatcher = Dispatcher(
+            registry, settings, sleep=sleep or (lambda s: self.cancel.wait(s)), rng=rng, cancel=self.cancel
+        )
         # The price table (defaults + the optional prices file) is read once per run, not on
         # every save (reading it costs more than the rest of a step's bookkeeping).
         self.prices = load_prices(settings.data_dir)
@@ -180,7 +211,7 @@ class _Run:
                 log.debug("provider meta() failed\n%s", masked_traceback(exc))
         save_record(self.record, self.settings.runs_dir, encoder=self.encoder, final=final)
 
-    def finish(self, status: str, *, answer: str | None = None, error: dict[str, str] | None = None) -> RunFinished:
+    def finish(self, status: Status, *, answer: str | None = None, error: RunError | None = None) -> RunFinished:
         self.record.update(
             status=status,
             answer=mask_text(answer) if answer is not None else None,
@@ -234,11 +265,12 @@ def run_agent(
     (``eval_id``, ``arena_id``, ``replay_of``, ``user`` …; masked, never replacing the engine's).
     """
     goal = validate_goal(goal)
-    cancel = cancel or threading.Event()
-    run = _Run(goal, provider, registry, settings, run_id or new_run_id(), scripted, record_extra)
+    run = _Run(
+        goal, provider, registry, settings, run_id or new_run_id(), scripted, record_extra,
+        instructions=instructions, cancel=cancel, sleep=sleep, rng=rng,
+    )
+    cancel = run.cancel
     rid = run.record["run_id"]
-    tool_sleep = sleep or (lambda s: cancel.wait(s))
-    dispatcher = Dispatcher(registry, settings, sleep=tool_sleep, rng=rng, cancel=cancel)
     try:
         run.save()
     except RecordWriteError as exc:
@@ -256,13 +288,20 @@ def run_agent(
         for step in range(1, settings.max_steps + 1):
             if cancel.is_set():
                 raise RunCancelled()
-            # The masked goal (as recorded): a key pasted into a goal is not sent on to the model API.
-            yield from _step(
-                run, step, provider, registry, dispatcher, settings, instructions, run.record["goal"], cancel, rng
-            )
-            if run.record["answer"] is not None:
-                yield run.finish("completed", answer=run.record["answer"])
-                return
+            outcome = yield from _step(run, step)
+            match outcome:
+                case FinalAnswer(text=answer):
+                    # The one place a run gets its answer.
+                    run.history.append({"role": "assistant", "content": answer, "final": True})
+                    yield run.finish("completed", answer=answer)
+                    return
+                case StopRun(status=status, error=error):
+                    yield run.finish(status, error=error)
+                    return
+                case NextStep():
+                    pass
+                case _:
+                    assert_never(outcome)
         plural = "s" if settings.max_steps != 1 else ""
         message = (
             f"Stopped after reaching the step limit ({settings.max_steps} step{plural}) without a final answer. "
@@ -271,18 +310,18 @@ def run_agent(
         run.history.append({"role": "assistant", "content": message, "final": False})
         yield run.finish("max_steps", error={"type": "MaxStepsReached", "message": message})
     except RunCancelled:
-        yield run.finish("cancelled", error={"type": "Cancelled", "message": "The run was stopped by the user."})
+        yield run.finish("cancelled", error=_CANCELLED)
     except (GeneratorExit, KeyboardInterrupt):  # Stop in the UI (generator closed), Ctrl-C in the CLI
-        run.finish("cancelled", error={"type": "Cancelled", "message": "The run was stopped by the user."})
+        run.finish("cancelled", error=_CANCELLED)
         raise
-    except _ModelCallFailed as exc:
-        err = exc.error
-        yield run.finish("error", error={"type": err.error_type, "message": mask_text(err.message)})
     except RecordWriteError as exc:
         yield run.finish("error", error={"type": "RecordWriteError", "message": str(exc.strerror or exc)})
     except Exception as exc:  # an engine bug: keep the record, say what happened
         log.error("run %s failed\n%s", rid, masked_traceback(exc))
         yield run.finish("error", error={"type": type(exc).__name__, "message": mask_text(str(exc)) or type(exc).__name__})
+
+
+_CANCELLED: RunError = {"type": "Cancelled", "message": "The run was stopped by the user."}
 
 
 def _complete(provider: Provider, request: ModelRequest, cancel: threading.Event) -> ModelResponse:
@@ -302,75 +341,91 @@ def _complete(provider: Provider, request: ModelRequest, cancel: threading.Event
     return pending.result()
 
 
+def _model_call(provider: Provider, request: ModelRequest, cancel: threading.Event) -> ModelResponse:
+    """:func:`_complete`, with any failure as a :class:`ProviderError` (a provider bug or an SDK
+    surprise becomes a non-transient one, so it is not retried)."""
+    try:
+        return _complete(provider, request, cancel)
+    except (ProviderError, RunCancelled):
+        raise
+    except Exception as exc:
+        log.error("provider %s raised\n%s", provider.id, masked_traceback(exc))
+        raise ProviderError(
+            f"{provider.id} failed: {type(exc).__name__}: {exc}", provider=provider.id, error_type=type(exc).__name__
+        ) from exc
+
+
+def _model_attempt_ok(attempt: int, duration_ms: float) -> dict[str, Any]:
+    return {"attempt": attempt, "success": True, "duration_ms": duration_ms}
+
+
+def _model_attempt_failed(exc: Exception, attempt: int, duration_ms: float) -> Failure:
+    error = exc if isinstance(exc, ProviderError) else ProviderError(str(exc))
+    entry = {
+        "attempt": attempt,
+        "success": False,
+        "error_type": error.error_type,
+        "status": error.status,
+        "message": mask_text(error.message),
+        "transient": error.transient,
+        "duration_ms": duration_ms,
+        "wait_s": 0.0,
+    }
+    return Failure(entry, transient=error.transient, retry_after=error.retry_after)
+
+
 def _call_model(
-    run: _Run, provider: Provider, request: ModelRequest, settings: Settings, cancel: threading.Event,
-    rng: random.Random | None,
-) -> Iterator[RunEvent]:
-    """Call the model with the engine's retry policy; returns (response, attempts) via StopIteration."""
-    attempts: list[dict[str, Any]] = []
-    delays = settings.retry_delays
-    attempt = 0
-    while True:
-        t0 = time.perf_counter()
-        try:
-            response = _complete(provider, request, cancel)
-        except ProviderError as exc:
-            error = exc
-        except RunCancelled:
-            raise
-        except Exception as exc:  # a provider bug or an SDK surprise: not retried
-            log.error("provider %s raised\n%s", provider.id, masked_traceback(exc))
-            error = ProviderError(
-                f"{provider.id} failed: {type(exc).__name__}: {exc}", provider=provider.id, error_type=type(exc).__name__
-            )
-        else:
-            attempts.append({"attempt": attempt + 1, "success": True, "duration_ms": round((time.perf_counter() - t0) * 1000, 3)})
-            return response, attempts
-        info = {
-            "attempt": attempt + 1,
-            "success": False,
-            "error_type": error.error_type,
-            "status": error.status,
-            "message": mask_text(error.message),
-            "transient": error.transient,
-            "duration_ms": round((time.perf_counter() - t0) * 1000, 3),
-            "wait_s": 0.0,
-        }
-        attempts.append(info)
-        if not error.transient or attempt >= len(delays):
-            if error.transient and delays:
-                error.message = f"{error.message} (gave up after {attempt + 1} attempts)"
-            raise _ModelCallFailed(error, attempts)
-        wait = backoff_delay(attempt, delays, cap=settings.retry_max_delay, retry_after=error.retry_after, rng=rng)
-        info["wait_s"] = round(wait, 3)
-        yield ModelCallRetrying(
-            run_id=run.record["run_id"], step=request.step, attempt=attempt + 1, error_type=error.error_type,
-            message=info["message"], status=error.status, wait_s=info["wait_s"],
-        )
-        if cancel.wait(wait):
+    run: _Run, request: ModelRequest, attempts: list[dict[str, Any]]
+) -> Generator[RunEvent, None, ModelResponse]:
+    """Call the model with the engine's retry policy (each attempt goes into ``attempts``);
+    raise :class:`ProviderError` when it fails for good."""
+    settings, cancel = run.settings, run.cancel
+
+    def wait(seconds: float) -> None:
+        if cancel.wait(seconds):
             raise RunCancelled()
-        attempt += 1
+
+    retries = with_retries(
+        lambda: _model_call(run.provider, request, cancel),
+        attempts=attempts,
+        succeeded=_model_attempt_ok,
+        failed=_model_attempt_failed,
+        delays=settings.retry_delays,
+        cap=settings.retry_max_delay,
+        wait=wait,
+        rng=run.rng,
+    )
+    try:
+        while True:
+            try:
+                retry = next(retries)
+            except StopIteration as done:
+                response: ModelResponse = done.value
+                return response
+            entry = retry.entry
+            yield ModelCallRetrying(
+                run_id=run.record["run_id"], step=request.step, attempt=retry.attempt, error_type=entry["error_type"],
+                message=entry["message"], status=entry["status"], wait_s=retry.wait_s,
+            )
+    except GaveUp as gave_up:
+        error = gave_up.error
+        assert isinstance(error, ProviderError)
+        if error.transient and settings.retry_delays:
+            error.message = f"{error.message} (gave up after {gave_up.attempts} attempts)"
+        raise error from None
 
 
-def _step(
-    run: _Run,
-    step: int,
-    provider: Provider,
-    registry: ToolRegistry,
-    dispatcher: Dispatcher,
-    settings: Settings,
-    instructions: str,
-    goal: str,
-    cancel: threading.Event,
-    rng: random.Random | None,
-) -> Iterator[RunEvent]:
+def _step(run: _Run, step: int) -> Generator[RunEvent, None, StepOutcome]:
+    """One model turn and the tool calls it asks for; the step is in the record when it returns."""
     rid = run.record["run_id"]
+    provider, settings, cancel = run.provider, run.settings, run.cancel
     step_t0 = time.perf_counter()
     sent, trimmed = select_blocks(run.blocks, settings.max_context_blocks)
     sent_ids = [b.index for b in sent]
     yield ModelCallStarted(run_id=rid, step=step, blocks_sent=sent_ids, blocks_trimmed=trimmed)
     request = ModelRequest(
-        instructions=instructions, goal=goal, blocks=sent, tools=list(registry), step=step,
+        # The masked goal (as recorded): a key pasted into a goal is not sent on to the model API.
+        instructions=run.instructions, goal=run.record["goal"], blocks=sent, tools=list(run.registry), step=step,
         timeout=settings.request_timeout, cancel=cancel,
     )
     step_entry: dict[str, Any] = {
@@ -390,44 +445,42 @@ def _step(
         step_entry["kind"], run.next_step_kind = run.next_step_kind, None
     model_t0 = time.perf_counter()
     try:
-        response, attempts = yield from _call_model(run, provider, request, settings, cancel, rng)
-    except _ModelCallFailed as exc:
+        response = yield from _call_model(run, request, step_entry["model_attempts"])
+    except ProviderError as exc:
         step_entry.update(
-            model_attempts=exc.attempts,
             model_duration_ms=round((time.perf_counter() - model_t0) * 1000, 3),
             duration_ms=round((time.perf_counter() - step_t0) * 1000, 3),
         )
         run.record["steps"].append(step_entry)
         yield ModelCallFinished(
-            run_id=rid, step=step, duration_ms=step_entry["model_duration_ms"], attempts=len(exc.attempts),
-            ok=False, error=mask_text(exc.error.message),
+            run_id=rid, step=step, duration_ms=step_entry["model_duration_ms"],
+            attempts=len(step_entry["model_attempts"]), ok=False, error=mask_text(exc.message),
         )
-        raise
+        return StopRun(status="error", error={"type": exc.error_type, "message": mask_text(exc.message)})
     model_ms = round((time.perf_counter() - model_t0) * 1000, 3)
     run.usage = run.usage + response.usage
     text = mask_text(response.text or "")
     step_entry.update(
-        model_attempts=attempts, model_duration_ms=model_ms, usage=response.usage.as_dict(), text=text,
-        stop_reason=response.stop_reason,
+        model_duration_ms=model_ms, usage=response.usage.as_dict(), text=text, stop_reason=response.stop_reason,
     )
     if response.model:
         run.record["model"] = response.model
     yield ModelCallFinished(
-        run_id=rid, step=step, duration_ms=model_ms, attempts=len(attempts), usage=response.usage,
-        text=text, tool_calls=len(response.tool_calls),
+        run_id=rid, step=step, duration_ms=model_ms, attempts=len(step_entry["model_attempts"]),
+        usage=response.usage, text=text, tool_calls=len(response.tool_calls),
     )
     if not response.tool_calls:
         answer = text.strip() or "(The model returned an empty answer.)"
+        # ANSWER_CHECK=retry may give the answer back to the model with a corrective turn.
         sent_back = _send_answer_back(run, step_entry, answer, response, provider.id)
-        if sent_back is None:
-            run.history.append({"role": "assistant", "content": answer, "final": True})
-            run.record["answer"] = answer
         step_entry["duration_ms"] = round((time.perf_counter() - step_t0) * 1000, 3)
         run.record["steps"].append(step_entry)
         if sent_back is not None:
             yield sent_back
+            yield _step_finished(run, step_entry, response.usage)
+            return NextStep()
         yield _step_finished(run, step_entry, response.usage)
-        return
+        return FinalAnswer(answer)
     block = ContextBlock(
         index=len(run.blocks), step=step, provider=provider.id, text=text,
         tool_calls=list(response.tool_calls), raw=response.raw,
@@ -445,16 +498,19 @@ def _step(
         for position, call in enumerate(response.tool_calls):
             if cancel.is_set():
                 raise RunCancelled()
-            yield ToolCallStarted(run_id=rid, step=step, call_id=call.call_id, tool=call.name[:64], arguments=mask(call.arguments))
+            yield ToolCallStarted(
+                run_id=rid, step=step, call_id=call.call_id, tool=call.name[:MAX_TOOL_NAME_CHARS],
+                arguments=mask(call.arguments),
+            )
             if position < MAX_TOOL_CALLS_PER_TURN:
                 try:
-                    entry = dispatcher.dispatch(call, step=step)
+                    entry = run.dispatcher.dispatch(call, step=step)
                 except CallStopped as stopped:  # kept in the log; its block is not whole, so not sent on
                     run.record["tool_calls"].append(stopped.entry)
                     step_entry["tool_call_ids"].append(stopped.entry["call_id"])
                     raise
             else:
-                entry = dispatcher.refuse(
+                entry = run.dispatcher.refuse(
                     call, step=step,
                     message=f"Too many tool calls in one turn (the limit is {MAX_TOOL_CALLS_PER_TURN}); "
                     "this call was not run. Ask for fewer calls at a time.",
@@ -484,6 +540,7 @@ def _step(
         step_entry["duration_ms"] = round((time.perf_counter() - step_t0) * 1000, 3)
         run.record["steps"].append(step_entry)
     yield _step_finished(run, step_entry, response.usage)
+    return NextStep()
 
 
 def _send_answer_back(
@@ -515,7 +572,7 @@ def _send_answer_back(
     texts = [str(c["text"]) for c in missing]
     step_entry["answer_check"] = {"unsupported": texts, "message": message}
     log.info("run %s step %s: answer sent back by the answer check (%s)", run.record["run_id"], step, ", ".join(texts))
-    return AnswerSentBack(run_id=run.record["run_id"], step=step, unsupported=texts, message=message)
+    return AnswerSentBack(run_id=run.record["run_id"], step=step, unsupported=texts, message=message, answer=answer)
 
 
 def _record_items(block: ContextBlock) -> list[dict[str, Any]]:
@@ -540,9 +597,7 @@ def _step_finished(run: _Run, step_entry: dict[str, Any], usage: Usage) -> StepF
 def run_to_end(goal: str, **kwargs: Any) -> dict[str, Any]:
     """Run ``goal`` and return the final record (as saved). Same arguments as :func:`run_agent`."""
     finished: RunFinished | None = None
-    run_ids: list[str] = []
     for event in run_agent(goal, **kwargs):
-        run_ids.append(event.run_id)
         if isinstance(event, RunFinished):
             finished = event
     assert finished is not None

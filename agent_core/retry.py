@@ -1,9 +1,15 @@
-"""Backoff: exponential base delays with full jitter and a cap, shared by tools and models."""
+"""Retries: one policy for model calls and tool calls (attempts, full-jitter backoff with a cap,
+``retry-after``, a wait that a Stop cuts short, giving up)."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from agent_core.errors import RunCancelled
 
 
 def backoff_delay(
@@ -25,3 +31,95 @@ def backoff_delay(
         return 0.0
     base = base_delays[min(attempt, len(base_delays) - 1)]
     return (rng or random).uniform(0, min(base, cap))
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Failure:
+    """How one failed attempt is recorded and whether it is worth another try."""
+
+    entry: dict[str, Any]
+    """The attempt's record entry (``attempt``, ``success: false``, the error fields, ``wait_s``)."""
+    transient: bool
+    retry_after: float | None = None
+
+
+@dataclass(frozen=True)
+class RetryWait:
+    """Yielded by :func:`with_retries` before it waits: attempt ``attempt`` failed, the next
+    starts in ``wait_s`` seconds."""
+
+    attempt: int
+    wait_s: float
+    entry: dict[str, Any]
+
+
+class GaveUp(Exception):
+    """The last attempt failed and no retry is left (or the error is not transient)."""
+
+    def __init__(self, error: Exception, attempts: int) -> None:
+        super().__init__(f"gave up after {attempts} attempt(s)")  # (str(error) may itself fail)
+        self.error = error
+        self.attempts = attempts
+
+
+def _ms_since(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 3)
+
+
+def with_retries(
+    call: Callable[[], T],
+    *,
+    attempts: list[Any],
+    succeeded: Callable[[int, float], dict[str, Any]],
+    failed: Callable[[Exception, int, float], Failure],
+    delays: Sequence[float],
+    cap: float,
+    wait: Callable[[float], None],
+    rng: random.Random | None = None,
+) -> Generator[RetryWait, None, T]:
+    """Call ``call()`` until it succeeds, retrying transient failures: the one retry policy of
+    model calls and tool calls.
+
+    Each attempt's entry (made by ``succeeded(attempt, duration_ms)`` or ``failed(error, attempt,
+    duration_ms)``) is appended to ``attempts``. After a transient failure, while ``delays`` has an
+    entry for it, the wait is :func:`backoff_delay` (full jitter, ``cap``, a server's
+    ``retry_after`` wins); it is stored in the entry's ``wait_s``, yielded as a :class:`RetryWait`
+    (the loop shows it live) and then waited with ``wait`` (which raises to stop, e.g. on Stop).
+    Otherwise :class:`GaveUp` is raised with the last error. :class:`RunCancelled` goes through.
+    Returns ``call()``'s value (a generator's return value: ``value = yield from with_retries(…)``).
+    """
+    attempt = 0
+    while True:
+        t0 = time.perf_counter()
+        try:
+            value = call()
+        except RunCancelled:
+            raise
+        except Exception as exc:  # classified by ``failed``
+            failure = failed(exc, attempt + 1, _ms_since(t0))
+            attempts.append(failure.entry)
+            if not failure.transient or attempt >= len(delays):
+                raise GaveUp(exc, attempt + 1) from exc
+            delay = backoff_delay(attempt, delays, cap=cap, retry_after=failure.retry_after, rng=rng)
+            failure.entry["wait_s"] = round(delay, 3)
+            yield RetryWait(attempt=attempt + 1, wait_s=failure.entry["wait_s"], entry=failure.entry)
+            wait(delay)
+            attempt += 1
+            continue
+        attempts.append(succeeded(attempt + 1, _ms_since(t0)))
+        return value
+
+
+def run_through(retries: Generator[RetryWait, None, T], on_wait: Callable[[RetryWait], None] | None = None) -> T:
+    """Drive :func:`with_retries` where nothing is shown live (tool calls): its value, or GaveUp."""
+    while True:
+        try:
+            item = next(retries)
+        except StopIteration as stop:
+            value: T = stop.value
+            return value
+        if on_wait is not None:
+            on_wait(item)

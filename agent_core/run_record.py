@@ -17,10 +17,10 @@ date on read.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import Field, TypeAdapter
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict  # pydantic reads typing.TypedDict only from Python 3.12 on
 
 SCHEMA_VERSION = 1
 """The version the engine writes. Records of an older version are upgraded by :func:`upgrade`."""

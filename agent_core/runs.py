@@ -21,11 +21,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_core.events import Event
-from agent_core.loop import SYSTEM_PROMPT, run_agent, run_to_end, validate_goal
 from agent_core import providers
+from agent_core.events import RunEvent
+from agent_core.loop import SYSTEM_PROMPT, run_agent, run_to_end, validate_goal
 from agent_core.providers.base import Provider
-from agent_core.run_record import RunRecord
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
 from agent_core.tools.registry import ToolRegistry
@@ -55,7 +54,7 @@ class PreparedRun:
         *,
         run_id: str | None = None,
         sleep: Callable[[float], Any] | None = None,
-    ) -> Iterator[Event]:
+    ) -> Iterator[RunEvent]:
         """Run it; a generator of the loop's events, the last one ``RunFinished`` (close it to cancel)."""
         return run_agent(
             self.goal,
@@ -71,9 +70,10 @@ class PreparedRun:
             record_extra=self.record_extra or None,
         )
 
-    def run_to_end(self, cancel: threading.Event | None = None, *, run_id: str | None = None) -> RunRecord:
-        """Run it to the end and return the record as saved."""
-        record: RunRecord = run_to_end(
+    def run_to_end(self, cancel: threading.Event | None = None, *, run_id: str | None = None) -> dict[str, Any]:
+        """Run it to the end and return the record as saved (a :class:`~agent_core.run_record.RunRecord`;
+        only what the final event says when the record could not be written)."""
+        return run_to_end(
             self.goal,
             provider=self.provider,
             registry=self.registry,
@@ -85,7 +85,6 @@ class PreparedRun:
             rng=self.rng,
             record_extra=self.record_extra or None,
         )
-        return record
 
 
 def run_settings(

@@ -27,17 +27,18 @@ from agent_core.index import (
     CALL_FIELDS,
     CallColumns,
     FileRow,
-    StoredCalls,
     IndexUnavailable,
     RunIndex,
-    default_index_path,
+    StoredCalls,
     decode_calls,
+    default_index_path,
     default_workers,
     extract,
     parse_files,
     read_file,
 )
 from agent_core.records import effective_status, load_record, parse_record
+from agent_core.run_columns import TABLE_COLUMNS
 from agent_core.tables import (
     KEY,
     RUN_AT,
@@ -52,10 +53,8 @@ from agent_core.tables import (
 
 log = logging.getLogger("agent_core.store")
 
-RUN_COLUMNS = [
-    "run_id", "started_at", "goal", "provider", "model", "status", "steps", "tool_calls",
-    "failed_calls", "tokens", "cost_usd", "duration_ms", "scripted", "grounding", "path",
-]
+RUN_COLUMNS = [*TABLE_COLUMNS, "path"]
+"""Columns of :meth:`RunStore.runs` (the list is :data:`agent_core.run_columns.RUN_COLUMN_SPEC`)."""
 CALL_COLUMNS = [
     "run_id", "run_started_at", "provider", "model", "call_id", "step", "tool", "success",
     "error_category", "attempts", "retried", "fallback", "fallback_success", "duplicate",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agent_core.index import CALL_FIELDS, FILE_FIELDS, INDEX_FORMAT, RUN_FIELDS, CallColumns, FileRow
+from agent_core.index import CALL_FIELDS, FILE_FIELDS, INDEX_FORMAT, CallColumns, FileRow
+from agent_core.run_columns import RUN_COLUMN_SPEC, RUN_FIELDS
 
 log = logging.getLogger("agent_core.tables")
 
@@ -62,30 +63,33 @@ def _int_or_float(values: Sequence[Any]) -> np.ndarray:
         return np.array(values, dtype="float64")
 
 
+def _time_us(values: Sequence[Any]) -> Any:
+    return pd.to_datetime(np.array(values, dtype="float64"), unit="us", utc=True)
+
+
+_BUILD: dict[str, Callable[[Sequence[Any]], Any]] = {
+    "text": _text_col,
+    "int": lambda values: np.array(values, dtype="int64"),
+    "float": lambda values: np.array(values, dtype="float64"),
+    "bool": lambda values: np.array(values, dtype=bool),
+    "time_us": _time_us,
+}
+"""How each kind of :class:`~agent_core.run_columns.RunColumn` becomes a table column."""
+
+
 def runs_frame(rows: Sequence[FileRow], prefix: str) -> pd.DataFrame:
-    """The internal run table of readable files (``problem`` is None)."""
+    """The internal run table of readable files (``problem`` is None): the columns of
+    :data:`~agent_core.run_columns.RUN_COLUMN_SPEC` that have a table kind, ``path`` and :data:`KEY`."""
     cols, at = _columns(rows, len(RUN_AT)), RUN_AT
     names = cols[at["name"]]
-    return pd.DataFrame(
-        {
-            "run_id": _text_col(cols[at["run_id"]]),
-            "started_at": pd.to_datetime(np.array(cols[at["started_us"]], dtype="float64"), unit="us", utc=True),
-            "goal": _text_col(cols[at["goal"]]),
-            "provider": _text_col(cols[at["provider"]]),
-            "model": _text_col(cols[at["model"]]),
-            "status": _text_col(cols[at["status"]]),
-            "steps": np.array(cols[at["steps"]], dtype="int64"),
-            "tool_calls": np.array(cols[at["tool_calls"]], dtype="int64"),
-            "failed_calls": np.array(cols[at["failed_calls"]], dtype="int64"),
-            "tokens": np.array(cols[at["tokens"]], dtype="int64"),
-            "cost_usd": np.array(cols[at["cost_usd"]], dtype="float64"),
-            "duration_ms": np.array(cols[at["duration_ms"]], dtype="float64"),
-            "scripted": np.array(cols[at["scripted"]], dtype=bool),
-            "grounding": _text_col(cols[at["grounding"]]),
-            "path": _text_col([prefix + n for n in names]),
-            KEY: np.array(names, dtype=object),
-        }
-    )
+    data = {
+        column.table_name or column.name: _BUILD[column.table](cols[at[column.name]])
+        for column in RUN_COLUMN_SPEC
+        if column.table is not None
+    }
+    data["path"] = _text_col([prefix + n for n in names])
+    data[KEY] = np.array(names, dtype=object)
+    return pd.DataFrame(data)
 
 
 def calls_frame(calls: Sequence[CallColumns], runs: pd.DataFrame) -> pd.DataFrame:
@@ -216,7 +220,7 @@ def _string_types() -> dict[Any, Any]:
     return {pa.string(): dtype, pa.large_string(): dtype}
 
 
-class _LazyTypes(dict):  # type: ignore[type-arg]
+class _LazyTypes(dict[Any, Any]):
     def get(self, key: Any, default: Any = None) -> Any:  # noqa: D102
         if not self:
             self.update(_string_types())

@@ -167,7 +167,8 @@ def trajectory(record: Mapping[str, Any]) -> Trajectory:
     for call in record.get("tool_calls") or []:
         if not isinstance(call, dict):
             continue
-        step = call.get("step") if isinstance(call.get("step"), int) else 0
+        raw_step = call.get("step")
+        step = raw_step if isinstance(raw_step, int) else 0
         events.append(
             Event(
                 kind=TOOL_CALL, step=step, tool=str(call.get("tool") or "?"),
@@ -184,7 +185,8 @@ def trajectory(record: Mapping[str, Any]) -> Trajectory:
     if status == "completed":
         events.append(Event(kind=ANSWER, step=last_step, result=str(answer or ""), context=final_context))
     else:
-        error = record.get("error") if isinstance(record.get("error"), dict) else {}
+        raw_error = record.get("error")
+        error = raw_error if isinstance(raw_error, dict) else {}
         events.append(
             Event(
                 kind=STOP, step=last_step, status=status or "unknown", reason=str(error.get("type") or ""),

@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from agent_core.evals.goalset import GoalSet, load_goal_set  # noqa: E402
 from agent_core.evals import runner  # noqa: E402
+from agent_core.evals.goalset import GoalSet, load_goal_set  # noqa: E402
 from agent_core.evals.runner import EvalRun, Target  # noqa: E402
 from agent_core.providers import make_provider  # noqa: E402
 from agent_core.runs import prepare_run  # noqa: E402

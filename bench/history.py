@@ -70,10 +70,11 @@ def _new_run(data_dir: Path) -> Path:
     """Save one more run through the real loop (scripted provider, instant tools)."""
     import random
 
+    from corpus import bench_registry
+
     from agent_core.loop import run_to_end
     from agent_core.providers.scripted import ScriptedProvider
     from agent_core.settings import Settings
-    from corpus import bench_registry
 
     rng = random.Random(5)
     provider = ScriptedProvider(

@@ -76,8 +76,8 @@ def _show_step(record: dict[str, Any], step: int) -> None:
 
 def _ai_box(result: Explanation, record: dict[str, Any], box: Any, key: str) -> None:
     """ "Explain with AI": any available provider rewords the facts; the guard may refuse its text."""
-    from agent_core.explain import explain_with_ai, provider_asker
     from agent_core.errors import ProviderError
+    from agent_core.explain import explain_with_ai, provider_asker
     from agent_core.providers import list_providers, make_provider
 
     with box.expander("Explain with AI", icon="✨"):

@@ -107,8 +107,11 @@ def answer_check_control(container: Any, provider_id: str, configured: str | Non
     return None if choice == "default" else str(choice)
 
 
-def show_sent_back(container: Any, unsupported_texts: list[str], message: str) -> None:
+def show_sent_back(container: Any, unsupported_texts: list[str], message: str, answer: str = "") -> None:
     """On a step whose answer the check sent back to the model (``ANSWER_CHECK=retry``)."""
+    if answer:
+        container.caption("The model's answer (not shown as final)")
+        ui.show_text(answer, container)
     shown = ", ".join(ui.md_label(t, 40) for t in unsupported_texts[:6])
     container.warning(
         f"**Answer check:** {shown} appears in no tool result, so this answer was sent back to the "
@@ -119,9 +122,9 @@ def show_sent_back(container: Any, unsupported_texts: list[str], message: str) -
     ui.show_text(message, container)
 
 
-def mark_step(step_view: Any, unsupported_texts: list[str], message: str) -> None:
+def mark_step(step_view: Any, unsupported_texts: list[str], message: str, answer: str = "") -> None:
     """A :class:`pages._run_view.StepView` whose answer was sent back: say so in it and its label."""
-    show_sent_back(step_view.model_area, unsupported_texts, message)
+    show_sent_back(step_view.model_area, unsupported_texts, message, answer)
     step_view.summary = "answer sent back by the answer check"
     step_view.flags.add("🔎")
     step_view._relabel()

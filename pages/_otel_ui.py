@@ -13,8 +13,8 @@ import streamlit as st
 
 from agent_core.otel.export import record_to_trace, to_otlp_json_lines
 from agent_core.otel.send import (
-    PRESETS,
     DEFAULT_DELAYS,
+    PRESETS,
     ExportError,
     Target,
     load_last_destination,
@@ -45,6 +45,12 @@ def _target(preset: str, endpoint: str, secrets: dict[str, str], experiment: str
     )
 
 
+@st.cache_data(max_entries=8, show_spinner=False)
+def _otlp_json(run_id: str, updated_at: str, content: bool, _record: dict[str, Any]) -> bytes:
+    """The download's bytes, built once per run version (a 1,300-span run takes ~0.3 s)."""
+    return to_otlp_json_lines([_record], content=content).encode("utf-8")
+
+
 def export_panel(record: dict[str, Any], config: Settings) -> None:
     """The OpenTelemetry downloads and the "Send to…" form for one run."""
     st.caption(
@@ -57,13 +63,15 @@ def export_panel(record: dict[str, Any], config: Settings) -> None:
     clean = {k: v for k, v in record.items() if k != "status_shown"}
     st.download_button(
         "Download as OTLP JSON",
-        to_otlp_json_lines([clean], content=content).encode("utf-8"),
+        _otlp_json(rid, str(record.get("updated_at") or record.get("finished_at")), content, clean),
         file_name=f"{rid}.otlp.jsonl",
         mime="application/jsonl",
         key="history_dl_otlp",
         help="The OpenTelemetry file-exporter format (JSON lines); `python -m agent_core import` reads it back.",
     )
-    with st.expander("Send to…"):
+    if not st.toggle("Send to…", key="otel_send_open", help="Send this run to Phoenix, Langfuse, MLflow or any OTLP endpoint."):
+        return
+    with st.container(border=True):
         last = load_last_destination(config.data_dir)
         options = list(_LABELS) if target_from_env() is not None else list(PRESETS)
         preset = st.selectbox(

@@ -13,6 +13,7 @@ from typing import Any, assert_never
 import pandas as pd
 import streamlit as st
 
+from agent_core import stats
 from agent_core.events import (
     AnswerSentBack,
     ModelCallFinished,
@@ -25,8 +26,8 @@ from agent_core.events import (
     StepFinished,
     ToolCallFinished,
     ToolCallStarted,
+    events_from_record,
 )
-from agent_core import stats
 from pages import _grounding_ui as grounding_ui
 from pages import _ui as ui
 
@@ -310,9 +311,9 @@ class RunView:
 
     # -- gauge --------------------------------------------------------------------------------
 
-    def draw_gauge(self, elapsed_ms: float | None = None) -> None:
-        """Steps, tokens, cost and time against their limits."""
-        if not self.show_gauge:
+    def draw_gauge(self, elapsed_ms: float | None = None, *, final: bool = False) -> None:
+        """Steps, tokens, cost and time against their limits (a saved run's only once, at its end)."""
+        if not self.show_gauge or (not self.live and not final):
             return
         elapsed = elapsed_ms if elapsed_ms is not None else (time.perf_counter() - self.t0) * 1000
         with self.gauge_slot.container(border=True):
@@ -398,12 +399,12 @@ class RunView:
                     error=event.error,
                 )
             case AnswerSentBack():
-                grounding_ui.mark_step(self._step(event.step), event.unsupported, event.message)
+                grounding_ui.mark_step(self._step(event.step), event.unsupported, event.message, event.answer)
             case ToolCallStarted():
                 self._step(event.step).tool_started(event.call_id, event.tool)
             case ToolCallFinished():
                 self.calls += 1
-                self.failed_calls += 0 if event.call.get("success") else 1
+                self.failed_calls += stats.call_failed(event.call)
                 self._step(event.step).tool_finished(dict(event.call))
                 self.draw_gauge()
             case StepFinished():
@@ -416,7 +417,7 @@ class RunView:
                 for view in self.step_views.values():
                     if view.status is not None and view.duration == "":
                         view.finished(None)
-                self.draw_gauge(event.duration_ms)
+                self.draw_gauge(event.duration_ms, final=True)
             case _:
                 assert_never(event)
 
@@ -454,63 +455,23 @@ class RunView:
             view = self.step_views[step] = StepView(self.steps_area, step)
         return view
 
-    # -- from a record ------------------------------------------------------------------------
 
-    @classmethod
-    def from_record(cls, record: dict[str, Any], *, expand_last: bool = True, gauge: bool = True) -> RunView:
-        """Draw a finished (or stopped) run from its saved record."""
-        settings = record.get("settings") or {}
-        view = cls(
-            max_steps=int(settings.get("max_steps") or 0) or len(record.get("steps") or []) or 1,
-            max_context_blocks=int(settings.get("max_context_blocks") or 0),
-            live=False,
-            gauge=gauge,
-        )
-        calls = {c.get("call_id"): c for c in record.get("tool_calls") or [] if isinstance(c, dict)}
-        steps = [s for s in record.get("steps") or [] if isinstance(s, dict)]
-        for n, step in enumerate(steps):
-            last = n == len(steps) - 1
-            sv = StepView(view.steps_area, int(step.get("index") or n + 1), expanded=expand_last and last)
-            view.step_views[sv.step] = sv
-            sv.model_started(step.get("blocks_sent") or [], step.get("blocks_trimmed") or [])
-            attempts = [a for a in step.get("model_attempts") or [] if isinstance(a, dict)]
-            for a in attempts:
-                if not a.get("success") and a.get("wait_s") is not None and a is not attempts[-1]:
-                    sv.model_retrying(
-                        int(a.get("attempt") or 0),
-                        str(a.get("error_type") or ""),
-                        str(a.get("message") or ""),
-                        a.get("status"),
-                        float(a.get("wait_s") or 0),
-                    )
-            ids = step.get("tool_call_ids") or []
-            ok = bool(attempts) and bool(attempts[-1].get("success"))
-            failed = attempts[-1] if attempts and not ok else {}
-            sv.model_finished(
-                ok=ok or not attempts,
-                duration_ms=step.get("model_duration_ms"),
-                attempts=len(attempts),
-                usage=step.get("usage") or {},
-                text=str(step.get("text") or ""),
-                tool_calls=len(ids),
-                error=str(failed.get("message") or failed.get("error_type") or "") or None,
-            )
-            if isinstance(check := step.get("answer_check"), dict):
-                grounding_ui.mark_step(sv, [str(t) for t in check.get("unsupported") or []], str(check.get("message") or ""))
-            for call_id in ids:
-                entry = calls.get(call_id)
-                if entry is not None:
-                    sv.tool_started(str(call_id), str(entry.get("tool")))
-                    sv.tool_finished(entry)
-            sv.finished(step.get("duration_ms"))
-            view.calls += len(ids)
-        view.failed_calls = sum(map(stats.call_failed, calls.values()))
-        view.steps_done = view.current_step = len(steps)
-        view.tokens = dict(record.get("usage") or {})
-        view.cost = record.get("cost_usd")
-        view.run_id = str(record.get("run_id") or "")
-        view.draw_gauge(record.get("duration_ms"))
-        return view
+def show_saved_run(record: dict[str, Any], *, expand_last: bool = True, gauge: bool = True) -> RunView:
+    """Draw a finished (or stopped) run from its saved record: its events, rebuilt from the record
+    (:func:`agent_core.events.events_from_record`), go through the view that draws a live run."""
+    settings = record.get("settings") if isinstance(record.get("settings"), dict) else {}
+    view = RunView(
+        max_steps=int(settings.get("max_steps") or 0) or len(record.get("steps") or []) or 1,
+        max_context_blocks=int(settings.get("max_context_blocks") or 0),
+        live=False,
+        gauge=gauge,
+    )
+    for event in events_from_record(record):
+        view.handle(event)
+    last = view.step_views.get(view.current_step)
+    if last is not None and not expand_last:
+        last.collapse()
+    return view
 
 
 def show_outcome(record_or_event: dict[str, Any], *, container: Any = None, link: bool = True) -> None:

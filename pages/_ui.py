@@ -9,22 +9,22 @@ links and Markdown images in it never run or load anything in the browser.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import string
-from collections.abc import Iterable
-from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
+from agent_core.filters import date_bounds, filter_calls, filter_runs, in_dates  # noqa: F401 (pages use ui.*)
+from agent_core.forms import FieldSpec, collect_arguments, schema_fields  # noqa: F401 (pages use ui.*)
 from agent_core.settings import Settings
 from agent_core.store import RunStore
 from agent_core.tools import ToolRegistry, build_default_registry
+from pages._frame import ensure_app_frame, open_default_page_by_name  # noqa: F401 (pages and app.py use ui.*)
 
 # --- Untrusted text ---------------------------------------------------------------------------
 
@@ -203,47 +203,6 @@ def status_text(status: Any) -> str:
 # --- Engine objects (cached per data folder) ------------------------------------------------
 
 
-def ensure_app_frame() -> None:
-    """Make sure this page runs inside app.py (navigation, page config, sidebar); call it first.
-
-    While no session has called ``st.navigation`` yet, Streamlit 1.67 treats an app with a
-    ``pages/`` folder as an old-style multipage app (``PagesManager.uses_pages_directory``): a
-    link straight to ``/history`` on a freshly started server would run ``pages/history.py``
-    alone, with every file of the folder listed as a page. Clearing that flag and rerunning
-    runs app.py, whose navigation opens the same page (same URL path, same query). This happens
-    once per server. (AppTest sets the flag again before every run, and a rerun would drop the
-    widget event being tested: there the page runs as it is.)
-    """
-    try:
-        from streamlit import config
-        from streamlit.runtime.pages_manager import PagesManager
-    except ImportError:  # a Streamlit without it has no such mode
-        return
-    if PagesManager.uses_pages_directory and not config.get_option("global.appTest"):
-        PagesManager.uses_pages_directory = False
-        st.rerun()
-
-
-def open_default_page_by_name(name: str) -> None:
-    """Let ``/<name>`` open the default page (whose own URL is ``/``) instead of a "Page not found"
-    box over it; call before ``st.navigation``.
-
-    Streamlit gives the default page the empty URL path and looks a requested page up by its
-    path, so ``/run`` (the Run page is the default) matched nothing. Clearing the request for
-    that name makes navigation fall back to the default page, quietly.
-    """
-    try:
-        from streamlit.runtime.scriptrunner import get_script_run_ctx
-    except ImportError:  # a Streamlit without it has no such lookup
-        return
-    ctx = get_script_run_ctx()
-    manager = getattr(ctx, "pages_manager", None)
-    if manager is None or getattr(manager, "intended_page_name", None) != name:
-        return
-    if not getattr(manager, "intended_page_script_hash", None):
-        manager.set_script_intent("", "")
-
-
 def settings() -> Settings:
     """Settings of this session, read once per session from the environment / ``.env``.
 
@@ -299,15 +258,6 @@ def tool_registry(config: Settings) -> ToolRegistry:
 # --- Filters on the store's tables ----------------------------------------------------------
 
 
-def date_bounds(column: pd.Series) -> tuple[date, date]:
-    """(first day, last day) in a timestamp column, or today twice when empty."""
-    values = column.dropna()
-    if values.empty:
-        today = datetime.now(timezone.utc).date()
-        return today, today
-    return values.min().date(), values.max().date()
-
-
 def date_filter(where: Any, column: pd.Series, key: str) -> tuple[date, ...]:
     """A "Dates (UTC)" range box spanning the days in ``column``; the days picked as a tuple
     (one day while the second end of the range is still being picked)."""
@@ -319,125 +269,6 @@ def date_filter(where: Any, column: pd.Series, key: str) -> tuple[date, ...]:
 def choice_filter(where: Any, label: str, column: pd.Series, key: str, help: str | None = None) -> list[str]:
     """A multiselect over the values found in ``column``; nothing picked means all."""
     return where.multiselect(label, sorted(column.dropna().unique()), key=key, placeholder="all", help=help)
-
-
-def in_dates(column: pd.Series, days: Iterable[date] | None) -> pd.Series:
-    """Mask of rows whose timestamp falls in the inclusive (start, end) day range (UTC)."""
-    picked = list(days or [])
-    mask = pd.Series(True, index=column.index)
-    if not picked:
-        return mask
-    start = pd.Timestamp(picked[0], tz="UTC")
-    end = pd.Timestamp(picked[-1], tz="UTC") + timedelta(days=1)
-    return mask & column.ge(start).fillna(False) & column.lt(end).fillna(False)
-
-
-def filter_runs(
-    runs: pd.DataFrame,
-    *,
-    providers: Iterable[str] = (),
-    models: Iterable[str] = (),
-    statuses: Iterable[str] = (),
-    days: Iterable[date] | None = None,
-    text: str = "",
-) -> pd.DataFrame:
-    """Rows of the store's run table that pass every filter given (empty filter = all)."""
-    mask = in_dates(runs["started_at"], days)
-    for column, wanted in (("provider", providers), ("model", models), ("status", statuses)):
-        wanted = list(wanted)
-        if wanted:
-            mask &= runs[column].isin(wanted)
-    text = text.strip()
-    if text:
-        hay = runs["goal"].fillna("") + " " + runs["run_id"].fillna("")
-        mask &= hay.str.contains(text, case=False, regex=False)
-    return runs[mask].reset_index(drop=True)
-
-
-def filter_calls(
-    calls: pd.DataFrame,
-    *,
-    providers: Iterable[str] = (),
-    models: Iterable[str] = (),
-    days: Iterable[date] | None = None,
-    run_ids: Iterable[str] | None = None,
-) -> pd.DataFrame:
-    """Rows of the store's tool-call table that pass every filter given."""
-    mask = in_dates(calls["run_started_at"], days)
-    for column, wanted in (("provider", providers), ("model", models)):
-        wanted = list(wanted)
-        if wanted:
-            mask &= calls[column].isin(wanted)
-    if run_ids is not None:
-        mask &= calls["run_id"].isin(list(run_ids))
-    return calls[mask].reset_index(drop=True)
-
-
-# --- Forms from JSON Schema -----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class FieldSpec:
-    """One argument of a tool as a form field."""
-
-    name: str
-    kind: str
-    """``text``, ``integer``, ``number``, ``boolean``, ``enum`` or ``json`` (anything else)."""
-    required: bool
-    default: Any = None
-    options: tuple[Any, ...] = ()
-    description: str = ""
-
-
-def schema_fields(schema: dict[str, Any]) -> list[FieldSpec]:
-    """Form fields for an object JSON Schema (pydantic style: ``anyOf`` with null = optional)."""
-    required = set(schema.get("required") or [])
-    fields = []
-    for name, prop in (schema.get("properties") or {}).items():
-        prop = prop if isinstance(prop, dict) else {}
-        branches = [b for b in prop.get("anyOf") or [] if isinstance(b, dict) and b.get("type") != "null"]
-        shape = {**(branches[0] if len(branches) == 1 else {}), **{k: v for k, v in prop.items() if k != "anyOf"}}
-        kind = "json"
-        if "enum" in shape:
-            kind = "enum"
-        elif shape.get("type") == "string":
-            kind = "text"
-        elif shape.get("type") in ("integer", "number", "boolean"):
-            kind = shape["type"]
-        fields.append(
-            FieldSpec(
-                name=name,
-                kind=kind,
-                required=name in required,
-                default=shape.get("default"),
-                options=tuple(shape.get("enum") or ()),
-                description=str(shape.get("description") or ""),
-            )
-        )
-    return fields
-
-
-def collect_arguments(fields: list[FieldSpec], values: dict[str, Any]) -> dict[str, Any]:
-    """Arguments from form values: optional fields left empty are omitted; ``json`` fields are
-    parsed (ValueError with a plain message when they are not JSON)."""
-    args: dict[str, Any] = {}
-    for spec in fields:
-        value = values.get(spec.name)
-        if spec.kind == "json":
-            if value is None or not str(value).strip():
-                if spec.required:
-                    args[spec.name] = None
-                continue
-            try:
-                value = json.loads(value)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{spec.name}: not valid JSON ({exc.msg})") from None
-        elif spec.kind == "text" and not spec.required and value == "":
-            continue
-        elif value is None and not spec.required:
-            continue
-        args[spec.name] = value
-    return args
 
 
 # --- Small shared widgets -------------------------------------------------------------------

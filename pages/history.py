@@ -13,12 +13,12 @@ import streamlit as st
 
 from agent_core import stats
 from agent_core.errors import RecordError
-from pages import _explain_ui, _history_ui, _otel_ui, _ui as ui
+from pages import _explain_ui, _history_ui, _otel_ui, _outcome_ui
 from pages import _grounding_ui as grounding_ui
+from pages import _ui as ui
 from pages._compare_ui import compare_picker
-from pages import _outcome_ui
 from pages._evals_ui import history_eval_filter
-from pages._run_view import RunView, show_outcome
+from pages._run_view import show_outcome, show_saved_run
 
 ui.ensure_app_frame()
 config = ui.settings()
@@ -48,6 +48,7 @@ TABLE_COLUMNS = {
     "goal": st.column_config.TextColumn("Goal", width="medium"),
     "steps": st.column_config.NumberColumn("Steps", help=ui.explain("step"), format="%d"),
     "tool_calls": st.column_config.NumberColumn("Tool calls", help=ui.explain("tool call"), format="%d"),
+    "blocks_trimmed": st.column_config.NumberColumn("Trimmed", help=ui.explain("trimmed"), format="%d"),
     "duration_s": st.column_config.NumberColumn("Duration (s)", format="%.2f"),
     "cost_usd": st.column_config.NumberColumn("Cost ($)", help=ui.explain("cost"), format="%.4f"),
     "tokens": st.column_config.NumberColumn("Tokens", help=ui.explain("token"), format="%d"),
@@ -216,7 +217,7 @@ def _run_detail(record: dict[str, Any]) -> None:
                 },
             )
         st.caption("Step by step (open a step to see its model call and tool calls)")
-        RunView.from_record(record, expand_last=False, gauge=False)
+        show_saved_run(record, expand_last=False, gauge=False)
     with tabs[1]:
         st.markdown(
             "**What the model saw at each step.** Each row is a context block, each column a step: "

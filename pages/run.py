@@ -20,7 +20,7 @@ from pages import _grounding_ui as grounding_ui
 from pages import _live
 from pages import _provider_ui as _providers
 from pages import _ui as ui
-from pages._run_view import RunView, show_outcome
+from pages._run_view import RunView, show_outcome, show_saved_run
 
 EXAMPLES = (
     "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요.",
@@ -80,7 +80,7 @@ def show_last_run() -> None:
     st.subheader(head, help=ui.explain("scripted") if record.get("scripted") else None)
     st.caption("Goal")
     _live.fold_goal(str(record.get("goal") or ""))
-    RunView.from_record(record)
+    show_saved_run(record)
     show_outcome(record)
 
 

@@ -7,8 +7,9 @@ from typing import Any
 import streamlit as st
 
 from agent_core import stats
-from pages import _coverage_ui, _ui as ui
+from pages import _coverage_ui
 from pages import _grounding_ui as grounding_ui
+from pages import _ui as ui
 
 ui.ensure_app_frame()
 config = ui.settings()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install what the tests need (Python packages, the local model, Debian's chromium for the
-# browser tests) and run the whole suite. Extra arguments go to pytest.
+# browser tests), check the code (ruff, mypy) and run the whole suite. Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
@@ -10,4 +10,8 @@ if ! command -v chromium >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
 "$PYTHON" -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -r requirements-local.txt
+if [ "${LINT:-1}" = "1" ]; then  # LINT=0 skips the code-health checks (pyproject.toml)
+  "$PYTHON" -m ruff check .
+  "$PYTHON" -m mypy agent_core
+fi
 exec "$PYTHON" -m pytest "$@"

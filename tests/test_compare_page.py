@@ -4,8 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.test_pages import HOSTILE, app, live_markup, markdown_texts, offline_run, scripted_run
-from tests.test_pages import data_dir  # noqa: F401 — the fixture
+from tests.test_pages import (
+    HOSTILE,
+    app,
+    data_dir,  # noqa: F401 — the fixture
+    live_markup,
+    markdown_texts,
+    offline_run,
+    scripted_run,
+)
 
 
 def test_compare_page_banner_header_alignment_and_bad_ids(data_dir: Path) -> None:  # noqa: F811

@@ -10,7 +10,9 @@ import time
 from typing import Any
 
 import pytest
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from agent_core import loop as loop_module
 from agent_core import masking, pricing

@@ -86,6 +86,7 @@ def test_run_page_shows_the_corrective_turn(data_dir: Path) -> None:
     labels = [s.label for s in at.status]
     assert any("answer sent back by the answer check" in label for label in labels)
     assert any("sent back to the model" in plain(w.value) for w in at.warning)
+    assert any("20 °C" in plain(m.value) for m in at.markdown)  # the rejected answer is shown in its step
     assert any("every number comes from a tool result" in plain(s.value) for s in at.success)
 
 

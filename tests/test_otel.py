@@ -29,9 +29,23 @@ from agent_core.otel.conventions import (
     SCHEMA_URL,
     WORKBENCH_KEYS,
 )
-from agent_core.otel.export import MAX_CONTENT_CHARS, TRUNCATION_MARKER, canonical_json, record_to_trace, to_otlp_json_lines
+from agent_core.otel.export import (
+    MAX_CONTENT_CHARS,
+    TRUNCATION_MARKER,
+    canonical_json,
+    record_to_trace,
+    to_otlp_json_lines,
+)
 from agent_core.otel.importer import ImportError_, import_file, parse_otlp
-from agent_core.otel.send import ExportError, Target, mask_header, parse_headers, preset_target, send_traces, target_from_env
+from agent_core.otel.send import (
+    ExportError,
+    Target,
+    mask_header,
+    parse_headers,
+    preset_target,
+    send_traces,
+    target_from_env,
+)
 from agent_core.providers.offline import OfflineProvider
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.records import load_record, parse_record
@@ -301,6 +315,15 @@ def _essence(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def test_json_writer_equals_protobufs_json_mapping(fixture_records: list[dict[str, Any]]) -> None:
+    from agent_core.otel.export import to_otlp_json, to_otlp_json_via_protobuf
+
+    for record in fixture_records:
+        for content in (False, True):
+            trace = record_to_trace(record, content=content)
+            assert to_otlp_json([trace]) == to_otlp_json_via_protobuf([trace])
+
+
 def test_round_trip_every_fixture_record(fixture_records: list[dict[str, Any]], tmp_path: Path) -> None:
     text = to_otlp_json_lines(fixture_records, content=True)
     back = parse_otlp(text.encode(), "runs.jsonl")
@@ -498,6 +521,7 @@ def test_history_send_to_and_download(tmp_path: Path, monkeypatch: pytest.Monkey
     record = retry_fallback_run(test_pages.settings())
     at = test_pages.app("pages/history.py", {"run": record["run_id"]})
     assert "Download as OTLP JSON" in {b.label for b in at.get("download_button")}
+    at.toggle(key="otel_send_open").set_value(True).run()
     at.selectbox(key="otel_preset").select("generic").run()
     at.text_input(key="otel_endpoint_generic").input(receiver.url).run()
     at.text_input(key="otel_key_generic").input("SEEDED-UI-KEY").run()
@@ -510,6 +534,7 @@ def test_history_send_to_and_download(tmp_path: Path, monkeypatch: pytest.Monkey
     assert saved == {"preset": "generic", "endpoint": receiver.url} and "SEEDED" not in json.dumps(saved)
     # The next visit starts from the last destination; a refusal is one plain line.
     at = test_pages.app("pages/history.py", {"run": record["run_id"]})
+    at.toggle(key="otel_send_open").set_value(True).run()
     assert at.text_input(key="otel_endpoint_generic").value == receiver.url
     receiver.replies = [403]
     at.button(key="otel_send").click().run()
@@ -523,3 +548,11 @@ def test_history_send_to_and_download(tmp_path: Path, monkeypatch: pytest.Monkey
     at = test_pages.app("pages/history.py", {"run": imported["run_id"]})
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Tool calls"] == "2" and metrics["Steps"].startswith("3 ")
+
+
+def test_cli_run_with_auto_export(data_dir: Path, receiver: Receiver) -> None:
+    done = _cli(data_dir, "run", "What is (24*7)+100?", "--provider", "offline", "--quiet",
+                env={"AGENT_OTEL_EXPORT": "auto", "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url})
+    assert done.returncode == 0, done.stderr
+    assert "OpenTelemetry: ok: " in done.stderr and len(receiver.requests) == 1
+    assert {s.name for s in receiver.spans()} >= {"invoke_agent agent-workbench", "execute_tool calculator"}

@@ -56,7 +56,7 @@ class Check:
         if self.kind == "tool_args":
             return f"tool_args {arg['tool']} {arg['args']}"
         if self.kind == "answer_number":
-            return f"answer_number {arg['value']}±{arg['tolerance']}"
+            return f"answer_number {arg['value']:g}" + (f" ±{arg['tolerance']:g}" if arg["tolerance"] else "")
         if self.kind == "judge":
             return f"judge: {arg['rubric'][:60]}"
         if isinstance(arg, list):

@@ -120,7 +120,7 @@ def _row_of(record: dict[str, Any], target: Target, goal: Goal, repeat: int, jud
             result["detail"] = "not judged (no judge available)"
             continue
         if record.get("answer") is None:
-            result.update(passed=False, detail="no answer to judge")
+            result["passed"], result["detail"] = False, "no answer to judge"
             continue
         outcome = judge.judge(check.arg["rubric"], str(record["answer"]), check.arg["samples"])
         judged = outcome

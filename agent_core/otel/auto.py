@@ -14,6 +14,7 @@ import os
 import queue
 import threading
 from pathlib import Path
+from typing import TextIO
 
 log = logging.getLogger("agent_core.otel")
 
@@ -90,3 +91,12 @@ def wait_idle(timeout: float = 30.0) -> bool:
 
     threading.Thread(target=join, daemon=True).start()
     return done.wait(timeout)
+
+
+def report_at_exit(out: TextIO, timeout: float = 20.0) -> None:
+    """For a short-lived process (the CLI): wait up to ``timeout`` s, then say how the export went."""
+    if wait_idle(timeout):
+        if last_results:
+            out.write(f"OpenTelemetry: {last_results[-1][1]}\n")
+    else:
+        out.write(f"OpenTelemetry: export still retrying after {timeout:.0f} s; not sent\n")

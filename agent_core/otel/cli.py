@@ -102,8 +102,8 @@ def cmd_export_otlp(args: argparse.Namespace, settings: Settings) -> int:
         elif args.otlp:
             from agent_core.otel.send import traces_url
 
-            env = target_from_env() or Target("")
-            target = Target(traces_url(args.otlp), {**env.headers, **headers})
+            from_env = target_from_env() or Target("")
+            target = Target(traces_url(args.otlp), {**from_env.headers, **headers})
         records = select_records(settings.runs_dir, list(args.run_ids), args.since)
     except ValueError as exc:
         sys.stderr.write(f"error: {exc}\n")

@@ -63,6 +63,15 @@ class Trace:
     spans: list[SpanData]
 
 
+def _mapping(value: Any) -> dict[str, Any]:
+    """``value`` when it is an object, else an empty one (a foreign record may hold anything)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _number(value: Any) -> float:
+    return float(value) if isinstance(value, (int, float)) else 0.0
+
+
 def trace_id_for(run_id: str) -> bytes:
     """The run id's 16 bytes when it is a UUID (ours are), else a hash of it."""
     try:
@@ -151,8 +160,8 @@ def record_to_trace(record: Mapping[str, Any], *, content: bool = False,
     spans: list[SpanData] = []
 
     # The run.
-    usage = record.get("usage") if isinstance(record.get("usage"), dict) else {}
-    grounding = record.get("grounding") if isinstance(record.get("grounding"), dict) else {}
+    usage = _mapping(record.get("usage"))
+    grounding = _mapping(record.get("grounding"))
     status = str(record.get("status") or "")
     error = record.get("error") if isinstance(record.get("error"), dict) else None
     attrs = _clean({
@@ -200,7 +209,7 @@ def record_to_trace(record: Mapping[str, Any], *, content: bool = False,
             for a in attempts
         )
         s_end = max(s_start, s_start + model_ns)
-        step_usage = step.get("usage") if isinstance(step.get("usage"), dict) else {}
+        step_usage = _mapping(step.get("usage"))
         chat_id = span_id_for(run_id, f"step/{index}")
         failed = bool(attempts) and not attempts[-1].get("success", True)
         attrs = _clean({
@@ -251,7 +260,7 @@ def record_to_trace(record: Mapping[str, Any], *, content: bool = False,
             for attempt in attempts:
                 number = _int(attempt.get("attempt"))
                 a_end = t + _ms_ns(attempt.get("duration_ms"))
-                wait = attempt.get("wait_s") if isinstance(attempt.get("wait_s"), (int, float)) else 0.0
+                wait = _number(attempt.get("wait_s"))
                 ok = bool(attempt.get("success"))
                 a_attrs = _clean({
                     W + "attempt": number,
@@ -359,7 +368,7 @@ def _attempt_spans(spans: list[SpanData], text: _Content, run_id: str, path: str
         number = _int(attempt.get("attempt"))
         ok = bool(attempt.get("success"))
         a_end = t + _ms_ns(attempt.get("duration_ms"))
-        wait = attempt.get("wait_s") if isinstance(attempt.get("wait_s"), (int, float)) else 0.0
+        wait = _number(attempt.get("wait_s"))
         attrs = _clean({
             W + "attempt": number,
             W + "retry_wait_s": float(wait) if wait else None,
@@ -436,13 +445,67 @@ def _hex_ids(value: Any) -> Any:
     return value
 
 
-def to_otlp_json(traces: Iterable[Trace]) -> dict[str, Any]:
-    """One OTLP/JSON ``ExportTraceServiceRequest`` (hex ids, integer enums, camelCase keys)."""
+def to_otlp_json_via_protobuf(traces: Iterable[Trace]) -> dict[str, Any]:
+    """:func:`to_otlp_json` through the SDK encoder and protobuf's JSON mapping (the reference)."""
     from google.protobuf.json_format import MessageToDict
 
     data = MessageToDict(to_protobuf(traces), use_integers_for_enums=True)
     result: dict[str, Any] = _hex_ids(data)
     return result
+
+
+_KINDS = {"INTERNAL": 1, "CLIENT": 3}
+_CODES = {"UNSET": 0, "OK": 1, "ERROR": 2}
+_FLAGS = 256  # SpanFlags: the parent's is_remote is known (and false)
+
+
+def _any_value(value: Any) -> dict[str, Any]:
+    if isinstance(value, bool):
+        return {"boolValue": value}
+    if isinstance(value, int):
+        return {"intValue": str(value)}
+    if isinstance(value, float):
+        return {"doubleValue": value}
+    if isinstance(value, (list, tuple)):
+        return {"arrayValue": {"values": [_any_value(v) for v in value]} if value else {}}
+    return {"stringValue": str(value)}
+
+
+def to_otlp_json(traces: Iterable[Trace]) -> dict[str, Any]:
+    """One OTLP/JSON ``ExportTraceServiceRequest`` (hex ids, integer enums, camelCase keys).
+
+    Written directly from the spans: the same JSON as protobuf's mapping of the SDK encoding
+    (:func:`to_otlp_json_via_protobuf`, a test holds them equal), about five times faster.
+    """
+    spans = []
+    for trace in traces:
+        tid = trace.trace_id.hex()
+        for span in trace.spans:
+            item: dict[str, Any] = {"traceId": tid, "spanId": span.span_id.hex()}
+            if span.parent_id:
+                item["parentSpanId"] = span.parent_id.hex()
+            item.update(name=span.name, kind=_KINDS[span.kind], startTimeUnixNano=str(span.start_ns),
+                        endTimeUnixNano=str(span.end_ns))
+            if span.attributes:
+                item["attributes"] = [{"key": k, "value": _any_value(v)} for k, v in span.attributes.items()]
+            if span.links:
+                item["links"] = [{"traceId": tid, "spanId": link.hex(), "flags": _FLAGS} for link in span.links]
+            status: dict[str, Any] = {}
+            if span.status == "ERROR" and span.status_message:
+                status["message"] = span.status_message
+            if _CODES[span.status]:
+                status["code"] = _CODES[span.status]
+            item["status"] = status
+            item["flags"] = _FLAGS
+            spans.append(item)
+    if not spans:
+        return {}
+    return {"resourceSpans": [{
+        "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": AGENT_NAME}}]},
+        "scopeSpans": [{"scope": {"name": SCOPE_NAME, "version": SCOPE_VERSION}, "spans": spans,
+                        "schemaUrl": SCHEMA_URL}],
+        "schemaUrl": SCHEMA_URL,
+    }]}
 
 
 def to_otlp_json_lines(records: Iterable[Mapping[str, Any]], *, content: bool = False) -> str:

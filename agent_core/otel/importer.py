@@ -63,7 +63,7 @@ def read_requests(data: bytes, name: str = "file") -> list[dict[str, Any]]:
                 docs.append(json.loads(line))
             except RecursionError:
                 raise ImportError_(f"{name}: line {number} is nested too deeply") from None
-            except ValueError as exc:
+            except json.JSONDecodeError as exc:
                 raise ImportError_(f"{name}: line {number} is not JSON ({exc.msg})") from None
     requests = [d for d in docs if isinstance(d, dict) and isinstance(d.get("resourceSpans"), list)]
     if not requests:
@@ -157,10 +157,12 @@ def iter_spans(requests: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
                     if count > MAX_SPANS:
                         raise ImportError_(f"more than {MAX_SPANS:,} spans: split the file")
                     end = _nanos(span.get("endTimeUnixNano"))
-                    status = span.get("status") if isinstance(span.get("status"), dict) else {}
+                    raw_status, raw_links, raw_name = span.get("status"), span.get("links"), span.get("name")
+                    status = raw_status if isinstance(raw_status, dict) else {}
                     code = status.get("code")
-                    links = span.get("links") if isinstance(span.get("links"), list) else []
-                    name = span.get("name") if isinstance(span.get("name"), str) else ""
+                    links = raw_links if isinstance(raw_links, list) else []
+                    name = raw_name if isinstance(raw_name, str) else ""
+                    message = status.get("message")
                     yield {
                         "trace_id": trace_id,
                         "span_id": span_id,
@@ -171,7 +173,7 @@ def iter_spans(requests: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
                         "end": end if end is not None and end >= start else start,
                         "attributes": _attributes(span.get("attributes")),
                         "error": code in (2, "STATUS_CODE_ERROR"),
-                        "status_message": status.get("message")[:2000] if isinstance(status.get("message"), str) else "",
+                        "status_message": message[:2000] if isinstance(message, str) else "",
                         "links": [_hex_id(link.get("spanId"), 8) for link in links if isinstance(link, dict)],
                     }
 
@@ -226,7 +228,7 @@ def _arguments(attrs: Mapping[str, Any]) -> Any:
 
 
 def _attempts(children: list[dict[str, Any]], *, model: bool) -> list[dict[str, Any]]:
-    out = []
+    out: list[dict[str, Any]] = []
     for child in sorted(children, key=lambda c: (_num(c["attributes"].get(_PREFIX + "attempt")), c["start"])):
         attrs = child["attributes"]
         ok = not child["error"]
@@ -406,9 +408,9 @@ def trace_to_record(spans: list[dict[str, Any]], *, source: str = "") -> dict[st
     status = _str(ra.get(_PREFIX + "status"))
     if status not in STATUSES:
         status = "error" if root["error"] else "completed"
-    error = None
+    run_error: dict[str, Any] | None = None
     if status == "error":
-        error = {"type": _str(ra.get("error.type")) or "error",
+        run_error = {"type": _str(ra.get("error.type")) or "error",
                  "message": _str(ra.get(_PREFIX + "error.message")) or root["status_message"] or "the trace ended in error"}
     start, end = root["start"], max(root["end"], max(s["end"] for s in spans))
     provider = (_str(ra.get(_PREFIX + "provider")) or _str(ra.get("gen_ai.provider.name"))
@@ -432,7 +434,7 @@ def trace_to_record(spans: list[dict[str, Any]], *, source: str = "") -> dict[st
         "finished_at": _iso(end),
         "duration_ms": float(ra[_PREFIX + "duration_ms"]) if isinstance(ra.get(_PREFIX + "duration_ms"), (int, float)) else (end - start) / 1e6,
         "answer": answer if status == "completed" or answer else None,
-        "error": error,
+        "error": run_error,
         "usage": {"input_tokens": inp, "output_tokens": out, "total_tokens": inp + out},
         "cost_usd": float(ra[_PREFIX + "cost_usd"]) if isinstance(ra.get(_PREFIX + "cost_usd"), (int, float)) and ra[_PREFIX + "cost_usd"] >= 0 else None,
         "steps": steps,

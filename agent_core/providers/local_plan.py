@@ -279,6 +279,10 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
     """
     enabled = list(tools)
     by_name = {t.name: t for t in enabled}
+    if blocks and blocks[-1].feedback and not blocks[-1].tool_calls and enabled:
+        # The answer check sent the answer back (a figure no tool gave): left to decide, the model
+        # repeats it ("407.80" three times); made to call a tool, it fetches or computes it.
+        return StepPlan(enabled, True, "answer check: call a tool for the figure")
     analysis = analyse(goal, by_name)
     if analysis.small_talk:
         return StepPlan([], False, analysis.reason, answer=True)

@@ -409,7 +409,7 @@ def parse_output(content: str, *, step: int) -> tuple[str, list[ToolCallRequest]
     """
     try:
         data = json.loads(content)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise OutputError(
             f"the local model's output is not valid JSON ({exc.msg}): {content[:200]!r}"
         ) from None

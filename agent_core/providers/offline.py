@@ -245,13 +245,13 @@ def _plan_price(ctx: _Ctx, intent: Intent) -> _Decision:
     ]
     state, x = ctx.chain(attempts, accept=lambda d: _find_price(d) is not None)
     if state == "done":
-        price = _find_price(x)
-        assert price is not None
+        unit_price = _find_price(x)
+        assert unit_price is not None
         cur = "$" if re.search(r"\$|달러|dollar|usd", x.output, re.I) else ""
         return _Decision(
             "price_total: multiply the unit price by the quantity",
-            [("calculator", {"expression": f"{plain_number(price)} * {plain_number(qty)}"})],
-            extra={"unit_price": price, "currency": cur, "price_source": x.name},
+            [("calculator", {"expression": f"{plain_number(unit_price)} * {plain_number(qty)}"})],
+            extra={"unit_price": unit_price, "currency": cur, "price_source": x.name},
         )
     if state == "next":
         return _Decision(f"price_total: find the unit price with {x[0]}", [x])
@@ -417,7 +417,8 @@ def _plan_read_file(ctx: _Ctx, intent: Intent) -> _Decision:
         return ctx.error_answer(x, ctx.t(f"{path}의 내용", f"the contents of {path}"))
     lines = [ln.rstrip() for ln in x.output.splitlines() if ln.strip()]
     headings = [ln.lstrip("# ").strip() for ln in lines if ln.startswith("#")]
-    extract, size = [], 0
+    extract: list[str] = []
+    size = 0
     for ln in lines:
         if size > 500 or len(extract) >= 6:
             break

@@ -113,7 +113,7 @@ class ToolRegistry:
         timeout: float | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]: ...
 
-    def tool(self, func: Callable[..., Any] | None = None, /, **options: Any) -> Any:
+    def tool(self, func: Callable[..., Any] | None = None, /, **options: Any) -> Any:  # type: ignore[misc]
         """Decorator, bare (``@registry.tool``) or with options (``@registry.tool(name=…)``).
 
         The function is returned unchanged, so it stays callable directly.

@@ -80,10 +80,11 @@ def build_args_model(func: Callable[..., Any], name: str) -> type[BaseModel]:
             raise ToolDefinitionError(f"tool {name!r}: *args / **kwargs are not supported")
         annotation = hints.get(pname, str)
         default = ... if param.default is inspect.Parameter.empty else param.default
-        extra = {"description": arg_docs[pname]} if pname in arg_docs else {}
+        # Only a docstring description is passed: ``description=None`` would hide an ``Annotated`` one.
+        extra: dict[str, Any] = {"description": arg_docs[pname]} if pname in arg_docs else {}
         fields[pname] = (annotation, Field(default, **extra))
     model_name = "".join(part.title() for part in re.split(r"\W+|_", name) if part) or "Tool"
-    return create_model(  # type: ignore[call-overload,no-any-return]
+    return create_model(
         f"{model_name}Arguments", __config__=ConfigDict(extra="forbid"), **fields
     )
 

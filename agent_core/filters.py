@@ -1,0 +1,69 @@
+"""Filters on the store's run and tool-call tables (pure pandas; the pages add the widgets)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import date, datetime, timedelta, timezone
+
+import pandas as pd
+
+
+def date_bounds(column: pd.Series) -> tuple[date, date]:
+    """(first day, last day) in a timestamp column, or today twice when empty."""
+    values = column.dropna()
+    if values.empty:
+        today = datetime.now(timezone.utc).date()
+        return today, today
+    return values.min().date(), values.max().date()
+
+
+def in_dates(column: pd.Series, days: Iterable[date] | None) -> pd.Series:
+    """Mask of rows whose timestamp falls in the inclusive (start, end) day range (UTC)."""
+    picked = list(days or [])
+    mask = pd.Series(True, index=column.index)
+    if not picked:
+        return mask
+    start = pd.Timestamp(picked[0], tz="UTC")
+    end = pd.Timestamp(picked[-1], tz="UTC") + timedelta(days=1)
+    return mask & column.ge(start).fillna(False) & column.lt(end).fillna(False)
+
+
+def filter_runs(
+    runs: pd.DataFrame,
+    *,
+    providers: Iterable[str] = (),
+    models: Iterable[str] = (),
+    statuses: Iterable[str] = (),
+    days: Iterable[date] | None = None,
+    text: str = "",
+) -> pd.DataFrame:
+    """Rows of the store's run table that pass every filter given (empty filter = all)."""
+    mask = in_dates(runs["started_at"], days)
+    for column, wanted in (("provider", providers), ("model", models), ("status", statuses)):
+        wanted = list(wanted)
+        if wanted:
+            mask &= runs[column].isin(wanted)
+    text = text.strip()
+    if text:
+        hay = runs["goal"].fillna("") + " " + runs["run_id"].fillna("")
+        mask &= hay.str.contains(text, case=False, regex=False)
+    return runs[mask].reset_index(drop=True)
+
+
+def filter_calls(
+    calls: pd.DataFrame,
+    *,
+    providers: Iterable[str] = (),
+    models: Iterable[str] = (),
+    days: Iterable[date] | None = None,
+    run_ids: Iterable[str] | None = None,
+) -> pd.DataFrame:
+    """Rows of the store's tool-call table that pass every filter given."""
+    mask = in_dates(calls["run_started_at"], days)
+    for column, wanted in (("provider", providers), ("model", models)):
+        wanted = list(wanted)
+        if wanted:
+            mask &= calls[column].isin(wanted)
+    if run_ids is not None:
+        mask &= calls["run_id"].isin(list(run_ids))
+    return calls[mask].reset_index(drop=True)
