@@ -199,11 +199,13 @@ def trend_chart(results: Sequence[Mapping[str, Any]]) -> None:
     if len({r["eval_id"] for r in rows}) < 2:
         st.caption("The trend appears once this set has been evaluated twice.")
         return
-    data = pd.DataFrame(rows)
-    data["when"] = pd.to_datetime(data["started_at"], utc=True, errors="coerce")
+    recent = list(dict.fromkeys(r["eval_id"] for r in rows))[-20:]  # the 20 latest evals
+    data = pd.DataFrame([r for r in rows if r["eval_id"] in recent])
+    data["when"] = [f"{ui.fmt_time(t)[5:16]} · {e[-4:]}" for t, e in zip(data["started_at"], data["eval_id"])]
     for column in ("pass_rate", "ci_low", "ci_high"):
         data[column] = data[column] * 100
-    x = {"field": "when", "type": "temporal", "title": None}
+    # One evenly spaced step per eval (evals minutes or months apart read the same), oldest left.
+    x = {"field": "when", "type": "ordinal", "sort": None, "title": None, "axis": {"labelAngle": -30, "labelLimit": 140}}
     y_scale = {"domain": [0, 100]}
     spec = {
         "height": 260,
