@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from agent_core.context import ToolCallRequest
 from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Usage
-from agent_core.providers.offline.plans import _PLANS, MAX_PLAN_STEPS, _canonical, _Ctx, _guarded  # noqa: F401
-from agent_core.providers.offline.rules import classify
+from agent_core.providers.offline.plans import _PLANS, MAX_PLAN_STEPS, _canonical, _Ctx, _Decision
+from agent_core.providers.offline.rules import classify, shorten
 from agent_core.settings import Settings
 
 PROVIDER_ID = "offline"
@@ -40,6 +40,22 @@ def create(
 ) -> OfflineProvider:
     """Build the offline planner (``base_url`` and ``settings`` are not used)."""
     return OfflineProvider(model=model or DEFAULT_MODEL)
+
+
+def _guarded(ctx: _Ctx, decision: _Decision, step: int) -> _Decision:
+    """Never repeat a visible call, never plan past :data:`MAX_PLAN_STEPS`."""
+    repeated = [c for c in decision.calls if ctx.find(*c) is not None]
+    if not decision.calls or (not repeated and step <= MAX_PLAN_STEPS):
+        return decision
+    last = ctx.done[-1] if ctx.done else None
+    seen = shorten(last.output, 240) if last else ""
+    return _Decision(
+        "stop: would repeat a call or ran too long → answer with what I have",
+        text=ctx.t(
+            f"같은 도구 호출을 반복하지 않고 여기서 멈춥니다. 마지막 도구 결과: {seen}",
+            f"Stopping here rather than repeating the same tool call. Last tool output: {seen}",
+        ),
+    )
 
 
 def _tokens(chars: int) -> int:
