@@ -444,11 +444,17 @@ def explain(record: Mapping[str, Any]) -> Explanation:
     steps = _steps(record)
     calls = _calls(record)
     sentences = [_outcome(record, status, steps), _tools_used(calls)]
-    problems = _problem_sentences(calls)
-    extras = [s for s in (_context(steps), _grounding(record)) if s is not None]
-    room = 5 - len(extras)  # at most 6 sentences with the time-and-cost one
-    sentences += problems[: max(1, room - len(sentences))]
-    sentences += extras
+    grounding = _grounding(record)
+    # At most 6 sentences: outcome, tools, time and cost always; then what went wrong, grounding,
+    # and what was left out of the model's view when there is room.
+    room = 3 - (grounding is not None)
+    problems = _problem_sentences(calls)[:room]
+    sentences += problems
+    context = _context(steps)
+    if context is not None and len(problems) < room:
+        sentences.append(context)
+    if grounding is not None:
+        sentences.append(grounding)
     sentences.append(_time_and_cost(record))
     failure = _failure(record, status, calls)
     failed = sum(1 for c in calls if _failed(c))

@@ -12,7 +12,7 @@ Pure functions, no I/O: :func:`check_answer` returns the record's ``grounding`` 
 
     {"status": "grounded" | "partly" | "ungrounded" | "no_claims", "tools_used": n,
      "claims": [{"text", "value", "kind", "source": {"call_id", "tool"} | {"goal": True} | None}],
-     "note": "..."}   # only when no tool call succeeded but the answer states figures
+     "note": "..."}   # only when no tool call succeeded: says the answer comes from the model alone
 
 Names, places and opinions are not checked: only figures are.
 """
@@ -20,6 +20,7 @@ Names, places and opinions are not checked: only figures are.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import json
 import math
@@ -38,6 +39,10 @@ MAX_ATOMS = 400
 NO_TOOL_NOTE = (
     "No tool call succeeded in this run, so none of the figures in this answer could be checked "
     "against a tool result: they come from the question or from the model alone."
+)
+NO_TOOL_NOTE_PLAIN = (
+    "No tool was used: this answer comes from the model alone, and nothing in it was checked against "
+    "a tool result."
 )
 WHAT_IS_CHECKED = (
     "Checked: every number, amount of money, percentage, quantity with a unit, temperature, date "
@@ -93,7 +98,7 @@ _SCALE_WORD = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "
 _SCALE = r"(?:\s?(k|m|mn|bn|b)\b|\s(thousand|million|billion)\b)?"
 _MONEY_BEFORE = re.compile(rf"(US\$|[$€£₩¥￦])\s?({_KO_NUM}|{_NUM}){_SCALE}", re.IGNORECASE)
 _MONEY_AFTER = re.compile(
-    rf"({_KO_NUM}|{_NUM}){_SCALE}\s?(USD|KRW|EUR|JPY|GBP|dollars?|won|euros?|yen|pounds|원|달러|유로|엔)(?![A-Za-z])",
+    rf"(?<![\d.,])({_KO_NUM}|{_NUM}){_SCALE}\s?(USD|KRW|EUR|JPY|GBP|dollars?|won|euros?|yen|pounds|원|달러|유로|엔)(?![A-Za-z])",
     re.IGNORECASE,
 )
 _PERCENT = re.compile(rf"({_SIGNED})\s?(%|％|percent\b|per\s?cent\b|퍼센트|프로(?!그|젝|세|모|필|토))", re.IGNORECASE)
@@ -106,11 +111,14 @@ _UNITS_EN = (
     "liters?|litres?|l|ml|kwh|kw|w|mb|gb|kb|tb|mph|km/h|kmh"
 )
 _UNITS_KO = "영업일|개월|시간|분기|년|개|명|건|배|줄|자|단어|회|번|권|장|주|일|분|초|박|대|곳|잔|병|인분|킬로그램|킬로미터|미터|리터"
-_QUANTITY = re.compile(
-    rf"({_KO_NUM}|{_SIGNED})\s?(?:({_UNITS_KO})|({_UNITS_EN})(?![A-Za-z]))",
-    re.IGNORECASE,
-)
-_KO_NUMBER = re.compile(_KO_NUM)
+# A number and the word after it; the word is looked up in the unit sets (one set lookup is far
+# cheaper than a regex alternation of a hundred units tried after every number of a long file).
+_QUANTITY = re.compile(rf"(?<![\d.,])({_KO_NUM}|{_SIGNED})(\s?)([A-Za-z]+(?:[ /][A-Za-z]+)?|[\uac00-\ud7a3]+)")
+_UNIT_SET_EN = frozenset(re.sub(r"(\w+)\?", r"\1|\1s", _UNITS_EN.replace("s?", "?")).split("|")) | frozenset(
+    u.replace("s?", "") for u in _UNITS_EN.split("|")
+) | frozenset(u.replace("?", "") for u in _UNITS_EN.split("|"))
+_UNITS_KO_LONGEST = sorted(_UNITS_KO.split("|"), key=len, reverse=True)
+_KO_NUMBER = re.compile(r"(?<![\d.,])" + _KO_NUM)
 _BARE = re.compile(rf"(?<![\w.,/\\:#@-]){_SIGNED}(?![\w]|[.,]\d)|(?<=[\s(\[])[-−]?{_NUM}(?![\w]|[.,]\d)")
 _ANY_DIGITS = re.compile(r"\d+(?:\.\d+)?")
 
@@ -326,10 +334,26 @@ def _percent(m: re.Match[str]) -> Claim:
                  numbers=(value, value / 100), decimals=_decimals(m.group(1)))
 
 
-def _quantity(m: re.Match[str]) -> Claim:
+def _unit(word: str) -> str | None:
+    """The unit a word after a number starts with: ``business days``, ``kg``, ``개월`` (Korean
+    counters take particles: ``30일이`` → ``일``); None when it is no unit."""
+    if "\uac00" <= word[0] <= "\ud7a3":
+        return next((u for u in _UNITS_KO_LONGEST if word.startswith(u)), None)
+    lower = word.lower()
+    if lower in _UNIT_SET_EN:
+        return word
+    first = re.split(r"[ /]", word)[0]
+    return first if first.lower() in _UNIT_SET_EN else None
+
+
+def _quantity(m: re.Match[str]) -> Claim | None:
+    unit = _unit(m.group(3))
+    if unit is None:
+        return None
     value = _number(m.group(1))
-    unit = (m.group(2) or m.group(3)).lower()
-    return Claim(m.group(0).strip(), f"{fmt(value)} {unit}", "quantity", m.start(), m.end(),
+    end = m.start(3) + len(unit)
+    text = m.string[m.start():end]
+    return Claim(text.strip(), f"{fmt(value)} {unit.lower()}", "quantity", m.start(), end,
                  numbers=(value,), decimals=_decimals(m.group(1)))
 
 
@@ -417,25 +441,34 @@ def _source_text(call: Mapping[str, Any]) -> str:
 
 
 def _read_source(text: str, ref: dict[str, Any]) -> _Source:
+    numbers, dates, minutes = _parse_source(text)
+    return _Source(ref, list(numbers), list(dates), set(minutes))
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_source(text: str) -> tuple[tuple[tuple[float, int], ...], tuple[tuple[int | None, int, int], ...], frozenset[int]]:
+    """What a source text states: numbers (value, decimals), dates, times of day in minutes.
+    Cached: the same tool outputs are read again by each answer check of a run."""
     text = unicodedata.normalize("NFC", text)
-    source = _Source(ref)
+    numbers: list[tuple[float, int]] = []
+    dates: list[tuple[int | None, int, int]] = []
+    minutes: set[int] = set()
     for claim in _find(text):
         if claim.date is not None:
-            source.dates.append(claim.date)
+            dates.append(claim.date)
         elif claim.minutes is not None:
-            source.minutes.add(claim.minutes)
+            minutes.add(claim.minutes)
         else:
-            source.numbers += [(n, claim.decimals if i == 0 else claim.decimals + 2) for i, n in enumerate(claim.numbers)]
+            numbers += [(n, claim.decimals if i == 0 else claim.decimals + 2) for i, n in enumerate(claim.numbers)]
     # Every run of digits counts as well (a JSON value "temperature": 19, "Q3", a table cell).
-    source.numbers += [(float(d), _decimals(d)) for d in _ANY_DIGITS.findall(text)]
+    numbers += [(float(d), _decimals(d)) for d in _ANY_DIGITS.findall(text)]
     seen: set[float] = set()
     unique = []
-    for n, d in source.numbers:
+    for n, d in numbers:
         if n not in seen:
             seen.add(n)
             unique.append((n, d))
-    source.numbers = unique[:MAX_ATOMS]
-    return source
+    return tuple(unique[:MAX_ATOMS]), tuple(dates), frozenset(minutes)
 
 
 def _same(value: float, decimals: int, atom: float, atom_decimals: int, *, slack: float = 0.0) -> bool:
@@ -548,8 +581,10 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
         "tools_used": len(ok_calls),
         "claims": [c.as_record(dict(ref) if ref is not None else None) for c, ref in found],
     }
-    if claims and not ok_calls:
-        result["note"] = NO_TOOL_NOTE
+    if not ok_calls and (answer or "").strip():
+        # Said plainly even with no figure to check: "London is warmer than Seoul" from no tool
+        # at all is a claim of fact too (a greeting gets the same, true, remark).
+        result["note"] = NO_TOOL_NOTE if claims else NO_TOOL_NOTE_PLAIN
     return result
 
 

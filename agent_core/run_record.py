@@ -247,7 +247,7 @@ class Grounding(TypedDict):
     tools_used: Annotated[int, Field(ge=0, description="successful tool calls whose outputs were searched")]
     claims: list[Claim]
     note: NotRequired[
-        Annotated[str, Field(description="said when no tool call succeeded but the answer states figures")]
+        Annotated[str, Field(description="said when no tool call succeeded: the answer comes from the model alone")]
     ]
 
 

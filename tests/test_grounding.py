@@ -9,6 +9,7 @@ import pytest
 
 from agent_core.grounding import (
     NO_TOOL_NOTE,
+    NO_TOOL_NOTE_PLAIN,
     check_answer,
     check_record,
     correction,
@@ -167,7 +168,9 @@ def test_latest_tool_result_gets_the_credit() -> None:
 def test_no_tool_note_when_no_call_succeeded() -> None:
     result = check_answer("It is 20 °C.", "weather?", [call("get_weather", "ERROR: boom", success=False)])
     assert result["note"] == NO_TOOL_NOTE
-    assert "note" not in check_answer("Hello!", "hi", [])  # nothing stated, nothing to say
+    # No figure, no tool: still said plainly ("London is warmer than Seoul" from the model alone).
+    assert check_answer("London is warmer than Seoul.", "Which is warmer?", [])["note"] == NO_TOOL_NOTE_PLAIN
+    assert "note" not in check_answer("London is warmer.", "Which is warmer?", [WEATHER_PARIS])
 
 
 def test_goal_number_inside_a_url_is_still_the_goal() -> None:
@@ -200,8 +203,9 @@ def test_check_record_only_for_completed_answers() -> None:
 
 
 def test_large_tool_outputs_stay_fast() -> None:
-    big = call("read_file", " ".join(f"{i * 7.3:.1f}" for i in range(600)))
+    # Five different 4,000-character outputs full of numbers (the default output cap), read fresh.
+    big = [call("read_file", " ".join(f"{i * 7.3 + k:.1f}" for i in range(600)), call_id=f"c{k}") for k in range(5)]
     t0 = time.perf_counter()
-    result = check_answer("a 123456.789 b 98765.4321 c 5555.5 d 77777", "goal 12 13", [big] * 5)
+    result = check_answer("a 123456.789 b 98765.4321 c 5555.5 d 77777", "goal 12 13", big)
     assert result["status"] == "ungrounded"
     assert time.perf_counter() - t0 < 2.0

@@ -142,9 +142,15 @@ def retry_fallback_run(settings: Settings) -> dict[str, Any]:
     return run_to_end("find a and b", provider=provider, registry=reg, settings=settings.replace(retry_delays=(0.0,)))
 
 
-@pytest.fixture
-def fixture_records(settings: Settings) -> list[dict[str, Any]]:
-    """Every demo scenario, the retry/fallback run and an offline run (secrets in the goal)."""
+@pytest.fixture(scope="module")
+def fixture_records(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    """Every demo scenario, the retry/fallback run, an offline run (a secret in the goal) and
+    the explain fixtures (one run per status × error category); built once for this module."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("otel") / "agent_data"
+    shutil.copytree(REPO / "agent_data" / "workspace", root / "workspace")
+    settings = Settings(data_dir=root, retry_delays=(0.0, 0.0, 0.0), tool_timeout=5.0, request_timeout=5.0)
     records = []
     for scenario in demo.SCENARIOS:
         run = demo.prepare(scenario, settings.replace(retry_delays=(0.0, 0.0)))
@@ -155,6 +161,9 @@ def fixture_records(settings: Settings) -> list[dict[str, Any]]:
     records.append(retry_fallback_run(settings))
     records.append(run_to_end("What is (24*7)+100? my api_key=sk-abcdefghijklmnopqrstuvwx",
                               provider=OfflineProvider(), registry=build_default_registry(settings), settings=settings))
+    from tests.explain_fixtures import build_all  # one run per status × error category
+
+    records += build_all(settings).values()
     return records
 
 
@@ -347,6 +356,9 @@ def test_round_trip_every_fixture_record(fixture_records: list[dict[str, Any]], 
     store = RunStore(runs)
     store.refresh()
     assert len(store.runs()) == len(fixture_records) and not store.problems()
+    # Tool stats read the imported calls like any others.
+    calls = store.tool_calls()
+    assert sorted(calls["tool"]) == sorted(c["tool"] for r in fixture_records for c in r["tool_calls"])
 
 
 def _span(span_id: str, name: str, attrs: dict[str, Any], parent: str = "", start: int = 0, error: bool = False) -> dict[str, Any]:
@@ -482,32 +494,44 @@ def _cli(data_dir: Path, *args: str, env: dict[str, str] | None = None) -> subpr
                           cwd=data_dir, timeout=120)
 
 
-def test_cli_export_send_file_since_and_import(settings: Settings, receiver: Receiver, tmp_path: Path) -> None:
+def test_cli_export_send_file_since_and_import(settings: Settings, receiver: Receiver, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from agent_core.cli import main
+
+    for name in [k for k in os.environ if k.startswith(("OTEL_", "AGENT_OTEL"))]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("AGENT_DATA_DIR", str(settings.data_dir))
+
+    def cli(*args: str) -> tuple[int, str, str]:
+        code = main(list(args))
+        out = capsys.readouterr()
+        return code, out.out, out.err
+
     record = retry_fallback_run(settings)
-    data_dir = settings.data_dir
-    done = _cli(data_dir, "export", record["run_id"][:13], "--otlp", receiver.url, "--header", "x-team=qa")
-    assert done.returncode == 0, done.stderr
-    assert "sent 1 run(s), 13 spans" in done.stderr
+    code, _, err = cli("export", record["run_id"][:13], "--otlp", receiver.url, "--header", "x-team=qa")
+    assert code == 0, err
+    assert "sent 1 run(s), 13 spans" in err
     assert receiver.requests[0][1]["x-team"] == "qa"
+    # A process of its own, with the real retries: exit 1 and one line naming the endpoint.
     port = _free_port()
-    done = _cli(data_dir, "export", record["run_id"], "--otlp", f"http://127.0.0.1:{port}")
+    done = _cli(settings.data_dir, "export", record["run_id"], "--otlp", f"http://127.0.0.1:{port}")
     assert done.returncode == 1
     (line,) = done.stderr.strip().splitlines()
     assert f"http://127.0.0.1:{port}/v1/traces" in line and "unreachable" in line
     out = tmp_path / "runs.jsonl"
-    done = _cli(data_dir, "export", "--since", "2000-01-01", "--otlp-json", str(out), "--content")
-    assert done.returncode == 0, done.stderr
+    code, _, err = cli("export", "--since", "2000-01-01", "--otlp-json", str(out), "--content")
+    assert code == 0, err
     assert len(out.read_text().splitlines()) == 1
-    assert _cli(data_dir, "export", "nosuchrun", "--otlp-json", str(out)).returncode == 2
-    assert _cli(data_dir, "export", "--since", "yesterday-ish", "--otlp-json", str(out)).returncode == 2
-    done = _cli(data_dir, "import", str(out))
-    assert done.returncode == 0 and done.stdout.startswith("imported: "), done.stderr
-    run_id = done.stdout.split(": ")[1].strip()
+    assert cli("export", "nosuchrun", "--otlp-json", str(out))[0] == 2
+    assert cli("export", "--since", "yesterday-ish", "--otlp-json", str(out))[0] == 2
+    code, stdout, err = cli("import", str(out))
+    assert code == 0 and stdout.startswith("imported: "), err
+    run_id = stdout.split(": ")[1].strip()
     assert load_record(settings.runs_dir / f"{run_id}.json")["imported_from"] == "otlp"
     bad = tmp_path / "bad.jsonl"
     bad.write_text("<html>nope</html>")
-    done = _cli(data_dir, "import", str(bad))
-    assert done.returncode == 2 and "not JSON" in done.stderr
+    code, _, err = cli("import", str(bad))
+    assert code == 2 and "not JSON" in err
 
 
 # --- 6. History: download and "Send to…" ---------------------------------------------------------

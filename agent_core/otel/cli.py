@@ -50,36 +50,40 @@ def _since(text: str) -> datetime:
 
 
 def select_records(runs_dir: Path, run_ids: list[str], since: str | None) -> list[dict[str, Any]]:
-    """The records named by id (or unique prefix) and/or started since a date, oldest first."""
-    from agent_core.records import load_record, record_path
+    """The records named by id (or unique prefix) and/or started since a date, oldest first.
 
-    records: dict[str, dict[str, Any]] = {}
-    files = sorted(Path(runs_dir).glob("*.json")) if Path(runs_dir).is_dir() else []
+    Read through :class:`agent_core.store.RunStore`, the one reading path for many runs.
+    """
+    import pandas as pd
+
+    from agent_core.store import RunStore
+
+    store = RunStore(runs_dir, persist=False)
+    store.refresh()
+    table = store.runs()
+    known = [str(v) for v in table["run_id"]]
+    chosen: list[str] = []
     for run_id in run_ids:
-        exact = record_path(runs_dir, run_id)
-        matches = [exact] if exact.is_file() else [f for f in files if f.stem.startswith(run_id)]
-        if not matches or "/" in run_id or not run_id:
+        matches = [run_id] if run_id in known else [k for k in known if run_id and k.startswith(run_id)]
+        if not matches:
             raise ValueError(f"no saved run {run_id!r} in {runs_dir}")
         if len(matches) > 1:
             raise ValueError(f"{run_id!r} matches {len(matches)} runs; give more of the id")
+        chosen.append(matches[0])
+    if since is not None:
+        start = pd.Timestamp(_since(since))
+        began = pd.to_datetime(table["started_at"], utc=True, errors="coerce")
+        chosen += [str(v) for v in table.loc[began >= start, "run_id"]]
+    records: dict[str, dict[str, Any]] = {}
+    for run_id in chosen:
+        if run_id in records:
+            continue
         try:
-            record = load_record(matches[0])
+            record = store.load(run_id)
         except RecordError as exc:
             raise ValueError(str(exc)) from None
-        records[record["run_id"]] = record
-    if since is not None:
-        start = _since(since)
-        for path in files:
-            try:
-                record = load_record(path)
-            except RecordError:
-                continue
-            try:
-                began = datetime.fromisoformat(str(record.get("started_at")))
-            except ValueError:
-                continue
-            if (began if began.tzinfo else began.replace(tzinfo=timezone.utc)) >= start:
-                records.setdefault(record["run_id"], record)
+        record.pop("status_shown", None)
+        records[run_id] = record
     return sorted(records.values(), key=lambda r: str(r.get("started_at") or ""))
 
 
