@@ -14,6 +14,7 @@ fill every core; ``ACTIVE`` is ~20 % faster on an idle machine, twice as slow on
 from __future__ import annotations
 
 import importlib.util
+import json
 import logging
 import os
 import secrets
@@ -36,6 +37,7 @@ from agent_core.local_model import (
     resolve_source,
 )
 from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Usage
+from agent_core.providers.local_plan import StepPlan, allowed_numbers, answer_pattern, plan_step, planned_call
 from agent_core.providers.local_prompt import (
     RAW_TYPE,
     OutputError,
@@ -45,7 +47,6 @@ from agent_core.providers.local_prompt import (
     output_grammar,
     output_schema,
     parse_output,
-    plan_step,
     previous_calls,
     repair_arguments,
 )
@@ -66,7 +67,11 @@ N_THREADS = 2
 N_CTX = 8192
 """Context window in tokens (the KV cache is ~230 MB at this size)."""
 MAX_TOKENS = 768
-"""Longest output of one step."""
+"""Longest output of one step (the engine's bound)."""
+CALL_TOKENS = 96
+"""Longest tool call: a call is 10-40 tokens; more is the model rambling inside an argument."""
+ANSWER_TOKENS = 200
+"""Longest answer: one to three sentences, in Korean too (a cut answer is kept and marked)."""
 TEMPERATURE = 0.0
 """Greedy decoding: the same goal gives the same run (tool choice is what matters here)."""
 SEED = 42
@@ -366,9 +371,17 @@ class LocalProvider:
         assert engine is not None
         tools = list(request.tools)
         plan = plan_step(request.goal, request.blocks, tools)
-        answer_now = bool(request.blocks) and not plan.tools and not plan.force_tool
+        planned = planned_call(plan)
+        if planned is not None:
+            return self._planned_response(request, plan, *planned)
         messages = build_messages(
-            request.instructions, request.goal, request.blocks, tools, answer_now=answer_now
+            request.instructions,
+            request.goal,
+            request.blocks,
+            tools,
+            answer_now=plan.answer,
+            small_talk=plan.answer and not request.blocks,
+            hint=plan.hint,
         )
         waited = time.perf_counter()
         if not engine.busy.acquire(timeout=max(0.0, request.timeout)):
@@ -383,7 +396,7 @@ class LocalProvider:
             deadline = time.perf_counter() + request.timeout
             items: list[dict[str, Any]] = []
             text, calls, usage = self._attempt(
-                engine, messages, plan.tools, plan.force_tool, request, deadline, items
+                engine, messages, plan.tools, plan.force_tool, request, deadline, items, plan
             )
             items[0]["plan"] = plan.reason
             done = previous_calls(request.blocks)
@@ -392,7 +405,9 @@ class LocalProvider:
                 # loop through the same lookups): ask again without that tool.
                 others = [t for t in plan.tools if t.name != calls[0].name]
                 items[-1]["rejected"] = "repeats an earlier call"
-                text, calls, more = self._attempt(engine, messages, others, False, request, deadline, items)
+                text, calls, more = self._attempt(
+                    engine, messages, others, False, request, deadline, items, plan
+                )
                 usage = usage + more
         finally:
             engine.busy.release()
@@ -413,6 +428,27 @@ class LocalProvider:
             model=self.model,
         )
 
+    def _planned_response(
+        self, request: ModelRequest, plan: StepPlan, name: str, arguments: dict[str, Any]
+    ) -> ModelResponse:
+        """The call the plan leaves no choice about, without generating it (:func:`planned_call`);
+        its raw item says so (``planned``), and the JSON is what the next prompt shows."""
+        item: dict[str, Any] = {
+            "type": RAW_TYPE,
+            "content": json.dumps({name: arguments}, ensure_ascii=False),
+            "planned": True,
+            "plan": plan.reason,
+            "duration_ms": 0.0,
+        }
+        if self._responses == 0:
+            item["load_ms"] = self.load_ms
+            item["model_loaded_now"] = self.loaded_now
+        self._responses += 1
+        call = ToolCallRequest(call_id=f"local_{request.step}_1", name=name, arguments=arguments)
+        return ModelResponse(
+            text="", tool_calls=[call], usage=Usage(0, 0, 0), raw=[item], stop_reason="tool_call", model=self.model
+        )
+
     def _attempt(
         self,
         engine: _Engine,
@@ -422,12 +458,22 @@ class LocalProvider:
         request: ModelRequest,
         deadline: float,
         items: list[dict[str, Any]],
+        plan: StepPlan | None = None,
     ) -> tuple[str, list[ToolCallRequest], Usage]:
         """One constrained generation, parsed; appends its raw item to ``items``."""
+        pinned = plan.arguments if plan is not None else {}
+        # The final answer may only write numbers the goal or a successful result has: a made-up
+        # figure cannot be generated (the answer check has nothing left to catch).
+        numbers = answer_pattern(allowed_numbers(request.goal, request.blocks)) if plan and plan.answer else None
+        limit = min(self.max_tokens, CALL_TOKENS if force and tools else ANSWER_TOKENS)
         body = {
             "messages": messages,
-            "grammar": output_grammar(output_schema(tools, force_tool=force)),
-            "max_tokens": self.max_tokens,
+            "grammar": output_grammar(
+                output_schema(
+                    tools, force_tool=force, pinned=pinned, answer_pattern=numbers
+                )
+            ),
+            "max_tokens": limit,
             "temperature": self.temperature,
             "seed": SEED,
             "cache_prompt": True,
@@ -441,11 +487,11 @@ class LocalProvider:
         except OutputError as exc:
             partial = cut_answer(content) if cut else None
             if partial is None:
-                hint = f" (it stopped at the {self.max_tokens}-token limit)" if cut else ""
+                hint = f" (it stopped at the {limit}-token limit)" if cut else ""
                 raise ProviderError(
                     f"{exc}{hint}", provider=PROVIDER_ID, error_type="LocalOutputError"
                 ) from exc
-            text, calls = partial + f" … [cut at the {self.max_tokens}-token limit]", []
+            text, calls = partial + f" … [cut at the {limit}-token limit]", []
         items.append(
             {
                 "type": RAW_TYPE,

@@ -22,6 +22,7 @@ from typing import Any
 from agent_core.context import ContextBlock, ToolCallRequest
 from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Usage
 from agent_core.providers.offline_rules import (
+    COMPARE,
     TOPICS,
     Intent,
     classify,
@@ -223,13 +224,17 @@ def _plan_price(ctx: _Ctx, intent: Intent) -> _Decision:
             price, n = fmt_number(float(m.group(1))), fmt_number(qty)
             shown = f"{cur}{fmt_number(total)}" if total is not None else shorten(calc.output)
             unit = intent.args["unit_word"]
-            return _Decision(
-                "price_total: answer from calculator",
-                text=ctx.t(
-                    f"제품 {n}개의 총 가격은 {shown}입니다 (단가 {cur}{price} × {n}).",
-                    f"The total for {n} {unit} is {shown} (unit price {cur}{price} × {n}).",
-                ),
+            text = ctx.t(
+                f"제품 {n}개의 총 가격은 {shown}입니다 (단가 {cur}{price} × {n}).",
+                f"The total for {n} {unit} is {shown} (unit price {cur}{price} × {n}).",
             )
+            if intent.args.get("shipping") and total is not None:
+                state, x = ctx.chain([("lookup", {"topic": TOPICS[2].name(ctx.ko)})])
+                if state == "next":
+                    return _Decision("price_total: look up the free-shipping rule", [x])
+                if state == "done":
+                    text += _shipping_verdict(ctx, total, _fact(x.output))
+            return _Decision("price_total: answer from calculator", text=text)
     if missing := ctx.missing("lookup", "calculator"):
         return missing
     topic = TOPICS[0]
@@ -308,6 +313,7 @@ def _plan_weather(ctx: _Ctx, intent: Intent) -> _Decision:
     calls: list[Call] = []
     lines: list[str] = []
     got = 0
+    temps: list[tuple[str, float]] = []
     for city in cities:
         attempts: list[Call] = [("get_weather", {"city": city.name, "unit": unit})]
         if city.alias:
@@ -318,6 +324,9 @@ def _plan_weather(ctx: _Ctx, intent: Intent) -> _Decision:
         elif state == "done":
             got += 1
             lines.append(_weather_line(ctx, city.name, x.output))
+            data = parse_json(x.output)
+            if isinstance(data, dict) and isinstance(data.get("temperature"), (int, float)):
+                temps.append((str(data.get("city", city.name)), float(data["temperature"])))
         else:
             lines.append(
                 ctx.t(
@@ -334,10 +343,23 @@ def _plan_weather(ctx: _Ctx, intent: Intent) -> _Decision:
     )
     if len(lines) == 1:
         return _Decision("weather: answer from get_weather", text=f"{head} {lines[0]}".strip())
+    verdict = _warmer(ctx, temps) if len(temps) >= 2 and COMPARE.search(ctx.goal) else ""
     return _Decision(
-        "weather: answer from get_weather",
-        text=(head + "\n" if head else "") + "\n".join(f"- {line}" for line in lines),
+        "weather: answer from get_weather" + (", compared" if verdict else ""),
+        text=verdict + (head + "\n" if head else "") + "\n".join(f"- {line}" for line in lines),
     )
+
+
+def _warmer(ctx: _Ctx, temps: list[tuple[str, float]]) -> str:
+    """"Seoul is the warmest." (or the coldest, when the goal asks which is colder), from the
+    temperatures get_weather returned; no figure of its own."""
+    colder = bool(re.search(r"colder|cooler|coldest|더 (?:추|춥|시원)", ctx.goal, re.I))
+    pick = min(temps, key=lambda t: t[1]) if colder else max(temps, key=lambda t: t[1])
+    if sum(1 for _, t in temps if t == pick[1]) > 1:
+        return ctx.t("기온이 같습니다.\n", "They are equally warm.\n")
+    if colder:
+        return ctx.t(f"{pick[0]}이(가) 더 시원합니다.\n", f"{pick[0]} is colder.\n")
+    return ctx.t(f"{pick[0]}이(가) 더 따뜻합니다.\n", f"{pick[0]} is warmer.\n")
 
 
 def _plan_word_count(ctx: _Ctx, intent: Intent) -> _Decision:
