@@ -62,6 +62,8 @@ def _parser() -> argparse.ArgumentParser:
     from agent_core import cli_compare
 
     cli_compare.add_compare_parser(sub)
+    cli_compare.add_replay_parser(sub)
+    cli_compare.add_arena_parser(sub)
     from agent_core.evals.cli import add_parser as add_eval_parser
 
     add_eval_parser(sub)
@@ -239,6 +241,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_core.cli_compare import cmd_compare
 
         return cmd_compare(args, settings)
+    if args.command == "replay":
+        from agent_core.cli_compare import cmd_replay
+
+        return cmd_replay(args, settings)
+    if args.command == "arena":
+        from agent_core.cli_compare import cmd_arena
+
+        return cmd_arena(args, settings)
     if args.command == "eval":
         from agent_core.evals.cli import cmd_eval
 

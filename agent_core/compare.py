@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_core.trajectory import ANSWER, STOP, TOOL_CALL, Event, Trajectory, trajectory
+from agent_core.trajectory import ANSWER, STOP, TOOL_CALL, Event, Trajectory, as_mapping, trajectory
 
 MIN_RUNS, MAX_RUNS = 2, 6
 CAUSES = (
@@ -94,12 +94,12 @@ def header(record: Mapping[str, Any]) -> dict[str, Any]:
     trimmed: set[int] = set()
     for step in steps:
         trimmed.update(b for b in step.get("blocks_trimmed") or [] if isinstance(b, int))
-    raw_usage = record.get("usage")
-    usage = raw_usage if isinstance(raw_usage, dict) else {}
+    usage = as_mapping(record.get("usage"))
     grounding = record.get("grounding") if isinstance(record.get("grounding"), dict) else None
     cost = record.get("cost_usd")
     return {
         "status": str(record.get("status_shown") or record.get("status") or ""),
+        "error_type": str(record["error"].get("type") or "") if isinstance(record.get("error"), dict) else None,
         "provider": str(record.get("provider") or ""),
         "model": str(record.get("model") or ""),
         "steps": len(steps),
@@ -171,18 +171,19 @@ def align(trajectories: Sequence[Trajectory], baseline: int, *, ignore_arguments
     Each other run is aligned to the baseline by LCS on the tool-call signature; events only in
     one run get rows of their own (next to the other runs' extra events at the same place).
     """
-    base_keys = trajectories[baseline].keys(ignore_arguments=ignore_arguments)
+    run_keys = [t.keys(ignore_arguments=ignore_arguments) for t in trajectories]
+    base_keys = run_keys[baseline]
     n = len(base_keys)
     # For each other run: its event matched to each baseline event, and its extras before each one.
     matched: dict[int, list[int | None]] = {}
     extras: dict[int, list[list[int]]] = {}
-    for r, traj in enumerate(trajectories):
+    for r in range(len(trajectories)):
         if r == baseline:
             continue
         match: list[int | None] = [None] * n
         gaps: list[list[int]] = [[] for _ in range(n + 1)]
         position = 0
-        for i, j in lcs_pairs(base_keys, traj.keys(ignore_arguments=ignore_arguments)):
+        for i, j in lcs_pairs(base_keys, run_keys[r]):
             if i is not None:
                 match[i] = j
                 position = i + 1
@@ -197,7 +198,7 @@ def align(trajectories: Sequence[Trajectory], baseline: int, *, ignore_arguments
         gap_rows: list[list[int | None]] = []
         gap_keys: list[str] = []
         for r in extras:
-            keys = trajectories[r].keys(ignore_arguments=ignore_arguments)
+            keys = run_keys[r]
             start = 0
             for j in extras[r][g]:
                 spot = next((x for x in range(start, len(gap_rows)) if gap_keys[x] == keys[j] and gap_rows[x][r] is None), None)

@@ -90,8 +90,8 @@ class Event:
 
     def key(self, *, ignore_arguments: bool = False) -> str:
         """What alignment matches on: the signature of a call; the kind of a terminal event."""
-        if self.kind == TOOL_CALL:
-            return signature(self.tool, self.arguments, ignore_arguments=ignore_arguments)
+        if self.kind == TOOL_CALL:  # (arguments are canonical already: no second parse)
+            return self.tool if ignore_arguments else f"{self.tool}({self.arguments})"
         return f"<{self.kind}>"
 
     def label(self) -> str:
@@ -142,6 +142,11 @@ class Trajectory:
         return [e for e in self.events if e.kind == TOOL_CALL]
 
 
+def as_mapping(value: Any) -> dict[str, Any]:
+    """``value`` when it is a dict, else an empty one (records are data: any field may be odd)."""
+    return value if isinstance(value, dict) else {}
+
+
 def _short(text: str, limit: int) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -185,8 +190,7 @@ def trajectory(record: Mapping[str, Any]) -> Trajectory:
     if status == "completed":
         events.append(Event(kind=ANSWER, step=last_step, result=str(answer or ""), context=final_context))
     else:
-        raw_error = record.get("error")
-        error = raw_error if isinstance(raw_error, dict) else {}
+        error = as_mapping(record.get("error"))
         events.append(
             Event(
                 kind=STOP, step=last_step, status=status or "unknown", reason=str(error.get("type") or ""),

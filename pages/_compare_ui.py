@@ -283,3 +283,86 @@ def show_comparison(records: Sequence[Mapping[str, Any]], *, key: str = "cmp") -
         key=f"{key}_download",
     )
     return result
+
+
+# --- Replay (History's run detail) ---------------------------------------------------------------
+
+
+def _compare_link(ids: Sequence[str], label: str) -> None:
+    st.page_link(COMPARE_PAGE, label=label, icon=":material/compare_arrows:", query_params={"runs": ",".join(ids)})
+
+
+def replay_panel(record: Mapping[str, Any], config: Any) -> None:
+    """"Replay on…": run this record again on a chosen provider/model with its recorded tools;
+    the result opens in Compare against it. A replay shows a link to its source."""
+    from agent_core.errors import ProviderError
+    from agent_core.events import RunFinished, StepFinished, ToolCallFinished
+    from agent_core.providers import list_providers
+    from agent_core.replay import (
+        MATCH_MODES,
+        SOURCE_PROVIDER,
+        TOOL_MODES,
+        prepare_replay,
+    )
+
+    run_id = str(record.get("run_id") or "")
+    if record.get("replay_of"):
+        _compare_link([str(record["replay_of"]), run_id], "Compare with the run it replays")
+    if record.get("status_shown", record.get("status")) == "running":
+        return
+    key = f"replay_{run_id}"
+    with st.expander("🔁 Replay on another model…"):
+        st.caption(
+            "Run this goal again on another provider or model. With **recorded** tools every tool call is "
+            "answered from this run's log (no tool runs, retries and fallbacks happen as they did), so "
+            "only the model's choices can differ. The result opens in Compare."
+        )
+        available = [p for p in list_providers() if p.available]
+        options = [SOURCE_PROVIDER, *(p.id for p in available)]
+        names = {SOURCE_PROVIDER: "this run's own model turns (no model)", **{p.id: f"{p.id} — {p.label}" for p in available}}
+        with st.form(key=f"{key}_form", border=False):
+            c1, c2 = st.columns(2)
+            provider_id = c1.selectbox("Provider", options, index=options.index("offline") if "offline" in options else 0,
+                                       format_func=lambda p: names.get(p, p), key=f"{key}_provider")
+            model = c2.text_input("Model", key=f"{key}_model", placeholder="the provider's default")
+            c3, c4 = st.columns(2)
+            tool_mode = c3.radio("Tools", TOOL_MODES, horizontal=True, key=f"{key}_tools",
+                                 help="recorded: from this run's log · live: run the tools · hybrid: recorded where "
+                                 "the call matches, live otherwise")
+            match = c4.radio("Matching", MATCH_MODES, horizontal=True, key=f"{key}_match",
+                             help="fifo: the next recorded call of the same tool · strict: the same arguments, and "
+                             "any unexpected or unmade call fails the replay")
+            steps = len(record.get("steps") or [])
+            fork = st.number_input(
+                "Fork from step (0 = replay the whole run)", min_value=0, max_value=steps + 1, value=0, step=1,
+                key=f"{key}_fork", help="Keep this run's steps before it as they were, and let the new model go on.",
+            )
+            go = st.form_submit_button("Replay", type="primary")
+        if go:
+            try:
+                replay = prepare_replay(
+                    dict(record), provider_id, model=model, tool_mode=tool_mode, match=match,
+                    from_step=int(fork) or None, settings=config,
+                )
+            except (ValueError, ProviderError) as exc:
+                st.error(f"Cannot replay: {ui.md_label(getattr(exc, 'message', None) or exc, 300)}", icon="🚫")
+                return
+            finished = None
+            with st.status("Replaying…", expanded=True) as status:
+                for event in replay.events():
+                    if isinstance(event, ToolCallFinished):
+                        call = event.call
+                        status.write(f"step {event.step}: {ui.md_label(call.get('tool'), 40)} · "
+                                     f"{ui.escape_md(call.get('source') or '')}")
+                    elif isinstance(event, StepFinished):
+                        status.update(label=f"Replaying… step {event.step} done")
+                    elif isinstance(event, RunFinished):
+                        finished = event
+                status.update(label=f"Replay {finished.status if finished else 'ended'} · "
+                              f"{replay.tools.live_executions} live tool execution(s)",
+                              state="complete" if finished and finished.status == "completed" else "error")
+            if finished is not None:
+                st.session_state[f"{key}_done"] = finished.run_id
+        done = st.session_state.get(f"{key}_done")
+        if done:
+            _compare_link([run_id, done], "Open the replay in Compare")

@@ -16,7 +16,7 @@ from agent_core.errors import RecordError
 from pages import _explain_ui, _history_ui, _live, _otel_ui, _outcome_ui
 from pages import _grounding_ui as grounding_ui
 from pages import _ui as ui
-from pages._compare_ui import compare_picker
+from pages._compare_ui import compare_picker, replay_panel
 from pages._evals_ui import history_eval_filter
 from pages._run_view import show_outcome, show_saved_run
 
@@ -195,6 +195,7 @@ def _run_detail(record: dict[str, Any]) -> None:
         f"context-block limit {ui.md_label(settings.get('max_context_blocks'), 8)} · run id {ui.md_label(record.get('run_id'), 40)}"
     )
     show_outcome(record, link=False)
+    replay_panel(record, config)
 
     tabs = st.tabs(["Steps", "Context blocks", "Tool calls", "Transcript", "Downloads"])
     steps_df = stats.steps_frame(record)

@@ -20,6 +20,7 @@ from pages import _grounding_ui as grounding_ui
 from pages import _live
 from pages import _provider_ui as _providers
 from pages import _ui as ui
+from pages._arena_ui import arena_form, live_arena
 from pages._run_view import RunView, show_outcome, show_saved_run
 
 EXAMPLES = (
@@ -213,6 +214,7 @@ with tab_goal:
         disabled=not info.available or active is not None,
         help="A run is still going (see below)." if active is not None else None,
     )
+    start_arena = arena_form(providers, provider_id, model)
 
 with tab_demo:
     st.caption(
@@ -260,6 +262,9 @@ elif start_goal:
         st.error(f"Cannot start: {ui.md_label(exc, 300)}", icon="✋")
     else:
         live_run(prepared)
+elif start_arena:
+    overrides = {"max_steps": int(max_steps), "max_context_blocks": int(max_blocks)}
+    live_arena(start_arena, st.session_state.get("run_goal", ""), config, overrides, chosen_tools)
 elif start_demo:
     live_run(
         demo.prepare(start_demo, config),

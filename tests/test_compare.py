@@ -35,7 +35,7 @@ def make_record(run_id: str, events: Spec, max_blocks: list[int]) -> dict[str, A
             break
         limit = max_blocks[pos]
         sent = list(range(max(0, pos - limit), pos))
-        trimmed = list(range(0, max(0, pos - limit)))
+        trimmed = list(range(max(0, pos - limit)))
         step = {"index": pos + 1, "blocks_sent": sent, "blocks_trimmed": trimmed, "tool_call_ids": [], "text": ""}
         if event["kind"] == "tool":
             call_id = f"c{pos}"
@@ -79,7 +79,7 @@ def _expected_kind_cause(a: dict[str, Any], b: dict[str, Any]) -> str:
     return "stopped" if a["kind"] == "stop" else "different_answer"
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(
     body=st.lists(tool_event, min_size=0, max_size=59),
     end=terminal,

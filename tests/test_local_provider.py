@@ -17,20 +17,24 @@ from typing import Any
 import jsonschema
 import pytest
 
-from agent_core import local_model
 from agent_core.context import ContextBlock, ToolCallRequest, ToolOutput
 from agent_core.errors import ProviderError
-from agent_core.local_model import ModelFileError, ModelSource, ensure_model_file, is_verified, marker_path
 from agent_core.providers import local
 from agent_core.providers.base import ModelRequest
-from agent_core.providers.local_prompt import (
+from agent_core.providers.local import model_files as local_model
+from agent_core.providers.local.model_files import (
+    ModelFileError,
+    ModelSource,
+    ensure_model_file,
+    is_verified,
+    marker_path,
+)
+from agent_core.providers.local.prompt import (
     build_messages,
     output_schema,
     parse_output,
-    plan_step,
     repair_arguments,
     system_message,
-    tools_needed,
     without_examples,
 )
 from agent_core.tools.registry import ToolRegistry
@@ -137,87 +141,6 @@ def test_a_parameter_named_title_survives_the_clean_up() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# When a tool call is forced
-
-
-@pytest.mark.parametrize(
-    ("goal", "expected"),
-    [
-        ("What is (24*7)+100?", ["calculator"]),
-        ("Calculate 1234 * 56.", ["calculator"]),
-        ("단가를 확인해서 제품 7개의 총 가격을 계산해 주세요.", ["calculator", "lookup"]),
-        ("What's the weather in Seoul?", ["get_weather"]),
-        ("What is the refund policy?", ["lookup"]),
-        ("hello", []),
-        ("안녕하세요!", []),
-        ("I have 3 cats", []),
-    ],
-)
-def test_tools_needed(goal: str, expected: list[str]) -> None:
-    assert sorted(tools_needed(goal, ["calculator", "lookup", "get_weather"])) == sorted(expected)
-
-
-def done_block(index: int, name: str, output: str = "ok", *, error: bool = False) -> ContextBlock:
-    call = ToolCallRequest(f"local_{index}_1", name, {"x": index})
-    return ContextBlock(
-        index=index,
-        step=index + 1,
-        provider="local",
-        tool_calls=[call],
-        outputs=[ToolOutput(call.call_id, name, output, is_error=error)],
-    )
-
-
-def names(plan: Any) -> list[str]:
-    return [t.name for t in plan.tools]
-
-
-def test_plan_forces_the_needed_tools_until_each_has_run(registry: ToolRegistry) -> None:
-    tools = list(registry)
-    goal = "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요."
-    first = plan_step(goal, [], tools)
-    assert first.force_tool and names(first) == ["lookup"]  # facts before the calculator
-    second = plan_step(goal, [done_block(0, "lookup")], tools)
-    assert second.force_tool and names(second) == ["calculator"]
-    third = plan_step(goal, [done_block(0, "lookup"), done_block(1, "calculator")], tools)
-    assert not third.force_tool and names(third) == []  # every need met: the answer only
-
-
-def test_plan_needs_one_lookup_per_fact_topic_and_computes_first(registry: ToolRegistry) -> None:
-    tools = list(registry)
-    goal = "Look up the unit price, compute the total for 25 units, and check the shipping policy."
-    assert names(plan_step(goal, [], tools)) == ["lookup"]
-    after_price = plan_step(goal, [done_block(0, "lookup")], tools)
-    assert after_price.force_tool and names(after_price) == ["calculator"]  # compute with the price now
-    after_total = plan_step(goal, [done_block(0, "lookup"), done_block(1, "calculator")], tools)
-    assert after_total.force_tool and names(after_total) == ["lookup"]  # shipping still unknown
-    done = [done_block(0, "lookup"), done_block(1, "calculator"), done_block(2, "lookup")]
-    assert names(plan_step(goal, done, tools)) == []
-
-
-def test_plan_never_forces_small_talk_or_after_answering_results(registry: ToolRegistry) -> None:
-    tools = list(registry)
-    hello = plan_step("hello", [], tools)
-    assert not hello.force_tool and names(hello) == ["calculator", "lookup", "get_weather"]
-    arithmetic = plan_step("What is (24*7)+100?", [], tools)
-    assert arithmetic.force_tool and names(arithmetic) == ["calculator"]
-    after = plan_step("What is (24*7)+100?", [done_block(0, "calculator", "268")], tools)
-    assert not after.force_tool and names(after) == []
-
-
-def test_plan_lets_the_model_fix_a_failed_call(registry: ToolRegistry) -> None:
-    goal = "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요."
-    plan = plan_step(goal, [done_block(0, "lookup", "ERROR: bad", error=True)], list(registry))
-    assert not plan.force_tool and names(plan) == ["calculator", "lookup"]
-
-
-def test_plan_only_offers_enabled_tools(registry: ToolRegistry) -> None:
-    lookup_only = [t for t in registry if t.name == "lookup"]
-    plan = plan_step("What is (24*7)+100?", [], lookup_only)
-    assert not plan.force_tool and names(plan) == ["lookup"]
-
-
-# ---------------------------------------------------------------------------------------------
 # Messages
 
 
@@ -287,27 +210,24 @@ def test_lost_brackets_are_restored_from_the_goal(goal: str, sent: str, used: st
     assert repair_arguments(goal, ToolCallRequest("c1", "lookup", {"topic": sent})) is None
 
 
-def test_the_answer_step_repeats_the_request_only_where_it_helps(registry: ToolRegistry) -> None:
+def test_the_answer_step_repeats_the_request_and_its_rules(registry: ToolRegistry) -> None:
     tools = list(registry)
-    english = "What is the refund policy?"
-    korean_result = [done_block(0, "lookup", "환불 정책: 30일 이내 (refund policy: within 30 days)")]
-    messages = build_messages("s", english, korean_result, tools, answer_now=True)
-    assert messages[-1]["content"].endswith(
-        "Now answer the request: What is the refund policy?\n"
-        "Answer every part of it in English, with the figures from the tool results."
-    )
-    korean = "환불 정책이 어떻게 되나요?"
-    assert (
-        "Now answer" not in build_messages("s", korean, korean_result, tools, answer_now=True)[-1]["content"]
-    )
-    arithmetic = build_messages(
-        "s", "What is (24*7)+100?", [done_block(0, "calculator", "268")], tools, answer_now=True
-    )
-    assert arithmetic[-1]["content"] == "Tool result for calculator(x=0): 268"  # no reminder
-    two_needs = "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요."
-    blocks = [done_block(0, "lookup", "단가: 개당 $24"), done_block(1, "calculator", "168")]
-    assert "in Korean" in build_messages("s", two_needs, blocks, tools, answer_now=True)[-1]["content"]
-    assert "Now answer" not in build_messages("s", two_needs, blocks, tools)[-1]["content"]
+    result = [
+        ContextBlock(
+            index=0,
+            step=1,
+            provider="local",
+            tool_calls=[ToolCallRequest("local_1_1", "lookup", {"topic": "refund"})],
+            outputs=[ToolOutput("local_1_1", "lookup", "환불 정책: 30일 이내 (refund policy: within 30 days)")],
+        )
+    ]
+    messages = build_messages("s", "What is the refund policy?", result, tools, answer_now=True)
+    last = messages[-1]["content"]
+    assert "Now answer the request: What is the refund policy?" in last and "in English" in last
+    assert "not found" not in last  # nothing failed
+    assert "Now answer" not in build_messages("s", "What is the refund policy?", result, tools)[-1]["content"]
+    hello = build_messages("s", "안녕하세요!", [], tools, small_talk=True)
+    assert "No tool is needed" in hello[-1]["content"] and "Korean" in hello[-1]["content"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -405,14 +325,15 @@ def test_complete_maps_request_and_response(
     assert first.raw[0]["type"] == "local_output"
     assert first.raw[0]["load_ms"] == 1234.5 and first.raw[0]["forced_tool"] is True
     assert first.raw[0]["timings"] == {"cache_n": 100, "prompt_n": 20, "predicted_n": 7}
-    assert first.raw[0]["plan"] == "must call: calculator"
+    assert first.raw[0]["plan"] == "must call for calculator"
     body = server.bodies[0]
     assert body["grammar"].startswith("%llguidance {}\nstart: %json {")
     schema = json.loads(body["grammar"].split("%json ", 1)[1])
     assert schema["x-guidance"]["whitespace_flexible"] is False
     assert "answer" not in json.dumps(schema)  # arithmetic goal: tool forced
     assert body["temperature"] == local.TEMPERATURE and body["stream"] is True
-    assert body["messages"][1] == {"role": "user", "content": "What is (24*7)+100?"}
+    assert body["messages"][1]["role"] == "user"
+    assert body["messages"][1]["content"].startswith("What is (24*7)+100?\n\n(Next: one calculator expression")
 
     second = provider.complete(request(registry, goal="hello"))
     assert second.text == "268" and second.tool_calls == []
@@ -436,19 +357,41 @@ def test_usage_field_wins_over_timings(
 def test_a_repeated_call_is_asked_again_without_that_tool(
     fake_model: Path, monkeypatch: pytest.MonkeyPatch, registry: ToolRegistry
 ) -> None:
-    server = FakeServer(['{"lookup": {"x": 0}}', '{"answer": "The total is 168."}'])
+    @registry.tool
+    def search_documents(query: str) -> str:
+        """Search the workspace documents."""
+        return query
+
+    server = FakeServer(['{"search_documents": {"query": "next meeting"}}', '{"answer": "Not found."}'])
     install_engine(monkeypatch, fake_model, server)
     provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)})
-    goal = "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요."
-    blocks = [done_block(0, "lookup", "ERROR: no such topic", error=True)]  # the model may call again
-    response = provider.complete(
-        ModelRequest(instructions="s", goal=goal, blocks=blocks, tools=list(registry), step=2)
+    call = ToolCallRequest("local_1_1", "search_documents", {"query": "next meeting"})
+    empty = ContextBlock(
+        index=0, step=1, provider="local", tool_calls=[call],
+        outputs=[ToolOutput("local_1_1", "search_documents", "No results for 'next meeting'.")],
     )
-    assert response.text == "The total is 168." and response.tool_calls == []
+    response = provider.complete(
+        ModelRequest(instructions="s", goal="When is the next meeting?", blocks=[empty], tools=list(registry), step=2)
+    )
+    assert "other, simpler English keywords" in server.bodies[0]["messages"][-1]["content"]
+    assert response.text == "Not found." and response.tool_calls == []
     assert [item.get("rejected") for item in response.raw] == ["repeats an earlier call", None]
     assert response.usage.total_tokens == 2 * 127
     retry_schema = server.bodies[1]["grammar"]
-    assert '"lookup"' not in retry_schema and '"calculator"' in retry_schema and '"answer"' in retry_schema
+    assert '"search_documents"' not in retry_schema and '"answer"' in retry_schema
+
+
+def test_a_call_the_plan_leaves_no_choice_about_is_not_generated(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, registry: ToolRegistry
+) -> None:
+    server = FakeServer(['{"answer": "unused"}'])
+    install_engine(monkeypatch, fake_model, server)
+    provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)})
+    response = provider.complete(request(registry, goal="Which is warmer, London or Seoul?"))
+    assert response.tool_calls == [ToolCallRequest("local_1_1", "get_weather", {"city": "London", "unit": "celsius"})]
+    assert response.raw[0]["planned"] is True and response.usage.total_tokens == 0
+    assert json.loads(response.raw[0]["content"]) == {"get_weather": {"city": "London", "unit": "celsius"}}
+    assert server.bodies == []  # the model was not asked
 
 
 def test_lost_brackets_are_restored_and_recorded(
@@ -508,7 +451,7 @@ def test_an_answer_cut_by_the_token_limit_is_kept_and_marked(
     install_engine(monkeypatch, fake_model, FakeServer(['{"answer": "A very long sto'], finish="length"))
     provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)})
     response = provider.complete(request(registry, goal="hello"))
-    assert response.text == f"A very long sto … [cut at the {local.MAX_TOKENS}-token limit]"
+    assert response.text == f"A very long sto … [cut at the {local.ANSWER_TOKENS}-token limit]"
     assert response.raw[0]["finish_reason"] == "length"
     install_engine(monkeypatch, fake_model, FakeServer(['{"lookup": {"topic": "pri'], finish="length"))
     with pytest.raises(ProviderError, match="token limit"):

@@ -1,8 +1,8 @@
 """The ``local`` provider: Qwen2.5-Coder-1.5B-Instruct on the CPU through llama.cpp (``xllamacpp``).
 
 No key, no network. The model file is joined once from PyPI packages and SHA-256 checked
-(:mod:`agent_core.local_model`); ``LOCAL_MODEL_PATH`` points at any other GGUF instead. Tool calls
-come from output constrained by a JSON schema (:mod:`agent_core.providers.local_prompt`).
+(:mod:`agent_core.providers.local.model_files`); ``LOCAL_MODEL_PATH`` points at any other GGUF instead. Tool calls
+come from output constrained by a JSON schema (:mod:`agent_core.providers.local.prompt`).
 
 One loaded model serves the whole process (every browser session): a module-level engine
 guarded by a lock, the one process-wide object here, since a second copy would cost ~2 GB.
@@ -14,6 +14,7 @@ fill every core; ``ACTIVE`` is ~20 % faster on an idle machine, twice as slow on
 from __future__ import annotations
 
 import importlib.util
+import json
 import logging
 import os
 import secrets
@@ -26,7 +27,9 @@ from typing import Any
 
 from agent_core.context import ToolCallRequest
 from agent_core.errors import ProviderError
-from agent_core.local_model import (
+from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Usage
+from agent_core.providers.local.llama_reply import _timings, _usage
+from agent_core.providers.local.model_files import (
     PART_COUNT,
     ModelFileError,
     ModelSource,
@@ -35,8 +38,8 @@ from agent_core.local_model import (
     missing_parts,
     resolve_source,
 )
-from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Usage
-from agent_core.providers.local_prompt import (
+from agent_core.providers.local.plan import StepPlan, allowed_numbers, answer_pattern, plan_step, planned_call
+from agent_core.providers.local.prompt import (
     RAW_TYPE,
     OutputError,
     build_messages,
@@ -45,7 +48,6 @@ from agent_core.providers.local_prompt import (
     output_grammar,
     output_schema,
     parse_output,
-    plan_step,
     previous_calls,
     repair_arguments,
 )
@@ -66,7 +68,11 @@ N_THREADS = 2
 N_CTX = 8192
 """Context window in tokens (the KV cache is ~230 MB at this size)."""
 MAX_TOKENS = 768
-"""Longest output of one step."""
+"""Longest output of one step (the engine's bound)."""
+CALL_TOKENS = 96
+"""Longest tool call: a call is 10-40 tokens; more is the model rambling inside an argument."""
+ANSWER_TOKENS = 200
+"""Longest answer: one to three sentences, in Korean too (a cut answer is kept and marked)."""
 TEMPERATURE = 0.0
 """Greedy decoding: the same goal gives the same run (tool choice is what matters here)."""
 SEED = 42
@@ -207,29 +213,6 @@ def _threads(env: Mapping[str, str]) -> int:
         return N_THREADS
 
 
-def _usage(final: dict[str, Any]) -> Usage:
-    usage = final.get("usage")
-    if isinstance(usage, dict) and "prompt_tokens" in usage:
-        prompt, completion = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
-    else:
-        timings = final.get("timings") or {}
-        prompt = int(timings.get("cache_n", 0)) + int(timings.get("prompt_n", 0))
-        completion = int(timings.get("predicted_n", 0))
-    return Usage(prompt, completion, prompt + completion)
-
-
-def _timings(final: dict[str, Any]) -> dict[str, float]:
-    """llama.cpp's timings, the counts and durations only (its ``*_per_token_*`` keys would be
-    masked as secrets by the record's key-name rule)."""
-    timings = final.get("timings") or {}
-    keys = ("cache_n", "prompt_n", "prompt_ms", "predicted_n", "predicted_ms")
-    return {
-        key: (int(timings[key]) if key.endswith("_n") else round(float(timings[key]), 1))
-        for key in keys
-        if isinstance(timings.get(key), (int, float))
-    }
-
-
 class LocalProvider:
     """Qwen2.5-Coder-1.5B on llama.cpp; see the module docstring.
 
@@ -264,7 +247,9 @@ class LocalProvider:
         self.loaded_now = False
         """True when this provider's :meth:`prepare` did the load (the first run in the process)."""
         self.warm_ms: float | None = None
-        """Time spent caching the default system prompt after the load (ms), when this loaded it."""
+        """Time spent caching the run's system prompt after the load (ms), when this loaded it."""
+        self.run_prompt: tuple[str, list[Tool]] | None = None
+        """The system prompt and tools of the run this provider serves (:meth:`use_run`)."""
         self.file_ms: float | None = None
         """Time spent making the model file ready (join / hash / marker check), ms."""
         self.file_check = ""
@@ -327,22 +312,24 @@ class LocalProvider:
         self.warm_ms = self._warm_up(engine)
         yield LoadProgress("load", 2, 2, "ready")
 
+    def use_run(self, instructions: str, tools: list[Tool]) -> None:
+        """The system prompt and tools of the run about to start (the loop says so before
+        :meth:`prepare`): the warm-up caches exactly what that run's first request sends."""
+        self.run_prompt = (instructions, list(tools))
+
     def _warm_up(self, engine: _Engine) -> float | None:
-        """Run the default system prompt (the loop's instructions and the built-in tools) through
-        the model once, so llama.cpp's prompt cache holds it.
+        """Run the run's system prompt and tool list (:meth:`use_run`) through the model once, so
+        llama.cpp's prompt cache holds it.
 
         The first request otherwise pays for ~500 prompt tokens (about 15 s on 2 cores) inside
         the first step; here it happens while the progress bar shows loading, and every run with
-        the default tools starts from the cache. Returns the time taken (ms), None if skipped.
+        the same tools starts from the cache. Returns the time taken (ms), None if skipped.
         """
-        try:
-            from agent_core.loop import SYSTEM_PROMPT
-            from agent_core.tools.builtins import build_default_registry
-        except ImportError:  # pragma: no cover - a trimmed-down install
+        if self.run_prompt is None:
             return None
-        tools = list(build_default_registry(Settings()))
+        instructions, tools = self.run_prompt
         body = {
-            "messages": build_messages(SYSTEM_PROMPT, "hello", [], tools),
+            "messages": build_messages(instructions, "hello", [], tools),
             "max_tokens": 1,
             "temperature": self.temperature,
             "cache_prompt": True,
@@ -367,9 +354,17 @@ class LocalProvider:
         assert engine is not None
         tools = list(request.tools)
         plan = plan_step(request.goal, request.blocks, tools)
-        answer_now = bool(request.blocks) and not plan.tools and not plan.force_tool
+        planned = planned_call(plan)
+        if planned is not None:
+            return self._planned_response(request, plan, *planned)
         messages = build_messages(
-            request.instructions, request.goal, request.blocks, tools, answer_now=answer_now
+            request.instructions,
+            request.goal,
+            request.blocks,
+            tools,
+            answer_now=plan.answer,
+            small_talk=plan.answer and not request.blocks,
+            hint=plan.hint,
         )
         waited = time.perf_counter()
         if not engine.busy.acquire(timeout=max(0.0, request.timeout)):
@@ -384,7 +379,7 @@ class LocalProvider:
             deadline = time.perf_counter() + request.timeout
             items: list[dict[str, Any]] = []
             text, calls, usage = self._attempt(
-                engine, messages, plan.tools, plan.force_tool, request, deadline, items
+                engine, messages, plan.tools, plan.force_tool, request, deadline, items, plan
             )
             items[0]["plan"] = plan.reason
             done = previous_calls(request.blocks)
@@ -393,7 +388,9 @@ class LocalProvider:
                 # loop through the same lookups): ask again without that tool.
                 others = [t for t in plan.tools if t.name != calls[0].name]
                 items[-1]["rejected"] = "repeats an earlier call"
-                text, calls, more = self._attempt(engine, messages, others, False, request, deadline, items)
+                text, calls, more = self._attempt(
+                    engine, messages, others, False, request, deadline, items, plan
+                )
                 usage = usage + more
         finally:
             engine.busy.release()
@@ -414,6 +411,27 @@ class LocalProvider:
             model=self.model,
         )
 
+    def _planned_response(
+        self, request: ModelRequest, plan: StepPlan, name: str, arguments: dict[str, Any]
+    ) -> ModelResponse:
+        """The call the plan leaves no choice about, without generating it (:func:`planned_call`);
+        its raw item says so (``planned``), and the JSON is what the next prompt shows."""
+        item: dict[str, Any] = {
+            "type": RAW_TYPE,
+            "content": json.dumps({name: arguments}, ensure_ascii=False),
+            "planned": True,
+            "plan": plan.reason,
+            "duration_ms": 0.0,
+        }
+        if self._responses == 0:
+            item["load_ms"] = self.load_ms
+            item["model_loaded_now"] = self.loaded_now
+        self._responses += 1
+        call = ToolCallRequest(call_id=f"local_{request.step}_1", name=name, arguments=arguments)
+        return ModelResponse(
+            text="", tool_calls=[call], usage=Usage(0, 0, 0), raw=[item], stop_reason="tool_call", model=self.model
+        )
+
     def _attempt(
         self,
         engine: _Engine,
@@ -423,12 +441,22 @@ class LocalProvider:
         request: ModelRequest,
         deadline: float,
         items: list[dict[str, Any]],
+        plan: StepPlan | None = None,
     ) -> tuple[str, list[ToolCallRequest], Usage]:
         """One constrained generation, parsed; appends its raw item to ``items``."""
+        pinned = plan.arguments if plan is not None else {}
+        # The final answer may only write numbers the goal or a successful result has: a made-up
+        # figure cannot be generated (the answer check has nothing left to catch).
+        numbers = answer_pattern(allowed_numbers(request.goal, request.blocks)) if plan and plan.answer else None
+        limit = min(self.max_tokens, CALL_TOKENS if force and tools else ANSWER_TOKENS)
         body = {
             "messages": messages,
-            "grammar": output_grammar(output_schema(tools, force_tool=force)),
-            "max_tokens": self.max_tokens,
+            "grammar": output_grammar(
+                output_schema(
+                    tools, force_tool=force, pinned=pinned, answer_pattern=numbers
+                )
+            ),
+            "max_tokens": limit,
             "temperature": self.temperature,
             "seed": SEED,
             "cache_prompt": True,
@@ -442,11 +470,11 @@ class LocalProvider:
         except OutputError as exc:
             partial = cut_answer(content) if cut else None
             if partial is None:
-                hint = f" (it stopped at the {self.max_tokens}-token limit)" if cut else ""
+                hint = f" (it stopped at the {limit}-token limit)" if cut else ""
                 raise ProviderError(
                     f"{exc}{hint}", provider=PROVIDER_ID, error_type="LocalOutputError"
                 ) from exc
-            text, calls = partial + f" … [cut at the {self.max_tokens}-token limit]", []
+            text, calls = partial + f" … [cut at the {limit}-token limit]", []
         items.append(
             {
                 "type": RAW_TYPE,

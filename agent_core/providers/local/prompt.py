@@ -1,13 +1,12 @@
 """What the local model sees and says: chat messages, a JSON schema per step, and the parsing.
 
 Qwen2.5-Coder-1.5B writes tool calls as plain JSON rather than the ``<tool_call>`` tags its chat
-template expects, so native tool parsing fails (reference/LOCAL_MODEL.md). Instead each step's
+template expects, so native tool parsing fails. Instead each step's
 output is constrained by a JSON schema: either ``{"answer": "…"}`` or, one branch per offered
 tool, ``{"<tool name>": {…that tool's own parameters…}}``.
 
-Which branches a step offers comes from a small plan (:func:`plan_step`): a goal that plainly
-needs tools (numbers, prices, policies, files, weather …) must call them, facts first, and must
-answer once they have run; small talk is left to the model. Measured with
+Which branches a step offers, and which argument values are pinned, comes from the step's plan
+(:mod:`agent_core.providers.local.plan`). Measured with ``evals/everyday.yaml`` and
 ``bench/local_quality.py``; the reasons are in the docstrings below.
 
 Everything here is pure (no model needed), so it is unit-tested without the model.
@@ -18,12 +17,14 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_core.context import ContextBlock, ToolCallRequest
+from agent_core.dispatcher import canonical_signature
+from agent_core.providers.local.plan import answer_reminder, small_talk_reminder
 from agent_core.tools.registry import Tool
+from agent_core.tools.schema import inline_refs
 
 RAW_TYPE = "local_output"
 """``type`` of the raw item a local response carries (the JSON the model produced)."""
@@ -35,196 +36,8 @@ Call one tool at a time and wait for its result. Never compute, invent or guess 
 or a policy yourself: get it from a tool. When every needed tool result is in, give the answer,
 in the user's language, using the numbers from the tool results exactly."""
 
-# Words that show a goal needs a tool, by tool. English and Korean, matched case-insensitively.
-_TOOL_HINTS: dict[str, tuple[str, ...]] = {
-    "calculator": (
-        "calculat",
-        "compute",
-        "total",
-        "sum",
-        "multipl",
-        "divid",
-        "plus",
-        "minus",
-        "times",
-        "percent",
-        "average",
-        "how much",
-        "계산",
-        "합계",
-        "총",
-        "곱",
-        "더하",
-        "빼",
-        "나누",
-        "평균",
-    ),
-    "lookup": (
-        "price",
-        "cost",
-        "policy",
-        "refund",
-        "return polic",
-        "shipping",
-        "delivery",
-        "look up",
-        "lookup",
-        "단가",
-        "가격",
-        "비용",
-        "정책",
-        "환불",
-        "반품",
-        "배송",
-        "확인",
-    ),
-    "read_file": ("file", "read", ".txt", ".md", ".csv", ".json", "파일", "읽"),
-    "search_documents": ("search", "find", "document", "docs", "검색", "찾", "문서"),
-    "search_web": ("web", "internet", "online", "news", "웹", "인터넷", "뉴스"),
-    "search_cached": ("cached",),
-    "get_weather": ("weather", "temperature", "forecast", "날씨", "기온", "일기"),
-    "word_count": ("word count", "count the words", "how many words", "words in", "단어"),
-}
-_ARITHMETIC = re.compile(r"\d\s*[-+*/×÷^%x]\s*\(?\s*\d|\d\s*\*\*\s*\d")
-
-
-def tools_needed(goal: str, tool_names: Iterable[str]) -> list[str]:
-    """Enabled tools the goal plainly asks for (keyword and arithmetic heuristics).
-
-    Empty for small talk ("hello", "what can you do?"), so those are never forced into a tool.
-    """
-    text = goal.lower()
-    enabled = list(tool_names)
-    wanted: list[str] = []
-    for name in enabled:
-        hints = _TOOL_HINTS.get(name, ())
-        if any(hint in text for hint in hints):
-            wanted.append(name)
-    if "calculator" in enabled and "calculator" not in wanted and _ARITHMETIC.search(text):
-        wanted.append("calculator")
-    return wanted
-
-
-INFO_TOOLS = ("lookup", "search_documents", "read_file", "search_web", "search_cached")
-"""Tools that fetch facts; they stand in for one another when a goal needs facts."""
-# Fact topics a goal may ask about, each needing its own look-up (the lookup tool's topics).
-_FACT_TOPICS: tuple[tuple[str, ...], ...] = (
-    ("price", "cost", "단가", "가격", "비용", "요금"),
-    ("refund", "return polic", "환불", "반품"),
-    ("shipping", "delivery", "배송", "배달"),
-)
-
-
-@dataclass(frozen=True)
-class Need:
-    """Something the goal needs: ``count`` successful calls of any of ``tools``."""
-
-    tools: tuple[str, ...]
-    count: int = 1
-
-
-def goal_needs(goal: str, tool_names: Iterable[str]) -> list[Need]:
-    """What the goal plainly needs, from :func:`tools_needed`: facts (one call per fact topic it
-    names, by any fact-fetching tool it hints at) and each other tool once."""
-    wanted = tools_needed(goal, tool_names)
-    info = tuple(n for n in wanted if n in INFO_TOOLS)
-    needs = []
-    if info:
-        text = goal.lower()
-        topics = sum(any(word in text for word in group) for group in _FACT_TOPICS)
-        needs.append(Need(info, max(1, topics)))
-    needs.extend(Need((n,)) for n in wanted if n not in INFO_TOOLS)
-    return needs
-
-
-@dataclass(frozen=True)
-class StepPlan:
-    """Which tools the model may call this step, whether it must call one, may it answer."""
-
-    tools: list[Tool]
-    force_tool: bool
-    reason: str
-    """Why, in a few words (kept in the raw output item, so the record shows it)."""
-
-
-def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) -> StepPlan:
-    """The tools offered for one step, from the goal's needs and the results so far.
-
-    Qwen2.5-Coder-1.5B answers arithmetic itself (wrongly) unless made to call a tool, and once
-    it has results it rarely stops: it walks through every lookup topic, recomputes, repeats.
-    So a goal with clear needs (:func:`goal_needs`) is run as a small plan:
-
-    - while a need is unmet, the model must call one of the tools that meet it (its choice of
-      which, and of the arguments): facts before the calculator, and the calculator as soon as
-      one fact is in;
-    - after a failed call it may fix the call, try another needed tool, or answer;
-    - once every need is met, it answers: never another tool after results that answer.
-
-    A goal with no clear need (small talk, or words the heuristics do not know) is left to the
-    model: every enabled tool, or the answer.
-    """
-    enabled = list(tools)
-    if blocks and blocks[-1].feedback and not blocks[-1].tool_calls and enabled:
-        # The answer check sent the answer back (a figure no tool gave): left to decide, the model
-        # repeats it ("407.80" three times); made to call a tool, it fetches or computes it.
-        return StepPlan(enabled, True, "answer check: call a tool for the figure")
-    needs = goal_needs(goal, [t.name for t in enabled])
-    if not needs:
-        return StepPlan(enabled, False, "no tool clearly needed: the model decides")
-    wanted = {n for need in needs for n in need.tools}
-    if blocks and any(o.is_error for o in blocks[-1].outputs):
-        return StepPlan([t for t in enabled if t.name in wanted], False, "last call failed: fix it or answer")
-    succeeded = [o.name for b in blocks for o in b.outputs if not o.is_error]
-    unmet = [need for need in needs if sum(name in need.tools for name in succeeded) < need.count]
-    if not unmet:
-        return StepPlan([], False, "every need met: answer")
-    names = {n for need in unmet for n in need.tools}
-    if "calculator" in names and len(names) > 1:
-        if any(name in INFO_TOOLS for name in succeeded):
-            # Compute as soon as there is a figure to compute with: facts fetched in between
-            # led it astray (it added the $500 free-shipping threshold to a total).
-            names = {"calculator"}
-        else:
-            # Facts first: otherwise it computes with a price it made up ("7 * 100").
-            names.discard("calculator")
-    return StepPlan([t for t in enabled if t.name in names], True, "must call: " + ", ".join(sorted(names)))
-
-
 # ---------------------------------------------------------------------------------------------
 # Schema
-
-
-def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
-    """A copy of a tool's parameter schema with local ``$ref``s replaced by their ``$defs``."""
-    defs = schema.get("$defs") or schema.get("definitions") or {}
-
-    def resolve(node: Any, depth: int = 0) -> Any:
-        if depth > 20:
-            return {}
-        if isinstance(node, list):
-            return [resolve(item, depth + 1) for item in node]
-        if not isinstance(node, dict):
-            return node
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith(("#/$defs/", "#/definitions/")):
-            target = defs.get(ref.rsplit("/", 1)[-1], {})
-            return resolve({**target, **{k: v for k, v in node.items() if k != "$ref"}}, depth + 1)
-        out: dict[str, Any] = {}
-        for key, value in node.items():
-            if key in ("$defs", "definitions", "title"):
-                continue  # keywords only: property names are handled below
-            if key == "properties" and isinstance(value, dict):
-                out[key] = {name: resolve(prop, depth + 1) for name, prop in value.items()}
-            else:
-                out[key] = resolve(value, depth + 1)
-        return out
-
-    resolved = resolve(copy.deepcopy(schema))
-    if not isinstance(resolved, dict) or not resolved:
-        return {"type": "object", "properties": {}, "additionalProperties": False}
-    resolved.setdefault("type", "object")
-    resolved.setdefault("properties", {})
-    return resolved
 
 
 ANSWER_BRANCH: dict[str, Any] = {
@@ -235,29 +48,81 @@ ANSWER_BRANCH: dict[str, Any] = {
 }
 
 
-def tool_branch(tool: Tool) -> dict[str, Any]:
-    """``{"<this tool's name>": <this tool's parameters>}``.
+CALCULATOR_EXPRESSION: dict[str, Any] = {
+    "type": "string",
+    "pattern": r"^[0-9][0-9 .,+*/()\-]*$",
+    "maxLength": 80,
+}
+"""What the model may write as a calculator expression: digits, operators and brackets only.
+
+Without it the model wrote ``17% * 2340`` (``%`` is the remainder there) and ``24 * units``; with
+the characters pinned it writes ``17 / 100 * 2340``. The calculator itself accepts more.
+"""
+
+
+def _pin(parameters: dict[str, Any], name: str, pinned: Mapping[str, Sequence[Any]]) -> dict[str, Any]:
+    """``parameters`` with the pinned argument values as enums (required), and the calculator's
+    expression narrowed to :data:`CALCULATOR_EXPRESSION`."""
+    properties = dict(parameters.get("properties", {}))
+    required = list(parameters.get("required", []))
+    for key, values in pinned.items():
+        if key in properties and values:
+            properties[key] = {"enum": list(values)}
+            if key not in required:
+                required.append(key)
+    if name == "calculator" and "expression" in properties:
+        properties["expression"] = dict(CALCULATOR_EXPRESSION)
+    return {**parameters, "properties": properties, "required": required}
+
+
+CHECKED_ANSWER: dict[str, Any] = {
+    "type": "object",
+    "properties": {"check": {"type": "string", "maxLength": 240}, "answer": {"type": "string"}},
+    "required": ["check", "answer"],
+    "additionalProperties": False,
+}
+"""The final answer after tool results: first ``check`` (the deciding figures, compared), then the
+answer. Asked for the answer alone, the model said "Yes, shipping is free for 20 units" right
+after computing $480 against a $500 threshold; writing the comparison out first fixes that.
+Only ``answer`` reaches the user; the record keeps both."""
+
+
+def tool_branch(tool: Tool, pinned: Mapping[str, Sequence[Any]] | None = None) -> dict[str, Any]:
+    """``{"<this tool's name>": <this tool's parameters>}``, with ``pinned`` argument values.
 
     Keyed by the name rather than ``{"tool": …, "arguments": …}``: the same constraint in 10
     tokens instead of 17, and every token is a forward pass (~60 ms here).
     """
     return {
         "type": "object",
-        "properties": {tool.name: _inline_refs(tool.parameters)},
+        "properties": {tool.name: _pin(inline_refs(tool.parameters), tool.name, pinned or {})},
         "required": [tool.name],
         "additionalProperties": False,
     }
 
 
-def output_schema(tools: Sequence[Tool], *, force_tool: bool) -> dict[str, Any]:
+def output_schema(
+    tools: Sequence[Tool],
+    *,
+    force_tool: bool,
+    pinned: Mapping[str, Mapping[str, Sequence[Any]]] | None = None,
+    checked_answer: bool = False,
+    answer_pattern: str | None = None,
+) -> dict[str, Any]:
     """The schema for one step: an answer or one call of an enabled tool (``force_tool``: a call).
 
+    ``pinned`` fixes argument values per tool (``{"get_weather": {"city": ["Seoul"]}}``);
+    ``answer_pattern`` constrains the answer text (:func:`~agent_core.providers.local.plan.answer_pattern`).
     Branches are mutually exclusive (different required keys, no extra keys), so ``anyOf`` here
     means ``oneOf``; with ``oneOf`` a first probe got a garbled answer ("]24*7+100 = 1700").
     """
-    branches = [tool_branch(t) for t in tools]
+    pinned = pinned or {}
+    branches = [tool_branch(t, pinned.get(t.name)) for t in tools]
     if not force_tool or not branches:
-        branches.insert(0, ANSWER_BRANCH)
+        answer = copy.deepcopy(CHECKED_ANSWER if checked_answer else ANSWER_BRANCH)
+        if answer_pattern:
+            answer["properties"]["answer"]["pattern"] = answer_pattern
+        branches.insert(0, answer)
     return branches[0] if len(branches) == 1 else {"anyOf": branches}
 
 
@@ -330,7 +195,7 @@ def describe_tool(tool: Tool) -> str:
     Argument descriptions are left out: they cost prompt time on every first step and mostly
     repeat the signature; the schema still constrains the arguments.
     """
-    params = _inline_refs(tool.parameters)
+    params = inline_refs(tool.parameters)
     required = set(params.get("required", []))
     args = []
     for name, prop in params.get("properties", {}).items():
@@ -402,47 +267,11 @@ def tool_results_message(block: ContextBlock) -> str:
     for output in block.outputs:
         label = "Tool error for" if output.is_error else "Tool result for"
         lines.append(f"{label} {_call_text(calls.get(output.call_id), output.name)}: {output.output}")
+        if output.output.startswith("No results"):
+            lines.append("(Nothing found. The documents are mostly in English.)")
     if not lines:
         lines.append("(no tool result)")
     return "\n".join(lines)
-
-
-_HANGUL = re.compile(r"[\uac00-\ud7a3]")
-
-
-def request_language(goal: str) -> str:
-    """The language to answer in, named for the model."""
-    if _HANGUL.search(goal):
-        return "Korean"
-    letters = [c for c in goal if c.isalpha()]
-    if letters and all(c.isascii() for c in letters):
-        return "English"
-    return "the language of the request"
-
-
-def needs_reminder(goal: str, blocks: Sequence[ContextBlock], tool_names: Iterable[str]) -> bool:
-    """Whether the answer step should repeat the request (:func:`answer_reminder`).
-
-    Only where it was needed, since it costs ~40 prompt tokens (~1 s here): a goal with several
-    needs (the model answered "shipping is free" and dropped the total), or tool results in
-    another language than the goal's (it answered an English question in a result's Korean).
-    """
-    if sum(need.count for need in goal_needs(goal, tool_names)) > 1:
-        return True
-    outputs = " ".join(o.output for b in blocks for o in b.outputs)
-    korean_goal, korean_output = bool(_HANGUL.search(goal)), bool(_HANGUL.search(outputs))
-    if korean_goal:
-        return not korean_output and any(c.isalpha() for c in outputs)
-    return korean_output
-
-
-def answer_reminder(goal: str) -> str:
-    """Appended to the last tool results when the plan says answer now: the request again, and
-    how to answer it."""
-    return (
-        f"\n\nNow answer the request: {goal}\n"
-        f"Answer every part of it in {request_language(goal)}, with the figures from the tool results."
-    )
 
 
 def build_messages(
@@ -452,12 +281,15 @@ def build_messages(
     tools: Sequence[Tool],
     *,
     answer_now: bool = False,
+    small_talk: bool = False,
+    hint: str = "",
 ) -> list[dict[str, str]]:
     """Chat messages: system, the goal, then per block the model's JSON and the tool results.
 
     Everything before the last message stays the same from step to step, so llama.cpp reuses
-    its cached prompt; ``answer_now`` adds :func:`answer_reminder` to the last message only,
-    when :func:`needs_reminder` says so.
+    its cached prompt; ``answer_now`` adds :func:`answer_reminder` (the request again and the
+    rules of the answer) to the last message only; ``small_talk`` adds a line to the goal saying
+    no tool is needed; ``hint`` (the plan's word on the next call) is added the same way.
     """
     messages = [
         {"role": "system", "content": system_message(instructions, tools)},
@@ -468,16 +300,18 @@ def build_messages(
         # An answer sent back by the answer check gets its corrective turn instead of "(no tool result)".
         feedback = block.feedback if not block.outputs else ""
         messages.append({"role": "user", "content": feedback or tool_results_message(block)})
-    if answer_now and blocks and needs_reminder(goal, blocks, [t.name for t in tools]):
-        messages[-1]["content"] += answer_reminder(goal)
+    if answer_now and blocks:
+        messages[-1]["content"] += answer_reminder(goal, blocks)
+    elif small_talk and not blocks:
+        messages[-1]["content"] += small_talk_reminder(goal)
+    if hint:
+        messages[-1]["content"] += hint
     return messages
 
 
 def call_signature(name: str, arguments: Any) -> str:
     """Same tool + same arguments (key order ignored) → same text (as the dispatcher sees it)."""
-    return (
-        name + ":" + json.dumps(_arguments_object(arguments), sort_keys=True, ensure_ascii=False, default=str)
-    )
+    return canonical_signature(name, _arguments_object(arguments))
 
 
 def previous_calls(blocks: Sequence[ContextBlock]) -> set[str]:
@@ -520,6 +354,8 @@ class OutputError(ValueError):
 def cut_answer(content: str) -> str | None:
     """The text of an answer the token limit cut off mid-string, or None if it is not one."""
     prefix = '{"answer": "'
+    if content.startswith('{"check": ') and '"answer": "' in content:
+        content = prefix + content.split('"answer": "', 1)[1]
     if not content.startswith(prefix):
         return None
     body = content[len(prefix) :]
@@ -544,6 +380,8 @@ def parse_output(content: str, *, step: int) -> tuple[str, list[ToolCallRequest]
         raise OutputError(
             f"the local model's output is not valid JSON ({exc.msg}): {content[:200]!r}"
         ) from None
+    if isinstance(data, dict) and set(data) == {"check", "answer"} and isinstance(data["answer"], str):
+        return data["answer"], []
     if not isinstance(data, dict) or len(data) != 1:
         raise OutputError(f"the local model's output is not a JSON object with one key: {content[:200]!r}")
     ((key, value),) = data.items()

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agent_core.lang import is_korean  # noqa: F401 (the planner imports it from here)
+
 IntentKind = Literal[
     "price_total",
     "calculate",
@@ -26,13 +28,7 @@ IntentKind = Literal[
     "help",
 ]
 
-_HANGUL = re.compile(r"[\uac00-\ud7a3\u3131-\u318e]")
 _NUM = r"\d+(?:\.\d+)?"
-
-
-def is_korean(text: str) -> bool:
-    """True when the text has Hangul; answers then come in Korean."""
-    return bool(_HANGUL.search(text))
 
 
 @dataclass(frozen=True)
@@ -161,7 +157,8 @@ def extract_expression(goal: str) -> str | None:
     """An arithmetic expression in the goal (digits and operators, after reading the words
     ``times``, ``plus``, ``x``, ``×``, ``15% of 200`` …), or None when there is none."""
     s = re.sub(r"\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b", " ; ", goal)  # dates are not sums
-    s = re.sub(r"(\d),(?=\d{3}\b)", r"\1", s)
+    s = re.sub(r"(\d),(?=\d{3}(?!\d))", r"\1", s)
+    s = _spelled_out(s)
     s = re.sub(rf"({_NUM})\s*%\s*(?:of|의)\s*({_NUM})", r"(\1 / 100 * \2)", s, flags=re.I)
     s = re.sub(rf"({_NUM})\s*의\s*({_NUM})\s*(?:%|퍼센트)", r"(\2 / 100 * \1)", s)
     for pattern, op in _WORD_OPERATORS:
@@ -175,6 +172,40 @@ def extract_expression(goal: str) -> str | None:
             if best is None or len(cand) > len(best):
                 best = cand
     return best
+
+
+_CONVERSIONS: tuple[tuple[str, str], ...] = (
+    # (pattern with the number as group 1, expression with {x})
+    (rf"({_NUM})\s*(?:°\s*c|degrees? c(?:elsius)?|celsius|도)\b.*?(?:fahrenheit|화씨)", "{x} * 9 / 5 + 32"),
+    (rf"(?:섭씨)\s*({_NUM})\s*도.*?화씨", "{x} * 9 / 5 + 32"),
+    (rf"({_NUM})\s*(?:°\s*f|degrees? f(?:ahrenheit)?|fahrenheit)\b.*?(?:celsius|섭씨)", "({x} - 32) * 5 / 9"),
+    (rf"(?:화씨)\s*({_NUM})\s*도.*?섭씨", "({x} - 32) * 5 / 9"),
+    (rf"({_NUM})\s*(?:miles?|마일)\b.*?(?:km|kilomet|킬로)", "{x} * 1.609344"),
+    (rf"(?:km|kilomet\w*|킬로미터)\b\D*?({_NUM})\s*(?:miles?|마일)", "{x} * 1.609344"),
+    (rf"(?:fahrenheit|화씨)\D*?({_NUM})\s*(?:°\s*c|degrees? c(?:elsius)?|celsius)", "{x} * 9 / 5 + 32"),
+    (rf"({_NUM})\s*(?:km|kilomet\w*|킬로미터)\b.*?(?:miles?|마일)", "{x} / 1.609344"),
+    (rf"({_NUM})\s*(?:kg|kilo\w*|킬로그램)\b.*?(?:pounds?|lbs?|파운드)", "{x} * 2.20462"),
+    (rf"({_NUM})\s*(?:pounds?|lbs?|파운드)\b.*?(?:kg|kilo|킬로)", "{x} / 2.20462"),
+    (rf"({_NUM})\s*(?:inch(?:es)?|인치)\b.*?(?:cm|centimet|센티)", "{x} * 2.54"),
+    (rf"(?:\$\s*)?({_NUM})\s*(?:dollars?)?\s*(?:with|at|minus|less)\s*({_NUM})\s*%\s*(?:off|discount)", "{x} * (100 - {y}) / 100"),
+    (rf"({_NUM})\s*%\s*(?:off|discount|할인)\s*(?:on|of|from)?\s*(?:\$\s*)?({_NUM})", "{y} * (100 - {x}) / 100"),
+)
+
+
+def _spelled_out(text: str) -> str:
+    """Unit conversions, averages and discounts written in words, as arithmetic: ``22 °C to
+    Fahrenheit`` → ``22 * 9 / 5 + 32``; ``average of 12, 18 and 27`` → ``(12 + 18 + 27) / 3``."""
+    for pattern, template in _CONVERSIONS:
+        m = re.search(pattern, text, re.I)
+        if m:
+            x, y = m.group(1), (m.group(2) if m.lastindex and m.lastindex > 1 else "")
+            return text[: m.start()] + " " + template.format(x=x, y=y) + " " + text[m.end() :]
+    m = re.search(rf"(?:average|mean|평균)\D*?((?:{_NUM}\s*(?:,|and|&|과|와|,\s*and)?\s*){{2,}})", text, re.I)
+    if m:
+        numbers = re.findall(_NUM, m.group(1))
+        if len(numbers) >= 2:
+            return f"({' + '.join(numbers)}) / {len(numbers)}"
+    return text
 
 
 def _balanced(text: str) -> str:
@@ -324,6 +355,14 @@ _GREETING = re.compile(
     re.I,
 )
 _WEATHER = re.compile(r"weather|forecast|temperature|날씨|기온|일기\s*예보", re.I)
+_WEATHERISH = re.compile(r"warm|cold|hot|cool|rain|umbrella|sunny|snow|따뜻|더워|덥|추워|춥|시원|우산|비가|비 와", re.I)
+COMPARE = re.compile(r"which|warmer|colder|hotter|cooler|어디가|어느|더 (?:따뜻|더워|덥|추워|춥|시원)", re.I)
+
+
+def _known_cities(text: str) -> bool:
+    return any(re.search(rf"\b{re.escape(en)}\b", text, re.I) or ko in text for en, ko in _CITIES)
+
+
 _WORDS = re.compile(
     r"word\s*count|count\s+(?:the\s+)?words|how many words|number of words|단어\s*(?:수|개수)|단어를?\s*세",
     re.I,
@@ -334,13 +373,36 @@ _FILE_VERB = re.compile(r"read|open|show|summar|content|읽|열어|요약|보여
 _TOTAL = re.compile(r"total|cost|how much|총|합계|얼마|전체", re.I)
 
 
+_QUESTION = re.compile(
+    r"\?\s*$|^\s*(?:who|what|when|where|which|why|how|is|are|does|do|can|did)\b|누구|언제|어디|무엇|뭐|몇|얼마|어떻게|왜|인가요|나요|까\?*$",
+    re.I,
+)
+_DETAIL = re.compile(
+    r"express|international|abroad|overseas|fee\b|charge|how long|business days|discount|volume|tier"
+    r"|request|july|august|meeting|notes|attend|decid|warranty|tax|invoice|payment|quote|contact|phone"
+    r"|해외|특급|국제|며칠|걸려|걸리|할인|회의|참석|보증|결제|견적|연락|전화",
+    re.I,
+)
+_QUESTION_FILLER = re.compile(
+    r"\b(?:who|what|when|where|which|why|how|is|are|was|were|does|do|did|can|could|the|a|an|of|our|my|"
+    r"your|i|we|it|its|much|many|there|tell|me|please|according|to)\b|[?!.,'\"]",
+    re.I,
+)
+
+
+def _question_words(text: str) -> str:
+    """The content words of a question, as a document search query."""
+    words = _QUESTION_FILLER.sub(" ", text)
+    return " ".join(words.split()) or text.strip()
+
+
 def classify(goal: str) -> Intent:
     """Pick the one rule that fits the goal; the order settles overlaps (a price-and-quantity
     goal is a total, not a document search)."""
     text = goal.strip()
     if not text:
         return Intent("help", "empty goal → explain what I can do")
-    if _WEATHER.search(text):
+    if _WEATHER.search(text) or (_WEATHERISH.search(text) and _known_cities(text)):
         cities = extract_cities(text)
         return Intent(
             "weather",
@@ -370,21 +432,38 @@ def classify(goal: str) -> Intent:
     quantity = extract_quantity(text)
     topics = find_topics(text)
     expression = extract_expression(text)
-    if quantity and not expression and (any(t.key == "unit_price" for t in topics) or _TOTAL.search(text)):
+    shipping = any(t.key == "shipping" for t in topics) and bool(re.search(r"free|무료", text, re.I))
+    if quantity and quantity[0] == 1 and re.search(r"\b(?:one|a|per|each)\s+(?:unit|item|piece)\b|한 ?개|개당", text, re.I):
+        quantity = None  # "how much does one unit cost?" is the unit price itself
+    if quantity and not expression and (
+        any(t.key == "unit_price" for t in topics) or _TOTAL.search(text) or shipping
+    ):
         return Intent(
             "price_total",
-            "goal has a quantity and asks for a price → lookup the unit price, then multiply with calculator",
-            {"quantity": quantity[0], "unit_word": quantity[1]},
+            "goal has a quantity and asks for a price → lookup the unit price, then multiply with calculator"
+            + (", then compare with the free-shipping threshold" if shipping else ""),
+            {"quantity": quantity[0], "unit_word": quantity[1], "shipping": shipping},
         )
     if expression:
         return Intent(
             "calculate", "goal has an arithmetic expression → calculator", {"expression": expression}
         )
-    if _SEARCH.search(text):
+    if _SEARCH.search(text) and extract_search_query(text):
         return Intent(
             "search_documents",
             "goal asks to search/find → search_documents",
             {"query": extract_search_query(text)},
+        )
+    policy = re.search(r"\bpolic(?:y|ies)\b|정책|규정|방침", text, re.I) is not None
+    if (
+        _QUESTION.search(text)
+        and not _GREETING.search(text)
+        and ((not topics and not policy) or (topics and _DETAIL.search(text)))
+    ):
+        return Intent(
+            "search_documents",
+            "a question about details no other rule knows → search_documents with its words",
+            {"query": _question_words(text)},
         )
     if not topics:
         other = re.search(r"\b([A-Za-z]+(?:\s+[A-Za-z]+)?)\s+polic(?:y|ies)\b", text, re.I)

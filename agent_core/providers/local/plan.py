@@ -1,0 +1,525 @@
+"""What a goal needs before the local model may answer it, and what each step may do.
+
+Qwen2.5-Coder-1.5B left to itself answers from its head: "London is warmer than Seoul" with no
+call, "Yes, shipping is free for 20 units", a made-up meeting date. So every goal is read first
+(:func:`analyse`, pure keyword and pattern rules in English and Korean) into a short list of
+:class:`Need` s, fetched in a fixed order, each step constrained by a JSON schema to the tools
+(and, where the goal names them, the argument values) that meet the next need:
+
+1. the weather of every city it names (a comparison fetches both sides);
+2. the internal facts it asks about (``lookup``: unit price, refund policy, shipping);
+3. a document search for anything else it asks about (notes, fees, delivery times, names …),
+   also for a question nothing above explains: the documents are searched, never guessed;
+4. the calculator, once the figures are in, for arithmetic, percentages, conversions, totals
+   and conditionals ("is shipping free for 20 units?" computes 20 × $24 before comparing).
+
+Then the model must answer, from the results, every part of the request
+(:func:`answer_reminder`). Small talk (greetings, thanks, jokes) gets no tool at all. A failed call
+is not retried blindly: the need counts as tried and the answer says what was not found.
+
+Everything here is pure (no model needed), so it is unit-tested without the model.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_core.context import ContextBlock
+from agent_core.tools.registry import Tool
+
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+# ---------------------------------------------------------------------------------------------
+# Reading the goal
+
+_SMALL_TALK = re.compile(
+    r"^\W*(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening|night)|thanks?(?: you)?|thank you"
+    r"|thx|bye|goodbye|see you|ok(?:ay)?|cool|great|nice|how are you|how's it going|who are you"
+    r"|what(?:'s| is) your name|what can you do|what do you do|help|tell me (?:a |another )?joke"
+    r"|(?:tell|say) (?:me )?something funny|make me laugh"
+    r"|안녕|반가|고마|감사|잘 ?가|수고|뭐 ?할 ?수 ?있|누구(?:야|세요|니)|농담|재미있는 (?:얘기|이야기)|웃긴)",
+    re.IGNORECASE,
+)
+_CREATIVE = re.compile(
+    r"\b(?:joke|poem|haiku|story|limerick|riddle|pun|fun fact)s?\b|농담|시를|시 한|이야기 하나|수수께끼",
+    re.IGNORECASE,
+)
+_WEATHER = re.compile(
+    r"weather|temperature|forecast|warm|cold|hot|cool|rain|umbrella|sunny|snow|degrees"
+    r"|날씨|기온|온도|따뜻|덥|더워|추워|춥|시원|비가|비 와|우산|맑",
+    re.IGNORECASE,
+)
+_FAHRENHEIT = re.compile(r"fahrenheit|°\s*f\b|화씨", re.IGNORECASE)
+
+# lookup's topics as the tool names them (English, Korean) and the words that ask for them.
+LOOKUP_TOPICS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
+    (
+        "unit price",
+        "단가",
+        re.compile(r"price|per unit|\bunits?\b|단가|가격|개당|\d+\s*개", re.IGNORECASE),
+    ),
+    ("refund policy", "환불 정책", re.compile(r"refund|return|money back|환불|반품", re.IGNORECASE)),
+    ("shipping", "배송", re.compile(r"free shipping|shipping free|ship(?:s|ping)? for free|무료\s*배송|배송비?\s*무료|free", re.IGNORECASE)),
+)
+# Details the lookup facts do not hold: these are searched in the documents.
+_DOCUMENT_WORDS = re.compile(
+    r"notes?\b|meeting|minutes|attend|decid|decision|action item|document|file|policy says|according"
+    r"|express|international|abroad|overseas|japan|fee|charge|deliver(?:y|ed)? (?:time|take)|how long"
+    r"|business days|days? (?:does|will|to)|discount|volume|tier|warranty|damaged|lost|late|tax|invoice"
+    r"|payment|pay by|bank|quote|email|contact|address|phone|ceo|founder|owner|manager|who\b|when\b|which day|what day|date"
+    r"|shipping|delivery|ship to|standard|korea|request|report|reported|month|january|february|march|april|may\b|june|july"
+    r"|august|september|october|november|december|last (?:week|month|quarter)|q[1-4]\b|how many (?!units?|items?|degrees|words|km|kilomet|met|miles|cm|centi|inch|feet|pounds|kg|kilo|percent)"
+    r"|메모|회의|노트|참석|결정|문서|파일|특급|빠른 배송|해외|국제|배송비|수수료|며칠|걸려|걸리|기간|할인"
+    r"|보증|파손|분실|세금|결제|견적|이메일|연락|주소|전화|번호|대표|사장|담당|누구|언제|날짜|배송|배달|국내|요청|건수|\d+월|몇 건|몇 명",
+    re.IGNORECASE,
+)
+_FREE_SHIPPING = re.compile(
+    r"free shipping|shipping (?:is |be )?free|ship(?:s|ped)? (?:for )?free|무료\s*배송|배송비?\s*(?:가|는|이)?\s*무료",
+    re.IGNORECASE,
+)
+_QUANTITY = re.compile(r"\d[\d,]*\s*(?:units?|items?|pieces?|products?|개)|(?:order|buy|주문|구매)", re.IGNORECASE)
+_FILE_NAME = re.compile(r"[\w.-]+\.(?:txt|md|csv|json)\b", re.IGNORECASE)
+_WORD_COUNT = re.compile(r"how many words|word count|count (?:the )?words|number of words|단어 ?(?:수|개수)|몇 단어", re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
+_CALC_WORDS = re.compile(
+    r"calculat|compute|total|sum\b|add up|multipl|divid|plus|minus|times|percent|%|average|mean\b"
+    r"|convert|in fahrenheit|in celsius|to fahrenheit|to celsius|kilomet|km\b|miles?\b|kg\b|kilo|pounds?\b|lbs?\b"
+    r"|inch|feet|foot|cm\b|how many degrees|difference|warmer than|colder than|more than|less than"
+    r"| off\b|discount|free|including|with shipping|\beach\b|per\b|units?\b|split"
+    r"|계산|합계|총|모두|전부|더하|빼|곱|나누|퍼센트|프로|평균|변환|화씨|섭씨|킬로|마일|차이|몇 도|할인|무료|포함|개",
+    re.IGNORECASE,
+)
+_ARITHMETIC = re.compile(r"\d\s*[-+*/×÷^x]\s*\(?\s*\d|\d\s*\*\*\s*\d|\(\s*\d")
+_YEARISH = re.compile(r"^(?:19|20)\d\d$")
+
+
+def _norm(text: str) -> str:
+    return unicodedata.normalize("NFKC", text)
+
+
+def is_small_talk(goal: str) -> bool:
+    """A greeting, thanks, a joke or a question about the assistant: no tool is needed."""
+    text = _norm(goal).strip()
+    if _SMALL_TALK.search(text) and len(text) < 80 and not _has_figures(text):
+        return not _WEATHER.search(text) or bool(re.search(r"joke|농담", text, re.IGNORECASE))
+    return bool(_CREATIVE.search(text)) and not _has_figures(text)
+
+
+def _has_figures(text: str) -> bool:
+    return any(not _YEARISH.match(n.replace(",", "")) for n in _NUMBER.findall(text))
+
+
+def cities_in(goal: str) -> list[str]:
+    """Known cities the goal names, in its order, as written (English or Korean name)."""
+    try:
+        from agent_core.tools.simulated import CITIES
+    except ImportError:  # pragma: no cover - a trimmed-down install
+        return []
+    text = _norm(goal)
+    found: list[tuple[int, str]] = []
+    for city in CITIES:
+        for name in (city.english, city.korean, *city.aliases):
+            pattern = re.escape(name) if _HANGUL.match(name) else r"(?<![A-Za-z])" + re.escape(name) + r"(?![A-Za-z])"
+            match = re.search(pattern, text, re.IGNORECASE)
+            if match:
+                found.append((match.start(), city.korean if _HANGUL.match(name) else city.english))
+                break
+    return [name for _, name in sorted(found)]
+
+
+@dataclass(frozen=True)
+class Need:
+    """One thing to fetch before answering: a call of one of ``tools``.
+
+    ``arguments`` pins argument values in the step's schema (``{"city": ["Seoul"]}``: an enum);
+    ``key`` names the need in the record (``get_weather:Seoul``).
+    """
+
+    key: str
+    tools: tuple[str, ...]
+    arguments: dict[str, list[Any]] = field(default_factory=dict)
+    match: dict[str, str] = field(default_factory=dict)
+    """Argument values a call must carry to meet this need (case-insensitive); empty: any call."""
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What :func:`analyse` read in a goal."""
+
+    small_talk: bool
+    needs: tuple[Need, ...]
+    reason: str
+
+
+def analyse(goal: str, tool_names: Iterable[str]) -> Analysis:
+    """The needs of ``goal`` given the enabled tools, in the order they are fetched."""
+    enabled = set(tool_names)
+    text = _norm(goal)
+    korean = bool(_HANGUL.search(text))
+    if not enabled:
+        return Analysis(False, (), "no tools enabled")
+    if is_small_talk(text):
+        return Analysis(True, (), "small talk: no tool needed")
+    needs: list[Need] = []
+    cities = cities_in(text)
+    fahrenheit = bool(_FAHRENHEIT.search(text))
+    if "get_weather" in enabled:
+        unit = ["fahrenheit"] if fahrenheit else ["celsius"]
+        for city in cities:
+            needs.append(Need(f"get_weather:{city}", ("get_weather",), {"city": [city], "unit": unit}, {"city": city}))
+        if not cities and re.search(r"weather|forecast|temperature (?:in|of|at)|날씨|일기 ?예보|기온", text, re.IGNORECASE):
+            needs.append(Need("get_weather", ("get_weather",), {"unit": unit}))
+    arithmetic = _ARITHMETIC.search(text) is not None
+    figures = _has_figures(text)
+    calculate = "calculator" in enabled and (
+        arithmetic or (figures and bool(_CALC_WORDS.search(text))) or (len(cities) > 1 and _has_difference(text))
+    )
+    if calculate and fahrenheit and cities and not arithmetic:
+        calculate = False  # get_weather gives Fahrenheit itself
+    topics = [(en, ko) for en, ko, pattern in LOOKUP_TOPICS if pattern.search(text)]
+    if calculate and not arithmetic and not topics and _QUANTITY.search(text):
+        topics.append(("unit price", "단가"))  # "10 units including shipping": the price first
+    if "lookup" in enabled and topics:
+        topic = ", ".join(ko if korean else en for en, ko in topics)
+        needs.append(Need("lookup:" + ", ".join(en for en, _ in topics), ("lookup",), {"topic": [topic]}, {"topic": topic}))
+    files = [f for f in _FILE_NAME.findall(text)]
+    if files and "read_file" in enabled:
+        needs.append(Need(f"read_file:{files[0]}", ("read_file",), {"path": [files[0]]}, {"path": files[0]}))
+    elif _DOCUMENT_WORDS.search(_FREE_SHIPPING.sub(" ", text)) and not (arithmetic and not figures_beyond_expression(text)):
+        if "search_documents" in enabled:
+            needs.append(Need("documents", ("search_documents",)))
+    if "word_count" in enabled and _WORD_COUNT.search(text):
+        needs.append(Need("word_count", ("word_count",)))
+        calculate = calculate and arithmetic
+    if calculate:
+        needs.append(Need("calculator", ("calculator",)))
+    if not needs:
+        if "search_documents" in enabled:
+            needs.append(Need("documents", ("search_documents",)))
+            return Analysis(False, tuple(needs), "a question nothing else explains: search the documents")
+        return Analysis(False, (), "no tool fits: the model decides")
+    return Analysis(False, tuple(needs), "needs: " + ", ".join(n.key for n in needs))
+
+
+def _has_difference(text: str) -> bool:
+    return bool(re.search(r"how (?:many|much)|difference|차이|몇 도|얼마나", text, re.IGNORECASE))
+
+
+def figures_beyond_expression(text: str) -> bool:
+    """Whether the goal has words beyond a bare expression ("What is (24*7)+100?" has not)."""
+    stripped = re.sub(r"[\d\s.,+\-*/×÷^()%=?]+", " ", text)
+    words = re.findall(r"[^\W\d_]+", stripped)
+    return len([w for w in words if w.lower() not in {"what", "is", "calculate", "compute", "the", "of"}]) > 2
+
+
+# ---------------------------------------------------------------------------------------------
+# One step
+
+
+@dataclass(frozen=True)
+class StepPlan:
+    """Which tools the model may call this step, whether it must call one, may it answer."""
+
+    tools: list[Tool]
+    force_tool: bool
+    reason: str
+    """Why, in a few words (kept in the raw output item, so the record shows it)."""
+    arguments: dict[str, dict[str, list[Any]]] = field(default_factory=dict)
+    """Per tool, argument values pinned for this step (enums in its schema)."""
+    answer: bool = False
+    """The model must answer now (every need met or tried)."""
+    hint: str = ""
+    """A line for the model about this step's call, added to the last message."""
+
+
+def _arguments(arguments: Any) -> dict[str, Any]:
+    return arguments if isinstance(arguments, dict) else {}
+
+
+def _meets(need: Need, name: str, arguments: Any) -> bool:
+    if name not in need.tools:
+        return False
+    args = _arguments(arguments)
+    return all(str(args.get(key, "")).strip().casefold() == value.casefold() for key, value in need.match.items())
+
+
+def need_status(needs: Sequence[Need], blocks: Sequence[ContextBlock]) -> list[str]:
+    """Per need: ``met`` (a call succeeded), ``failed`` (tried, failed) or ``open``."""
+    status = ["open"] * len(needs)
+    for block in blocks:
+        calls = {c.call_id: c for c in block.tool_calls}
+        for output in block.outputs:
+            call = calls.get(output.call_id)
+            arguments = call.arguments if call is not None else {}
+            for i, need in enumerate(needs):
+                if status[i] == "met" or not _meets(need, output.name, arguments):
+                    continue
+                if output.is_error or output.output.startswith("No results"):
+                    status[i] = "failed" if status[i] == "open" else "failed-twice"
+                else:
+                    status[i] = "met"
+                break
+    return status
+
+
+def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) -> StepPlan:
+    """The tools offered for one step, from the goal's needs and the results so far.
+
+    - small talk: the answer only;
+    - while a need is open, the model must call a tool that meets it (with the argument values
+      the goal names pinned in the schema); a search that found nothing may be tried once more
+      with other words (the documents are mostly in English);
+    - once every need is met or tried: the answer only;
+    - a goal no rule explains, with no documents tool enabled: the model decides.
+    """
+    enabled = list(tools)
+    by_name = {t.name: t for t in enabled}
+    if blocks and blocks[-1].feedback and not blocks[-1].tool_calls and enabled:
+        # The answer check sent the answer back (a figure no tool gave): left to decide, the model
+        # repeats it ("407.80" three times); made to call a tool, it fetches or computes it.
+        return StepPlan(enabled, True, "answer check: call a tool for the figure")
+    analysis = analyse(goal, by_name)
+    if analysis.small_talk:
+        return StepPlan([], False, analysis.reason, answer=True)
+    if not analysis.needs:
+        if blocks:
+            return StepPlan([], False, "results are in: answer", answer=True)
+        return StepPlan(enabled, False, analysis.reason)
+    status = need_status(analysis.needs, blocks)
+    for need, state in zip(analysis.needs, status, strict=True):
+        if state == "met" or state == "failed-twice":
+            continue
+        if state == "failed" and not (need.key == "documents" and _last_was_empty_search(blocks)):
+            continue  # a failed call is not repeated blindly: the answer says what is missing
+        offered = [by_name[n] for n in need.tools if n in by_name]
+        if not offered:
+            continue
+        reason = f"must call for {need.key}" + (" (again, other words)" if state == "failed" else "")
+        pinned = {offered[0].name: need.arguments} if need.arguments else {}
+        return StepPlan(offered, True, reason, pinned, hint=step_hint(need, state))
+    return StepPlan([], False, "every need met or tried: answer", answer=True)
+
+
+def planned_call(plan: StepPlan) -> tuple[str, dict[str, Any]] | None:
+    """The one call this step's schema allows, when the plan leaves the model no choice (one tool,
+    every argument pinned to one value): ``(name, arguments)``, else None.
+
+    Generating it would cost ~18 forced tokens (~1 s here) for an output known in advance; the
+    model still writes every expression, search query and answer.
+    """
+    if not plan.force_tool or len(plan.tools) != 1:
+        return None
+    tool = plan.tools[0]
+    pinned = plan.arguments.get(tool.name, {})
+    properties = tool.parameters.get("properties", {})
+    if not properties or any(len(pinned.get(key, ())) != 1 for key in properties):
+        return None
+    return tool.name, {key: pinned[key][0] for key in properties}
+
+
+def step_hint(need: Need, state: str) -> str:
+    """What to put in this step's call, where the model tends to get it wrong."""
+    if need.key == "calculator":
+        return (
+            "\n\n(Next: one calculator expression that gives the final figure asked for, with the "
+            "numbers from the request and the tool results; p% of x is x * p / 100.)"
+        )
+    if need.key == "documents":
+        again = "That search found nothing: try other, simpler English keywords. " if state == "failed" else ""
+        return f"\n\n({again}Next: search the documents with a few English keywords.)"
+    return ""
+
+
+def _last_was_empty_search(blocks: Sequence[ContextBlock]) -> bool:
+    return bool(blocks) and any(o.output.startswith("No results") for o in blocks[-1].outputs)
+
+
+def _short_arguments(arguments: Any) -> str:
+    args = _arguments(arguments)
+    return ", ".join(f"{k}={str(v)[:40]}" for k, v in args.items() if k != "unit")
+
+
+def request_language(goal: str) -> str:
+    """The language to answer in, named for the model."""
+    if _HANGUL.search(goal):
+        return "Korean"
+    letters = [c for c in goal if c.isalpha()]
+    if letters and all(c.isascii() for c in letters):
+        return "English"
+    return "the language of the request"
+
+
+def answer_reminder(goal: str, blocks: Sequence[ContextBlock]) -> str:
+    """Appended to the last tool results when the model must answer: the request again and the
+    rules that keep the answer to the results."""
+    failed = any(o.is_error or o.output.startswith("No results") for b in blocks for o in b.outputs)
+    lines = [
+        f"\n\nNow answer the request: {goal}",
+        f"Answer every part of it in {request_language(goal)}, in one to three sentences, giving the "
+        "figures (with their units) that answer it.",
+        "Use only the facts and numbers in the tool results above, written exactly as there; "
+        "add no other number or detail.",
+    ]
+    korean = request_language(goal) == "Korean"
+    worked = comparisons(blocks, korean)
+    if worked:
+        lead = "결과에서 계산한 비교 (예/아니요·어느 쪽 질문에 사용):" if korean else (
+            "Worked out from the results (use this for any yes/no or which-one part):"
+        )
+        lines.append(lead + " " + " ".join(worked))
+    missing = [
+        f"{o.name}({_short_arguments(c.arguments)})"
+        for b in blocks
+        for c in b.tool_calls
+        for o in b.outputs
+        if o.call_id == c.call_id and (o.is_error or o.output.startswith("No results"))
+    ]
+    if failed and missing:
+        lines.append(
+            "These found nothing: " + ", ".join(missing[:3]) + ". Say plainly that this information was "
+            "not found; give no figure for it."
+        )
+    return "\n".join(lines)
+
+
+_THRESHOLD = re.compile(
+    r"\$\s?(\d[\d,]*(?:\.\d+)?)\s*(or more|or above|and above|or over|or less|or below|이상|미만|이하|초과)"
+    r"|(at least|over|above|under|below|less than|more than)\s*\$\s?(\d[\d,]*(?:\.\d+)?)",
+    re.IGNORECASE,
+)
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def _fmt(value: float) -> str:
+    return f"{value:,.2f}".rstrip("0").rstrip(".")
+
+
+def comparisons(blocks: Sequence[ContextBlock], korean: bool = False) -> list[str]:
+    """Comparisons the answer may need, worked out in code from the tool results (a 1.5B model
+    wrote "480 > 500" and answered "yes, shipping is free"): the warmest and coldest of the
+    temperatures fetched, and each calculator result against each threshold ("$500 or more")
+    stated in a fact."""
+    temps: list[tuple[str, float, str]] = []
+    results: list[float] = []
+    thresholds: list[tuple[float, bool]] = []  # (value, inclusive lower bound?)
+    for block in blocks:
+        for output in block.outputs:
+            if output.is_error:
+                continue
+            if output.name == "get_weather":
+                try:
+                    data = json.loads(output.output)
+                except ValueError:
+                    continue
+                if isinstance(data, dict) and isinstance(data.get("temperature"), (int, float)):
+                    unit = "°F" if str(data.get("unit", "")).startswith("f") else "°C"
+                    temps.append((str(data.get("city", "?")), float(data["temperature"]), unit))
+            elif output.name == "calculator":
+                value = _number(output.output.strip())
+                if value is not None:
+                    results.append(value)
+            else:
+                for m in _THRESHOLD.finditer(output.output):
+                    value = _number(m.group(1) or m.group(4) or "")
+                    if value is not None:
+                        word = (m.group(2) or m.group(3) or "").lower()
+                        thresholds.append((value, word in ("or more", "or above", "and above", "at least", "이상")))
+    out: list[str] = []
+    if len(temps) >= 2:
+        warm = max(temps, key=lambda t: t[1])
+        cold = min(temps, key=lambda t: t[1])
+        w, c = f"{warm[0]} ({_fmt(warm[1])}{warm[2]})", f"{cold[0]} ({_fmt(cold[1])}{cold[2]})"
+        if warm[1] == cold[1]:
+            out.append(
+                f"모두 {_fmt(warm[1])}{warm[2]}로 같습니다." if korean
+                else f"All {len(temps)} places are at {_fmt(warm[1])}{warm[2]}."
+            )
+        else:
+            out.append(
+                f"가장 따뜻한 곳: {w}. 가장 추운 곳: {c}." if korean
+                else f"Warmest: {w}. Coldest: {c}."
+            )
+    for value in results[-1:]:
+        for limit, inclusive in dict.fromkeys(thresholds):
+            meets = value > limit or (inclusive and value == limit)
+            v, t = _fmt(value), _fmt(limit)
+            if korean:
+                relation = "크므로" if value > limit else "작으므로" if value < limit else "같으므로"
+                verdict = "기준을 충족합니다 (예)" if meets else "기준에 미달합니다 (아니요)"
+                out.append(f"{v}은(는) {t}보다 {relation} {t} {verdict}." if value != limit else f"{v}은(는) {t}와 같으므로 {t} {verdict}.")
+            else:
+                relation = "more than" if value > limit else "less than" if value < limit else "equal to"
+                verdict = "meets the threshold (yes)" if meets else "does not meet the threshold (no)"
+                out.append(f"{v} is {relation} {t}, so it {verdict}.")
+    return out
+
+
+_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def allowed_numbers(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
+    """Every number the answer may write: those in the goal, in the successful tool results and
+    in the calls that produced them (the calculator's expression), as written, without thousands
+    separators, and with leading zeros dropped ("09" of a date → "9"). Longest first."""
+    texts = [goal]
+    for block in blocks:
+        calls = {c.call_id: c for c in block.tool_calls}
+        for output in block.outputs:
+            if output.is_error:
+                continue
+            texts.append(output.output)
+            call = calls.get(output.call_id)
+            if call is not None:
+                texts.append(json.dumps(call.arguments, ensure_ascii=False))
+    found: set[str] = set()
+    for text in texts:
+        for raw in _DIGITS.findall(unicodedata.normalize("NFKC", text)):
+            plain = raw.replace(",", "") if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", raw) else raw
+            for value in {raw, plain, *plain.split(","), *re.split(r"[.,]", raw)}:
+                if value:
+                    found.add(value)
+                    found.add(value.lstrip("0") or "0")
+            number = _number(plain)
+            if number is not None and "," not in plain:
+                found.add(_fmt(number))  # 3420 → 3,420
+                if number == int(number):
+                    found.add(str(int(number)))
+    return sorted(found, key=lambda v: (-len(v), v))
+
+
+def answer_pattern(numbers: Sequence[str]) -> str:
+    """A regex for an answer whose digits all belong to ``numbers``: any text without digits,
+    and digits only as one of those numbers (the model cannot write a figure no result has)."""
+    options = "|".join(re.escape(n) for n in numbers)
+    # Every decimal digit system, not only 0-9: blocked from ASCII digits, the model once wrote
+    # "١٢°C" in Arabic-Indic digits.
+    other = f"[^{_ALL_DIGITS}]"
+    return f"^(?:{other}|{options})*$" if options else f"^{other}*$"
+
+
+_ALL_DIGITS = (
+    "0-9\u0660-\u0669\u06f0-\u06f9\u07c0-\u07c9\u0966-\u096f\u09e6-\u09ef\u0a66-\u0a6f"
+    "\u0ae6-\u0aef\u0b66-\u0b6f\u0be6-\u0bef\u0c66-\u0c6f\u0ce6-\u0cef\u0d66-\u0d6f"
+    "\u0e50-\u0e59\u0ed0-\u0ed9\u0f20-\u0f29\u1040-\u1049\u17e0-\u17e9\u1810-\u1819"
+    "\uff10-\uff19\u2070-\u2079\u2080-\u2089\u00b2\u00b3\u00b9\u2460-\u249b\u3220-\u3229"
+    "\u3280-\u3289"
+)
+
+
+def small_talk_reminder(goal: str) -> str:
+    """The instruction for a goal that needs no tool."""
+    return (
+        f"\n\n(No tool is needed for this. Reply briefly and kindly in {request_language(goal)}; "
+        "do not state prices, policies or other facts.)"
+    )

@@ -1,0 +1,189 @@
+"""The local model's step plan: what a goal needs, which tools and argument values each step offers.
+
+Pure rules, no model: a table of ordinary goals (English and Korean) and the needs read from them,
+then the step-by-step plan against results so far.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_core.context import ContextBlock, ToolCallRequest, ToolOutput
+from agent_core.providers.local.plan import analyse, answer_reminder, is_small_talk, plan_step
+from agent_core.providers.local.prompt import output_schema
+from agent_core.settings import Settings
+from agent_core.tools.builtins import BUILTIN_TOOL_NAMES, build_default_registry
+from agent_core.tools.registry import Tool
+
+
+@pytest.fixture(scope="module")
+def tools() -> list[Tool]:
+    return list(build_default_registry(Settings()))
+
+
+@pytest.mark.parametrize(
+    ("goal", "needs"),
+    [
+        ("Hello!", []),
+        ("안녕하세요! 반가워요.", []),
+        ("Tell me a joke.", []),
+        ("Thanks, that's all for today!", []),
+        ("What's the weather in Paris?", ["get_weather:Paris"]),
+        ("Which is warmer, London or Seoul?", ["get_weather:London", "get_weather:Seoul"]),
+        ("도쿄랑 부산 중에 어디가 더 따뜻해?", ["get_weather:도쿄", "get_weather:부산"]),
+        ("How many degrees warmer is Singapore than London?", ["get_weather:Singapore", "get_weather:London", "calculator"]),
+        ("What's the weather like in Cairo?", ["get_weather"]),
+        ("How much do 7 units cost in total?", ["lookup:unit price", "calculator"]),
+        ("Is shipping free for an order of 20 units?", ["lookup:unit price, shipping", "calculator"]),
+        ("20개 주문하면 배송비 무료인가요?", ["lookup:unit price, shipping", "calculator"]),
+        ("What's the weather in Seoul, and how much would 3 units cost?", ["get_weather:Seoul", "lookup:unit price", "calculator"]),
+        ("What is 17% of 2,340?", ["calculator"]),
+        ("2,340의 17%는 얼마야?", ["calculator"]),
+        ("What is (24*7)+100?", ["calculator"]),
+        ("Convert 22 °C to Fahrenheit.", ["calculator"]),
+        ("How many kilometres is 26.2 miles?", ["calculator"]),
+        ("How many words are in 'the quick brown fox'?", ["word_count"]),
+        ("When is the next operations meeting?", ["documents"]),
+        ("How much extra does express delivery cost?", ["documents"]),
+        ("Who is the CEO of the company?", ["documents"]),
+        ("Read notes.txt and summarize it.", ["read_file:notes.txt"]),
+        ("Why is the sky blue?", ["documents"]),  # nothing else explains it: search, never guess
+    ],
+)
+def test_needs_read_from_the_goal(goal: str, needs: list[str]) -> None:
+    analysis = analyse(goal, BUILTIN_TOOL_NAMES)
+    assert [n.key for n in analysis.needs] == needs
+    assert analysis.small_talk == (not needs)
+
+
+def test_small_talk_with_figures_or_weather_is_not_small_talk() -> None:
+    assert is_small_talk("hello")
+    assert not is_small_talk("hello, what is 17% of 2340?")
+    assert not is_small_talk("hi, what's the weather in Seoul?")
+
+
+def block(index: int, name: str, arguments: dict[str, object], output: str, *, error: bool = False) -> ContextBlock:
+    call = ToolCallRequest(f"local_{index}_1", name, arguments)
+    return ContextBlock(
+        index=index,
+        step=index + 1,
+        provider="local",
+        tool_calls=[call],
+        outputs=[ToolOutput(call.call_id, name, output, is_error=error)],
+    )
+
+
+def test_a_comparison_fetches_both_sides_with_the_city_pinned(tools: list[Tool]) -> None:
+    goal = "Which is warmer, London or Seoul?"
+    first = plan_step(goal, [], tools)
+    assert first.force_tool and [t.name for t in first.tools] == ["get_weather"]
+    assert first.arguments == {"get_weather": {"city": ["London"], "unit": ["celsius"]}}
+    london = block(0, "get_weather", {"city": "London", "unit": "celsius"}, '{"temperature": 15}')
+    second = plan_step(goal, [london], tools)
+    assert second.arguments["get_weather"]["city"] == ["Seoul"]
+    seoul = block(1, "get_weather", {"city": "Seoul", "unit": "celsius"}, '{"temperature": 22}')
+    third = plan_step(goal, [london, seoul], tools)
+    assert third.answer and not third.tools
+
+
+def test_a_conditional_fetches_facts_then_computes_then_answers(tools: list[Tool]) -> None:
+    goal = "Is shipping free for an order of 20 units?"
+    first = plan_step(goal, [], tools)
+    assert [t.name for t in first.tools] == ["lookup"] and first.arguments["lookup"] == {"topic": ["unit price, shipping"]}
+    facts = block(0, "lookup", {"topic": "unit price, shipping"}, "Unit price: $24 per unit\nShipping: free on $500 or more")
+    second = plan_step(goal, [facts], tools)
+    assert second.force_tool and [t.name for t in second.tools] == ["calculator"]
+    total = block(1, "calculator", {"expression": "20 * 24"}, "480")
+    assert plan_step(goal, [facts, total], tools).answer
+
+
+def test_a_failed_call_is_not_repeated_and_the_answer_says_not_found(tools: list[Tool]) -> None:
+    goal = "What's the weather like in Cairo?"
+    failed = block(0, "get_weather", {"city": "Cairo"}, "ERROR: no weather data for 'Cairo'", error=True)
+    plan = plan_step(goal, [failed], tools)
+    assert plan.answer and not plan.tools
+    assert "not found" in answer_reminder(goal, [failed])
+
+
+def test_an_empty_search_may_be_tried_once_more(tools: list[Tool]) -> None:
+    goal = "다음 운영 회의는 언제야?"
+    empty = block(0, "search_documents", {"query": "다음 운영 회의"}, "No results for '다음 운영 회의'.")
+    again = plan_step(goal, [empty], tools)
+    assert again.force_tool and [t.name for t in again.tools] == ["search_documents"]
+    empty2 = block(1, "search_documents", {"query": "meeting"}, "No results for 'meeting'.")
+    assert plan_step(goal, [empty, empty2], tools).answer
+
+
+def test_small_talk_gets_the_answer_only(tools: list[Tool]) -> None:
+    plan = plan_step("Tell me a joke.", [], tools)
+    assert plan.answer and not plan.tools and not plan.force_tool
+    assert output_schema(plan.tools, force_tool=False) == {
+        "type": "object",
+        "properties": {"answer": {"type": "string"}},
+        "required": ["answer"],
+        "additionalProperties": False,
+    }
+
+
+def test_pinned_values_and_the_calculator_pattern_reach_the_schema(tools: list[Tool]) -> None:
+    weather = next(t for t in tools if t.name == "get_weather")
+    calculator = next(t for t in tools if t.name == "calculator")
+    schema = output_schema([weather, calculator], force_tool=True, pinned={"get_weather": {"city": ["Seoul"]}})
+    weather_args = schema["anyOf"][0]["properties"]["get_weather"]
+    assert weather_args["properties"]["city"] == {"enum": ["Seoul"]} and "city" in weather_args["required"]
+    expression = schema["anyOf"][1]["properties"]["calculator"]["properties"]["expression"]
+    assert "%" not in expression["pattern"] and expression["maxLength"] == 80
+
+
+def test_only_enabled_tools_are_offered(tools: list[Tool]) -> None:
+    only_lookup = [t for t in tools if t.name == "lookup"]
+    plan = plan_step("What is (24*7)+100?", [], only_lookup)
+    assert not plan.force_tool and [t.name for t in plan.tools] == ["lookup"]  # the model decides
+
+
+def test_comparisons_are_worked_out_in_code_for_the_answer() -> None:
+    from agent_core.providers.local.plan import comparisons
+
+    weather = [
+        block(0, "get_weather", {"city": "London"}, '{"city": "London", "temperature": 15, "unit": "celsius"}'),
+        block(1, "get_weather", {"city": "Seoul"}, '{"city": "Seoul", "temperature": 22, "unit": "celsius"}'),
+    ]
+    assert comparisons(weather) == ["Warmest: Seoul (22°C). Coldest: London (15°C)."]
+    facts = block(0, "lookup", {"topic": "shipping"}, "Shipping: free shipping on orders of $500 or more")
+    below = [facts, block(1, "calculator", {"expression": "20 * 24"}, "480")]
+    assert comparisons(below) == ["480 is less than 500, so it does not meet the threshold (no)."]
+    assert "기준에 미달" in comparisons(below, korean=True)[0]
+    at = [facts, block(1, "calculator", {"expression": "500"}, "500")]
+    assert comparisons(at) == ["500 is equal to 500, so it meets the threshold (yes)."]
+    assert comparisons([block(0, "calculator", {"expression": "2 + 2"}, "4")]) == []
+    reminder = answer_reminder("Is shipping free for 20 units?", below)
+    assert "Worked out from the results" in reminder and "does not meet" in reminder
+
+
+def test_the_answer_can_only_write_numbers_the_goal_or_a_result_has() -> None:
+    import re
+
+    from agent_core.providers.local.plan import allowed_numbers, answer_pattern
+
+    blocks = [
+        block(0, "lookup", {"topic": "unit price"}, "Unit price: $24 per unit"),
+        block(1, "calculator", {"expression": "150 * 22.80"}, "3420"),
+        block(2, "search_documents", {"query": "meeting"}, "Next meeting: 2026-09-09"),
+        block(3, "get_weather", {"city": "Cairo"}, "ERROR: no weather data for 'Cairo' (19 known)", error=True),
+    ]
+    numbers = allowed_numbers("How much do 150 units cost?", blocks)
+    assert {"24", "150", "22.80", "3420", "3,420", "2026", "09", "9"} <= set(numbers)
+    assert "19" not in numbers  # from a failed call
+    pattern = re.compile(answer_pattern(numbers)[1:-1])
+    for ok in ["150 units cost $3,420.", "The next meeting is on 2026-09-09 (September 9).", "Not found."]:
+        assert pattern.fullmatch(ok), ok
+    for made_up in ["It is 20 °C in Cairo.", "The total is $3,600.", "١٢°C", "１２ units"]:
+        assert not pattern.fullmatch(made_up), made_up
+    assert answer_pattern([]) == "^[^" + answer_pattern([])[3:]  # no numbers at all: no digit allowed
+    assert not re.fullmatch(answer_pattern([])[1:-1], "about 5")
+
+
+def test_the_answer_reminder_names_what_found_nothing() -> None:
+    failed = [block(0, "get_weather", {"city": "Cairo", "unit": "celsius"}, "ERROR: no weather data", error=True)]
+    reminder = answer_reminder("What's the weather like in Cairo?", failed)
+    assert "get_weather(city=Cairo)" in reminder and "not found" in reminder
