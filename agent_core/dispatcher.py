@@ -17,7 +17,7 @@ from typing import Any, cast
 
 from agent_core import workers
 from agent_core.context import ToolCallRequest
-from agent_core.errors import ErrorCategory, RunCancelled, ToolValidationError, TransientToolError
+from agent_core.errors import ERROR_PREFIX, ErrorCategory, RunCancelled, ToolValidationError, TransientToolError
 from agent_core.masking import is_secret_key, mask, mask_text, masked_traceback, register_secret
 from agent_core.retry import Failure, GaveUp, RetryWait, run_through, with_retries
 from agent_core.run_record import ToolCall
@@ -61,9 +61,14 @@ def classify(exc: BaseException) -> ErrorCategory:
     return ErrorCategory.NON_TRANSIENT
 
 
-def canonical_signature(name: str, arguments: dict[str, Any]) -> str:
+def canonical_json(value: Any) -> str:
+    """``value`` as JSON with sorted keys: equal arguments give equal text, whatever their order."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def canonical_signature(name: str, arguments: Any) -> str:
     """Same tool + same arguments (key order ignored) → same signature."""
-    return name + ":" + json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+    return name + ":" + canonical_json(arguments)
 
 
 def output_to_text(value: Any) -> str:
@@ -205,7 +210,7 @@ class Dispatcher:
             text = body(call, entry)
         except RunCancelled:  # the run was stopped while this call ran: keep what it did so far
             entry.update(
-                success=False, cancelled=True, output="ERROR: the run was stopped before this call finished.",
+                success=False, cancelled=True, output=ERROR_PREFIX + "the run was stopped before this call finished.",
                 error="stopped by the user before the call finished",
                 duration_ms=round((time.perf_counter() - t0) * 1000, 3),
             )
@@ -213,7 +218,7 @@ class Dispatcher:
         except Exception as exc:  # a bug here must not end the run
             log.error("dispatcher failed on %s\n%s", entry["tool"], masked_traceback(exc))
             entry.update(success=False, error=_describe(exc), error_category=ErrorCategory.NON_TRANSIENT.value)
-            text = f"ERROR: {_describe(exc)}"
+            text = ERROR_PREFIX + _describe(exc)
         text, entry["truncated"] = truncate(mask_text(text), self.settings.max_tool_output_chars)
         entry["output"] = text
         if entry["error"] is not None:
@@ -226,7 +231,7 @@ class Dispatcher:
 
     def _refuse(self, entry: dict[str, Any], category: ErrorCategory, message: str) -> str:
         entry.update(error=message, error_category=category.value)
-        return f"ERROR: {message}"
+        return ERROR_PREFIX + message
 
     def _dispatch(self, call: ToolCallRequest, entry: dict[str, Any]) -> str:
         raw_args = call.arguments
@@ -303,7 +308,7 @@ class Dispatcher:
                 return f"[fallback: {tool.name} failed, result from {fallback.name}]\n" + output_to_text(fb_value)
             error = f"{error}; fallback {fallback.name} failed too: {fb_error}"
         entry.update(error=error, error_category=category.value)
-        return f"ERROR: {tool.name} failed: {error}"
+        return f"{ERROR_PREFIX}{tool.name} failed: {error}"
 
     def _run_with_retries(
         self,

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from enum import Enum
 
+ERROR_PREFIX = "ERROR: "
+"""How a tool output that reports a failure starts (what the model reads, and what the record keeps)."""
+
 
 class ErrorCategory(str, Enum):
     """Why a tool call failed; the record and the stats use the value."""

@@ -16,14 +16,12 @@ from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, assert_never
 
-from agent_core import workers
 from agent_core.context import ContextBlock, ToolOutput, select_blocks, trim_history
 from agent_core.dispatcher import MAX_TOOL_NAME_CHARS, CallStopped, Dispatcher
 from agent_core.errors import ProviderError, RunCancelled
 from agent_core.events import (
     AnswerSentBack,
     ModelCallFinished,
-    ModelCallRetrying,
     ModelCallStarted,
     ModelLoading,
     RunEvent,
@@ -35,6 +33,7 @@ from agent_core.events import (
 )
 from agent_core.grounding import check_answer, correction, unsupported
 from agent_core.masking import mask, mask_text, masked_traceback
+from agent_core.model_calls import call_model
 from agent_core.otel import auto as otel_auto
 from agent_core.pricing import Price, estimate_cost, load_prices
 from agent_core.providers.base import ModelRequest, ModelResponse, Provider, Usage
@@ -47,7 +46,6 @@ from agent_core.records import (
     save_record,
     utc_now,
 )
-from agent_core.retry import Failure, GaveUp, with_retries
 from agent_core.run_record import RunError, Status
 from agent_core.settings import Settings
 from agent_core.tools.registry import ToolRegistry
@@ -279,6 +277,9 @@ def run_agent(
     yield RunStarted(run_id=rid, goal=run.record["goal"], provider=provider.id, model=provider.model, path=str(run.path))
     log.info("run %s started: provider=%s model=%s", rid, provider.id, provider.model)
     try:
+        use_run = getattr(provider, "use_run", None)
+        if callable(use_run):  # a provider that prepares for the run's own prompt and tools (local)
+            use_run(instructions, list(registry))
         for progress in provider.prepare():
             yield ModelLoading(
                 run_id=rid, stage=progress.stage, done=progress.done, total=progress.total, message=progress.message
@@ -324,97 +325,6 @@ def run_agent(
 _CANCELLED: RunError = {"type": "Cancelled", "message": "The run was stopped by the user."}
 
 
-def _complete(provider: Provider, request: ModelRequest, cancel: threading.Event) -> ModelResponse:
-    """``provider.complete(request)`` in a worker thread, so a Stop does not wait for the answer:
-    the run ends at once and the call, left to its thread, is dropped when it returns (a remote
-    API's request runs to its timeout at most; the local model stops at its next token).
-    An ``instant`` provider is called here: the hand-off would cost more than its answer.
-    (SystemExit & co. from a provider come back as :class:`workers.CallAborted`, an engine error.)"""
-    if getattr(provider, "instant", False):
-        return provider.complete(request)
-    pending = workers.start(lambda: provider.complete(request))
-    try:
-        pending.wait(cancel=cancel)
-    except RunCancelled:
-        log.info("model call of step %s left running: the run was stopped", request.step)
-        raise
-    return pending.result()
-
-
-def _model_call(provider: Provider, request: ModelRequest, cancel: threading.Event) -> ModelResponse:
-    """:func:`_complete`, with any failure as a :class:`ProviderError` (a provider bug or an SDK
-    surprise becomes a non-transient one, so it is not retried)."""
-    try:
-        return _complete(provider, request, cancel)
-    except (ProviderError, RunCancelled):
-        raise
-    except Exception as exc:
-        log.error("provider %s raised\n%s", provider.id, masked_traceback(exc))
-        raise ProviderError(
-            f"{provider.id} failed: {type(exc).__name__}: {exc}", provider=provider.id, error_type=type(exc).__name__
-        ) from exc
-
-
-def _model_attempt_ok(attempt: int, duration_ms: float) -> dict[str, Any]:
-    return {"attempt": attempt, "success": True, "duration_ms": duration_ms}
-
-
-def _model_attempt_failed(exc: Exception, attempt: int, duration_ms: float) -> Failure:
-    error = exc if isinstance(exc, ProviderError) else ProviderError(str(exc))
-    entry = {
-        "attempt": attempt,
-        "success": False,
-        "error_type": error.error_type,
-        "status": error.status,
-        "message": mask_text(error.message),
-        "transient": error.transient,
-        "duration_ms": duration_ms,
-        "wait_s": 0.0,
-    }
-    return Failure(entry, transient=error.transient, retry_after=error.retry_after)
-
-
-def _call_model(
-    run: _Run, request: ModelRequest, attempts: list[dict[str, Any]]
-) -> Generator[RunEvent, None, ModelResponse]:
-    """Call the model with the engine's retry policy (each attempt goes into ``attempts``);
-    raise :class:`ProviderError` when it fails for good."""
-    settings, cancel = run.settings, run.cancel
-
-    def wait(seconds: float) -> None:
-        if cancel.wait(seconds):
-            raise RunCancelled()
-
-    retries = with_retries(
-        lambda: _model_call(run.provider, request, cancel),
-        attempts=attempts,
-        succeeded=_model_attempt_ok,
-        failed=_model_attempt_failed,
-        delays=settings.retry_delays,
-        cap=settings.retry_max_delay,
-        wait=wait,
-        rng=run.rng,
-    )
-    try:
-        while True:
-            try:
-                retry = next(retries)
-            except StopIteration as done:
-                response: ModelResponse = done.value
-                return response
-            entry = retry.entry
-            yield ModelCallRetrying(
-                run_id=run.record["run_id"], step=request.step, attempt=retry.attempt, error_type=entry["error_type"],
-                message=entry["message"], status=entry["status"], wait_s=retry.wait_s,
-            )
-    except GaveUp as gave_up:
-        error = gave_up.error
-        assert isinstance(error, ProviderError)
-        if error.transient and settings.retry_delays:
-            error.message = f"{error.message} (gave up after {gave_up.attempts} attempts)"
-        raise error from None
-
-
 def _step(run: _Run, step: int) -> Generator[RunEvent, None, StepOutcome]:
     """One model turn and the tool calls it asks for; the step is in the record when it returns."""
     rid = run.record["run_id"]
@@ -445,7 +355,9 @@ def _step(run: _Run, step: int) -> Generator[RunEvent, None, StepOutcome]:
         step_entry["kind"], run.next_step_kind = run.next_step_kind, None
     model_t0 = time.perf_counter()
     try:
-        response = yield from _call_model(run, request, step_entry["model_attempts"])
+        response = yield from call_model(
+            provider, request, step_entry["model_attempts"], run_id=rid, settings=settings, cancel=cancel, rng=run.rng
+        )
     except ProviderError as exc:
         step_entry.update(
             model_duration_ms=round((time.perf_counter() - model_t0) * 1000, 3),

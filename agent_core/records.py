@@ -235,26 +235,3 @@ def load_record(path: Path | str) -> dict[str, Any]:
     except OSError as exc:
         raise RecordError(f"{path.name}: cannot read ({exc.strerror or exc})") from None
     return parse_record(data, path.name)
-
-
-def summarize(record: dict[str, Any], *, path: str = "") -> dict[str, Any]:
-    """The flat row the History table shows for one record."""
-    usage = record.get("usage") or {}
-    calls = record.get("tool_calls") or []
-    return {
-        "run_id": record.get("run_id"),
-        "started_at": record.get("started_at"),
-        "goal": record.get("goal") or "",
-        "provider": record.get("provider") or "",
-        "model": record.get("model") or "",
-        "status": effective_status(record),
-        "steps": len(record.get("steps") or []),
-        "tool_calls": len(calls),
-        "failed_calls": sum(1 for c in calls if isinstance(c, dict) and not c.get("success")),
-        "tokens": int(usage.get("total_tokens") or 0),
-        "cost_usd": record.get("cost_usd"),
-        "duration_ms": record.get("duration_ms"),
-        "scripted": bool(record.get("scripted")),
-        "grounding": grounding.get("status") if isinstance(grounding := record.get("grounding"), dict) else None,
-        "path": path,
-    }

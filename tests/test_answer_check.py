@@ -10,7 +10,7 @@ import pytest
 from agent_core.events import AnswerSentBack, RunFinished
 from agent_core.loop import MAX_ANSWER_CHECKS, run_agent, run_to_end
 from agent_core.providers.anthropic_messages import build_messages as anthropic_messages
-from agent_core.providers.local_prompt import build_messages as local_messages
+from agent_core.providers.local.prompt import build_messages as local_messages
 from agent_core.providers.openai_chat import build_messages as chat_messages
 from agent_core.providers.openai_responses import build_input as responses_input
 from agent_core.providers.scripted import ScriptedProvider
@@ -139,7 +139,7 @@ def test_every_provider_sends_the_corrective_turn_as_a_user_message(settings: Se
 
 def test_local_plan_makes_the_model_call_a_tool_after_a_correction(settings: Settings) -> None:
     from agent_core.context import ContextBlock
-    from agent_core.providers.local_plan import plan_step
+    from agent_core.providers.local.plan import plan_step
 
     tools = list(build_default_registry(settings))
     sent_back = ContextBlock(index=0, step=1, provider="local", text="407.80", feedback="Your answer says 407.80; …")

@@ -145,8 +145,15 @@ def test_eval_in_chromium_grid_fills_and_a_cell_opens_its_run(tmp_path: Path) ->
         kit.wait_idle(page)
         assert "eval=" in page.url
         box = page.get_by_role("combobox", name="Open a cell")
-        box.click()
-        page.get_by_role("option", name="price-total-ko · offline", exact=True).click()
+        option = page.get_by_role("option", name="price-total-ko · offline", exact=True)
+        for _ in range(5):  # the list can close under a late redraw: open it again
+            box.click()
+            try:
+                option.click(timeout=5_000)
+                break
+            except kit.sync_api.TimeoutError:
+                page.keyboard.press("Escape")
+                kit.wait_idle(page)
         kit.wait_idle(page)
         page.screenshot(path=str(tmp_path / "evals-1400.png"), full_page=True)
         page.get_by_role("link", name="Open run").first.click()

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from agent_core.context import ContextBlock, ToolCallRequest, ToolOutput
-from agent_core.providers.local_plan import analyse, answer_reminder, is_small_talk, plan_step
-from agent_core.providers.local_prompt import output_schema
+from agent_core.providers.local.plan import analyse, answer_reminder, is_small_talk, plan_step
+from agent_core.providers.local.prompt import output_schema
 from agent_core.settings import Settings
 from agent_core.tools.builtins import BUILTIN_TOOL_NAMES, build_default_registry
 from agent_core.tools.registry import Tool
@@ -142,7 +142,7 @@ def test_only_enabled_tools_are_offered(tools: list[Tool]) -> None:
 
 
 def test_comparisons_are_worked_out_in_code_for_the_answer() -> None:
-    from agent_core.providers.local_plan import comparisons
+    from agent_core.providers.local.plan import comparisons
 
     weather = [
         block(0, "get_weather", {"city": "London"}, '{"city": "London", "temperature": 15, "unit": "celsius"}'),
@@ -163,7 +163,7 @@ def test_comparisons_are_worked_out_in_code_for_the_answer() -> None:
 def test_the_answer_can_only_write_numbers_the_goal_or_a_result_has() -> None:
     import re
 
-    from agent_core.providers.local_plan import allowed_numbers, answer_pattern
+    from agent_core.providers.local.plan import allowed_numbers, answer_pattern
 
     blocks = [
         block(0, "lookup", {"topic": "unit price"}, "Unit price: $24 per unit"),
@@ -192,7 +192,7 @@ def test_the_answer_reminder_names_what_found_nothing() -> None:
 def test_when_nothing_was_found_the_answer_must_say_so() -> None:
     import re
 
-    from agent_core.providers.local_plan import answer_pattern, nothing_found
+    from agent_core.providers.local.plan import answer_pattern, nothing_found
 
     failed = [block(0, "get_weather", {"city": "Cairo"}, "ERROR: no weather data", error=True)]
     assert nothing_found(failed) and not nothing_found([]) and not nothing_found(

@@ -17,13 +17,19 @@ from typing import Any
 import jsonschema
 import pytest
 
-from agent_core import local_model
 from agent_core.context import ContextBlock, ToolCallRequest, ToolOutput
 from agent_core.errors import ProviderError
-from agent_core.local_model import ModelFileError, ModelSource, ensure_model_file, is_verified, marker_path
 from agent_core.providers import local
 from agent_core.providers.base import ModelRequest
-from agent_core.providers.local_prompt import (
+from agent_core.providers.local import model_files as local_model
+from agent_core.providers.local.model_files import (
+    ModelFileError,
+    ModelSource,
+    ensure_model_file,
+    is_verified,
+    marker_path,
+)
+from agent_core.providers.local.prompt import (
     build_messages,
     output_schema,
     parse_output,

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from agent_core.context import ContextBlock, ToolOutput
 from agent_core.providers import offline
 from agent_core.providers.base import ModelRequest, ModelResponse, Provider
-from agent_core.providers.offline_rules import (
+from agent_core.providers.offline.rules import (
     classify,
     extract_cities,
     extract_expression,

@@ -18,12 +18,12 @@ from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any, ClassVar, NamedTuple
 
-from agent_core.errors import ProviderError, ProviderUnavailable
+from agent_core.errors import ERROR_PREFIX, ProviderError, ProviderUnavailable
 from agent_core.masking import register_secret
 from agent_core.providers._sdk_errors import map_sdk_error, unexpected_response
 from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse
 
-MISSING_OUTPUT = "ERROR: this call was not run (the run stopped before it)."
+MISSING_OUTPUT = ERROR_PREFIX + "this call was not run (the run stopped before it)."
 """Sent for a call that has no output, since the APIs refuse a call without its output."""
 
 

@@ -88,7 +88,8 @@ class Provider(Protocol):
     """What the UI and the record call it (honest: "offline demo model — rule-based, no LLM")."""
     # Optional: ``instant = True`` for a provider that answers at once, in process (no network, no
     # model): the loop then calls it in its own thread; any other is called in a worker thread,
-    # so that a Stop need not wait for the answer.
+    # so that a Stop need not wait for the answer. Optional: ``use_run(instructions, tools)``,
+    # called by the loop before :meth:`prepare` with the run's system prompt and tools.
 
     def complete(self, request: ModelRequest) -> ModelResponse:
         """Make one model call; raise :class:`agent_core.errors.ProviderError` on failure."""

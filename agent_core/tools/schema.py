@@ -7,6 +7,7 @@ tool is registered.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import re
 import typing
@@ -48,22 +49,38 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
     return description, params
 
 
-def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
-    """Inline ``$defs`` (pydantic puts Enums there) and drop pydantic's ``title`` noise."""
-    defs = schema.pop("$defs", {})
+def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a JSON Schema with its local ``$ref``s replaced by their ``$defs`` (pydantic puts
+    Enums there), without pydantic's ``title`` noise: what the model and the forms read."""
+    defs = schema.get("$defs") or schema.get("definitions") or {}
 
-    def walk(node: Any) -> Any:
-        if isinstance(node, dict):
-            if "$ref" in node and node["$ref"].startswith("#/$defs/"):
-                target = walk(dict(defs[node["$ref"].split("/")[-1]]))
-                extra = {k: walk(v) for k, v in node.items() if k != "$ref"}
-                return {**target, **extra}
-            return {k: walk(v) for k, v in node.items() if k != "title" or isinstance(v, dict)}
+    def resolve(node: Any, depth: int = 0) -> Any:
+        if depth > 20:
+            return {}
         if isinstance(node, list):
-            return [walk(item) for item in node]
-        return node
+            return [resolve(item, depth + 1) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith(("#/$defs/", "#/definitions/")):
+            target = defs.get(ref.rsplit("/", 1)[-1], {})
+            return resolve({**target, **{k: v for k, v in node.items() if k != "$ref"}}, depth + 1)
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key in ("$defs", "definitions", "title"):
+                continue  # keywords only: property names are handled below
+            if key == "properties" and isinstance(value, dict):
+                out[key] = {name: resolve(prop, depth + 1) for name, prop in value.items()}
+            else:
+                out[key] = resolve(value, depth + 1)
+        return out
 
-    return walk(schema)
+    resolved = resolve(copy.deepcopy(schema))
+    if not isinstance(resolved, dict) or not resolved:
+        return {"type": "object", "properties": {}, "additionalProperties": False}
+    resolved.setdefault("type", "object")
+    resolved.setdefault("properties", {})
+    return resolved
 
 
 def build_args_model(func: Callable[..., Any], name: str) -> type[BaseModel]:
@@ -91,7 +108,7 @@ def build_args_model(func: Callable[..., Any], name: str) -> type[BaseModel]:
 
 def model_json_schema(model: type[BaseModel]) -> dict[str, Any]:
     """JSON Schema for the arguments: an object with ``additionalProperties: false``."""
-    schema = _inline_refs(model.model_json_schema())
+    schema = inline_refs(model.model_json_schema())
     schema.pop("description", None)
     out: dict[str, Any] = {"type": "object", "properties": schema.get("properties", {})}
     out["required"] = schema.get("required", [])

@@ -1,12 +1,12 @@
 """What the local model sees and says: chat messages, a JSON schema per step, and the parsing.
 
 Qwen2.5-Coder-1.5B writes tool calls as plain JSON rather than the ``<tool_call>`` tags its chat
-template expects, so native tool parsing fails (reference/LOCAL_MODEL.md). Instead each step's
+template expects, so native tool parsing fails. Instead each step's
 output is constrained by a JSON schema: either ``{"answer": "…"}`` or, one branch per offered
 tool, ``{"<tool name>": {…that tool's own parameters…}}``.
 
 Which branches a step offers, and which argument values are pinned, comes from the step's plan
-(:mod:`agent_core.providers.local_plan`). Measured with ``evals/everyday.yaml`` and
+(:mod:`agent_core.providers.local.plan`). Measured with ``evals/everyday.yaml`` and
 ``bench/local_quality.py``; the reasons are in the docstrings below.
 
 Everything here is pure (no model needed), so it is unit-tested without the model.
@@ -21,8 +21,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_core.context import ContextBlock, ToolCallRequest
-from agent_core.providers.local_plan import answer_reminder, small_talk_reminder
+from agent_core.dispatcher import canonical_signature
+from agent_core.providers.local.plan import answer_reminder, small_talk_reminder
 from agent_core.tools.registry import Tool
+from agent_core.tools.schema import inline_refs
 
 RAW_TYPE = "local_output"
 """``type`` of the raw item a local response carries (the JSON the model produced)."""
@@ -36,39 +38,6 @@ in the user's language, using the numbers from the tool results exactly."""
 
 # ---------------------------------------------------------------------------------------------
 # Schema
-
-
-def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
-    """A copy of a tool's parameter schema with local ``$ref``s replaced by their ``$defs``."""
-    defs = schema.get("$defs") or schema.get("definitions") or {}
-
-    def resolve(node: Any, depth: int = 0) -> Any:
-        if depth > 20:
-            return {}
-        if isinstance(node, list):
-            return [resolve(item, depth + 1) for item in node]
-        if not isinstance(node, dict):
-            return node
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith(("#/$defs/", "#/definitions/")):
-            target = defs.get(ref.rsplit("/", 1)[-1], {})
-            return resolve({**target, **{k: v for k, v in node.items() if k != "$ref"}}, depth + 1)
-        out: dict[str, Any] = {}
-        for key, value in node.items():
-            if key in ("$defs", "definitions", "title"):
-                continue  # keywords only: property names are handled below
-            if key == "properties" and isinstance(value, dict):
-                out[key] = {name: resolve(prop, depth + 1) for name, prop in value.items()}
-            else:
-                out[key] = resolve(value, depth + 1)
-        return out
-
-    resolved = resolve(copy.deepcopy(schema))
-    if not isinstance(resolved, dict) or not resolved:
-        return {"type": "object", "properties": {}, "additionalProperties": False}
-    resolved.setdefault("type", "object")
-    resolved.setdefault("properties", {})
-    return resolved
 
 
 ANSWER_BRANCH: dict[str, Any] = {
@@ -130,7 +99,7 @@ def tool_branch(tool: Tool, pinned: Mapping[str, Sequence[Any]] | None = None) -
     """
     return {
         "type": "object",
-        "properties": {tool.name: _pin(_inline_refs(tool.parameters), tool.name, pinned or {})},
+        "properties": {tool.name: _pin(inline_refs(tool.parameters), tool.name, pinned or {})},
         "required": [tool.name],
         "additionalProperties": False,
     }
@@ -147,7 +116,7 @@ def output_schema(
     """The schema for one step: an answer or one call of an enabled tool (``force_tool``: a call).
 
     ``pinned`` fixes argument values per tool (``{"get_weather": {"city": ["Seoul"]}}``);
-    ``answer_pattern`` constrains the answer text (:func:`~agent_core.providers.local_plan.answer_pattern`).
+    ``answer_pattern`` constrains the answer text (:func:`~agent_core.providers.local.plan.answer_pattern`).
     Branches are mutually exclusive (different required keys, no extra keys), so ``anyOf`` here
     means ``oneOf``; with ``oneOf`` a first probe got a garbled answer ("]24*7+100 = 1700").
     """
@@ -231,7 +200,7 @@ def describe_tool(tool: Tool) -> str:
     Argument descriptions are left out: they cost prompt time on every first step and mostly
     repeat the signature; the schema still constrains the arguments.
     """
-    params = _inline_refs(tool.parameters)
+    params = inline_refs(tool.parameters)
     required = set(params.get("required", []))
     args = []
     for name, prop in params.get("properties", {}).items():
@@ -347,9 +316,7 @@ def build_messages(
 
 def call_signature(name: str, arguments: Any) -> str:
     """Same tool + same arguments (key order ignored) → same text (as the dispatcher sees it)."""
-    return (
-        name + ":" + json.dumps(_arguments_object(arguments), sort_keys=True, ensure_ascii=False, default=str)
-    )
+    return canonical_signature(name, _arguments_object(arguments))
 
 
 def previous_calls(blocks: Sequence[ContextBlock]) -> set[str]:

