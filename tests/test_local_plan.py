@@ -187,3 +187,21 @@ def test_the_answer_reminder_names_what_found_nothing() -> None:
     failed = [block(0, "get_weather", {"city": "Cairo", "unit": "celsius"}, "ERROR: no weather data", error=True)]
     reminder = answer_reminder("What's the weather like in Cairo?", failed)
     assert "get_weather(city=Cairo)" in reminder and "not found" in reminder
+
+
+def test_when_nothing_was_found_the_answer_must_say_so() -> None:
+    import re
+
+    from agent_core.providers.local.plan import answer_pattern, nothing_found
+
+    failed = [block(0, "get_weather", {"city": "Cairo"}, "ERROR: no weather data", error=True)]
+    assert nothing_found(failed) and not nothing_found([]) and not nothing_found(
+        failed + [block(1, "lookup", {"topic": "unit price"}, "Unit price: $24")]
+    )
+    english = re.compile(answer_pattern([], not_found="English")[1:-1])
+    assert english.fullmatch("I could not find the weather for Cairo.")
+    assert not english.fullmatch("The weather in Cairo is sunny.")
+    assert not english.fullmatch("I could not find it; it is probably 30 °C.")
+    korean = re.compile(answer_pattern([], not_found="Korean")[1:-1])
+    assert korean.fullmatch("죄송합니다, 카이로의 날씨 정보를 찾을 수 없습니다.")
+    assert not korean.fullmatch("카이로는 맑습니다.")

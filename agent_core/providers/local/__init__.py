@@ -38,7 +38,15 @@ from agent_core.providers.local.model_files import (
     missing_parts,
     resolve_source,
 )
-from agent_core.providers.local.plan import StepPlan, allowed_numbers, answer_pattern, plan_step, planned_call
+from agent_core.providers.local.plan import (
+    StepPlan,
+    allowed_numbers,
+    answer_pattern,
+    nothing_found,
+    plan_step,
+    planned_call,
+    request_language,
+)
 from agent_core.providers.local.prompt import (
     RAW_TYPE,
     OutputError,
@@ -447,7 +455,13 @@ class LocalProvider:
         pinned = plan.arguments if plan is not None else {}
         # The final answer may only write numbers the goal or a successful result has: a made-up
         # figure cannot be generated (the answer check has nothing left to catch).
-        numbers = answer_pattern(allowed_numbers(request.goal, request.blocks)) if plan and plan.answer else None
+        numbers = None
+        if plan and plan.answer:
+            empty = nothing_found(request.blocks) and not plan.tools
+            numbers = answer_pattern(
+                allowed_numbers(request.goal, request.blocks),
+                not_found=request_language(request.goal) if empty else None,
+            )
         limit = min(self.max_tokens, CALL_TOKENS if force and tools else ANSWER_TOKENS)
         body = {
             "messages": messages,

@@ -498,14 +498,30 @@ def allowed_numbers(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
     return sorted(found, key=lambda v: (-len(v), v))
 
 
-def answer_pattern(numbers: Sequence[str]) -> str:
+def answer_pattern(numbers: Sequence[str], *, not_found: str | None = None) -> str:
     """A regex for an answer whose digits all belong to ``numbers``: any text without digits,
-    and digits only as one of those numbers (the model cannot write a figure no result has)."""
+    and digits only as one of those numbers (the model cannot write a figure no result has).
+
+    ``not_found`` ("English" or "Korean"): nothing was found at all, so the answer must start by
+    saying so. Blocked from digits, the model still tried to write "Cairo is currently  …°C" and
+    ran on in combining marks until the token limit.
+    """
     options = "|".join(re.escape(n) for n in numbers)
     # Every decimal digit system, not only 0-9: blocked from ASCII digits, the model once wrote
     # "١٢°C" in Arabic-Indic digits.
     other = f"[^{_ALL_DIGITS}]"
-    return f"^(?:{other}|{options})*$" if options else f"^{other}*$"
+    body = f"(?:{other}|{options})*" if options else f"{other}*"
+    if not_found == "Korean":
+        return f"^(?:죄송합니다|죄송하지만|아쉽게도)[^{_ALL_DIGITS}]*(?:찾을 수 없|찾지 못했|없습니다|없어요){body}$"
+    if not_found:
+        return f"^(?:Sorry, I could not find|I could not find|I couldn't find){body}$"
+    return f"^{body}$"
+
+
+def nothing_found(blocks: Sequence[ContextBlock]) -> bool:
+    """Every call so far failed or found nothing (and there was at least one)."""
+    outputs = [o for b in blocks for o in b.outputs]
+    return bool(outputs) and all(o.is_error or o.output.startswith("No results") for o in outputs)
 
 
 _ALL_DIGITS = (

@@ -87,6 +87,10 @@ after computing $480 against a $500 threshold; writing the comparison out first 
 Only ``answer`` reaches the user; the record keeps both."""
 
 
+MAX_ANSWER_CHARS = 600
+"""Longest answer text: a bound on a run-on answer (one to three sentences are asked for)."""
+
+
 def tool_branch(tool: Tool, pinned: Mapping[str, Sequence[Any]] | None = None) -> dict[str, Any]:
     """``{"<this tool's name>": <this tool's parameters>}``, with ``pinned`` argument values.
 
@@ -122,6 +126,7 @@ def output_schema(
         answer = copy.deepcopy(CHECKED_ANSWER if checked_answer else ANSWER_BRANCH)
         if answer_pattern:
             answer["properties"]["answer"]["pattern"] = answer_pattern
+            answer["properties"]["answer"]["maxLength"] = MAX_ANSWER_CHARS
         branches.insert(0, answer)
     return branches[0] if len(branches) == 1 else {"anyOf": branches}
 
