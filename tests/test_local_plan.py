@@ -205,3 +205,9 @@ def test_when_nothing_was_found_the_answer_must_say_so() -> None:
     korean = re.compile(answer_pattern([], not_found="Korean")[1:-1])
     assert korean.fullmatch("죄송합니다, 카이로의 날씨 정보를 찾을 수 없습니다.")
     assert not korean.fullmatch("카이로는 맑습니다.")
+
+
+def test_the_percentage_hint_only_where_a_percentage_is_asked(tools: list[Tool]) -> None:
+    assert "p / 100" in plan_step("What is 17% of 2,340?", [], tools).hint
+    facts = block(0, "lookup", {"topic": "unit price"}, "Unit price: $24 per unit")
+    assert "p / 100" not in plan_step("How much do 25 units cost?", [facts], tools).hint

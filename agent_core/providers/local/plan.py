@@ -301,7 +301,7 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
             continue
         reason = f"must call for {need.key}" + (" (again, other words)" if state == "failed" else "")
         pinned = {offered[0].name: need.arguments} if need.arguments else {}
-        return StepPlan(offered, True, reason, pinned, hint=step_hint(need, state))
+        return StepPlan(offered, True, reason, pinned, hint=step_hint(need, state, goal))
     return StepPlan([], False, "every need met or tried: answer", answer=True)
 
 
@@ -322,12 +322,15 @@ def planned_call(plan: StepPlan) -> tuple[str, dict[str, Any]] | None:
     return tool.name, {key: pinned[key][0] for key in properties}
 
 
-def step_hint(need: Need, state: str) -> str:
+def step_hint(need: Need, state: str, goal: str = "") -> str:
     """What to put in this step's call, where the model tends to get it wrong."""
     if need.key == "calculator":
         return (
             "\n\n(Next: one calculator expression that gives the final figure asked for, with the "
-            "numbers from the request and the tool results; p% of x is x * p / 100.)"
+            "numbers from the request and the tool results"
+            # Only where a percentage is asked: said always, the model divided every total by 100
+            # ("25 * 24 / 100" for the price of 25 units).
+            + ("; p% of x is x * p / 100.)" if re.search(r"%|percent|퍼센트|프로", goal, re.IGNORECASE) else ".)")
         )
     if need.key == "documents":
         again = "That search found nothing: try other, simpler English keywords. " if state == "failed" else ""
