@@ -301,6 +301,9 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
             continue
         reason = f"must call for {need.key}" + (" (again, other words)" if state == "failed" else "")
         pinned = {offered[0].name: need.arguments} if need.arguments else {}
+        if need.key == "calculator" and (expression := quantity_times_price(goal, blocks)) is not None:
+            pinned = {"calculator": {"expression": [expression]}}
+            reason += f" ({expression}: the quantity asked × the unit price found)"
         return StepPlan(offered, True, reason, pinned, hint=step_hint(need, state, goal))
     return StepPlan([], False, "every need met or tried: answer", answer=True)
 
@@ -320,6 +323,37 @@ def planned_call(plan: StepPlan) -> tuple[str, dict[str, Any]] | None:
     if not properties or any(len(pinned.get(key, ())) != 1 for key in properties):
         return None
     return tool.name, {key: pinned[key][0] for key in properties}
+
+
+_UNIT_PRICE = re.compile(r"\$\s?(\d+(?:\.\d+)?) per unit|개당 \$\s?(\d+(?:\.\d+)?)")
+_NOT_PLAIN = re.compile(
+    r"%|percent|discount|volume|tier|includ|plus|with shipping|fee|tax|each other|split|average"
+    r"|할인|포함|더하|배송비 포함|세금|평균|퍼센트",
+    re.IGNORECASE,
+)
+
+
+def quantity_times_price(goal: str, blocks: Sequence[ContextBlock]) -> str | None:
+    """``"20 * 24"`` for a goal that prices one quantity ("is shipping free for 20 units?") once
+    the unit price is in, else None. Left to write it, the model mixed the $500 threshold into the
+    product ("25 * 24 - 500 * 24 / 100"); a goal with discounts, fees or percentages is left to it.
+    """
+    if _NOT_PLAIN.search(goal):
+        return None
+    quantities = re.findall(r"(\d[\d,]*)\s*(?:units?|items?|pieces?|개)", goal, re.IGNORECASE)
+    figures = [n for n in _NUMBER.findall(goal) if not _YEARISH.match(n.replace(",", ""))]
+    if len(quantities) != 1 or len(figures) != 1:
+        return None
+    prices = {
+        m.group(1) or m.group(2)
+        for b in blocks
+        for o in b.outputs
+        if not o.is_error and o.name == "lookup"
+        for m in _UNIT_PRICE.finditer(o.output)
+    }
+    if len(prices) != 1:
+        return None
+    return f"{quantities[0].replace(',', '')} * {prices.pop()}"
 
 
 def step_hint(need: Need, state: str, goal: str = "") -> str:
