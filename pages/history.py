@@ -13,7 +13,7 @@ import streamlit as st
 
 from agent_core import stats
 from agent_core.errors import RecordError
-from pages import _explain_ui, _history_ui, _otel_ui, _outcome_ui
+from pages import _explain_ui, _history_ui, _live, _otel_ui, _outcome_ui
 from pages import _grounding_ui as grounding_ui
 from pages import _ui as ui
 from pages._compare_ui import compare_picker, replay_panel
@@ -160,7 +160,7 @@ def _run_detail(record: dict[str, Any]) -> None:
         help=ui.explain("scripted") if record.get("scripted") else None,
     )
     st.caption("Goal")
-    ui.show_text(record.get("goal"))
+    _live.fold_goal(str(record.get("goal") or ""))  # a long goal: its first 300 characters · show all
     calls = [c for c in record.get("tool_calls") or [] if isinstance(c, dict)]
     usage = record.get("usage") or {}
     failed = sum(map(stats.call_failed, calls))

@@ -7,7 +7,7 @@ from typing import Any
 import streamlit as st
 
 from agent_core import stats
-from pages import _coverage_ui
+from pages import _coverage_ui, _toolstats_ui
 from pages import _grounding_ui as grounding_ui
 from pages import _ui as ui
 
@@ -123,11 +123,19 @@ for label, value, help_text in (
 ):
     row.metric(label, value, help=help_text, width="content")
 
-per_tool = tables["tool"]
+per_tool = _toolstats_ui.with_reliability(tables["tool"])
 st.subheader("Per tool")
-st.dataframe(per_tool, hide_index=True, width="stretch", column_config=STATS_COLUMNS)
+st.dataframe(
+    per_tool,
+    hide_index=True,
+    width="stretch",
+    column_config={**STATS_COLUMNS, **_toolstats_ui.COLUMNS},
+    column_order=_toolstats_ui.column_order(list(per_tool.columns)),
+)
 
-c1, c2 = st.columns(2)
+# Side by side on a wide screen, one under the other below ~1000 px.
+charts = st.container(horizontal=True, wrap=True, gap="medium")
+c1, c2 = charts.container(width=440), charts.container(width=440)
 with c1:
     st.markdown("**Success rate per tool**")
     ui.bar_chart(
@@ -141,14 +149,17 @@ with c1:
     )
 with c2:
     st.markdown("**Duration per tool (ms)**", help="p50 = median; p95 = 95% of calls were faster.")
-    durations = per_tool.rename(columns={"p50_ms": "p50", "mean_ms": "mean", "p95_ms": "p95"}).melt(
+    labelled = per_tool.assign(tool=[_toolstats_ui.tool_label(t, int(n)) for t, n in zip(per_tool["tool"], per_tool["calls"])])
+    durations = labelled.rename(columns={"p50_ms": "p50", "mean_ms": "mean", "p95_ms": "p95"}).melt(
         id_vars=["tool"], value_vars=["p50", "mean", "p95"], var_name="measure", value_name="ms"
     )
+    durations["ms"] = durations["ms"].astype(float).clip(lower=0.01)  # log scale: no zeros
     measures = ["p50", "mean", "p95"]
     ui.bar_chart(
         durations,
         {
-            "x": ui.quantitative("ms", "milliseconds"),
+            # Log scale: one slow tool no longer squashes the others to nothing.
+            "x": ui.quantitative("ms", "milliseconds (log scale)", scale={"type": "symlog"}),
             "y": ui.nominal("tool", title=None),
             "yOffset": ui.nominal("measure", sort=measures),
             "color": ui.nominal("measure", sort=measures, title=None, legend={"orient": "bottom"}),

@@ -49,7 +49,18 @@ with st.form(f"tools_form_{name}", border=True):
             label = spec.name + ("" if spec.required else " (optional)")
             key = f"tools_arg_{name}_{spec.name}"
             help_text = spec.description or None
-            if spec.kind == "enum":
+            if name == "read_file" and spec.name == "path" and not raw_mode:
+                # The workspace's files to pick from (another path can still be typed).
+                files = sorted(
+                    str(p.relative_to(config.workspace_dir))
+                    for p in config.workspace_dir.rglob("*")
+                    if p.is_file()
+                ) if config.workspace_dir.is_dir() else []
+                values[spec.name] = st.selectbox(
+                    label, files, index=0 if files else None, key=key, help=help_text,
+                    accept_new_options=True, placeholder="a file in the workspace",
+                )
+            elif spec.kind == "enum":
                 options = list(spec.options)
                 index = options.index(spec.default) if spec.default in options else (0 if spec.required else None)
                 values[spec.name] = st.selectbox(label, options, index=index, key=key, help=help_text)
@@ -94,10 +105,14 @@ if submitted:
     except ValueError as exc:
         st.error(ui.md_label(exc, 200))
     else:
-        entry = Dispatcher(registry, config).call_direct(name, arguments)
+        with st.spinner(f"Calling {ui.md_label(name, 64)}… (failed attempts are retried)", show_time=True):
+            entry = Dispatcher(registry, config).call_direct(name, arguments)
         st.session_state["tools_last"] = entry
 
 last = st.session_state.get("tools_last")
+if last and last.get("tool") != name:  # the last result was another tool's: clear it
+    st.session_state.pop("tools_last", None)
+    last = None
 if last:
     with st.container(border=True):
         ok = last.get("success")

@@ -569,6 +569,10 @@ def test_tool_stats_numbers(data_dir: Path) -> None:
     assert per_tool.loc["get_weather", "calls"] == 2
     assert per_tool.loc["get_weather", "err_validation"] == 1
     assert per_tool.loc["get_weather", "success_rate"] == pytest.approx(0.5)
+    # The tool itself never failed: its misses were the model's (bad arguments, a refused repeat).
+    assert per_tool.loc["get_weather", "reliable_rate"] == pytest.approx(1.0)
+    assert per_tool.loc["get_weather", "model_mistakes"] == 1
+    assert per_tool.loc["calculator", "reliable_rate"] == pytest.approx(1.0)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Tool calls"] == "5" and metrics["Success rate"] == "60%"
     by_provider = at.dataframe[1].value.set_index("provider")

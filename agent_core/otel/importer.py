@@ -274,6 +274,8 @@ def trace_to_record(spans: list[dict[str, Any]], *, source: str = "") -> dict[st
 
     used = {root["span_id"]}
     chats = [s for s in spans if roles[s["span_id"]] == "chat" and not is_attempt(s)]
+    # Steps of one millisecond share a start time: our own step number orders them when present.
+    chats.sort(key=lambda s: (_num(s["attributes"].get(_PREFIX + "step")) or 0, s["start"], s["span_id"]))
     tools = [s for s in spans if roles[s["span_id"]] == "tool" and not is_attempt(s)]
     fallbacks = {}
     for span in tools:

@@ -88,10 +88,11 @@ CACHE_RAM_MIB = 256
 """Bound on llama.cpp's in-RAM prompt cache (its default, 8 GB, is more than this machine has)."""
 WARM_UP_S = 20
 """About how long the warm-up (:meth:`LocalProvider._warm_up`) takes on 2 cores, for the progress text."""
-N_BATCH = 128
+N_BATCH = 64
 """Prompt tokens llama.cpp processes between two checks for a Stop (its default, 2048, is over a
 minute of work on 2 cores: a Stop during a long goal left the model busy for minutes). With
-``return_progress`` the server reports after every batch, and the reply to that report stops it."""
+``return_progress`` the server reports after every batch, and the reply to that report stops it;
+the batch under way still finishes (~2 s on 2 idle cores, far longer on a loaded machine)."""
 
 
 def availability() -> str | None:
