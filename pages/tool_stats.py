@@ -135,7 +135,7 @@ st.dataframe(
 
 # Side by side on a wide screen, one under the other below ~1000 px.
 charts = st.container(horizontal=True, wrap=True, gap="medium")
-c1, c2 = charts.container(width=500), charts.container(width=500)
+c1, c2 = charts.container(width=440), charts.container(width=440)
 with c1:
     st.markdown("**Success rate per tool**")
     ui.bar_chart(
@@ -159,7 +159,7 @@ with c2:
         durations,
         {
             # Log scale: one slow tool no longer squashes the others to nothing.
-            "x": ui.quantitative("ms", "milliseconds (log scale)", scale={"type": "log"}),
+            "x": ui.quantitative("ms", "milliseconds (log scale)", scale={"type": "symlog"}),
             "y": ui.nominal("tool", title=None),
             "yOffset": ui.nominal("measure", sort=measures),
             "color": ui.nominal("measure", sort=measures, title=None, legend={"orient": "bottom"}),
