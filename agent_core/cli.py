@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO, assert_never
 
 from agent_core import cli_explain
+from agent_core.cli_common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, usage_error
 from agent_core.errors import ProviderUnavailable
 from agent_core.events import (
     AnswerSentBack,
@@ -32,8 +33,6 @@ from agent_core.events import (
 )
 from agent_core.providers import PROVIDER_IDS
 from agent_core.settings import ANSWER_CHECKS, Settings
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -127,12 +126,8 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
             },
             tools=args.tools.split(",") if args.tools else None,
         )
-    except ProviderUnavailable as exc:
-        sys.stderr.write(f"error: {exc.message}\n")
-        return EXIT_USAGE
-    except ValueError as exc:
-        sys.stderr.write(f"error: {exc}\n")
-        return EXIT_USAGE
+    except (ProviderUnavailable, ValueError) as exc:
+        return usage_error(exc)
     cancel = threading.Event()
     finished: RunFinished | None = None
     try:

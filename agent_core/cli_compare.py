@@ -7,10 +7,9 @@ import json
 import sys
 from typing import Any
 
+from agent_core.cli_common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, usage_error
 from agent_core.errors import RecordError
 from agent_core.settings import Settings
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def add_compare_parser(sub: Any) -> None:
@@ -142,12 +141,8 @@ def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
             source, args.provider, model=args.model, base_url=args.base_url, tool_mode=args.tools,
             match=args.match, from_step=args.from_step, settings=settings,
         )
-    except ProviderUnavailable as exc:
-        sys.stderr.write(f"error: {exc.message}\n")
-        return EXIT_USAGE
-    except ValueError as exc:
-        sys.stderr.write(f"error: {exc}\n")
-        return EXIT_USAGE
+    except (ProviderUnavailable, ValueError) as exc:
+        return usage_error(exc)
     finished: RunFinished | None = None
     for event in replay.events():
         if not args.quiet:
@@ -218,12 +213,8 @@ def cmd_arena(args: argparse.Namespace, settings: Settings) -> int:
             overrides={"max_steps": args.max_steps} if args.max_steps else None,
             tools=[t for t in args.tools.split(",")] if args.tools else None,
         )
-    except ProviderUnavailable as exc:
-        sys.stderr.write(f"error: {exc.message}\n")
-        return EXIT_USAGE
-    except ValueError as exc:
-        sys.stderr.write(f"error: {exc}\n")
-        return EXIT_USAGE
+    except (ProviderUnavailable, ValueError) as exc:
+        return usage_error(exc)
     labels = [e.label() for e in entries]
     try:
         for index, event in arena.events():

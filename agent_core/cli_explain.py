@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent_core.cli_common import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from agent_core.errors import RecordError
 from agent_core.settings import Settings
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 COMMANDS = ("summary",)
 """Commands this module adds; ``export`` and ``import`` are shared with OTLP (see :mod:`agent_core.cli`)."""
 

@@ -15,13 +15,13 @@ import sys
 import threading
 from typing import Any, TextIO
 
+from agent_core.cli_common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, usage_error
 from agent_core.errors import ProviderUnavailable
 from agent_core.evals.goalset import GoalSetError, load_goal_set
 from agent_core.evals.judge import Judge
 from agent_core.evals.runner import EvalRun, Progress, Target, evals_dir
 from agent_core.settings import Settings
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 JSON_KEYS = (
     "eval_id", "goal_set", "complete", "planned", "repeats", "targets", "judge", "started_at", "finished_at",
     "duration_ms", "summary", "cells", "baseline", "flips", "mcnemar_p", "mcnemar",
@@ -166,12 +166,8 @@ def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
             base = load_result(args.baseline, settings)
             if base["goal_set"]["name"] != goal_set.name:
                 raise ValueError(f"baseline {args.baseline} is an eval of {base['goal_set']['name']!r}, not of {goal_set.name!r}")
-    except ProviderUnavailable as exc:
-        sys.stderr.write(f"error: {exc.message}\n")
-        return EXIT_USAGE
-    except ValueError as exc:
-        sys.stderr.write(f"error: {exc}\n")
-        return EXIT_USAGE
+    except (ProviderUnavailable, ValueError) as exc:
+        return usage_error(exc)
 
     def report(p: Progress) -> None:
         if not args.quiet:

@@ -14,10 +14,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from agent_core.cli_common import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from agent_core.errors import RecordError
 from agent_core.settings import Settings
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
