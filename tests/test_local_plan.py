@@ -205,3 +205,22 @@ def test_when_nothing_was_found_the_answer_must_say_so() -> None:
     korean = re.compile(answer_pattern([], not_found="Korean")[1:-1])
     assert korean.fullmatch("죄송합니다, 카이로의 날씨 정보를 찾을 수 없습니다.")
     assert not korean.fullmatch("카이로는 맑습니다.")
+
+
+def test_the_percentage_hint_only_where_a_percentage_is_asked(tools: list[Tool]) -> None:
+    assert "p / 100" in plan_step("What is 17% of 2,340?", [], tools).hint
+    facts = block(0, "lookup", {"topic": "unit price"}, "Unit price: $24 per unit")
+    assert "p / 100" not in plan_step("How much do 25 units cost?", [facts], tools).hint
+
+
+def test_a_plain_quantity_is_priced_with_the_unit_price_found(tools: list[Tool]) -> None:
+    from agent_core.providers.local.plan import quantity_times_price
+
+    facts = [block(0, "lookup", {"topic": "unit price, shipping"}, "Unit price: $24 per unit\nShipping: free on $500 or more")]
+    assert quantity_times_price("If I order 25 units, do I get free shipping?", facts) == "25 * 24"
+    assert quantity_times_price("20개 주문하면 배송비 무료인가요?", [block(0, "lookup", {"topic": "단가"}, "단가: 개당 $24")]) == "20 * 24"
+    assert quantity_times_price("How much do 150 units cost after the volume discount?", facts) is None
+    assert quantity_times_price("What do 10 units cost including shipping?", facts) is None
+    assert quantity_times_price("How much do 7 units cost?", []) is None  # no price yet
+    plan = plan_step("If I order 25 units, do I get free shipping?", facts, tools)
+    assert plan.arguments == {"calculator": {"expression": ["25 * 24"]}}

@@ -301,7 +301,10 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
             continue
         reason = f"must call for {need.key}" + (" (again, other words)" if state == "failed" else "")
         pinned = {offered[0].name: need.arguments} if need.arguments else {}
-        return StepPlan(offered, True, reason, pinned, hint=step_hint(need, state))
+        if need.key == "calculator" and (expression := quantity_times_price(goal, blocks)) is not None:
+            pinned = {"calculator": {"expression": [expression]}}
+            reason += f" ({expression}: the quantity asked × the unit price found)"
+        return StepPlan(offered, True, reason, pinned, hint=step_hint(need, state, goal))
     return StepPlan([], False, "every need met or tried: answer", answer=True)
 
 
@@ -322,12 +325,46 @@ def planned_call(plan: StepPlan) -> tuple[str, dict[str, Any]] | None:
     return tool.name, {key: pinned[key][0] for key in properties}
 
 
-def step_hint(need: Need, state: str) -> str:
+_UNIT_PRICE = re.compile(r"\$\s?(\d+(?:\.\d+)?) per unit|개당 \$\s?(\d+(?:\.\d+)?)")
+_NOT_PLAIN = re.compile(
+    r"%|percent|discount|volume|tier|includ|plus|with shipping|fee|tax|each other|split|average"
+    r"|할인|포함|더하|배송비 포함|세금|평균|퍼센트",
+    re.IGNORECASE,
+)
+
+
+def quantity_times_price(goal: str, blocks: Sequence[ContextBlock]) -> str | None:
+    """``"20 * 24"`` for a goal that prices one quantity ("is shipping free for 20 units?") once
+    the unit price is in, else None. Left to write it, the model mixed the $500 threshold into the
+    product ("25 * 24 - 500 * 24 / 100"); a goal with discounts, fees or percentages is left to it.
+    """
+    if _NOT_PLAIN.search(goal):
+        return None
+    quantities = re.findall(r"(\d[\d,]*)\s*(?:units?|items?|pieces?|개)", goal, re.IGNORECASE)
+    figures = [n for n in _NUMBER.findall(goal) if not _YEARISH.match(n.replace(",", ""))]
+    if len(quantities) != 1 or len(figures) != 1:
+        return None
+    prices = {
+        m.group(1) or m.group(2)
+        for b in blocks
+        for o in b.outputs
+        if not o.is_error and o.name == "lookup"
+        for m in _UNIT_PRICE.finditer(o.output)
+    }
+    if len(prices) != 1:
+        return None
+    return f"{quantities[0].replace(',', '')} * {prices.pop()}"
+
+
+def step_hint(need: Need, state: str, goal: str = "") -> str:
     """What to put in this step's call, where the model tends to get it wrong."""
     if need.key == "calculator":
         return (
             "\n\n(Next: one calculator expression that gives the final figure asked for, with the "
-            "numbers from the request and the tool results; p% of x is x * p / 100.)"
+            "numbers from the request and the tool results"
+            # Only where a percentage is asked: said always, the model divided every total by 100
+            # ("25 * 24 / 100" for the price of 25 units).
+            + ("; p% of x is x * p / 100.)" if re.search(r"%|percent|퍼센트|프로", goal, re.IGNORECASE) else ".)")
         )
     if need.key == "documents":
         again = "That search found nothing: try other, simpler English keywords. " if state == "failed" else ""
