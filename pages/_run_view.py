@@ -82,12 +82,12 @@ def waited_text(attempt: dict[str, Any]) -> str:
 
 
 def _attempt_rows(tool: Any, attempts: list[Any]) -> list[dict[str, Any]]:
-    # The wait and the duration first: at 800 px they stay in view, the error text runs off the right.
+    # Few, short columns, the wait and the duration first: at 800 px they stay in view (the
+    # error text may run off the right; the sentence above the table says each wait in full).
     return [
         {
-            "attempt": a.get("attempt"),
-            "ok": bool(a.get("success")),
-            "waited": waited_text(a),
+            "attempt": f"{a.get('attempt')} {'✓' if a.get('success') else '✗'}",
+            "waited": f"{a['wait_s']:.2f} s" if waited_text(a) else "",
             "duration": ui.fmt_ms(a.get("duration_ms")),
             "tool": tool,
             "error": a.get("error") or "",
@@ -136,15 +136,26 @@ def render_tool_call(entry: dict[str, Any], container: Any) -> None:
         rows = _attempt_rows(entry.get("tool"), attempts)
         if fallback:
             rows += _attempt_rows(fallback.get("tool"), fallback.get("attempts") or [])
-        box.caption("Attempts (a failed attempt that is temporary is retried after the wait shown)")
+        groups = [(entry.get("tool"), attempts)]
+        if fallback:
+            groups.append((fallback.get("tool"), fallback.get("attempts") or []))
+        waits = [
+            f"attempt {a.get('attempt')} of {ui.md_label(tool, 40)}: {waited_text(a)}"
+            for tool, group in groups
+            for a in group
+            if isinstance(a, dict) and waited_text(a)
+        ]
+        box.caption(
+            "Attempts (a failed attempt that is temporary is retried after a wait)"
+            + "".join(f"  \n⏳ {w}" for w in waits)
+        )
         box.dataframe(
             pd.DataFrame(rows),
             hide_index=True,
             width="stretch",
             column_config={
-                "attempt": st.column_config.NumberColumn("#", format="%d", width="small"),
-                "ok": st.column_config.CheckboxColumn("OK", width="small"),
-                "waited": st.column_config.TextColumn("waited", width="medium", help=ui.explain("retry")),
+                "attempt": st.column_config.TextColumn("attempt", width="small"),
+                "waited": st.column_config.TextColumn("waited", width="small", help=ui.explain("retry")),
                 "duration": st.column_config.TextColumn("duration", width="small"),
             },
         )

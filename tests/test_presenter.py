@@ -100,12 +100,15 @@ def test_a_retry_shows_its_wait_with_its_cap(data_dir: Path) -> None:
     assert all(0 <= a["wait_s"] <= a["wait_cap_s"] for a in first[:2])
     tables = [d.value for d in at.dataframe if "waited" in d.value.columns]
     assert tables, "no attempts table"
-    # The wait and the duration come right after the attempt's outcome (in view at 800 px).
-    assert list(tables[0].columns[:4]) == ["attempt", "ok", "waited", "duration"]
-    shown = list(tables[0]["waited"])
-    assert shown[0] == f"waited {first[0]['wait_s']:.2f} s of at most 0.02 s, randomised"
-    assert shown[1] == f"waited {first[1]['wait_s']:.2f} s of at most 0.04 s, randomised"
-    assert shown[2] == ""  # the last attempt succeeded: no wait
+    # Few columns, the wait and the duration right after the attempt (in view at 800 px).
+    assert list(tables[0].columns[:3]) == ["attempt", "waited", "duration"]
+    assert list(tables[0]["attempt"]) == ["1 ✗", "2 ✗", "3 ✓"]
+    assert list(tables[0]["waited"]) == [f"{first[0]['wait_s']:.2f} s", f"{first[1]['wait_s']:.2f} s", ""]
+    # Each wait in full, with its cap, above the table.
+    texts = [str(c.value) for c in at.caption]
+    for attempt, cap in ((first[0], "0.02"), (first[1], "0.04")):
+        sentence = f"attempt {attempt['attempt']} of search\\_web: waited {attempt['wait_s']:.2f} s of at most {cap} s, randomised"
+        assert any(sentence in t for t in texts), (sentence, texts)
 
 
 def test_waited_text_with_a_server_retry_after_or_an_old_record() -> None:
