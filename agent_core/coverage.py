@@ -2,21 +2,19 @@
 and whose forms it filled in wrongly (argument-validation failures).
 
 This tells a tool author which description to fix. Offered tools come from each record's
-``settings.tools`` (the tool-call table only knows the tools that were called), read through
-:meth:`agent_core.store.RunStore.load` and kept per file, so a second look costs nothing.
+``settings.tools`` (the tool-call table only knows the tools that were called), kept in the run
+summary index as the ``tools_offered`` column: coverage is computed from the store's run table
+and tool-call table and never reads a record file, so it stays fast at 10,000+ runs.
 The numbers themselves are pure pandas (:func:`coverage_table`), tested on hand-counted data.
 """
 
 from __future__ import annotations
 
-import threading
+import json
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
-
-from agent_core.errors import RecordError
 
 OFFERED_COLUMNS = ["run_id", "provider", "model", "tool"]
 COVERAGE_COLUMNS = [
@@ -89,36 +87,35 @@ def validation_matrix(table: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-class OfferedTools:
-    """Offered tools per record file, read once per file version (thread-safe)."""
+def offered_from_runs(runs: pd.DataFrame) -> pd.DataFrame:
+    """The offered-tools frame (:data:`OFFERED_COLUMNS`) of a run table: the store's
+    :meth:`~agent_core.store.RunStore.runs` (or rows of it), whose ``tools_offered`` column holds
+    each run's offered tool names as a JSON array (see :mod:`agent_core.run_columns`)."""
+    if runs.empty or "tools_offered" not in runs.columns:
+        return offered_frame([])
+    view = runs[runs["tools_offered"].notna()]
+    out: list[tuple[str, str, str, str]] = []
+    for run_id, provider, model, text in zip(
+        view["run_id"].tolist(), view["provider"].tolist(), view["model"].tolist(), view["tools_offered"].tolist()
+    ):
+        run = (run_id if isinstance(run_id, str) else "", provider if isinstance(provider, str) else "",
+               model if isinstance(model, str) else "")
+        try:
+            tools = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(tools, list):
+            out += [(*run, t) for t in tools if isinstance(t, str)]
+    return offered_frame(out)
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._seen: dict[str, tuple[tuple[int, int], list[tuple[str, str, str, str]]]] = {}
+
+class OfferedTools:
+    """Offered tools of chosen runs, from the store's run table (no record file is read)."""
 
     def rows(self, store: Any, run_ids: Iterable[str]) -> tuple[pd.DataFrame, list[str]]:
-        """The offered-tools frame of ``run_ids`` and the ids whose record could not be read."""
-        out: list[tuple[str, str, str, str]] = []
-        missing: list[str] = []
-        runs_dir = Path(store.runs_dir)
-        for run_id in run_ids:
-            path = runs_dir / f"{run_id}.json"
-            try:
-                st = path.stat()
-                key = (st.st_size, st.st_mtime_ns)
-            except OSError:
-                key = (-1, -1)
-            with self._lock:
-                hit = self._seen.get(str(path))
-            if hit is not None and hit[0] == key:
-                out += hit[1]
-                continue
-            try:
-                rows = offered_rows(store.load(run_id))
-            except RecordError:
-                missing.append(run_id)
-                continue
-            with self._lock:
-                self._seen[str(path)] = (key, rows)
-            out += rows
-        return offered_frame(out), missing
+        """The offered-tools frame of ``run_ids`` and the ids that are not in the run table."""
+        runs = store.runs()
+        wanted = [str(i) for i in run_ids]
+        view = runs[runs["run_id"].isin(wanted)]
+        found = set(view["run_id"].dropna().tolist())
+        return offered_from_runs(view), [i for i in wanted if i not in found]

@@ -97,6 +97,17 @@ def _grounding_status(record: Mapping[str, Any], facts: Facts) -> str | None:
     return as_text(grounding.get("status")) if isinstance(grounding, dict) else None
 
 
+def _tools_offered(record: Mapping[str, Any], facts: Facts) -> str | None:
+    """The tool names the run offered the model (``settings.tools``, each once, in order) as a JSON
+    array; None when it offered none. Tool stats → Coverage reads it instead of every record."""
+    settings = record.get("settings")
+    tools = settings.get("tools") if isinstance(settings, dict) else None
+    if not isinstance(tools, list):
+        return None
+    names = list(dict.fromkeys(t for t in tools if isinstance(t, str)))
+    return json.dumps(names, ensure_ascii=False, separators=(",", ":")) if names else None
+
+
 RUN_COLUMN_SPEC: tuple[RunColumn, ...] = (
     RunColumn("run_id", lambda r, f: as_text(r.get("run_id")), "text"),
     RunColumn("started_at", lambda r, f: as_text(r.get("started_at")), None),
@@ -114,6 +125,7 @@ RUN_COLUMN_SPEC: tuple[RunColumn, ...] = (
     RunColumn("duration_ms", lambda r, f: as_float(r.get("duration_ms")), "float"),
     RunColumn("scripted", lambda r, f: bool(r.get("scripted")), "bool"),
     RunColumn("grounding", _grounding_status, "text"),
+    RunColumn("tools_offered", _tools_offered, "text"),
     RunColumn("owner_pid", lambda r, f: as_int(f.owner.get("pid")), None),
     RunColumn("owner_host", lambda r, f: as_text(f.owner.get("host")), None),
     RunColumn("updated_at", lambda r, f: as_text(r.get("updated_at")), None),

@@ -7,7 +7,7 @@ from typing import Any
 
 import streamlit as st
 
-from agent_core.coverage import OfferedTools, coverage_table, never_chosen, validation_matrix
+from agent_core.coverage import coverage_table, never_chosen, offered_from_runs, validation_matrix
 from pages import _ui as ui
 
 COLUMNS = {
@@ -31,41 +31,40 @@ def _heat(value: Any) -> str:
     return "background-color: #fee2e2; color: #991b1b; font-weight: 600" if value else "color: #94a3b8"
 
 
-def run_ids_for(runs: Any, *, providers: list[str], models: list[str], days: Any, include_demos: bool) -> list[str]:
-    """Ids of the runs that pass the Tool-stats filters."""
+def runs_for(runs: Any, *, providers: list[str], models: list[str], days: Any, include_demos: bool) -> Any:
+    """The run-table rows that pass the Tool-stats filters."""
     view = ui.filter_runs(runs, providers=providers, models=models, days=days)
     if not include_demos:
         view = view[~view["scripted"].astype(bool)]
-    return view["run_id"].astype(str).tolist()
-
-
-@st.cache_resource
-def _offered_cache(runs_dir: str) -> OfferedTools:
-    return OfferedTools()
+    return view
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def _coverage(runs_dir: str, version: int, run_ids: tuple[str, ...], _store: Any) -> dict[str, Any]:
-    offered, missing = _offered_cache(runs_dir).rows(_store, run_ids)
+def _coverage(
+    runs_dir: str, version: int, providers: list[str], models: list[str], days: Any, include_demos: bool, _store: Any
+) -> dict[str, Any]:
+    """Coverage for one set of filters, from the run table (its ``tools_offered`` column) and the
+    tool-call table: no record file is read. Cached until the store changes (``version``)."""
+    view = runs_for(_store.runs(), providers=providers, models=models, days=days, include_demos=include_demos)
+    offered = offered_from_runs(view)
     calls = _store.tool_calls()
-    calls = calls[calls["run_id"].isin(list(run_ids))]
+    calls = calls[calls["run_id"].isin(view["run_id"])]
     table = coverage_table(offered, calls)
     return {
         "table": table,
         "matrix": validation_matrix(table),
         "never": never_chosen(offered, calls),
-        "missing": missing,
+        "runs": len(view),
     }
 
 
-def show_coverage(store: Any, run_ids: list[str]) -> None:
+def show_coverage(store: Any, *, providers: list[str], models: list[str], days: Any, include_demos: bool) -> None:
     """The Coverage section for the runs that pass the page's filters."""
     st.subheader("Coverage", help="Which tools each model actually uses: tells a tool's author which description to fix.")
-    if not run_ids:
+    data = _coverage(str(store.runs_dir), store.version, providers, models, days, include_demos, store)
+    if not data["runs"]:
         st.info("No runs match these filters.", icon="🔍")
         return
-    with st.spinner("Reading which tools each run offered…", show_time=True):
-        data = _coverage(str(store.runs_dir), store.version, tuple(run_ids), store)
     table = data["table"]
     if data["never"]:
         names = ", ".join(ui.md_label(n, 40) for n in data["never"])
@@ -86,5 +85,3 @@ def show_coverage(store: Any, run_ids: list[str]) -> None:
         st.caption("No validation failures in these runs.")
     else:
         st.dataframe(matrix.style.map(_heat), width="stretch", key="coverage_matrix")
-    if data["missing"]:
-        st.caption(f"{len(data['missing'])} run(s) could not be read and are left out.")

@@ -204,6 +204,4 @@ st.download_button(
     mime="text/csv",
     key="stats_dl",
 )
-_coverage_ui.show_coverage(
-    store, _coverage_ui.run_ids_for(runs, providers=providers, models=models, days=days, include_demos=include_demos)
-)
+_coverage_ui.show_coverage(store, providers=providers, models=models, days=days, include_demos=include_demos)

@@ -5,17 +5,21 @@ from __future__ import annotations
 import math
 
 import pandas as pd
+import pytest
 
+from agent_core import records
 from agent_core.coverage import (
     OfferedTools,
     coverage_table,
     never_chosen,
     offered_frame,
+    offered_from_runs,
     offered_rows,
     validation_matrix,
 )
 from agent_core.loop import run_to_end
 from agent_core.providers.scripted import ScriptedProvider
+from agent_core.run_columns import RUN_COLUMN_SPEC
 from agent_core.settings import Settings
 from agent_core.store import RunStore
 from tests.explain_fixtures import Tools, answer, call
@@ -88,3 +92,49 @@ def test_coverage_from_saved_runs(settings: Settings) -> None:
     table = coverage_table(offered, store.tool_calls()).set_index("tool")
     assert table.loc["add", ["runs_offered", "runs_chosen", "calls", "validation_failures"]].tolist() == [2, 1, 2, 1]
     assert table.loc["web_search", "never_chosen"] and never_chosen(offered, store.tool_calls()) == ["cached_search", "web_search"]
+
+
+def test_coverage_reads_no_record(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Offered tools come from the run summary index: after the store has read the folder once,
+    coverage (and a new store on the same index) never opens a record file."""
+    mp = monkeypatch
+    tools = Tools()
+    registry = tools.registry.subset(["add", "web_search"])
+    run_to_end("a", provider=ScriptedProvider([call("add", {"a": 1, "b": 1}), answer("2")]), registry=registry, settings=settings)
+    first = RunStore(settings.runs_dir)
+    first.refresh()
+    if first.index is not None:
+        first.index.close()
+
+    def no_reading(*args: object, **kwargs: object) -> None:
+        raise AssertionError("coverage read a record file")
+
+    mp.setattr(RunStore, "load", no_reading)
+    mp.setattr(records, "load_record", no_reading)
+    mp.setattr(records, "parse_record", no_reading)
+    mp.setattr("agent_core.index.parse_record", no_reading)
+    store = RunStore(settings.runs_dir)  # a new process: summaries from the index
+    store.refresh()
+    offered = offered_from_runs(store.runs())
+    assert sorted(offered["tool"]) == ["add", "web_search"]
+    table = coverage_table(offered, store.tool_calls()).set_index("tool")
+    assert table.loc["add", ["runs_offered", "runs_chosen", "calls"]].tolist() == [1, 1, 1]
+    assert table.loc["web_search", "never_chosen"]
+    again, missing = OfferedTools().rows(store, store.runs()["run_id"])
+    assert not missing and again.equals(offered)
+
+
+def test_hand_count_through_the_run_table() -> None:
+    """The index column gives the same offered frame as the records' settings.tools."""
+    column = next(c for c in RUN_COLUMN_SPEC if c.name == "tools_offered")
+    records_ = [{"run_id": rid, "provider": p, "model": m, "settings": {"tools": tools}} for rid, (p, m, tools) in OFFERED.items()]
+    records_.append({"run_id": "r5", "provider": "x", "model": "y", "settings": {"tools": [1, None]}})
+    runs = pd.DataFrame(
+        [{"run_id": r["run_id"], "provider": r["provider"], "model": r["model"], "tools_offered": column.value(r, None)}  # type: ignore[arg-type]
+         for r in records_]
+    )
+    assert column.value(records_[-1], None) is None  # type: ignore[arg-type]
+    expected, _ = _frames()
+    assert offered_from_runs(runs).equals(expected)
+    table = coverage_table(offered_from_runs(runs), _frames()[1])
+    assert table.equals(coverage_table(*_frames()))
