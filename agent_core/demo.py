@@ -23,6 +23,11 @@ from agent_core.tools.builtins import build_default_registry
 
 DEMO_RETRY_DELAYS: tuple[float, ...] = (0.2, 0.4)
 """Base waits of the demo's retries: long enough to see, short enough for a live demo."""
+PRESENTER_PACE_S = 1.2
+"""Seconds a step of a demo takes at presenter pace: the audience can follow the run unfold."""
+PRESENTER_RETRY_FACTORS: tuple[float, ...] = (1.5, 3.0)
+"""At presenter pace, the retries' base waits are these multiples of the pace (1.8 s and 3.6 s at
+1.2 s a step): real waits, long enough to be seen (the jitter draws each from 0 to its base)."""
 DEMO_SEED = 7
 """Seed of the jitter, so a demo waits the same every time."""
 _FAIL, _PASS = 0.0, 0.99
@@ -227,20 +232,28 @@ def get_scenario(scenario_id: str) -> DemoScenario:
     raise KeyError(f"unknown demo scenario {scenario_id!r}; known: {', '.join(s.id for s in SCENARIOS)}")
 
 
-def prepare(scenario: DemoScenario | str, settings: Settings) -> PreparedRun:
+def prepare(scenario: DemoScenario | str, settings: Settings, *, pace_s: float = 0.0) -> PreparedRun:
     """A fresh provider, registry and settings for one run of ``scenario``.
 
     ``settings`` supplies the data folder; the scenario fixes the limits, the retry waits and
-    search_web's failures.
+    search_web's failures. ``pace_s`` > 0 is a presenter's pace: each model turn takes that many
+    seconds and the retry waits grow to :data:`PRESENTER_RETRY_FACTORS` times it (0: as fast as
+    the engine goes).
     """
     if isinstance(scenario, str):
         scenario = get_scenario(scenario)
+    if pace_s < 0:
+        raise ValueError(f"the demo's pace must be 0 or more seconds a step (it is {pace_s:g})")
+    delays = scenario.retry_delays if scenario.retry_delays is not None else DEMO_RETRY_DELAYS
+    if pace_s:
+        factors = PRESENTER_RETRY_FACTORS
+        delays = tuple(round(pace_s * factors[min(i, len(factors) - 1)], 3) for i in range(len(delays)))
     demo_settings = run_settings(
         settings,
         {
             "max_context_blocks": scenario.max_context_blocks,
             "max_steps": max(scenario.max_steps, len(scenario.turns)),
-            "retry_delays": scenario.retry_delays if scenario.retry_delays is not None else DEMO_RETRY_DELAYS,
+            "retry_delays": delays,
             "search_web_failure_rate": _FAILURE_RATE,
             "answer_check": scenario.answer_check,
         },
@@ -249,7 +262,7 @@ def prepare(scenario: DemoScenario | str, settings: Settings) -> PreparedRun:
         scenario.goal,
         settings=demo_settings,
         tools=scenario.tools or None,
-        provider=ScriptedProvider([dict(t) for t in scenario.turns]),
+        provider=ScriptedProvider([dict(t) for t in scenario.turns], turn_delay_s=pace_s),
         registry=build_default_registry(demo_settings, rng=PlannedRandom(scenario.search_web_failures)),
         scripted=True,
         rng=random.Random(DEMO_SEED),

@@ -29,8 +29,15 @@ def backoff_delay(
         return min(retry_after, cap)
     if not base_delays:
         return 0.0
-    base = base_delays[min(attempt, len(base_delays) - 1)]
-    return (rng or random).uniform(0, min(base, cap))
+    return (rng or random).uniform(0, max_delay(attempt, base_delays, cap=cap))
+
+
+def max_delay(attempt: int, base_delays: Sequence[float], *, cap: float) -> float:
+    """The most :func:`backoff_delay` can wait before retry ``attempt`` (0-based), without a
+    server's ``retry_after``: the attempt's base wait, capped."""
+    if not base_delays:
+        return 0.0
+    return min(base_delays[min(attempt, len(base_delays) - 1)], cap)
 
 
 T = TypeVar("T")
@@ -105,6 +112,8 @@ def with_retries(
                 raise GaveUp(exc, attempt + 1) from exc
             delay = backoff_delay(attempt, delays, cap=cap, retry_after=failure.retry_after, rng=rng)
             failure.entry["wait_s"] = round(delay, 3)
+            if failure.retry_after is None or failure.retry_after < 0:  # randomised: say up to how long
+                failure.entry["wait_cap_s"] = round(max_delay(attempt, delays, cap=cap), 3)
             yield RetryWait(attempt=attempt + 1, wait_s=failure.entry["wait_s"], entry=failure.entry)
             wait(delay)
             attempt += 1

@@ -77,6 +77,8 @@ class ModelAttempt(TypedDict):
     transient: NotRequired[bool]
     duration_ms: NotRequired[float]
     wait_s: NotRequired[_NonNegFloat]
+    wait_cap_s: NotRequired[_NonNegFloat]
+    """The most ``wait_s`` could have been (its base wait, capped); absent: a server's retry-after."""
 
 
 class Step(TypedDict):
@@ -148,6 +150,8 @@ class ToolAttempt(TypedDict):
     error_category: NotRequired[str | None]
     duration_ms: NotRequired[float]
     wait_s: NotRequired[_NonNegFloat]
+    wait_cap_s: NotRequired[_NonNegFloat]
+    """The most ``wait_s`` could have been (its base wait, capped); absent: a server's retry-after."""
 
 
 class Fallback(TypedDict):

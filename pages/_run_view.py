@@ -34,8 +34,17 @@ from pages import _ui as ui
 HISTORY_PAGE = "pages/history.py"
 
 
-def _blocks(ids: list[int] | None) -> str:
-    return ", ".join(str(i) for i in ids) if ids else "none"
+def name_blocks(ids: list[int] | None, made_in: dict[int, int]) -> str:
+    """Context blocks named by the step that made them: "the blocks from steps 1, 2" (an index
+    with no known step, e.g. from an imported record, is named "block #i")."""
+    if not ids:
+        return "none"
+    steps = [made_in[i] for i in ids if i in made_in]
+    unknown = [f"block #{i}" for i in ids if i not in made_in]
+    named = []
+    if steps:
+        named.append(("the block from step " if len(steps) == 1 else "the blocks from steps ") + ", ".join(map(str, steps)))
+    return ", ".join(named + unknown)
 
 
 def call_flags(entry: dict[str, Any]) -> list[str]:
@@ -58,17 +67,33 @@ def call_flags(entry: dict[str, Any]) -> list[str]:
     return flags
 
 
+def waited_text(attempt: dict[str, Any]) -> str:
+    """How long the engine waited after this attempt, with its cap: "waited 0.06 s of at most
+    0.2 s, randomised" ("" when it was not retried)."""
+    wait = attempt.get("wait_s")
+    if not isinstance(wait, (int, float)):
+        return ""
+    cap = attempt.get("wait_cap_s")
+    if not isinstance(cap, (int, float)) and not wait:
+        return ""  # not retried (older records say wait_s 0)
+    if isinstance(cap, (int, float)):
+        return f"waited {wait:.2f} s of at most {cap:g} s, randomised"
+    return f"waited {wait:.2f} s"
+
+
 def _attempt_rows(tool: Any, attempts: list[Any]) -> list[dict[str, Any]]:
+    # Few, short columns, the wait and the duration first: at 800 px they stay in view (the
+    # error text may run off the right; the sentence above the table says each wait in full).
     return [
         {
+            "attempt": f"{a.get('attempt')} {'✓' if a.get('success') else '✗'}",
+            "waited": f"{a['wait_s']:.2f} s" if waited_text(a) else "",
+            "duration": ui.fmt_ms(a.get("duration_ms")),
             "tool": tool,
-            "attempt": a.get("attempt"),
-            "ok": bool(a.get("success")),
             "error": a.get("error") or "",
-            "duration_ms": a.get("duration_ms"),
-            "waited_s": a.get("wait_s"),
         }
         for a in attempts
+        if isinstance(a, dict)
     ]
 
 
@@ -111,8 +136,29 @@ def render_tool_call(entry: dict[str, Any], container: Any) -> None:
         rows = _attempt_rows(entry.get("tool"), attempts)
         if fallback:
             rows += _attempt_rows(fallback.get("tool"), fallback.get("attempts") or [])
-        box.caption("Attempts (a failed attempt that is temporary is retried after the wait shown)")
-        box.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        groups = [(entry.get("tool"), attempts)]
+        if fallback:
+            groups.append((fallback.get("tool"), fallback.get("attempts") or []))
+        waits = [
+            f"attempt {a.get('attempt')} of {ui.md_label(tool, 40)}: {waited_text(a)}"
+            for tool, group in groups
+            for a in group
+            if isinstance(a, dict) and waited_text(a)
+        ]
+        box.caption(
+            "Attempts (a failed attempt that is temporary is retried after a wait)"
+            + "".join(f"  \n⏳ {w}" for w in waits)
+        )
+        box.dataframe(
+            pd.DataFrame(rows),
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "attempt": st.column_config.TextColumn("attempt", width="small"),
+                "waited": st.column_config.TextColumn("waited", width="small", help=ui.explain("retry")),
+                "duration": st.column_config.TextColumn("duration", width="small"),
+            },
+        )
 
 
 class StepView:
@@ -149,15 +195,17 @@ class StepView:
         """Fold the step away (when the next one starts)."""
         self._relabel(expanded=False)
 
-    def model_started(self, sent: list[int], trimmed: list[int]) -> None:
-        """Say which context blocks go to the model (and which were trimmed)."""
+    def model_started(self, sent: list[int], trimmed: list[int], made_in: dict[int, int] | None = None) -> None:
+        """Say which context blocks go to the model (and which were trimmed), each named by the
+        step that made it (``made_in``: block index -> step)."""
+        made_in = made_in or {}
         text = (
-            f"Context sent: the goal and blocks {_blocks(sent)}"
+            f"Context sent: the goal and {name_blocks(sent, made_in)}"
             if sent
             else "Context sent: the goal only (no blocks yet)"
         )
         if trimmed:
-            text += f" · trimmed: blocks {_blocks(trimmed)}"
+            text += f" · trimmed: {name_blocks(trimmed, made_in)}"
         self.model_area.caption(text, help=ui.explain("context block") + " " + ui.explain("trimmed"))
         self.model_slot = self.model_area.empty()
         self.model_slot.caption("🧠 Asking the model…")
@@ -292,6 +340,9 @@ class RunView:
         self.calls = 0
         self.failed_calls = 0
         self.blocks_sent = 0
+        self.block_steps: list[int] = []
+        """The step that made each context block, in block order: a step with tool calls (or an
+        answer sent back) makes exactly one block, the engine numbers them from 0."""
         self.loaded: str | None = None
         self.loading: ModelLoading | None = None
         self.loading_t0 = 0.0
@@ -379,7 +430,7 @@ class RunView:
                 self.current_step = event.step
                 view = StepView(self.steps_area, event.step, expanded=True)
                 self.step_views[event.step] = view
-                view.model_started(event.blocks_sent, event.blocks_trimmed)
+                view.model_started(event.blocks_sent, event.blocks_trimmed, dict(enumerate(self.block_steps)))
                 self.blocks_sent = len(event.blocks_sent)
                 self.draw_gauge()
             case ModelCallRetrying():
@@ -399,8 +450,10 @@ class RunView:
                     error=event.error,
                 )
             case AnswerSentBack():
+                self._made_block(event.step)
                 grounding_ui.mark_step(self._step(event.step), event.unsupported, event.message, event.answer)
             case ToolCallStarted():
+                self._made_block(event.step)
                 self._step(event.step).tool_started(event.call_id, event.tool)
             case ToolCallFinished():
                 self.calls += 1
@@ -448,6 +501,10 @@ class RunView:
             view.waiting(time.perf_counter() - self.waiting_t0)
         if self.run_id:
             self.draw_gauge()
+
+    def _made_block(self, step: int) -> None:
+        if step not in self.block_steps:
+            self.block_steps.append(step)
 
     def _step(self, step: int) -> StepView:
         view = self.step_views.get(step)

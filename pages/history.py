@@ -18,7 +18,8 @@ from pages import _grounding_ui as grounding_ui
 from pages import _ui as ui
 from pages._compare_ui import compare_picker, replay_panel
 from pages._evals_ui import history_eval_filter
-from pages._run_view import show_outcome, show_saved_run
+from pages._ledger_ui import show_ledger
+from pages._run_view import name_blocks, show_outcome, show_saved_run
 
 ui.ensure_app_frame()
 config = ui.settings()
@@ -81,14 +82,6 @@ def _on_pick() -> None:
 
 def _csv(df: pd.DataFrame) -> bytes:
     return df.to_csv(index=False).encode("utf-8")
-
-
-def _ledger_style(value: Any) -> str:
-    if value == "sent":
-        return "background-color: #dcfce7; color: #166534; font-weight: 600"
-    if value == "trimmed":
-        return "background-color: #f1f5f9; color: #94a3b8; text-decoration: line-through"
-    return ""
 
 
 def _timeline_chart(record: dict[str, Any]) -> None:
@@ -199,15 +192,20 @@ def _run_detail(record: dict[str, Any]) -> None:
 
     tabs = st.tabs(["Steps", "Context blocks", "Tool calls", "Transcript", "Downloads"])
     steps_df = stats.steps_frame(record)
+    steps_shown = steps_df.copy()  # (the download keeps the engine's block indexes)
+    made_in = {b.get("index"): b.get("step") for b in record.get("context_blocks") or [] if isinstance(b, dict)}
+    if not steps_shown.empty:  # blocks named by the step that made them: "0, 1" -> "the blocks from steps 1, 2"
+        for column in ("blocks_sent", "blocks_trimmed"):
+            steps_shown[column] = [name_blocks(s.get(column), made_in) for s in record.get("steps") or []]
     ledger = stats.context_ledger(record)
     calls_df = stats.tool_calls_frame(record)
     transcript = stats.transcript_frame(record)
     with tabs[0]:
         st.caption("The step timeline: when each model call and tool call ran. " + ui.explain("step"))
         _timeline_chart(record)
-        if not steps_df.empty:
+        if not steps_shown.empty:
             st.dataframe(
-                steps_df,
+                steps_shown,
                 hide_index=True,
                 width="stretch",
                 column_config={
@@ -230,25 +228,7 @@ def _run_detail(record: dict[str, Any]) -> None:
             f"{ui.md_label(settings.get('max_context_blocks'), 8)} (the newest blocks are kept). "
             "A blank cell means the block did not exist yet at that step."
         )
-        if ledger.empty:
-            st.info("No context blocks: the model answered without calling tools.")
-        else:
-            step_cols = [c for c in ledger.columns if str(c).startswith("step ")]
-            # Steps first (the point of the table), the block's details after them.
-            order = ["block", *step_cols, "contents", "made_in_step", "chars"]
-            st.dataframe(
-                ledger.style.map(_ledger_style, subset=step_cols),
-                hide_index=True,
-                width="stretch",
-                column_order=order,
-                column_config={
-                    "block": st.column_config.NumberColumn("Block", format="%d", pinned=True, width="small"),
-                    "made_in_step": st.column_config.NumberColumn("Made in step", format="%d"),
-                    "contents": st.column_config.TextColumn("Tool calls in it"),
-                    "chars": st.column_config.NumberColumn("Characters", format="%d"),
-                    **{c: st.column_config.TextColumn(c, width="small") for c in step_cols},
-                },
-            )
+        show_ledger(record)
     with tabs[2]:
         st.caption("The execution log: one row per tool call. " + ui.explain("tool call"))
         if calls_df.empty:

@@ -9,6 +9,8 @@ as ``cancelled``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from agent_core import demo
@@ -21,6 +23,7 @@ from pages import _live
 from pages import _provider_ui as _providers
 from pages import _ui as ui
 from pages._arena_ui import arena_form, live_arena
+from pages._ledger_ui import show_ledger
 from pages._run_view import RunView, show_outcome, show_saved_run
 
 EXAMPLES = (
@@ -65,6 +68,20 @@ def show_live(run: _live.BackgroundRun) -> None:
         st.session_state["run_last"] = run.run_id
     if run.finished is not None:
         show_outcome(run.finished.as_dict())
+        if run.scripted and run.run_id:
+            try:
+                _trimming_ledger(store.load(run.run_id))
+            except RecordError:
+                pass  # (the outcome above says what was saved)
+
+
+def _trimming_ledger(record: dict[str, Any]) -> None:
+    """Under the trimming demo, its point drawn at once: which blocks the model saw at each step."""
+    if record.get("scripted") and record.get("goal") == demo.TRIMMING.goal:
+        st.subheader("Context ledger", help=ui.explain("context block") + " " + ui.explain("trimmed"))
+        st.caption("Each row is a context block, each column a step: **sent** = the model saw it then; "
+                   "~~trimmed~~ = left out (the context-block limit is 2).")
+        show_ledger(record)
 
 
 def show_last_run() -> None:
@@ -83,6 +100,7 @@ def show_last_run() -> None:
     _live.fold_goal(str(record.get("goal") or ""))
     show_saved_run(record)
     show_outcome(record)
+    _trimming_ledger(record)
 
 
 STEP_RANGE = (1, 50)
@@ -230,6 +248,12 @@ with tab_demo:
         help=ui.explain("scripted"),
     )
     st.markdown("\n".join(f"- {ui.escape_md(line)}" for line in scenarios[picked].shows))
+    presenter_pace = st.toggle(
+        "Presenter pace",
+        key="run_demo_pace",
+        help=f"About {demo.PRESENTER_PACE_S:g} s a step and real, visible retry waits, so an audience can "
+        "follow the run as it unfolds. Off: the demo runs as fast as the engine goes (under a second).",
+    )
     start_demo = (
         picked
         if st.button("Run this demo", icon=":material/play_circle:", key="run_demo_start", type="primary")
@@ -267,7 +291,7 @@ elif start_arena:
     live_arena(start_arena, st.session_state.get("run_goal", ""), config, overrides, chosen_tools)
 elif start_demo:
     live_run(
-        demo.prepare(start_demo, config),
+        demo.prepare(start_demo, config, pace_s=demo.PRESENTER_PACE_S if presenter_pace else 0.0),
         banner=f"Scripted demo — {scenarios[start_demo].title}. Fixed model turns, real tools and engine.",
     )
 elif _live.current() is not None:  # the run this session started, live (or finished while away)

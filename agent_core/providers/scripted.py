@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -50,8 +51,18 @@ class ScriptedProvider:
     instant = True
     """Replays at once: called in the loop's thread (a subclass that blocks sets it False)."""
 
-    def __init__(self, turns: Iterable[ModelResponse | ProviderError | dict[str, Any]], *, model: str = DEFAULT_MODEL) -> None:
+    def __init__(
+        self,
+        turns: Iterable[ModelResponse | ProviderError | dict[str, Any]],
+        *,
+        model: str = DEFAULT_MODEL,
+        turn_delay_s: float = 0.0,
+    ) -> None:
         self.model = model
+        self.turn_delay_s = max(0.0, float(turn_delay_s))
+        """Seconds each turn takes (a presenter's pace; a Stop cuts it short). 0: at once."""
+        if self.turn_delay_s:
+            self.instant = False  # it blocks now: called in a worker thread, so Stop need not wait
         self._turns = list(turns)
         self._lock = threading.Lock()
         self.requests: list[ModelRequest] = []
@@ -68,6 +79,11 @@ class ScriptedProvider:
                     f"scripted provider has no turn left for call {number}", provider=self.id, error_type="ScriptExhausted"
                 )
             turn = self._turns.pop(0)
+        if self.turn_delay_s:
+            if request.cancel is not None:
+                request.cancel.wait(self.turn_delay_s)
+            else:
+                time.sleep(self.turn_delay_s)
         if isinstance(turn, ProviderError):
             raise turn
         if isinstance(turn, ModelResponse):
