@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -202,10 +201,10 @@ def test_check_record_only_for_completed_answers() -> None:
     assert check_record({**record, "status": "error", "answer": None}) is None
 
 
-def test_large_tool_outputs_stay_fast() -> None:
-    # Five different 4,000-character outputs full of numbers (the default output cap), read fresh.
+def test_large_tool_outputs_are_all_searched() -> None:
+    # Five different 4,000-character outputs full of numbers (the default output cap): figures in
+    # none of them are all flagged. How long this takes is measured by bench/grounding.py.
     big = [call("read_file", " ".join(f"{i * 7.3 + k:.1f}" for i in range(600)), call_id=f"c{k}") for k in range(5)]
-    t0 = time.perf_counter()
     result = check_answer("a 123456.789 b 98765.4321 c 5555.5 d 77777", "goal 12 13", big)
     assert result["status"] == "ungrounded"
-    assert time.perf_counter() - t0 < 2.0
+    assert [c["source"] for c in result["claims"]] == [None] * len(result["claims"]) and len(result["claims"]) == 4
