@@ -177,7 +177,11 @@ def test_the_answer_can_only_write_numbers_the_goal_or_a_result_has() -> None:
     pattern = re.compile(answer_pattern(numbers)[1:-1])
     for ok in ["150 units cost $3,420.", "The next meeting is on 2026-09-09 (September 9).", "Not found."]:
         assert pattern.fullmatch(ok), ok
-    for made_up in ["It is 20 °C in Cairo.", "The total is $3,600.", "١٢°C", "１２ units"]:
+    for ok in ["It costs $24", "It costs $24.", "3420, or 3,420, for 150 units at 22.80", "on 9. 9. 2026, 09:09"]:
+        assert pattern.fullmatch(ok), ok
+    # Allowed numbers run together make a new one: "150" + "24" → "15024", "24" + "." + "9" → "24.9".
+    for made_up in ["It is 20 °C in Cairo.", "The total is $3,600.", "١٢°C", "１２ units", "15024 units", "$24.9",
+                    "$3,4209", "2026.09"]:
         assert not pattern.fullmatch(made_up), made_up
     assert answer_pattern([]) == "^[^" + answer_pattern([])[3:]  # no numbers at all: no digit allowed
     assert not re.fullmatch(answer_pattern([])[1:-1], "about 5")

@@ -547,7 +547,11 @@ def answer_pattern(numbers: Sequence[str], *, not_found: str | None = None) -> s
     # Every decimal digit system, not only 0-9: blocked from ASCII digits, the model once wrote
     # "١٢°C" in Arabic-Indic digits.
     other = f"[^{_ALL_DIGITS}]"
-    body = f"(?:{other}|{options})*" if options else f"{other}*"
+    # A figure ends where its digits end: the next character is no digit, nor a decimal or
+    # thousands separator that runs on into digits. Without this, allowed numbers could be run
+    # together into a made-up one ("108" + "08" → "10808", "100" + "." + "8" → "100.8").
+    after = f"(?:[^{_ALL_DIGITS}.,]|[.,][^{_ALL_DIGITS}])"
+    body = f"(?:{other}|(?:{options}){after})*(?:(?:{options})[.,]?)?" if options else f"{other}*"
     if not_found == "Korean":
         return f"^(?:죄송합니다|죄송하지만|아쉽게도)[^{_ALL_DIGITS}]*(?:찾을 수 없|찾지 못했|없습니다|없어요){body}$"
     if not_found:
