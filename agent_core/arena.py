@@ -88,8 +88,16 @@ class Arena:
                     self._account(index, event.cost_usd)
                 out.put((index, event))
         except Exception as exc:  # an engine bug in one run must not take the others down
-            out.put((index, RunFinished(run_id=self.run_ids[index] if index < len(self.run_ids) else "",
-                                        status="error", error={"type": type(exc).__name__, "message": str(exc)})))
+            out.put(
+                (
+                    index,
+                    RunFinished(
+                        run_id=self.run_ids[index] if index < len(self.run_ids) else "",
+                        status="error",
+                        error={"type": type(exc).__name__, "message": str(exc)},
+                    ),
+                )
+            )
         finally:
             out.put((index, None))
 
@@ -174,13 +182,21 @@ def prepare_arena(
     arena_id = "arena-" + uuid.uuid4().hex[:12]
     prepared = [
         prepare_run(
-            goal, entry.provider_id, model=entry.model, base_url=entry.base_url, settings=settings,
-            overrides=overrides, tools=tools, provider=entry.provider, record_extra={"arena_id": arena_id},
+            goal,
+            entry.provider_id,
+            model=entry.model,
+            base_url=entry.base_url,
+            settings=settings,
+            overrides=overrides,
+            tools=tools,
+            provider=entry.provider,
+            record_extra={"arena_id": arena_id},
         )
         for entry in entries
     ]
-    return Arena(goal=prepared[0].goal, entries=list(entries), prepared=prepared, arena_id=arena_id,
-                 budget_usd=budget_usd)
+    return Arena(
+        goal=prepared[0].goal, entries=list(entries), prepared=prepared, arena_id=arena_id, budget_usd=budget_usd
+    )
 
 
 def verdicts(records: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -208,8 +224,9 @@ def verdicts(records: Sequence[Mapping[str, Any]]) -> list[str]:
         elif h["status"] == "cancelled" and (h.get("error_type") == "BudgetExceeded"):
             what = "stopped: budget used up"
         else:
-            what = {"max_steps": "hit the step limit", "error": "ended with an error",
-                    "cancelled": "was stopped"}.get(h["status"], h["status"])
+            what = {"max_steps": "hit the step limit", "error": "ended with an error", "cancelled": "was stopped"}.get(
+                h["status"], h["status"]
+            )
         tags = []
         if h["status"] == "completed":
             if fastest is not None and h["duration_ms"] == fastest:

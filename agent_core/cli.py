@@ -47,7 +47,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--base-url", help="API base URL for this run")
     run.add_argument("--tools", help="comma-separated tool names to enable (default: all)")
     run.add_argument(
-        "--answer-check", choices=ANSWER_CHECKS,
+        "--answer-check",
+        choices=ANSWER_CHECKS,
         help="check the answer's figures against the tool results: off, flag (warn), retry (also send the model "
         "a corrective turn); default ANSWER_CHECK, else retry on local and flag elsewhere",
     )
@@ -68,10 +69,14 @@ def _parser() -> argparse.ArgumentParser:
     add_eval_parser(sub)
     from agent_core.otel.cli import add_export_arguments
 
-    export = sub.add_parser("export", help="export saved runs: a web page (--html) or OpenTelemetry (--otlp, --otlp-json)")
+    export = sub.add_parser(
+        "export", help="export saved runs: a web page (--html) or OpenTelemetry (--otlp, --otlp-json)"
+    )
     add_export_arguments(export)
     cli_explain.add_html_export_arguments(export)
-    imp = sub.add_parser("import", help="import runs from a file: an exported web page, a record's JSON, or OTLP JSON lines")
+    imp = sub.add_parser(
+        "import", help="import runs from a file: an exported web page, a record's JSON, or OTLP JSON lines"
+    )
     imp.add_argument("file", help="the file to import (.html, .json, .jsonl)")
     return parser
 
@@ -82,12 +87,16 @@ def _progress(event: RunEvent, out: TextIO) -> None:
             pct = f" {100 * event.done / event.total:.0f}%" if event.total else ""
             out.write(f"  loading model: {event.stage}{pct} {event.message}\n")
         case ModelCallRetrying():
-            out.write(f"  step {event.step}: model call failed ({event.error_type}); retrying in {event.wait_s:.1f} s\n")
+            out.write(
+                f"  step {event.step}: model call failed ({event.error_type}); retrying in {event.wait_s:.1f} s\n"
+            )
         case ModelCallFinished():
             what = f"{event.tool_calls} tool call(s)" if event.tool_calls else "final answer"
             if event.ok:
-                out.write(f"step {event.step}: model {event.duration_ms or 0:.0f} ms, "
-                          f"{event.usage.total_tokens} tokens → {what}\n")
+                out.write(
+                    f"step {event.step}: model {event.duration_ms or 0:.0f} ms, "
+                    f"{event.usage.total_tokens} tokens → {what}\n"
+                )
         case ToolCallFinished():
             call = event.call
             result = call["output"].replace("\n", " ")
@@ -101,8 +110,10 @@ def _progress(event: RunEvent, out: TextIO) -> None:
                 flags.append(f"{len(call['attempts'])} attempts")
             out.write(f"  {call['tool']}({args}) → {result}" + (f"  [{', '.join(flags)}]" if flags else "") + "\n")
         case AnswerSentBack():
-            out.write(f"step {event.step}: answer sent back by the answer check "
-                      f"({', '.join(event.unsupported)} in no tool result)\n")
+            out.write(
+                f"step {event.step}: answer sent back by the answer check "
+                f"({', '.join(event.unsupported)} in no tool result)\n"
+            )
         case RunStarted() | ModelCallStarted() | ToolCallStarted() | StepFinished() | RunFinished():
             pass  # the CLI prints a line per model turn and per tool call, and the outcome at the end
         case _:
@@ -121,7 +132,8 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
             base_url=args.base_url,
             settings=settings,
             overrides={
-                "max_steps": args.max_steps, "max_context_blocks": args.max_context_blocks,
+                "max_steps": args.max_steps,
+                "max_context_blocks": args.max_context_blocks,
                 "answer_check": args.answer_check,
             },
             tools=args.tools.split(",") if args.tools else None,

@@ -113,16 +113,28 @@ def add_replay_parser(sub: Any) -> None:
 
     rep = sub.add_parser("replay", help="replay a saved run on another provider/model, tools from its log")
     rep.add_argument("run_id", metavar="RUN_ID")
-    rep.add_argument("--provider", required=True, choices=(*PROVIDER_IDS, SOURCE_PROVIDER),
-                     help=f"the model to replay on ({SOURCE_PROVIDER}: the run's own recorded turns)")
+    rep.add_argument(
+        "--provider",
+        required=True,
+        choices=(*PROVIDER_IDS, SOURCE_PROVIDER),
+        help=f"the model to replay on ({SOURCE_PROVIDER}: the run's own recorded turns)",
+    )
     rep.add_argument("--model", help="model name for the provider")
     rep.add_argument("--base-url", help="API base URL for this replay")
-    rep.add_argument("--tools", choices=TOOL_MODES, default="recorded",
-                     help="recorded: answers from the run's tool log (default); live: run the tools; "
-                     "hybrid: recorded where a call matches, live otherwise")
-    rep.add_argument("--match", choices=MATCH_MODES, default="fifo",
-                     help="fifo: next recorded call of the same tool (default); strict: same arguments, "
-                     "and unexpected or unmade calls fail the replay")
+    rep.add_argument(
+        "--tools",
+        choices=TOOL_MODES,
+        default="recorded",
+        help="recorded: answers from the run's tool log (default); live: run the tools; "
+        "hybrid: recorded where a call matches, live otherwise",
+    )
+    rep.add_argument(
+        "--match",
+        choices=MATCH_MODES,
+        default="fifo",
+        help="fifo: next recorded call of the same tool (default); strict: same arguments, "
+        "and unexpected or unmade calls fail the replay",
+    )
     rep.add_argument("--from-step", type=int, help="keep the run's steps before K and let the new model continue")
     rep.add_argument("--json", action="store_true", help="print the new record as JSON")
     rep.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
@@ -138,8 +150,14 @@ def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
     try:
         (source,) = load_runs(settings, [args.run_id])
         replay = prepare_replay(
-            source, args.provider, model=args.model, base_url=args.base_url, tool_mode=args.tools,
-            match=args.match, from_step=args.from_step, settings=settings,
+            source,
+            args.provider,
+            model=args.model,
+            base_url=args.base_url,
+            tool_mode=args.tools,
+            match=args.match,
+            from_step=args.from_step,
+            settings=settings,
         )
     except (ProviderUnavailable, ValueError) as exc:
         return usage_error(exc)
@@ -164,15 +182,22 @@ def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
     if finished.status != "completed":
         message = finished.error["message"] if finished.error else finished.status
         sys.stderr.write(f"replay {finished.status}: {message}\n")
-    sys.stderr.write(f"record: {finished.path}\ncompare: python -m agent_core compare {args.run_id} {finished.run_id}\n")
+    sys.stderr.write(
+        f"record: {finished.path}\ncompare: python -m agent_core compare {args.run_id} {finished.run_id}\n"
+    )
     return EXIT_OK if finished.status == "completed" else EXIT_FAILED
 
 
 class _EntryAction(argparse.Action):
     """``--provider P`` starts an entry; ``--model M`` / ``--base-url U`` set the last one's."""
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: str | None = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
         entries = getattr(namespace, "entries", None) or []
         if self.dest == "provider":
             entries.append({"provider": values})
@@ -189,8 +214,14 @@ def add_arena_parser(sub: Any) -> None:
 
     arena = sub.add_parser("arena", help="run one goal on 2–6 providers/models at once and compare them")
     arena.add_argument("goal", help="what the agents should do")
-    arena.add_argument("--provider", action=_EntryAction, dest="provider", choices=PROVIDER_IDS, required=True,
-                       help="an entry (repeat: 2 to 6); a --model after it applies to it")
+    arena.add_argument(
+        "--provider",
+        action=_EntryAction,
+        dest="provider",
+        choices=PROVIDER_IDS,
+        required=True,
+        help="an entry (repeat: 2 to 6); a --model after it applies to it",
+    )
     arena.add_argument("--model", action=_EntryAction, dest="model", help="model of the preceding --provider")
     arena.add_argument("--base-url", action=_EntryAction, dest="base_url", help="base URL of the preceding --provider")
     arena.add_argument("--budget-usd", type=float, help="stop every run once their summed cost passes this")
@@ -209,7 +240,10 @@ def cmd_arena(args: argparse.Namespace, settings: Settings) -> int:
     entries = [ArenaEntry(e["provider"], e.get("model"), e.get("base_url")) for e in getattr(args, "entries", [])]
     try:
         arena = prepare_arena(
-            args.goal, entries, settings=settings, budget_usd=args.budget_usd,
+            args.goal,
+            entries,
+            settings=settings,
+            budget_usd=args.budget_usd,
             overrides={"max_steps": args.max_steps} if args.max_steps else None,
             tools=[t for t in args.tools.split(",")] if args.tools else None,
         )
@@ -240,12 +274,27 @@ def cmd_arena(args: argparse.Namespace, settings: Settings) -> int:
     comparison = compare(records).as_dict() if len(records) >= 2 else None
     if args.json:
         data = {
-            "arena_id": arena.arena_id, "goal": arena.goal, "wall_s": round(arena.wall_s, 3),
-            "budget_usd": arena.budget_usd, "spent_usd": round(arena.spent, 6), "budget_hit": arena.budget_hit,
-            "runs": [{"run_id": r.get("run_id"), "provider": r.get("provider"), "model": r.get("model"),
-                      "status": r.get("status"), "answer": r.get("answer"), "cost_usd": r.get("cost_usd"),
-                      "duration_ms": r.get("duration_ms"), "error": r.get("error")} for r in records],
-            "verdicts": lines, "comparison": comparison,
+            "arena_id": arena.arena_id,
+            "goal": arena.goal,
+            "wall_s": round(arena.wall_s, 3),
+            "budget_usd": arena.budget_usd,
+            "spent_usd": round(arena.spent, 6),
+            "budget_hit": arena.budget_hit,
+            "runs": [
+                {
+                    "run_id": r.get("run_id"),
+                    "provider": r.get("provider"),
+                    "model": r.get("model"),
+                    "status": r.get("status"),
+                    "answer": r.get("answer"),
+                    "cost_usd": r.get("cost_usd"),
+                    "duration_ms": r.get("duration_ms"),
+                    "error": r.get("error"),
+                }
+                for r in records
+            ],
+            "verdicts": lines,
+            "comparison": comparison,
         }
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
     else:

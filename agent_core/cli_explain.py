@@ -47,6 +47,7 @@ def is_page_or_record(path: Path) -> bool:
     except OSError:
         return True  # cmd_import says what is wrong with it
 
+
 def _load(run_id: str, settings: Settings) -> dict[str, Any]:
     from agent_core.records import effective_status, load_record
     from agent_core.store import RunStore
@@ -80,8 +81,13 @@ def cmd_summary(args: argparse.Namespace, settings: Settings) -> int:
             "status": result.status,
             "one_line": result.one_line,
             "sentences": [{"text": s.text, "step": s.step, "topic": s.topic} for s in result.sentences],
-            "failure": None if failure is None else {
-                "cause": failure.cause, "headline": failure.headline, "step": failure.step, "hints": failure.hints,
+            "failure": None
+            if failure is None
+            else {
+                "cause": failure.cause,
+                "headline": failure.headline,
+                "step": failure.step,
+                "hints": failure.hints,
             },
             "facts": result.facts,
             "technical": result.technical,

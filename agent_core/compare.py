@@ -27,7 +27,12 @@ from agent_core.trajectory import ANSWER, STOP, TOOL_CALL, Event, Trajectory, as
 
 MIN_RUNS, MAX_RUNS = 2, 6
 CAUSES = (
-    "different_tool", "different_arguments", "different_result", "different_answer", "stopped", "different_context",
+    "different_tool",
+    "different_arguments",
+    "different_result",
+    "different_answer",
+    "stopped",
+    "different_context",
 )
 CAUSE_LABELS = {
     "different_tool": "a different tool",
@@ -45,7 +50,15 @@ STOP_WORDS = {
     "running": "is still running",
 }
 NUMERIC_FIELDS = (
-    "steps", "tool_calls", "errors", "retries", "fallbacks", "duplicates", "tokens", "cost_usd", "duration_ms",
+    "steps",
+    "tool_calls",
+    "errors",
+    "retries",
+    "fallbacks",
+    "duplicates",
+    "tokens",
+    "cost_usd",
+    "duration_ms",
     "blocks_trimmed",
 )
 
@@ -64,8 +77,12 @@ class Divergence:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "step": self.step, "cause": self.cause, "sentence": self.sentence, "run_id": self.run_id,
-            "label": self.label, "loop_step": self.loop_step,
+            "step": self.step,
+            "cause": self.cause,
+            "sentence": self.sentence,
+            "run_id": self.run_id,
+            "label": self.label,
+            "loop_step": self.loop_step,
         }
 
 
@@ -165,7 +182,9 @@ def lcs_pairs(a: Sequence[str], b: Sequence[str]) -> list[tuple[int | None, int 
     return pairs
 
 
-def align(trajectories: Sequence[Trajectory], baseline: int, *, ignore_arguments: bool = False) -> list[list[int | None]]:
+def align(
+    trajectories: Sequence[Trajectory], baseline: int, *, ignore_arguments: bool = False
+) -> list[list[int | None]]:
     """Rows of event indexes, one column per run, aligned on the baseline (star alignment).
 
     Each other run is aligned to the baseline by LCS on the tool-call signature; events only in
@@ -201,7 +220,9 @@ def align(trajectories: Sequence[Trajectory], baseline: int, *, ignore_arguments
             keys = run_keys[r]
             start = 0
             for j in extras[r][g]:
-                spot = next((x for x in range(start, len(gap_rows)) if gap_keys[x] == keys[j] and gap_rows[x][r] is None), None)
+                spot = next(
+                    (x for x in range(start, len(gap_rows)) if gap_keys[x] == keys[j] and gap_rows[x][r] is None), None
+                )
                 if spot is None:
                     gap_rows.append([None] * width)
                     gap_keys.append(keys[j])
@@ -300,15 +321,23 @@ def first_divergence(base: Trajectory, other: Trajectory, *, labels: tuple[str, 
         cause = _cause(a, b)
         if cause is not None:
             return Divergence(
-                step=k, cause=cause, sentence=_sentence(k, cause, a, b, *labels), run_id=other.run_id,
-                label=labels[1], loop_step=b.step,
+                step=k,
+                cause=cause,
+                sentence=_sentence(k, cause, a, b, *labels),
+                run_id=other.run_id,
+                label=labels[1],
+                loop_step=b.step,
             )
     if len(base.events) != len(other.events):  # cannot happen for records (each ends in one terminal event)
         k = min(len(base.events), len(other.events)) + 1
         longer = labels[1] if len(other.events) > len(base.events) else labels[0]
         return Divergence(
-            step=k, cause="stopped", sentence=f"Both runs did the same for {k - 1} steps; then only run {longer} went on.",
-            run_id=other.run_id, label=labels[1], loop_step=0,
+            step=k,
+            cause="stopped",
+            sentence=f"Both runs did the same for {k - 1} steps; then only run {longer} went on.",
+            run_id=other.run_id,
+            label=labels[1],
+            loop_step=0,
         )
     return None
 
@@ -324,7 +353,9 @@ def context_diff(trajectories: Sequence[Trajectory], baseline: int) -> list[dict
         cells: list[dict[str, Any] | None] = []
         for traj in trajectories:
             turn = next((t for t in traj.turns if t.step == step), None)
-            cells.append(None if turn is None else {"sent": list(turn.context.sent), "trimmed": list(turn.context.trimmed)})
+            cells.append(
+                None if turn is None else {"sent": list(turn.context.sent), "trimmed": list(turn.context.trimmed)}
+            )
         base = cells[baseline]
         rows.append({"step": step, "cells": cells, "differs": [c != base for c in cells]})
     return rows
@@ -383,7 +414,9 @@ class Comparison:
             div = self.divergences[r]
             runs.append(
                 {
-                    "label": self.labels[r], "run_id": traj.run_id, "baseline": r == self.baseline,
+                    "label": self.labels[r],
+                    "run_id": traj.run_id,
+                    "baseline": r == self.baseline,
                     **values,
                     "deltas": deltas(values, self.headers[self.baseline]),
                     "first_divergence": div.as_dict() if div else None,
@@ -395,7 +428,9 @@ class Comparison:
             cells = {}
             for r, run_id in enumerate(self.run_ids):
                 event = self.cell(row, r)
-                cells[run_id] = None if event is None else {"event": (row[r] or 0) + 1, **event.as_dict(), "differs": differs[r]}
+                cells[run_id] = (
+                    None if event is None else {"event": (row[r] or 0) + 1, **event.as_dict(), "differs": differs[r]}
+                )
             alignment.append({"row": n, "cells": cells})
         first = self.first
         return {
@@ -405,8 +440,11 @@ class Comparison:
             "alignment": alignment,
             "first_divergence": first.as_dict() if first else None,
             "context": [
-                {"step": row["step"], "runs": {rid: row["cells"][r] for r, rid in enumerate(self.run_ids)},
-                 "differs": {rid: row["differs"][r] for r, rid in enumerate(self.run_ids)}}
+                {
+                    "step": row["step"],
+                    "runs": {rid: row["cells"][r] for r, rid in enumerate(self.run_ids)},
+                    "differs": {rid: row["differs"][r] for r, rid in enumerate(self.run_ids)},
+                }
                 for row in self.context
             ],
         }

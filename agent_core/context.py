@@ -55,16 +55,12 @@ class ContextBlock:
         out: list[dict[str, Any]] = []
         for item in self.raw:
             if item.get("type") == "reasoning":
-                summary = " ".join(
-                    part.get("text", "") for part in item.get("summary") or [] if isinstance(part, dict)
-                )
+                summary = " ".join(part.get("text", "") for part in item.get("summary") or [] if isinstance(part, dict))
                 out.append({"kind": "reasoning", "text": summary})
         if self.text:
             out.append({"kind": "text", "text": self.text})
         for call in self.tool_calls:
-            out.append(
-                {"kind": "tool_call", "call_id": call.call_id, "tool": call.name, "arguments": call.arguments}
-            )
+            out.append({"kind": "tool_call", "call_id": call.call_id, "tool": call.name, "arguments": call.arguments})
         for result in self.outputs:
             out.append(
                 {

@@ -18,8 +18,15 @@ import pandas as pd
 
 OFFERED_COLUMNS = ["run_id", "provider", "model", "tool"]
 COVERAGE_COLUMNS = [
-    "provider", "model", "tool", "runs_offered", "runs_chosen", "choice_rate", "calls",
-    "validation_failures", "never_chosen",
+    "provider",
+    "model",
+    "tool",
+    "runs_offered",
+    "runs_chosen",
+    "choice_rate",
+    "calls",
+    "validation_failures",
+    "never_chosen",
 ]
 
 
@@ -37,7 +44,9 @@ def offered_frame(rows: Iterable[tuple[str, str, str, str]]) -> pd.DataFrame:
     return pd.DataFrame(list(rows), columns=OFFERED_COLUMNS)
 
 
-def coverage_table(offered: pd.DataFrame, calls: pd.DataFrame, by: tuple[str, ...] = ("provider", "model")) -> pd.DataFrame:
+def coverage_table(
+    offered: pd.DataFrame, calls: pd.DataFrame, by: tuple[str, ...] = ("provider", "model")
+) -> pd.DataFrame:
     """Per ``by`` × tool: runs that offered it, runs that chose it (called it at least once), the
     share, its calls, argument-validation failures, and whether it was never chosen.
 
@@ -98,8 +107,11 @@ def offered_from_runs(runs: pd.DataFrame) -> pd.DataFrame:
     for run_id, provider, model, text in zip(
         view["run_id"].tolist(), view["provider"].tolist(), view["model"].tolist(), view["tools_offered"].tolist()
     ):
-        run = (run_id if isinstance(run_id, str) else "", provider if isinstance(provider, str) else "",
-               model if isinstance(model, str) else "")
+        run = (
+            run_id if isinstance(run_id, str) else "",
+            provider if isinstance(provider, str) else "",
+            model if isinstance(model, str) else "",
+        )
         try:
             tools = json.loads(text)
         except ValueError:

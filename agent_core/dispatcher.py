@@ -140,7 +140,11 @@ def _describe(exc: BaseException) -> str:
 
 def _attempt_ok(attempt: int, duration_ms: float) -> dict[str, Any]:
     return {
-        "attempt": attempt, "success": True, "error": None, "error_category": None, "duration_ms": duration_ms,
+        "attempt": attempt,
+        "success": True,
+        "error": None,
+        "error_category": None,
+        "duration_ms": duration_ms,
         "wait_s": 0.0,
     }
 
@@ -148,8 +152,12 @@ def _attempt_ok(attempt: int, duration_ms: float) -> dict[str, Any]:
 def _attempt_failed(exc: Exception, attempt: int, duration_ms: float) -> Failure:
     category = classify(exc)
     entry = {
-        "attempt": attempt, "success": False, "error": mask_text(_describe(exc)), "error_category": category.value,
-        "duration_ms": duration_ms, "wait_s": 0.0,
+        "attempt": attempt,
+        "success": False,
+        "error": mask_text(_describe(exc)),
+        "error_category": category.value,
+        "duration_ms": duration_ms,
+        "wait_s": 0.0,
     }
     return Failure(entry, transient=category is ErrorCategory.TRANSIENT)
 
@@ -181,9 +189,7 @@ class Dispatcher:
 
     def refuse(self, call: ToolCallRequest, *, step: int, message: str) -> ToolCall:
         """A log entry for a call that is not run at all (e.g. over the per-turn limit)."""
-        return self._entry(
-            call, step, lambda c, entry: self._refuse(entry, ErrorCategory.VALIDATION, message)
-        )
+        return self._entry(call, step, lambda c, entry: self._refuse(entry, ErrorCategory.VALIDATION, message))
 
     def _entry(
         self, call: ToolCallRequest, step: int, body: Callable[[ToolCallRequest, dict[str, Any]], str]
@@ -210,7 +216,9 @@ class Dispatcher:
             text = body(call, entry)
         except RunCancelled:  # the run was stopped while this call ran: keep what it did so far
             entry.update(
-                success=False, cancelled=True, output=ERROR_PREFIX + "the run was stopped before this call finished.",
+                success=False,
+                cancelled=True,
+                output=ERROR_PREFIX + "the run was stopped before this call finished.",
                 error="stopped by the user before the call finished",
                 duration_ms=round((time.perf_counter() - t0) * 1000, 3),
             )
@@ -224,9 +232,7 @@ class Dispatcher:
         if entry["error"] is not None:
             entry["error"] = mask_text(entry["error"])
         entry["duration_ms"] = round((time.perf_counter() - t0) * 1000, 3)
-        log.info(
-            "tool %s %s in %.1f ms", entry["tool"], "ok" if entry["success"] else "failed", entry["duration_ms"]
-        )
+        log.info("tool %s %s in %.1f ms", entry["tool"], "ok" if entry["success"] else "failed", entry["duration_ms"])
         return cast(ToolCall, entry)  # built field by field above; the type says what it holds
 
     def _refuse(self, entry: dict[str, Any], category: ErrorCategory, message: str) -> str:
@@ -348,4 +354,6 @@ class Dispatcher:
 
     def call_direct(self, name: str, arguments: dict[str, Any]) -> ToolCall:
         """Run one tool outside a run (the Tools page form); same validation and log entry."""
-        return self.dispatch(ToolCallRequest(call_id=f"direct_{int(time.time() * 1000)}", name=name, arguments=arguments))
+        return self.dispatch(
+            ToolCallRequest(call_id=f"direct_{int(time.time() * 1000)}", name=name, arguments=arguments)
+        )

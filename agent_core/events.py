@@ -178,7 +178,9 @@ def events_from_record(record: Mapping[str, Any]) -> Iterator[RunEvent]:
     good (its last attempt is the failure shown)."""
     rid = str(record.get("run_id") or "")
     yield RunStarted(
-        run_id=rid, goal=str(record.get("goal") or ""), provider=str(record.get("provider") or ""),
+        run_id=rid,
+        goal=str(record.get("goal") or ""),
+        provider=str(record.get("provider") or ""),
         model=str(record.get("model") or ""),
     )
     calls = {c.get("call_id"): c for c in record.get("tool_calls") or [] if isinstance(c, dict)}
@@ -188,15 +190,20 @@ def events_from_record(record: Mapping[str, Any]) -> Iterator[RunEvent]:
         raw_index = step.get("index")
         index = raw_index if isinstance(raw_index, int) else n + 1
         yield ModelCallStarted(
-            run_id=rid, step=index, blocks_sent=list(step.get("blocks_sent") or []),
+            run_id=rid,
+            step=index,
+            blocks_sent=list(step.get("blocks_sent") or []),
             blocks_trimmed=list(step.get("blocks_trimmed") or []),
         )
         attempts = [a for a in step.get("model_attempts") or [] if isinstance(a, dict)]
         for attempt in attempts[:-1]:
             if not attempt.get("success") and attempt.get("wait_s") is not None:
                 yield ModelCallRetrying(
-                    run_id=rid, step=index, attempt=int(attempt.get("attempt") or 0),
-                    error_type=str(attempt.get("error_type") or ""), message=str(attempt.get("message") or ""),
+                    run_id=rid,
+                    step=index,
+                    attempt=int(attempt.get("attempt") or 0),
+                    error_type=str(attempt.get("error_type") or ""),
+                    message=str(attempt.get("message") or ""),
                     status=attempt.get("status") if isinstance(attempt.get("status"), int) else None,
                     wait_s=_number(attempt.get("wait_s")) or 0.0,
                 )
@@ -207,25 +214,42 @@ def events_from_record(record: Mapping[str, Any]) -> Iterator[RunEvent]:
         # The run's own total on the last step (an imported record may not add up step by step).
         total = _usage(record.get("usage")) if n == len(steps) - 1 and record.get("usage") else total + usage
         yield ModelCallFinished(
-            run_id=rid, step=index, duration_ms=_number(step.get("model_duration_ms")), attempts=len(attempts),
-            usage=usage, text=str(step.get("text") or ""), tool_calls=len(step.get("tool_call_ids") or []), ok=ok,
+            run_id=rid,
+            step=index,
+            duration_ms=_number(step.get("model_duration_ms")),
+            attempts=len(attempts),
+            usage=usage,
+            text=str(step.get("text") or ""),
+            tool_calls=len(step.get("tool_call_ids") or []),
+            ok=ok,
             error=str(failed.get("message") or failed.get("error_type") or "") or None,
         )
         check = step.get("answer_check")
         if isinstance(check, dict):
             yield AnswerSentBack(
-                run_id=rid, step=index, unsupported=[str(t) for t in check.get("unsupported") or []],
-                message=str(check.get("message") or ""), answer=str(step.get("text") or ""),
+                run_id=rid,
+                step=index,
+                unsupported=[str(t) for t in check.get("unsupported") or []],
+                message=str(check.get("message") or ""),
+                answer=str(step.get("text") or ""),
             )
         for call_id in ids:
             entry = calls[call_id]
             yield ToolCallStarted(
-                run_id=rid, step=index, call_id=str(call_id), tool=str(entry.get("tool")), arguments=entry.get("arguments")
+                run_id=rid,
+                step=index,
+                call_id=str(call_id),
+                tool=str(entry.get("tool")),
+                arguments=entry.get("arguments"),
             )
             yield ToolCallFinished(run_id=rid, step=index, call=cast(ToolCall, entry))
         yield StepFinished(
-            run_id=rid, step=index, duration_ms=_number(step.get("duration_ms")), usage=usage,
-            total_usage=total, cost_usd=_number(record.get("cost_usd")),
+            run_id=rid,
+            step=index,
+            duration_ms=_number(step.get("duration_ms")),
+            usage=usage,
+            total_usage=total,
+            cost_usd=_number(record.get("cost_usd")),
         )
     status = record.get("status")
     error = record.get("error")

@@ -13,9 +13,8 @@ when every number and tool name in it is among the facts.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +33,7 @@ PLAIN_PHRASES: dict[str, str] = {
 def plain_phrase(category: str, tool: Any) -> str:
     """The plain words for a tool error ``category`` of ``tool``."""
     return PLAIN_PHRASES.get(category, PLAIN_PHRASES["non_transient"]).format(tool=tool)
+
 
 CAUSES = ("provider", "tool_failed", "step_limit", "repeated", "ungrounded", "cancelled", "interrupted")
 """Failure causes in priority order: the first that applies is the main cause."""
@@ -254,11 +254,11 @@ def _outcome(record: Mapping[str, Any], status: str, steps: list[dict[str, Any]]
     if status == "completed":
         return Sentence(f"The agent finished and gave an answer in {_plural(n, 'step')}.", last, "outcome")
     if status == "max_steps":
-        return Sentence(
-            f"The agent used all {limit or n} of its steps and stopped without an answer.", last, "outcome"
-        )
+        return Sentence(f"The agent used all {limit or n} of its steps and stopped without an answer.", last, "outcome")
     if status == "cancelled":
-        return Sentence(f"Someone stopped the run after {_plural(n, 'step')}, before it had an answer.", last, "outcome")
+        return Sentence(
+            f"Someone stopped the run after {_plural(n, 'step')}, before it had an answer.", last, "outcome"
+        )
     if status == "interrupted":
         return Sentence(
             f"The run was cut off after {_plural(n, 'step')}: the program running it went away.", last, "outcome"
@@ -269,8 +269,10 @@ def _outcome(record: Mapping[str, Any], status: str, steps: list[dict[str, Any]]
     if failure is not None:
         attempt, step = failure
         why = (
-            "the model service did not accept the key" if _is_auth(attempt)
-            else "the model service was busy or down" if attempt.get("transient")
+            "the model service did not accept the key"
+            if _is_auth(attempt)
+            else "the model service was busy or down"
+            if attempt.get("transient")
             else "the model service said no"
         )
         where = f" at step {step}" if step is not None else ""
@@ -315,7 +317,9 @@ def _grounding(record: Mapping[str, Any]) -> Sentence | None:
         return Sentence("Every number in the answer was found in the goal or the tool results.", None, "grounding")
     if status == "partly":
         if len(missing) == 1:
-            return Sentence("One number in the answer was not found in the tool results, so check it.", None, "grounding")
+            return Sentence(
+                "One number in the answer was not found in the tool results, so check it.", None, "grounding"
+            )
         which = f"{len(missing)} numbers" if missing else "Some numbers"
         return Sentence(f"{which} in the answer were not found in the tool results, so check them.", None, "grounding")
     if status == "ungrounded":
@@ -344,16 +348,22 @@ def _failure(record: Mapping[str, Any], status: str, calls: list[dict[str, Any]]
         attempt, step = provider
         if _is_auth(attempt):
             return FailureExplanation(
-                "provider", "The model service did not accept the key.", step,
+                "provider",
+                "The model service did not accept the key.",
+                step,
                 [HINTS["check_key"], HINTS["other_model"]],
             )
         if attempt.get("transient"):
             return FailureExplanation(
-                "provider", "The model service was busy or down, even after we tried again.", step,
+                "provider",
+                "The model service was busy or down, even after we tried again.",
+                step,
                 [HINTS["try_again"], HINTS["other_model"]],
             )
         return FailureExplanation(
-            "provider", "The model service turned the request down.", step,
+            "provider",
+            "The model service turned the request down.",
+            step,
             [HINTS["other_model"], HINTS["shorten_goal"], HINTS["check_key"]],
         )
     broken = _unrecovered(calls)
@@ -366,24 +376,34 @@ def _failure(record: Mapping[str, Any], status: str, calls: list[dict[str, Any]]
         if cat in ("transient", "timeout"):
             hints.insert(0, HINTS["try_again"])
         return FailureExplanation(
-            "tool_failed", f"A tool failed and the agent could not get past it: {plain_phrase(cat, tool)}.",
-            _step_of(call), hints, tool,
+            "tool_failed",
+            f"A tool failed and the agent could not get past it: {plain_phrase(cat, tool)}.",
+            _step_of(call),
+            hints,
+            tool,
         )
     if status == "max_steps":
         return FailureExplanation(
-            "step_limit", f"The agent ran out of steps: the limit was {limit or len(steps)}.", last,
+            "step_limit",
+            f"The agent ran out of steps: the limit was {limit or len(steps)}.",
+            last,
             [HINTS["raise_limit"], HINTS["shorten_goal"], HINTS["other_model"]],
         )
     dups = [c for c in calls if c.get("duplicate") or c.get("error_category") == "duplicate"]
     if dups:
         return FailureExplanation(
-            "repeated", f"The agent kept asking for the same thing again ({_plural(len(dups), 'time')}).",
-            _step_of(dups[0]), [HINTS["other_model"], HINTS["shorten_goal"]], str(dups[0].get("tool")),
+            "repeated",
+            f"The agent kept asking for the same thing again ({_plural(len(dups), 'time')}).",
+            _step_of(dups[0]),
+            [HINTS["other_model"], HINTS["shorten_goal"]],
+            str(dups[0].get("tool")),
         )
     grounding = record.get("grounding")
     if isinstance(grounding, dict) and grounding.get("status") in ("ungrounded", "partly"):
         return FailureExplanation(
-            "ungrounded", "Numbers in the answer were not found in the tool results.", None,
+            "ungrounded",
+            "Numbers in the answer were not found in the tool results.",
+            None,
             [HINTS["check_answer"], HINTS["other_model"]],
         )
     if status == "interrupted":
@@ -391,8 +411,12 @@ def _failure(record: Mapping[str, Any], status: str, calls: list[dict[str, Any]]
             "interrupted", "The program running the agent stopped while it worked.", last, [HINTS["run_again"]]
         )
     if status == "cancelled":
-        return FailureExplanation("cancelled", "Someone pressed Stop before the agent was done.", last,
-                                  [HINTS["run_again"], HINTS["raise_limit"]])
+        return FailureExplanation(
+            "cancelled",
+            "Someone pressed Stop before the agent was done.",
+            last,
+            [HINTS["run_again"], HINTS["raise_limit"]],
+        )
     return FailureExplanation(
         "provider", "Something inside the program went wrong.", last, [HINTS["try_again"], HINTS["other_model"]]
     )
@@ -412,7 +436,11 @@ def _one_line(status: str, steps: int, calls: int, failed: int, failure: Failure
 
 def one_line_from_row(status: str, steps: int, tool_calls: int, failed_calls: int) -> str:
     """The one-line summary from the History index's fields alone (no record read)."""
-    calls = f", {_plural(tool_calls, 'tool call')}" + (f" ({failed_calls} failed)" if failed_calls else "") if tool_calls else ""
+    calls = (
+        f", {_plural(tool_calls, 'tool call')}" + (f" ({failed_calls} failed)" if failed_calls else "")
+        if tool_calls
+        else ""
+    )
     return {
         "completed": f"Answered in {_plural(steps, 'step')}{calls}.",
         "max_steps": f"Ran out of steps ({steps}){calls}.",
@@ -423,15 +451,23 @@ def one_line_from_row(status: str, steps: int, tool_calls: int, failed_calls: in
     }.get(status, f"{status}: {_plural(steps, 'step')}{calls}.")
 
 
-def _facts(record: Mapping[str, Any], status: str, steps: list[dict[str, Any]], calls: list[dict[str, Any]],
-           sentences: list[Sentence], failure: FailureExplanation | None) -> list[str]:
+def _facts(
+    record: Mapping[str, Any],
+    status: str,
+    steps: list[dict[str, Any]],
+    calls: list[dict[str, Any]],
+    sentences: list[Sentence],
+    failure: FailureExplanation | None,
+) -> list[str]:
     facts = [f"status: {status}", f"steps taken: {len(steps)}"]
     limit = (record.get("settings") or {}).get("max_steps")
     if limit:
         facts.append(f"step limit: {limit}")
     counts = Counter(str(c.get("tool")) for c in calls)
     facts += [f"tool {name} was called {k} times" for name, k in counts.items()]
-    facts += [f"tool {c.get('tool')} failed at step {c.get('step')} ({c.get('error_category')})" for c in calls if _failed(c)]
+    facts += [
+        f"tool {c.get('tool')} failed at step {c.get('step')} ({c.get('error_category')})" for c in calls if _failed(c)
+    ]
     facts += [s.text for s in sentences]
     if failure is not None:
         facts.append(f"main cause: {failure.headline}")
@@ -496,69 +532,3 @@ def as_text(explanation: Explanation) -> str:
 
 
 # -- "Explain with AI" and its guard -------------------------------------------------------------
-
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
-_IDENTIFIER = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
-
-
-def _numbers(text: str) -> set[str]:
-    return {m.group(0).replace(",", "").rstrip(".") for m in _NUMBER.finditer(text)}
-
-
-def check_ai_text(text: str, explanation: Explanation, *, known_tools: Iterable[str] = ()) -> str | None:
-    """None when ``text`` is safe to show; else why it was rejected (a plain sentence).
-
-    Rejected: a number that no fact holds, or a tool name (a known tool, or any snake_case name)
-    that the facts do not mention.
-    """
-    facts = "\n".join(explanation.facts)
-    allowed_numbers = _numbers(facts)
-    for number in sorted(_numbers(text)):
-        if number not in allowed_numbers:
-            return f"The AI text gave the number {number}, which is not in the run's facts."
-    mentioned = {t for t in explanation.tools if t in facts} | set(explanation.tools)
-    candidates = set(_IDENTIFIER.findall(text)) | {t for t in known_tools if re.search(rf"\b{re.escape(t)}\b", text)}
-    for name in sorted(candidates):
-        if name not in mentioned:
-            return f"The AI text named the tool {name}, which is not in the run's facts."
-    return None
-
-
-AI_INSTRUCTIONS = (
-    "You explain an AI agent's run to a person who does not program. Use only the facts given. "
-    "Write 3 to 5 short sentences in plain words. Do not add numbers or tool names that are not in the facts."
-)
-
-
-def explain_with_ai(
-    explanation: Explanation, ask: Callable[[str, str], str], *, known_tools: Iterable[str] = ()
-) -> tuple[str, str | None]:
-    """Ask a model (``ask(instructions, prompt) -> text``) to explain the run from its facts.
-
-    Returns ``(text, note)``: the model's text and None when it passed :func:`check_ai_text`,
-    else the template summary and a note saying why the model's text was not used.
-    """
-    prompt = "Facts about the run:\n" + "\n".join(f"- {f}" for f in explanation.facts)
-    try:
-        text = (ask(AI_INSTRUCTIONS, prompt) or "").strip()
-    except Exception as exc:  # any provider failure: the template stands
-        return explanation.text, f"The model could not be asked ({type(exc).__name__}); this is the template summary."
-    if not text:
-        return explanation.text, "The model gave no text; this is the template summary."
-    problem = check_ai_text(text, explanation, known_tools=known_tools)
-    if problem:
-        return explanation.text, problem + " This is the template summary instead."
-    return text, None
-
-
-def provider_asker(provider: Any, *, timeout: float = 60.0) -> Callable[[str, str], str]:
-    """An ``ask`` for :func:`explain_with_ai` that sends one plain request (no tools) to a provider."""
-    from agent_core.providers.base import ModelRequest
-
-    def ask(instructions: str, prompt: str) -> str:
-        for _ in provider.prepare():  # a local model loads once
-            pass
-        request = ModelRequest(instructions=instructions, goal=prompt, blocks=[], tools=[], step=1, timeout=timeout)
-        return str(provider.complete(request).text or "")
-
-    return ask

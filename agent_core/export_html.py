@@ -117,8 +117,11 @@ def embed_json(value: Any) -> str:
     """``value`` as JSON safe inside a ``<script>`` element (no ``<``, ``>``, ``&`` or line separators)."""
     text = json.dumps(value, ensure_ascii=False, default=str)
     return (
-        text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
-        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+        text.replace("&", "\\u0026")
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
     )
 
 
@@ -155,7 +158,9 @@ def _summary(record: dict[str, Any]) -> str:
             f"<br><b>What you can try</b><ul>{hints}</ul></div>"
         )
     if result.technical:
-        out.append(f"<details><summary>Technical details</summary><pre>{_e(chr(10).join(result.technical))}</pre></details>")
+        out.append(
+            f"<details><summary>Technical details</summary><pre>{_e(chr(10).join(result.technical))}</pre></details>"
+        )
     out.append("</section>")
     return "".join(out)
 
@@ -167,7 +172,8 @@ def _attempts_table(tool: Any, attempts: Any) -> str:
         f"<tr><td>{_e(tool)}</td><td>{_e(a.get('attempt'))}</td>"
         f"<td>{'ok' if a.get('success') else 'failed'}</td><td>{_e(a.get('error') or '')}</td>"
         f"<td>{_ms(a.get('duration_ms'))}</td><td>{_e(a.get('wait_s') if a.get('wait_s') else '')}</td></tr>"
-        for a in attempts if isinstance(a, dict)
+        for a in attempts
+        if isinstance(a, dict)
     )
     return rows
 
@@ -196,7 +202,8 @@ def _call(call: dict[str, Any], *, hide_outputs: bool) -> str:
     attempts_html = (
         "<details><summary>Attempts</summary><table><tr><th>tool</th><th>#</th><th>outcome</th><th>error</th>"
         f"<th>time</th><th>waited (s)</th></tr>{table}</table></details>"
-        if table and (len(attempts) > 1 or fallback or not ok) else ""
+        if table and (len(attempts) > 1 or fallback or not ok)
+        else ""
     )
     return (
         f'<div class="call"><b>Tool: {_e(call.get("tool"))}</b> · {_ms(call.get("duration_ms"))} {" ".join(badges)}'
@@ -220,15 +227,15 @@ def _steps(record: dict[str, Any], *, hide_outputs: bool) -> str:
         parts = [
             f'<section class="box step" id="step-{_e(index)}"><b>Step {_e(index)}</b> '
             f'<span class="meta">· {_ms(step.get("duration_ms"))} · model {_ms(step.get("model_duration_ms"))} · '
-            f'{_e(usage.get("total_tokens", 0))} tokens'
-            f'{f" · {len(attempts)} model attempts" if len(attempts) > 1 else ""}</span>',
+            f"{_e(usage.get('total_tokens', 0))} tokens"
+            f"{f' · {len(attempts)} model attempts' if len(attempts) > 1 else ''}</span>",
             f'<div class="meta">Context sent: the goal and blocks {_e(sent)}'
-            f'{f" · trimmed: blocks {_e(trimmed)}" if trimmed else ""}</div>',
+            f"{f' · trimmed: blocks {_e(trimmed)}' if trimmed else ''}</div>",
         ]
         for a in failed:
             parts.append(
                 f'<div class="meta">Model attempt {_e(a.get("attempt"))} failed: {_e(a.get("error_type"))} — '
-                f'{_e(a.get("message"))}</div>'
+                f"{_e(a.get('message'))}</div>"
             )
         if step.get("text"):
             parts.append(f'<span class="meta">The model said</span><pre>{_e(step.get("text"))}</pre>')
@@ -249,9 +256,14 @@ def _ledger(record: dict[str, Any]) -> str:
     head = "".join(f"<th>step {_e(s.get('index'))}</th>" for s in steps)
     rows = []
     for block in blocks:
-        tools = ", ".join(
-            str(i.get("tool")) for i in block.get("items") or [] if isinstance(i, dict) and i.get("kind") == "tool_call"
-        ) or "text"
+        tools = (
+            ", ".join(
+                str(i.get("tool"))
+                for i in block.get("items") or []
+                if isinstance(i, dict) and i.get("kind") == "tool_call"
+            )
+            or "text"
+        )
         cells = []
         for s in steps:
             if block.get("index") in (s.get("blocks_sent") or []):
@@ -284,7 +296,7 @@ def export_html(record: Mapping[str, Any], *, hide_outputs: bool = False) -> str
     error = data.get("error") if isinstance(data.get("error"), dict) else None
     outcome = f"<p><b>Answer</b></p><pre>{_e(answer)}</pre>" if answer else ""
     if error and shown != "completed" and error.get("message"):
-        outcome += f'<p><b>What the program said</b></p><pre>{_e(error.get("message"))}</pre>'
+        outcome += f"<p><b>What the program said</b></p><pre>{_e(error.get('message'))}</pre>"
     hidden_note = '<p class="meta">Tool outputs were left out of this export.</p>' if hide_outputs else ""
     return f"""<!DOCTYPE html>
 <html lang="en">

@@ -105,4 +105,3 @@ def import_file(path: Path, runs_dir: Path) -> tuple[dict[str, Any], Path]:
     except OSError as exc:
         raise ImportProblem(f"{path}: cannot read ({exc.strerror or exc})") from None
     return import_bytes(data, path.name, runs_dir)
-

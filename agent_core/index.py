@@ -41,8 +41,19 @@ INDEX_FORMAT = f"4-{COLUMNS_VERSION}"
 
 FILE_FIELDS = ("name", "size", "mtime_ns", "ino", "problem")
 CALL_FIELDS = (
-    "seq", "call_id", "step", "tool", "success", "error_category", "attempts", "fallback",
-    "fallback_success", "duplicate", "truncated", "duration_ms", "started_at",
+    "seq",
+    "call_id",
+    "step",
+    "tool",
+    "success",
+    "error_category",
+    "attempts",
+    "fallback",
+    "fallback_success",
+    "duplicate",
+    "truncated",
+    "duration_ms",
+    "started_at",
 )
 """One row per tool call of a record (``seq``: its position in the record's ``tool_calls``)."""
 
@@ -85,8 +96,21 @@ def extract(record: dict[str, Any], name: str) -> tuple[tuple[Any, ...], CallCol
     hand-edited record holds.
     """
     columns: list[list[Any]] = [[] for _ in CALL_FIELDS]
-    (seqs, ids, steps, tools, oks, categories, attempts_, fallbacks, fallback_oks, duplicates, truncated,
-     durations, starts) = (column.append for column in columns)
+    (
+        seqs,
+        ids,
+        steps,
+        tools,
+        oks,
+        categories,
+        attempts_,
+        fallbacks,
+        fallback_oks,
+        duplicates,
+        truncated,
+        durations,
+        starts,
+    ) = (column.append for column in columns)
     failed = 0
     # The common types are checked inline (this loop runs for every call of every record).
     for seq, call in enumerate(record.get("tool_calls") or ()):
@@ -338,7 +362,9 @@ class RunIndex:
         if not upserts and not deleted:
             return
         sql = f"INSERT OR REPLACE INTO files ({_COLUMNS}) VALUES ({', '.join('?' * (len(_COLUMNS.split(','))))})"
-        values = [(*row, calls if calls is None or isinstance(calls, str) else encode_calls(calls)) for row, calls in upserts]
+        values = [
+            (*row, calls if calls is None or isinstance(calls, str) else encode_calls(calls)) for row, calls in upserts
+        ]
 
         def work(conn: sqlite3.Connection) -> None:
             conn.execute("BEGIN IMMEDIATE")
@@ -454,7 +480,11 @@ def _parse_here(
 
 
 def parse_files(
-    runs_dir: str, names: Sequence[str], *, workers: int = 1, index: RunIndex | None = None,
+    runs_dir: str,
+    names: Sequence[str],
+    *,
+    workers: int = 1,
+    index: RunIndex | None = None,
     keep_columns: bool = True,
 ) -> tuple[list[tuple[FileRow, StoredCalls | CallColumns]], list[str], set[str]]:
     """Parse ``names`` in ``runs_dir``: ``(rows of the files read, names that vanished, names
@@ -478,10 +508,19 @@ def parse_files(
         try:
             proc = subprocess.Popen(
                 [
-                    sys.executable, "-I", "-S", "-c", _WORKER, _ROOT, runs_dir, str(index.path) if index else "",
+                    sys.executable,
+                    "-I",
+                    "-S",
+                    "-c",
+                    _WORKER,
+                    _ROOT,
+                    runs_dir,
+                    str(index.path) if index else "",
                     "columns" if keep_columns else "encoded",
                 ],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
             )
         except OSError as exc:
             log.warning("cannot start a parse helper (%s); parsing here", exc)

@@ -218,7 +218,9 @@ class _Run:
             duration_ms=self.elapsed_ms(),
         )
         if self.record["answer"] is not None and self.answer_check != "off":
-            self.record["grounding"] = check_answer(self.record["answer"], self.record["goal"], self.record["tool_calls"])
+            self.record["grounding"] = check_answer(
+                self.record["answer"], self.record["goal"], self.record["tool_calls"]
+            )
         try:
             self.save(final=True)
         except RecordWriteError as exc:
@@ -264,8 +266,17 @@ def run_agent(
     """
     goal = validate_goal(goal)
     run = _Run(
-        goal, provider, registry, settings, run_id or new_run_id(), scripted, record_extra,
-        instructions=instructions, cancel=cancel, sleep=sleep, rng=rng,
+        goal,
+        provider,
+        registry,
+        settings,
+        run_id or new_run_id(),
+        scripted,
+        record_extra,
+        instructions=instructions,
+        cancel=cancel,
+        sleep=sleep,
+        rng=rng,
     )
     cancel = run.cancel
     rid = run.record["run_id"]
@@ -274,7 +285,9 @@ def run_agent(
     except RecordWriteError as exc:
         yield RunFinished(run_id=rid, status="error", error={"type": "RecordWriteError", "message": str(exc.strerror)})
         return
-    yield RunStarted(run_id=rid, goal=run.record["goal"], provider=provider.id, model=provider.model, path=str(run.path))
+    yield RunStarted(
+        run_id=rid, goal=run.record["goal"], provider=provider.id, model=provider.model, path=str(run.path)
+    )
     log.info("run %s started: provider=%s model=%s", rid, provider.id, provider.model)
     try:
         use_run = getattr(provider, "use_run", None)
@@ -319,7 +332,9 @@ def run_agent(
         yield run.finish("error", error={"type": "RecordWriteError", "message": str(exc.strerror or exc)})
     except Exception as exc:  # an engine bug: keep the record, say what happened
         log.error("run %s failed\n%s", rid, masked_traceback(exc))
-        yield run.finish("error", error={"type": type(exc).__name__, "message": mask_text(str(exc)) or type(exc).__name__})
+        yield run.finish(
+            "error", error={"type": type(exc).__name__, "message": mask_text(str(exc)) or type(exc).__name__}
+        )
 
 
 _CANCELLED: RunError = {"type": "Cancelled", "message": "The run was stopped by the user."}
@@ -335,8 +350,13 @@ def _step(run: _Run, step: int) -> Generator[RunEvent, None, StepOutcome]:
     yield ModelCallStarted(run_id=rid, step=step, blocks_sent=sent_ids, blocks_trimmed=trimmed)
     request = ModelRequest(
         # The masked goal (as recorded): a key pasted into a goal is not sent on to the model API.
-        instructions=run.instructions, goal=run.record["goal"], blocks=sent, tools=list(run.registry), step=step,
-        timeout=settings.request_timeout, cancel=cancel,
+        instructions=run.instructions,
+        goal=run.record["goal"],
+        blocks=sent,
+        tools=list(run.registry),
+        step=step,
+        timeout=settings.request_timeout,
+        cancel=cancel,
     )
     step_entry: dict[str, Any] = {
         "index": step,
@@ -365,21 +385,33 @@ def _step(run: _Run, step: int) -> Generator[RunEvent, None, StepOutcome]:
         )
         run.record["steps"].append(step_entry)
         yield ModelCallFinished(
-            run_id=rid, step=step, duration_ms=step_entry["model_duration_ms"],
-            attempts=len(step_entry["model_attempts"]), ok=False, error=mask_text(exc.message),
+            run_id=rid,
+            step=step,
+            duration_ms=step_entry["model_duration_ms"],
+            attempts=len(step_entry["model_attempts"]),
+            ok=False,
+            error=mask_text(exc.message),
         )
         return StopRun(status="error", error={"type": exc.error_type, "message": mask_text(exc.message)})
     model_ms = round((time.perf_counter() - model_t0) * 1000, 3)
     run.usage = run.usage + response.usage
     text = mask_text(response.text or "")
     step_entry.update(
-        model_duration_ms=model_ms, usage=response.usage.as_dict(), text=text, stop_reason=response.stop_reason,
+        model_duration_ms=model_ms,
+        usage=response.usage.as_dict(),
+        text=text,
+        stop_reason=response.stop_reason,
     )
     if response.model:
         run.record["model"] = response.model
     yield ModelCallFinished(
-        run_id=rid, step=step, duration_ms=model_ms, attempts=len(step_entry["model_attempts"]),
-        usage=response.usage, text=text, tool_calls=len(response.tool_calls),
+        run_id=rid,
+        step=step,
+        duration_ms=model_ms,
+        attempts=len(step_entry["model_attempts"]),
+        usage=response.usage,
+        text=text,
+        tool_calls=len(response.tool_calls),
     )
     if not response.tool_calls:
         answer = text.strip() or "(The model returned an empty answer.)"
@@ -394,8 +426,12 @@ def _step(run: _Run, step: int) -> Generator[RunEvent, None, StepOutcome]:
         yield _step_finished(run, step_entry, response.usage)
         return FinalAnswer(answer)
     block = ContextBlock(
-        index=len(run.blocks), step=step, provider=provider.id, text=text,
-        tool_calls=list(response.tool_calls), raw=response.raw,
+        index=len(run.blocks),
+        step=step,
+        provider=provider.id,
+        text=text,
+        tool_calls=list(response.tool_calls),
+        raw=response.raw,
     )
     run.history.append(
         {
@@ -411,7 +447,10 @@ def _step(run: _Run, step: int) -> Generator[RunEvent, None, StepOutcome]:
             if cancel.is_set():
                 raise RunCancelled()
             yield ToolCallStarted(
-                run_id=rid, step=step, call_id=call.call_id, tool=call.name[:MAX_TOOL_NAME_CHARS],
+                run_id=rid,
+                step=step,
+                call_id=call.call_id,
+                tool=call.name[:MAX_TOOL_NAME_CHARS],
                 arguments=mask(call.arguments),
             )
             if position < MAX_TOOL_CALLS_PER_TURN:
@@ -423,7 +462,8 @@ def _step(run: _Run, step: int) -> Generator[RunEvent, None, StepOutcome]:
                     raise
             else:
                 entry = run.dispatcher.refuse(
-                    call, step=step,
+                    call,
+                    step=step,
                     message=f"Too many tool calls in one turn (the limit is {MAX_TOOL_CALLS_PER_TURN}); "
                     "this call was not run. Ask for fewer calls at a time.",
                 )
@@ -447,7 +487,13 @@ def _step(run: _Run, step: int) -> Generator[RunEvent, None, StepOutcome]:
         if len(block.outputs) == len(block.tool_calls):
             run.blocks.append(block)
             run.record["context_blocks"].append(
-                {"index": block.index, "step": step, "items": _record_items(block), "chars": block.chars(), "raw": mask(block.raw)}
+                {
+                    "index": block.index,
+                    "step": step,
+                    "items": _record_items(block),
+                    "chars": block.chars(),
+                    "raw": mask(block.raw),
+                }
             )
         step_entry["duration_ms"] = round((time.perf_counter() - step_t0) * 1000, 3)
         run.record["steps"].append(step_entry)
@@ -477,7 +523,13 @@ def _send_answer_back(
     )
     run.blocks.append(block)
     run.record["context_blocks"].append(
-        {"index": block.index, "step": step, "items": _record_items(block), "chars": block.chars(), "raw": mask(block.raw)}
+        {
+            "index": block.index,
+            "step": step,
+            "items": _record_items(block),
+            "chars": block.chars(),
+            "raw": mask(block.raw),
+        }
     )
     run.history.append({"role": "assistant", "content": answer, "final": False})
     run.history.append({"role": "user", "content": message, "kind": "answer_check"})
@@ -519,5 +571,11 @@ def run_to_end(goal: str, **kwargs: Any) -> dict[str, Any]:
         return load_record(finished.path)
     except Exception:
         # The record could not be written (read-only disk …): report what we know.
-        return {"run_id": finished.run_id, "status": finished.status, "answer": finished.answer, "error": finished.error,
-                "steps": [], "tool_calls": []}
+        return {
+            "run_id": finished.run_id,
+            "status": finished.status,
+            "answer": finished.answer,
+            "error": finished.error,
+            "steps": [],
+            "tool_calls": [],
+        }

@@ -106,8 +106,13 @@ def call_model(
                 return response
             entry = retry.entry
             yield ModelCallRetrying(
-                run_id=run_id, step=request.step, attempt=retry.attempt, error_type=entry["error_type"],
-                message=entry["message"], status=entry["status"], wait_s=retry.wait_s,
+                run_id=run_id,
+                step=request.step,
+                attempt=retry.attempt,
+                error_type=entry["error_type"],
+                message=entry["message"],
+                status=entry["status"],
+                wait_s=retry.wait_s,
             )
     except GaveUp as gave_up:
         error = gave_up.error

@@ -119,8 +119,9 @@ class RecordEncoder:
         return out
 
 
-def save_record(record: dict[str, Any], runs_dir: Path, *, encoder: RecordEncoder | None = None,
-                final: bool = True) -> Path:
+def save_record(
+    record: dict[str, Any], runs_dir: Path, *, encoder: RecordEncoder | None = None, final: bool = True
+) -> Path:
     """Write ``record`` to ``runs_dir/<run_id>.json`` atomically (temp file + rename).
 
     ``encoder`` (one per run) saves re-encoding what earlier saves already encoded; ``final=False``
@@ -143,9 +144,7 @@ def save_record(record: dict[str, Any], runs_dir: Path, *, encoder: RecordEncode
         os.replace(tmp_name, path)
         tmp_name = None
     except OSError as exc:
-        raise RecordWriteError(
-            exc.errno, f"Cannot save the run record in {runs_dir}: {exc.strerror or exc}"
-        ) from exc
+        raise RecordWriteError(exc.errno, f"Cannot save the run record in {runs_dir}: {exc.strerror or exc}") from exc
     finally:
         if tmp_name is not None:
             try:
@@ -186,9 +185,17 @@ def effective_status(record: dict[str, Any]) -> str:
 
 
 _FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
-    "run_id": str, "goal": str, "provider": str, "model": (str, type(None)), "status": str,
-    "settings": dict, "usage": dict, "error": (dict, type(None)), "answer": (str, type(None)),
-    "context_blocks": list, "history": list,
+    "run_id": str,
+    "goal": str,
+    "provider": str,
+    "model": (str, type(None)),
+    "status": str,
+    "settings": dict,
+    "usage": dict,
+    "error": (dict, type(None)),
+    "answer": (str, type(None)),
+    "context_blocks": list,
+    "history": list,
 }
 """Types of the top-level fields every reader relies on (a field may be absent, never mistyped)."""
 _LIST_OF_OBJECTS = ("steps", "tool_calls", "context_blocks", "history")
@@ -214,7 +221,8 @@ def parse_record(data: bytes, name: str = "record") -> dict[str, Any]:
         raise RecordError(f"{name}: malformed run record (steps/tool_calls are not lists)")
     wrong = [key for key, kinds in _FIELD_TYPES.items() if key in record and not isinstance(record[key], kinds)]
     wrong += [
-        f"{key}[]" for key in _LIST_OF_OBJECTS
+        f"{key}[]"
+        for key in _LIST_OF_OBJECTS
         # (set of the items' types: one C-level pass, where a generator costs ~30 µs per record)
         if isinstance(record.get(key), list) and not set(map(type, record[key])) <= {dict}
     ]

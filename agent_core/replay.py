@@ -193,8 +193,10 @@ class RecordedTools:
                         if self._recorded_mode():
                             self._sources.append("missing")
                             attempt = _outcome(
-                                {"error": f"ReplayMissing: no recorded result for {where} in run "
-                                 f"{self.source.get('run_id')} (tools are replayed from the recording)"},
+                                {
+                                    "error": f"ReplayMissing: no recorded result for {where} in run "
+                                    f"{self.source.get('run_id')} (tools are replayed from the recording)"
+                                },
                                 "",
                             )
                         else:
@@ -219,7 +221,9 @@ class ForkProvider:
         self._provider = provider
         self.id = provider.id if provider is not None else str(source.get("provider") or "scripted")
         self.model = provider.model if provider is not None else str(source.get("model") or "")
-        self.label = provider.label if provider is not None else "replay of the recorded model turns — no model is asked"
+        self.label = (
+            provider.label if provider is not None else "replay of the recorded model turns — no model is asked"
+        )
         self.instant = bool(getattr(provider, "instant", True)) if provider is not None else True
         self.from_step = from_step
         same_provider = provider is None or provider.id == source.get("provider")
@@ -232,16 +236,26 @@ class ForkProvider:
             calls = []
             if block is not None:
                 calls = [
-                    ToolCallRequest(call_id=str(i.get("call_id")), name=str(i.get("tool")), arguments=copy.deepcopy(i.get("arguments")))
-                    for i in block.get("items") or [] if isinstance(i, dict) and i.get("kind") == "tool_call"
+                    ToolCallRequest(
+                        call_id=str(i.get("call_id")),
+                        name=str(i.get("tool")),
+                        arguments=copy.deepcopy(i.get("arguments")),
+                    )
+                    for i in block.get("items") or []
+                    if isinstance(i, dict) and i.get("kind") == "tool_call"
                 ]
             elif step.get("tool_call_ids"):
                 continue  # a step whose block was not kept (stopped mid-step): not replayable
             usage = as_mapping(step.get("usage"))
             text = str(step.get("text") or "") if calls else str(step.get("text") or source.get("answer") or "")
             self._turns[step["index"]] = ModelResponse(
-                text=text, tool_calls=calls,
-                usage=Usage(int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0), int(usage.get("total_tokens") or 0)),
+                text=text,
+                tool_calls=calls,
+                usage=Usage(
+                    int(usage.get("input_tokens") or 0),
+                    int(usage.get("output_tokens") or 0),
+                    int(usage.get("total_tokens") or 0),
+                ),
                 raw=copy.deepcopy(block.get("raw") or []) if block is not None and same_provider else [],
                 stop_reason=step.get("stop_reason"),
             )
@@ -257,7 +271,8 @@ class ForkProvider:
             turn = self._turns.get(request.step)
             if turn is None:
                 raise ProviderError(
-                    f"the source run has no model turn for step {request.step}", provider=self.id,
+                    f"the source run has no model turn for step {request.step}",
+                    provider=self.id,
                     error_type="ReplayMissing",
                 )
             return copy.deepcopy(turn)
@@ -365,14 +380,18 @@ def prepare_replay(
     tools = RecordedTools(source, base, tool_mode, match, from_step)
     new_provider: Provider | None = provider
     if provider_id != SOURCE_PROVIDER and new_provider is None:
-        new_provider = providers.make_provider(provider_id, settings=config, model=(model or "").strip() or None,
-                                               base_url=(base_url or "").strip() or None)
+        new_provider = providers.make_provider(
+            provider_id, settings=config, model=(model or "").strip() or None, base_url=(base_url or "").strip() or None
+        )
     if provider_id == SOURCE_PROVIDER:
         new_provider = None
     fork = ForkProvider(source, new_provider, from_step if new_provider is not None else None)
     wrapped: Provider = fork if (new_provider is None or from_step is not None) else new_provider
     prepared = prepare_run(
-        str(source.get("goal") or ""), settings=config, provider=wrapped, registry=tools.wrapped(),
+        str(source.get("goal") or ""),
+        settings=config,
+        provider=wrapped,
+        registry=tools.wrapped(),
         scripted=new_provider is None and bool(source.get("scripted")),
         record_extra={"replay_of": source.get("run_id"), "tool_mode": tool_mode},
     )

@@ -98,8 +98,10 @@ class Step(TypedDict):
     kind: NotRequired[
         Annotated[
             Literal["model", "answer_check"],
-            Field(description="answer_check: the model's turn after the answer check's corrective message "
-                  "(ANSWER_CHECK=retry); absent means an ordinary turn"),
+            Field(
+                description="answer_check: the model's turn after the answer check's corrective message "
+                "(ANSWER_CHECK=retry); absent means an ordinary turn"
+            ),
         ]
     ]
     answer_check: NotRequired[
@@ -173,8 +175,10 @@ class ToolCall(TypedDict):
     tool: str
     arguments: Annotated[
         Any,
-        Field(description="the arguments as parsed (an object), or the raw text when they were not valid JSON; "
-              "secrets masked"),
+        Field(
+            description="the arguments as parsed (an object), or the raw text when they were not valid JSON; "
+            "secrets masked"
+        ),
     ]
     success: bool
     output: Annotated[str, Field(description="exactly what the model got back (ERROR: … on failure)")]
@@ -236,8 +240,10 @@ class Claim(TypedDict):
     text: Annotated[str, Field(description="as written in the answer")]
     value: Annotated[
         str | float,
-        Field(description="normalised text, as the engine writes it: 1000, 24 USD, 15%, 19 °C, 2026-09-09 "
-              "(--09-09 without a year), 10:00"),
+        Field(
+            description="normalised text, as the engine writes it: 1000, 24 USD, 15%, 19 °C, 2026-09-09 "
+            "(--09-09 without a year), 10:00"
+        ),
     ]
     kind: ClaimKind
     source: CallSource | GoalSource | None
@@ -328,7 +334,14 @@ class RunRecord(TypedDict):
 
 
 OPTIONAL_EXTRA_FIELDS = (
-    "grounding", "eval_id", "eval_goal_id", "replay_of", "tool_mode", "arena_id", "user", "imported_from",
+    "grounding",
+    "eval_id",
+    "eval_goal_id",
+    "replay_of",
+    "tool_mode",
+    "arena_id",
+    "user",
+    "imported_from",
 )
 """Top-level fields a caller may add to a new record (``run_agent(record_extra=…)``)."""
 

@@ -92,17 +92,13 @@ class Settings:
                 model_name=env.get("MODEL_NAME") or None,
                 max_steps=int(get("MAX_STEPS", str(base.max_steps))),
                 max_context_blocks=int(get("MAX_CONTEXT_BLOCKS", str(base.max_context_blocks))),
-                max_tool_output_chars=int(
-                    get("MAX_TOOL_OUTPUT_CHARS", str(base.max_tool_output_chars))
-                ),
+                max_tool_output_chars=int(get("MAX_TOOL_OUTPUT_CHARS", str(base.max_tool_output_chars))),
                 retry_delays=_floats(get("RETRY_DELAYS", "1,2,4")),
                 retry_max_delay=float(get("RETRY_MAX_DELAY", str(base.retry_max_delay))),
                 tool_timeout=float(get("TOOL_TIMEOUT", str(base.tool_timeout))),
                 request_timeout=float(get("REQUEST_TIMEOUT", str(base.request_timeout))),
                 data_dir=Path(get("AGENT_DATA_DIR", "agent_data")),
-                search_web_failure_rate=float(
-                    get("SEARCH_WEB_FAILURE_RATE", str(base.search_web_failure_rate))
-                ),
+                search_web_failure_rate=float(get("SEARCH_WEB_FAILURE_RATE", str(base.search_web_failure_rate))),
                 answer_check=get("ANSWER_CHECK", "").lower() or None,
             ).validated()
         except ValueError as exc:

@@ -26,7 +26,14 @@ def tool_stats(calls: pd.DataFrame, by: Sequence[str] = ("tool",)) -> pd.DataFra
     and a column per error category."""
     by = list(by)
     columns = by + [
-        "calls", "success_rate", "p50_ms", "p95_ms", "mean_ms", "retried", "fallbacks", "duplicates",
+        "calls",
+        "success_rate",
+        "p50_ms",
+        "p95_ms",
+        "mean_ms",
+        "retried",
+        "fallbacks",
+        "duplicates",
         *[f"err_{c}" for c in ERROR_CATEGORIES],
     ]
     if calls.empty:

@@ -56,9 +56,23 @@ log = logging.getLogger("agent_core.store")
 RUN_COLUMNS = [*TABLE_COLUMNS, "path"]
 """Columns of :meth:`RunStore.runs` (the list is :data:`agent_core.run_columns.RUN_COLUMN_SPEC`)."""
 CALL_COLUMNS = [
-    "run_id", "run_started_at", "provider", "model", "call_id", "step", "tool", "success",
-    "error_category", "attempts", "retried", "fallback", "fallback_success", "duplicate",
-    "truncated", "duration_ms", "started_at",
+    "run_id",
+    "run_started_at",
+    "provider",
+    "model",
+    "call_id",
+    "step",
+    "tool",
+    "success",
+    "error_category",
+    "attempts",
+    "retried",
+    "fallback",
+    "fallback_success",
+    "duplicate",
+    "truncated",
+    "duration_ms",
+    "started_at",
 ]
 _RACY_NS = 2_000_000_000
 """A folder changed this close to a scan may change again within the same mtime tick."""
@@ -283,7 +297,10 @@ class RunStore:
         if not deleted and not todo:
             return changed
         rows, gone, stored = parse_files(
-            str(self.runs_dir), todo, workers=self.workers, index=self.index,
+            str(self.runs_dir),
+            todo,
+            workers=self.workers,
+            index=self.index,
             keep_columns=len(todo) <= self.keep_parsed_files,
         )
         self.parsed += len(rows)
@@ -388,7 +405,8 @@ class RunStore:
             # Worth saving (a tenth of this build's decoding pays for it), after the page has
             # its table: in a thread of its own, with the keys as they are now.
             self._saver = threading.Thread(
-                target=self._save_snapshot, args=(self.snapshot_path, self._calls, dict(self._keys)),
+                target=self._save_snapshot,
+                args=(self.snapshot_path, self._calls, dict(self._keys)),
                 name="calls-snapshot",
             )
             self._saver.start()

@@ -38,8 +38,19 @@ SNAPSHOT_FORMAT = f"1/{INDEX_FORMAT}"
 """Changes with the index format (the rows it holds are made by the same code)."""
 _KEY_COLUMNS = ("_size", "_mtime_ns", "_ino")
 _CALL_ONLY = (
-    "call_id", "step", "tool", "success", "error_category", "attempts", "retried", "fallback",
-    "fallback_success", "duplicate", "truncated", "duration_ms", "started_at",
+    "call_id",
+    "step",
+    "tool",
+    "success",
+    "error_category",
+    "attempts",
+    "retried",
+    "fallback",
+    "fallback_success",
+    "duplicate",
+    "truncated",
+    "duration_ms",
+    "started_at",
 )
 """Columns of the tool-call table that come from the call itself (the rest come from its run)."""
 
@@ -138,8 +149,6 @@ def one_chunk(frame: pd.DataFrame, *, most: int = 1) -> pd.DataFrame:
 
 def newest_first(frame: pd.DataFrame, column: str) -> pd.DataFrame:
     return frame.sort_values(column, ascending=False, kind="stable", na_position="last").reset_index(drop=True)
-
-
 
 
 def runs_columns(calls: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:

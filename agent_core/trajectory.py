@@ -105,11 +105,17 @@ class Event:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "kind": self.kind, "step": self.step, "tool": self.tool or None,
+            "kind": self.kind,
+            "step": self.step,
+            "tool": self.tool or None,
             "arguments": self.arguments if self.kind == TOOL_CALL else None,
             "signature": self.key() if self.kind == TOOL_CALL else None,
-            "result": self.result, "success": self.success, "status": self.status or None,
-            "reason": self.reason or None, "call_id": self.call_id or None, "source": self.source or None,
+            "result": self.result,
+            "success": self.success,
+            "status": self.status or None,
+            "reason": self.reason or None,
+            "call_id": self.call_id or None,
+            "source": self.source or None,
             "context": {"sent": list(self.context.sent), "trimmed": list(self.context.trimmed)},
         }
 
@@ -162,8 +168,10 @@ def trajectory(record: Mapping[str, Any]) -> Trajectory:
     contexts = {s.get("index"): Context(_ints(s.get("blocks_sent")), _ints(s.get("blocks_trimmed"))) for s in steps}
     turns = tuple(
         ModelTurn(
-            step=int(s.get("index") or 0), text=str(s.get("text") or ""),
-            tool_calls=len(s.get("tool_call_ids") or []), context=contexts.get(s.get("index"), Context()),
+            step=int(s.get("index") or 0),
+            text=str(s.get("text") or ""),
+            tool_calls=len(s.get("tool_call_ids") or []),
+            context=contexts.get(s.get("index"), Context()),
             attempts=len(s.get("model_attempts") or []),
         )
         for s in steps
@@ -176,10 +184,15 @@ def trajectory(record: Mapping[str, Any]) -> Trajectory:
         step = raw_step if isinstance(raw_step, int) else 0
         events.append(
             Event(
-                kind=TOOL_CALL, step=step, tool=str(call.get("tool") or "?"),
-                arguments=canonical_arguments(call.get("arguments")), result=str(call.get("output") or ""),
-                success=bool(call.get("success")), reason=str(call.get("error_category") or ""),
-                call_id=str(call.get("call_id") or ""), source=str(call.get("source") or ""),
+                kind=TOOL_CALL,
+                step=step,
+                tool=str(call.get("tool") or "?"),
+                arguments=canonical_arguments(call.get("arguments")),
+                result=str(call.get("output") or ""),
+                success=bool(call.get("success")),
+                reason=str(call.get("error_category") or ""),
+                call_id=str(call.get("call_id") or ""),
+                source=str(call.get("source") or ""),
                 context=contexts.get(step, Context()),
             )
         )
@@ -193,11 +206,19 @@ def trajectory(record: Mapping[str, Any]) -> Trajectory:
         error = as_mapping(record.get("error"))
         events.append(
             Event(
-                kind=STOP, step=last_step, status=status or "unknown", reason=str(error.get("type") or ""),
-                result=str(error.get("message") or ""), success=False, context=final_context,
+                kind=STOP,
+                step=last_step,
+                status=status or "unknown",
+                reason=str(error.get("type") or ""),
+                result=str(error.get("message") or ""),
+                success=False,
+                context=final_context,
             )
         )
     return Trajectory(
-        run_id=str(record.get("run_id") or ""), events=tuple(events), turns=turns, status=status,
+        run_id=str(record.get("run_id") or ""),
+        events=tuple(events),
+        turns=turns,
+        status=status,
         answer=answer if isinstance(answer, str) else None,
     )

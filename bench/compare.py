@@ -56,7 +56,9 @@ def make_runs(settings: Settings, runs: int, steps: int) -> list[dict[str, Any]]
             else:
                 turns.append({"tool_calls": [{"name": "fetch", "arguments": {"key": f"k{s}"}}]})
         turns.append({"text": f"Done after {steps} steps (run {r})."})
-        records.append(run_to_end("bench goal", provider=ScriptedProvider(turns), registry=_registry(), settings=settings))
+        records.append(
+            run_to_end("bench goal", provider=ScriptedProvider(turns), registry=_registry(), settings=settings)
+        )
     return records
 
 
@@ -72,7 +74,9 @@ def main() -> None:
         settings = Settings(data_dir=data, max_steps=args.steps, max_context_blocks=8, answer_check="off")
         records = make_runs(settings, args.runs, args.steps)
         ids = [r["run_id"] for r in records]
-        print(f"{args.runs} runs × {len(records[0]['steps'])} steps, {sum(len(r['tool_calls']) for r in records)} tool calls")
+        print(
+            f"{args.runs} runs × {len(records[0]['steps'])} steps, {sum(len(r['tool_calls']) for r in records)} tool calls"
+        )
 
         t = []
         for _ in range(args.repeat):
@@ -97,8 +101,10 @@ def main() -> None:
             t0 = time.perf_counter()
             at.run()
             times.append(time.perf_counter() - t0)
-        print(f"Compare page (AppTest script run): median {statistics.median(times):.3f} s, "
-              f"max {max(times):.3f} s over {args.repeat} runs")
+        print(
+            f"Compare page (AppTest script run): median {statistics.median(times):.3f} s, "
+            f"max {max(times):.3f} s over {args.repeat} runs"
+        )
 
 
 if __name__ == "__main__":

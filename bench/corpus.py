@@ -163,9 +163,16 @@ def _script(rng: random.Random, tools: list[str], max_steps: int) -> list[Any]:
         usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
         turns.append({"text": _text(rng, rng.randint(0, 200)), "tool_calls": calls, "usage": usage})
     if ending < 0.04:
-        turns.append(ProviderError("invalid api key (simulated)", provider="bench", status=401, error_type="AuthenticationError"))
+        turns.append(
+            ProviderError("invalid api key (simulated)", provider="bench", status=401, error_type="AuthenticationError")
+        )
     elif ending >= 0.10:
-        turns.append({"text": _text(rng, rng.randint(60, 900)), "usage": {"input_tokens": 900, "output_tokens": 120, "total_tokens": 1020}})
+        turns.append(
+            {
+                "text": _text(rng, rng.randint(60, 900)),
+                "usage": {"input_tokens": 900, "output_tokens": 120, "total_tokens": 1020},
+            }
+        )
     return turns
 
 
@@ -179,20 +186,31 @@ def make_templates(count: int, work_dir: Path, *, seed: int = 7) -> list[dict[st
     for n in range(count):
         max_steps = rng.choice([4, 6, 10, 10, 10])
         settings = Settings(
-            data_dir=work_dir, retry_delays=(0.0, 0.0), max_steps=max_steps,
-            max_context_blocks=rng.choice([3, 8]), max_tool_output_chars=4000,
+            data_dir=work_dir,
+            retry_delays=(0.0, 0.0),
+            max_steps=max_steps,
+            max_context_blocks=rng.choice([3, 8]),
+            max_tool_output_chars=4000,
         )
         script = _script(rng, tools, max_steps)
         provider = ScriptedProvider(script)
-        record = run_to_end(GOALS[n % len(GOALS)], provider=provider, registry=registry, settings=settings,
-                            sleep=lambda s: None, rng=rng)
+        record = run_to_end(
+            GOALS[n % len(GOALS)],
+            provider=provider,
+            registry=registry,
+            settings=settings,
+            sleep=lambda s: None,
+            rng=rng,
+        )
         templates.append(record)
     return templates
 
 
 def _uuid7_at(ms: int) -> str:
     rand = int.from_bytes(secrets.token_bytes(10), "big")
-    value = (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | ((rand >> 68) & 0xFFF) << 64 | 0b10 << 62 | rand & ((1 << 62) - 1)
+    value = (
+        (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | ((rand >> 68) & 0xFFF) << 64 | 0b10 << 62 | rand & ((1 << 62) - 1)
+    )
     return str(uuid.UUID(int=value))
 
 
@@ -200,7 +218,9 @@ def _iso(dt: datetime) -> str:
     return dt.isoformat(timespec="milliseconds")
 
 
-def clone(template: dict[str, Any], rng: random.Random, start: datetime, *, status: str | None = None) -> dict[str, Any]:
+def clone(
+    template: dict[str, Any], rng: random.Random, start: datetime, *, status: str | None = None
+) -> dict[str, Any]:
     """A varied copy of ``template`` started at ``start``."""
     rec = copy.deepcopy(template)
     provider, model, _ = rng.choices(PROVIDERS, weights=[p[2] for p in PROVIDERS])[0]
@@ -256,7 +276,9 @@ def write_record(record: dict[str, Any], runs_dir: Path) -> Path:
     return path
 
 
-def build_corpus(runs_dir: Path, n: int, *, templates: int = 300, seed: int = 11, bad_files: bool = True) -> dict[str, Any]:
+def build_corpus(
+    runs_dir: Path, n: int, *, templates: int = 300, seed: int = 11, bad_files: bool = True
+) -> dict[str, Any]:
     """Write ``n`` records (plus a few broken files) into ``runs_dir``; return a description."""
     runs_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()

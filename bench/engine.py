@@ -159,8 +159,11 @@ def measure_dispatch(n: int, output_chars: int, data_dir: Path) -> dict[str, Any
         entry = dispatcher.dispatch(call, step=1)
         samples.append((time.perf_counter() - t0 - (timing["tool_s"] - before)) * 1000)
         assert entry["success"], entry
-    return {"output_chars": output_chars, "dispatch_median_ms": round(statistics.median(samples), 3),
-            "dispatch_p90_ms": round(sorted(samples)[int(n * 0.9)], 3)}
+    return {
+        "output_chars": output_chars,
+        "dispatch_median_ms": round(statistics.median(samples), 3),
+        "dispatch_p90_ms": round(sorted(samples)[int(n * 0.9)], 3),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -171,8 +174,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls-per-step", type=int, default=1)
     parser.add_argument("--dispatches", type=int, default=2000)
     parser.add_argument("--profile", action="store_true", help="print where the engine time goes (cProfile)")
-    parser.add_argument("--tmp", type=Path, help="folder for the run records (default: the system temp folder; "
-                        "try /dev/shm to take the disk out of the figure)")
+    parser.add_argument(
+        "--tmp",
+        type=Path,
+        help="folder for the run records (default: the system temp folder; "
+        "try /dev/shm to take the disk out of the figure)",
+    )
     args = parser.parse_args(argv)
     logging.getLogger("agent_core").setLevel(logging.WARNING)
     with tempfile.TemporaryDirectory(prefix="bench-engine-", dir=args.tmp) as tmp:
@@ -182,7 +189,9 @@ def main(argv: list[str] | None = None) -> int:
             "steps_small": measure_steps(args.steps, args.runs, args.calls_per_step, 0, data_dir),
             "steps_2kb": measure_steps(args.steps, args.runs, args.calls_per_step, 2048, data_dir),
             "steps_3calls_2kb": measure_steps(args.steps, args.runs, 3, 2048, data_dir),
-            "steps_small_threaded": measure_steps(args.steps, args.runs, args.calls_per_step, 0, data_dir, threaded=True),
+            "steps_small_threaded": measure_steps(
+                args.steps, args.runs, args.calls_per_step, 0, data_dir, threaded=True
+            ),
             "dispatch_small": measure_dispatch(args.dispatches, 0, data_dir),
             "dispatch_2kb": measure_dispatch(args.dispatches, 2048, data_dir),
         }
@@ -209,8 +218,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     for key in ("dispatch_small", "dispatch_2kb"):
         r = results[key]
-        print(f"  per tool dispatch, {r['output_chars']:>4}-char output: median {r['dispatch_median_ms']:.3f} ms "
-              f"(p90 {r['dispatch_p90_ms']:.3f} ms)")
+        print(
+            f"  per tool dispatch, {r['output_chars']:>4}-char output: median {r['dispatch_median_ms']:.3f} ms "
+            f"(p90 {r['dispatch_p90_ms']:.3f} ms)"
+        )
     worst = max(results[k]["per_step_median_ms"] for k in ("steps_small", "steps_2kb"))
     print(f"  verdict: per-step median {'<' if worst < TARGET_MS else '≥'} {TARGET_MS} ms")
     print("BENCH_ENGINE " + json.dumps(results))

@@ -44,7 +44,9 @@ from agent_core.tools.builtins import build_default_registry  # noqa: E402
 
 def goal_set_of(n: int) -> GoalSet:
     seeds = load_goal_set(ROOT / "evals" / "seeds.yaml")
-    goals = [replace(seeds.goals[i % len(seeds.goals)], id=f"{seeds.goals[i % len(seeds.goals)].id}-{i}") for i in range(n)]
+    goals = [
+        replace(seeds.goals[i % len(seeds.goals)], id=f"{seeds.goals[i % len(seeds.goals)].id}-{i}") for i in range(n)
+    ]
     return replace(seeds, name="bench", goals=tuple(goals))
 
 
@@ -55,9 +57,14 @@ def plain_runs(goal_set: GoalSet, repeats: int, settings: Settings) -> float:
         for goal in goal_set.goals:
             seed = f"{goal_set.name}:{goal.id}:{repeat}"
             prepared = prepare_run(
-                goal.goal, "offline", settings=settings, tools=goal.tools, provider=provider,
+                goal.goal,
+                "offline",
+                settings=settings,
+                tools=goal.tools,
+                provider=provider,
                 overrides={"max_steps": goal.max_steps} if goal.max_steps else None,
-                registry=build_default_registry(settings, rng=random.Random(seed)), rng=random.Random(seed),
+                registry=build_default_registry(settings, rng=random.Random(seed)),
+                rng=random.Random(seed),
             )
             for _ in prepared.events():
                 pass
@@ -77,6 +84,7 @@ def eval_runs(goal_set: GoalSet, repeats: int, settings: Settings) -> tuple[floa
                 return fn(*args)
             finally:
                 spent[0] += time.perf_counter() - t
+
         return wrapper
 
     runner.load_record, runner._row_of = timed(load), timed(row_of)  # type: ignore[assignment]
@@ -124,8 +132,12 @@ def main() -> None:
     eval_ms = statistics.median(evals) * 1000 / runs
     own_ms = statistics.median(own) * 1000 / runs
     figures = {
-        "goals": args.goals, "repeats": args.repeats, "runs": runs, "rounds": args.rounds,
-        "plain_ms_per_run": round(plain_ms, 3), "eval_ms_per_run": round(eval_ms, 3),
+        "goals": args.goals,
+        "repeats": args.repeats,
+        "runs": runs,
+        "rounds": args.rounds,
+        "plain_ms_per_run": round(plain_ms, 3),
+        "eval_ms_per_run": round(eval_ms, 3),
         "overhead_ms_per_run": round(eval_ms - plain_ms, 3),
         "bookkeeping_ms_per_run": round(own_ms, 3),
         "overhead_pct": round(100 * (eval_ms - plain_ms) / plain_ms, 1) if plain_ms else None,
@@ -134,8 +146,12 @@ def main() -> None:
     print(f"{args.goals} goals × {args.repeats} repeats = {runs} runs on offline, median of {args.rounds} rounds")
     print(f"  plain run:     {plain_ms:7.2f} ms per run")
     print(f"  run in eval:   {eval_ms:7.2f} ms per run (checks, scoring and the result file included)")
-    print(f"  difference:    {eval_ms - plain_ms:7.2f} ms per run ({figures['overhead_pct']} %; wall clock, noisy on a busy machine)")
-    print(f"  eval's own work: {own_ms:5.2f} ms per run (record read back, checks, scoring, result file; timed directly)")
+    print(
+        f"  difference:    {eval_ms - plain_ms:7.2f} ms per run ({figures['overhead_pct']} %; wall clock, noisy on a busy machine)"
+    )
+    print(
+        f"  eval's own work: {own_ms:5.2f} ms per run (record read back, checks, scoring, result file; timed directly)"
+    )
     print("BENCH_EVALS " + json.dumps(figures))
 
 

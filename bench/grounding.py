@@ -48,8 +48,10 @@ def main() -> None:
         times.append(time.perf_counter() - t0)
         assert result["status"] == "ungrounded"
     median, worst = statistics.median(times), max(times)
-    print(f"answer check, 4 figures against 5 × 4,000-character numeric outputs: median {median * 1000:.1f} ms, "
-          f"slowest {worst * 1000:.1f} ms over {args.rounds} rounds")
+    print(
+        f"answer check, 4 figures against 5 × 4,000-character numeric outputs: median {median * 1000:.1f} ms, "
+        f"slowest {worst * 1000:.1f} ms over {args.rounds} rounds"
+    )
     print("BENCH_GROUNDING " + json.dumps({"median_ms": round(median * 1000, 2), "max_ms": round(worst * 1000, 2)}))
 
 

@@ -84,8 +84,11 @@ def _new_run(data_dir: Path) -> Path:
         ]
     )
     record = run_to_end(
-        "What is 2+2? (bench: one new run)", provider=provider, registry=bench_registry(rng),
-        settings=Settings(data_dir=data_dir, retry_delays=(0.0,)), rng=rng,
+        "What is 2+2? (bench: one new run)",
+        provider=provider,
+        registry=bench_registry(rng),
+        settings=Settings(data_dir=data_dir, retry_delays=(0.0,)),
+        rng=rng,
     )
     return data_dir / "runs" / f"{record['run_id']}.json"
 
@@ -154,7 +157,9 @@ def child_page(data_dir: Path, page: str) -> dict[str, Any]:
 def _run_child(*args: str) -> dict[str, Any]:
     proc = subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), "--child", *args],
-        capture_output=True, text=True, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
     )
     for line in reversed(proc.stdout.splitlines()):
         if line.startswith("CHILD "):

@@ -72,8 +72,7 @@ GOALS: tuple[Goal, ...] = (
         ("lookup", "calculator"),
     ),
     Goal(
-        "Look up the unit price, compute the total for 25 units, and check the shipping policy: "
-        "is shipping free?",
+        "Look up the unit price, compute the total for 25 units, and check the shipping policy: is shipping free?",
         ("600", "free"),
         ("lookup", "calculator"),
         kind="multi",
@@ -174,9 +173,7 @@ def _run(workdir: Path, tries: int, temperature: float, only: str | None) -> dic
             result.correct += ok
             if not ok:
                 result.failures.append(why)
-            durations = [
-                s["model_duration_ms"] for s in record.get("steps", []) if s.get("model_duration_ms")
-            ]
+            durations = [s["model_duration_ms"] for s in record.get("steps", []) if s.get("model_duration_ms")]
             if first_step_ms is None and durations:
                 first_step_ms = durations[0]
             result.steps.extend(durations)
@@ -245,10 +242,7 @@ def print_table(figures: dict[str, Any]) -> None:
         print("  ".join(str(cell).ljust(width[i]) for i, cell in enumerate(row)))
     pct = 100 * figures["correct"] / max(1, figures["total"])
     print()
-    print(
-        f"correct            {figures['correct']}/{figures['total']} ({pct:.0f} %)  "
-        f"by kind: {figures['by_kind']}"
-    )
+    print(f"correct            {figures['correct']}/{figures['total']} ({pct:.0f} %)  by kind: {figures['by_kind']}")
     print(
         f"prepare            {figures['prepare_ms']} ms {figures['prepare_stages_ms']} "
         f"(model file: {figures['file_check']}, {figures['file_ms']} ms)"

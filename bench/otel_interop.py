@@ -64,7 +64,9 @@ def phoenix_spans(base: str, trace_id: str) -> list[dict[str, Any]]:
     spans: list[dict[str, Any]] = []
     cursor = ""
     while True:
-        page = _get(f"{base}/v1/projects/default/spans?limit=1000&trace_id={trace_id}" + (f"&cursor={cursor}" if cursor else ""))
+        page = _get(
+            f"{base}/v1/projects/default/spans?limit=1000&trace_id={trace_id}" + (f"&cursor={cursor}" if cursor else "")
+        )
         spans += page.get("data") or []
         cursor = page.get("next_cursor") or ""
         if not cursor:
@@ -79,12 +81,21 @@ def main() -> int:
     args = parser.parse_args()
 
     phoenix = ensure_phoenix(Path(args.venv))
-    version = subprocess.run([str(Path(args.venv) / "bin" / "python"), "-c",
-                              "import phoenix; print(phoenix.__version__)"], capture_output=True, text=True).stdout.strip()
+    version = subprocess.run(
+        [str(Path(args.venv) / "bin" / "python"), "-c", "import phoenix; print(phoenix.__version__)"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     work = Path(tempfile.mkdtemp(prefix="otel-interop-"))
     port, grpc = _free_port(), _free_port()
-    env = {**os.environ, "PHOENIX_WORKING_DIR": str(work / "phoenix"), "PHOENIX_HOST": "127.0.0.1",
-           "PHOENIX_PORT": str(port), "PHOENIX_GRPC_PORT": str(grpc), "PHOENIX_TELEMETRY_ENABLED": "false"}
+    env = {
+        **os.environ,
+        "PHOENIX_WORKING_DIR": str(work / "phoenix"),
+        "PHOENIX_HOST": "127.0.0.1",
+        "PHOENIX_PORT": str(port),
+        "PHOENIX_GRPC_PORT": str(grpc),
+        "PHOENIX_TELEMETRY_ENABLED": "false",
+    }
     log = (work / "phoenix.log").open("w")
     t0 = time.perf_counter()
     proc = subprocess.Popen([str(phoenix), "serve"], env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -122,22 +133,48 @@ def main() -> int:
             while len(got) < len(trace.spans) and time.monotonic() < deadline:
                 time.sleep(1)
                 got = phoenix_spans(base, trace.trace_id.hex())
-            ours_tools = sorted(s.attributes["gen_ai.tool.name"] for s in trace.spans if "gen_ai.tool.name" in s.attributes)
-            their_tools = sorted(s["attributes"].get("tool.name") or s["attributes"].get("gen_ai.tool.name")
-                                 for s in got if s.get("span_kind") == "TOOL")
+            ours_tools = sorted(
+                s.attributes["gen_ai.tool.name"] for s in trace.spans if "gen_ai.tool.name" in s.attributes
+            )
+            their_tools = sorted(
+                s["attributes"].get("tool.name") or s["attributes"].get("gen_ai.tool.name")
+                for s in got
+                if s.get("span_kind") == "TOOL"
+            )
             kinds: dict[str, int] = {}
             for s in got:
                 kinds[s.get("span_kind", "?")] = kinds.get(s.get("span_kind", "?"), 0) + 1
             match = len(got) == len(trace.spans) and ours_tools == their_tools
             ok &= match
-            rows.append({"run": record["goal"][:40], "sent": len(trace.spans), "phoenix": len(got),
-                         "tools_sent": ours_tools, "tools_phoenix": their_tools, "kinds": kinds, "match": match})
+            rows.append(
+                {
+                    "run": record["goal"][:40],
+                    "sent": len(trace.spans),
+                    "phoenix": len(got),
+                    "tools_sent": ours_tools,
+                    "tools_phoenix": their_tools,
+                    "kinds": kinds,
+                    "match": match,
+                }
+            )
         for row in rows:
-            print(f"{row['run']:<42} sent {row['sent']:>3}  phoenix {row['phoenix']:>3}  kinds {row['kinds']}  "
-                  f"tools {'=' if row['match'] else '≠'} {row['tools_phoenix']}")
-        print("BENCH_OTEL_INTEROP " + json.dumps({"phoenix": version, "runs": len(records), "spans_sent": sent,
-                                                  "spans_read": sum(r["phoenix"] for r in rows), "match": ok,
-                                                  "phoenix_start_s": round(started_s, 1)}))
+            print(
+                f"{row['run']:<42} sent {row['sent']:>3}  phoenix {row['phoenix']:>3}  kinds {row['kinds']}  "
+                f"tools {'=' if row['match'] else '≠'} {row['tools_phoenix']}"
+            )
+        print(
+            "BENCH_OTEL_INTEROP "
+            + json.dumps(
+                {
+                    "phoenix": version,
+                    "runs": len(records),
+                    "spans_sent": sent,
+                    "spans_read": sum(r["phoenix"] for r in rows),
+                    "match": ok,
+                    "phoenix_start_s": round(started_s, 1),
+                }
+            )
+        )
         if args.keep:
             print(f"Phoenix is at {base} (pid {proc.pid})")
         return 0 if ok else 1

@@ -71,15 +71,26 @@ def arena_form(providers: Mapping[str, ProviderInfo], provider_id: str, model: s
         if current and current not in options and providers[provider_id].available:
             options.insert(0, current)
         picked = st.multiselect(
-            "Models", options, default=[current] if current in options else None, key="arena_models",
-            max_selections=MAX_ENTRIES, help="provider:model — the same provider may appear with several models.",
+            "Models",
+            options,
+            default=[current] if current in options else None,
+            key="arena_models",
+            max_selections=MAX_ENTRIES,
+            help="provider:model — the same provider may appear with several models.",
         )
-        extra = st.text_area("More entries (one provider:model per line)", key="arena_extra", height=68,
-                             placeholder="openai:gpt-4.1-mini\nanthropic:claude-sonnet-4-5")
+        extra = st.text_area(
+            "More entries (one provider:model per line)",
+            key="arena_extra",
+            height=68,
+            placeholder="openai:gpt-4.1-mini\nanthropic:claude-sonnet-4-5",
+        )
         c1, c2 = st.columns([1, 1], vertical_alignment="bottom")
-        capped = c1.checkbox("Cap the cost", key="arena_capped", help="Stop every run once their summed cost passes it.")
-        budget = c2.number_input("Budget (USD)", min_value=0.0, value=0.10, step=0.05, format="%.2f",
-                                 key="arena_budget", disabled=not capped)
+        capped = c1.checkbox(
+            "Cap the cost", key="arena_capped", help="Stop every run once their summed cost passes it."
+        )
+        budget = c2.number_input(
+            "Budget (USD)", min_value=0.0, value=0.10, step=0.05, format="%.2f", key="arena_budget", disabled=not capped
+        )
         go = st.button("Run on all", icon=":material/play_arrow:", key="arena_start")
         last = st.session_state.get(LAST_KEY)
         if last and not go:
@@ -113,12 +124,14 @@ def _line(event: Any) -> str | None:
     return None
 
 
-def live_arena(request: ArenaRequest, goal: str, config: Any, overrides: Mapping[str, Any],
-               tools: Sequence[str]) -> None:
+def live_arena(
+    request: ArenaRequest, goal: str, config: Any, overrides: Mapping[str, Any], tools: Sequence[str]
+) -> None:
     """Run the arena here: one column per run, updated as events arrive; then verdicts + Compare."""
     try:
-        arena = prepare_arena(goal, request.entries, settings=config, overrides=overrides, tools=tools,
-                              budget_usd=request.budget_usd)
+        arena = prepare_arena(
+            goal, request.entries, settings=config, overrides=overrides, tools=tools, budget_usd=request.budget_usd
+        )
     except ProviderError as exc:
         st.error(f"Cannot start: {ui.md_label(exc.message, 300)}", icon="🔌")
         return
@@ -133,7 +146,7 @@ def live_arena(request: ArenaRequest, goal: str, config: Any, overrides: Mapping
     boxes, logs = [], []
     for start in range(0, len(request.entries), COLUMNS_PER_ROW):
         row = st.columns(COLUMNS_PER_ROW)
-        for column, entry in zip(row, request.entries[start:start + COLUMNS_PER_ROW]):
+        for column, entry in zip(row, request.entries[start : start + COLUMNS_PER_ROW]):
             with column.container(border=True):
                 st.markdown(f"**{ui.md_label(entry.label(), 60)}**")
                 boxes.append(st.empty())
@@ -148,8 +161,10 @@ def live_arena(request: ArenaRequest, goal: str, config: Any, overrides: Mapping
         boxes[index].text("\n".join(logs[index]))
     stop_slot.empty()
     if arena.budget_hit:
-        st.warning(f"The budget of ${request.budget_usd:.2f} was passed (${arena.spent:.4f}): every run was stopped.",
-                   icon="💸")
+        st.warning(
+            f"The budget of ${request.budget_usd:.2f} was passed (${arena.spent:.4f}): every run was stopped.",
+            icon="💸",
+        )
     store = ui.run_store(config, refresh=False)
     records, problems = cmp.load_records(store, [r for r in arena.run_ids if r])
     for problem in problems:

@@ -92,15 +92,16 @@ def header_frame(result: Comparison) -> pd.DataFrame:
         "Provider · model": [ui.one_line(f"{r['provider']} · {r['model']}", 48) for r in data],
     }
     for key, label, fmt in HEADER_ROWS:
-        rows[label] = [_fmt_value(r[key], fmt) + ("" if r["baseline"] else _fmt_delta(r["deltas"][key], fmt)) for r in data]
-    rows["Errors by kind"] = [
-        ", ".join(f"{k} {v}" for k, v in r["errors_by_category"].items()) or "—" for r in data
-    ]
+        rows[label] = [
+            _fmt_value(r[key], fmt) + ("" if r["baseline"] else _fmt_delta(r["deltas"][key], fmt)) for r in data
+        ]
+    rows["Errors by kind"] = [", ".join(f"{k} {v}" for k, v in r["errors_by_category"].items()) or "—" for r in data]
     if any(r.get("grounding") for r in data):
         rows["Grounding"] = [r.get("grounding") or "—" for r in data]
     if any(r.get("replay_of") for r in data):
-        rows["Replay of"] = [(r.get("replay_of") or "—") + (f" ({r['tool_mode']} tools)" if r.get("tool_mode") else "")
-                             for r in data]
+        rows["Replay of"] = [
+            (r.get("replay_of") or "—") + (f" ({r['tool_mode']} tools)" if r.get("tool_mode") else "") for r in data
+        ]
     frame = pd.DataFrame.from_dict(rows, orient="index", columns=columns)
     frame.index.name = "measure"
     return frame.reset_index()
@@ -194,8 +195,13 @@ def _styled(frame: pd.DataFrame, style: pd.DataFrame) -> Any:
 def _open_links(result: Comparison) -> None:
     row = st.container(horizontal=True, wrap=True, gap="small")
     for label, run_id in zip(result.labels, result.run_ids):
-        row.page_link(HISTORY_PAGE, label=f"Open run {label}", icon=":material/open_in_new:",
-                      query_params={"run": run_id}, help=f"Run id {run_id}")
+        row.page_link(
+            HISTORY_PAGE,
+            label=f"Open run {label}",
+            icon=":material/open_in_new:",
+            query_params={"run": run_id},
+            help=f"Run id {run_id}",
+        )
 
 
 def _event_detail(result: Comparison, row_no: int, column: str) -> None:
@@ -209,35 +215,49 @@ def _event_detail(result: Comparison, row_no: int, column: str) -> None:
     event = result.cell(result.rows[row_no], r)
     with st.container(border=True):
         if event is None:
-            st.caption(f"Run {ui.escape_md(label)} has nothing at row {row_no + 1} (a gap: the other run(s) did something it did not).")
+            st.caption(
+                f"Run {ui.escape_md(label)} has nothing at row {row_no + 1} (a gap: the other run(s) did something it did not)."
+            )
         else:
             st.caption(f"Run {ui.escape_md(label)} · row {row_no + 1} · loop step {event.step}")
             ui.show_value(event.as_dict(), expanded=1)
-        st.page_link(HISTORY_PAGE, label=f"Open run {label} in History", icon=":material/open_in_new:",
-                     query_params={"run": result.run_ids[r]})
+        st.page_link(
+            HISTORY_PAGE,
+            label=f"Open run {label} in History",
+            icon=":material/open_in_new:",
+            query_params={"run": result.run_ids[r]},
+        )
 
 
 def show_comparison(records: Sequence[Mapping[str, Any]], *, key: str = "cmp") -> Comparison:
     """The whole compare view of ``records`` (2–6): controls, banner, header, alignment, ledger."""
-    labels = [f"Run {chr(65 + i)} · {ui.one_line(r.get('provider'), 20)} · {ui.one_line(r.get('model'), 30)}"
-              for i, r in enumerate(records)]
+    labels = [
+        f"Run {chr(65 + i)} · {ui.one_line(r.get('provider'), 20)} · {ui.one_line(r.get('model'), 30)}"
+        for i, r in enumerate(records)
+    ]
     c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
     wanted = st.query_params.get("baseline")
     ids = [str(r.get("run_id")) for r in records]
     default = ids.index(wanted) if wanted in ids else 0
     baseline = c1.selectbox(
-        "Baseline", range(len(records)), index=default, key=f"{key}_baseline", format_func=lambda i: labels[i],
+        "Baseline",
+        range(len(records)),
+        index=default,
+        key=f"{key}_baseline",
+        format_func=lambda i: labels[i],
         help="The run every other run is measured against (deltas, highlights, first divergence).",
     )
     ignore = c2.toggle(
-        "Ignore arguments", key=f"{key}_ignore",
+        "Ignore arguments",
+        key=f"{key}_ignore",
         help="Align steps on the tool name only (a call with other arguments then lines up with its counterpart).",
     )
     result = compare(records, baseline=baseline, ignore_arguments=ignore)
     first = result.first
     if first is None:
-        st.success("No divergence: the runs made the same tool calls, got the same results and ended the same way.",
-                   icon="✅")
+        st.success(
+            "No divergence: the runs made the same tool calls, got the same results and ended the same way.", icon="✅"
+        )
     else:
         st.warning(f"**First divergence — {CAUSE_LABELS[first.cause]}.** {ui.escape_md(first.sentence)}", icon="🔀")
         others = [d for d in result.divergences if d is not None and d is not first]
@@ -245,16 +265,30 @@ def show_comparison(records: Sequence[Mapping[str, Any]], *, key: str = "cmp") -
             st.caption(f"Run {ui.escape_md(d.label)}: {ui.escape_md(d.sentence)}")
     st.subheader("At a glance", help="Each value with its difference from the baseline run in brackets.")
     head = header_frame(result)
-    st.dataframe(head, hide_index=True, width="stretch", height=_height(len(head)),
-                 column_config={"measure": st.column_config.TextColumn("", pinned=True)})
+    st.dataframe(
+        head,
+        hide_index=True,
+        width="stretch",
+        height=_height(len(head)),
+        column_config={"measure": st.column_config.TextColumn("", pinned=True)},
+    )
     _open_links(result)
-    st.subheader("Aligned steps", help="Each row is one tool call (or the answer / stop). Calls are lined up "
-                 "by tool and arguments; a row only one run has is a gap in the others.")
-    st.caption("Highlighted: differs from the baseline · grey: a gap (the run did not do this) · ✗ a failed call. "
-               "Click a cell to see it and open its run.")
+    st.subheader(
+        "Aligned steps",
+        help="Each row is one tool call (or the answer / stop). Calls are lined up "
+        "by tool and arguments; a row only one run has is a gap in the others.",
+    )
+    st.caption(
+        "Highlighted: differs from the baseline · grey: a gap (the run did not do this) · ✗ a failed call. "
+        "Click a cell to see it and open its run."
+    )
     frame, style = alignment_frame(result)
     event = st.dataframe(
-        _styled(frame, style), hide_index=True, width="stretch", height=_height(len(frame)), key=f"{key}_align",
+        _styled(frame, style),
+        hide_index=True,
+        width="stretch",
+        height=_height(len(frame)),
+        key=f"{key}_align",
         on_select="rerun",
         selection_mode="single-cell",
         column_config={
@@ -268,8 +302,10 @@ def show_comparison(records: Sequence[Mapping[str, Any]], *, key: str = "cmp") -
         row_no, column = cells[0]
         _event_detail(result, int(row_no), str(column))
     st.subheader("Context ledger", help=ui.explain("context block") + " " + ui.explain("trimmed"))
-    st.caption("Which context blocks each run sent to its model at each step, and which it had trimmed. "
-               "Highlighted: not what the baseline sent.")
+    st.caption(
+        "Which context blocks each run sent to its model at each step, and which it had trimmed. "
+        "Highlighted: not what the baseline sent."
+    )
     ledger, ledger_style = context_frame(result)
     if ledger.empty:
         st.info("No model turns to show.")
@@ -293,7 +329,7 @@ def _compare_link(ids: Sequence[str], label: str) -> None:
 
 
 def replay_panel(record: Mapping[str, Any], config: Any) -> None:
-    """"Replay on…": run this record again on a chosen provider/model with its recorded tools;
+    """ "Replay on…": run this record again on a chosen provider/model with its recorded tools;
     the result opens in Compare against it. A replay shows a link to its source."""
     from agent_core.errors import ProviderError
     from agent_core.events import RunFinished, StepFinished, ToolCallFinished
@@ -319,30 +355,58 @@ def replay_panel(record: Mapping[str, Any], config: Any) -> None:
         )
         available = [p for p in list_providers() if p.available]
         options = [SOURCE_PROVIDER, *(p.id for p in available)]
-        names = {SOURCE_PROVIDER: "this run's own model turns (no model)", **{p.id: f"{p.id} — {p.label}" for p in available}}
+        names = {
+            SOURCE_PROVIDER: "this run's own model turns (no model)",
+            **{p.id: f"{p.id} — {p.label}" for p in available},
+        }
         with st.form(key=f"{key}_form", border=False):
             c1, c2 = st.columns(2)
-            provider_id = c1.selectbox("Provider", options, index=options.index("offline") if "offline" in options else 0,
-                                       format_func=lambda p: names.get(p, p), key=f"{key}_provider")
+            provider_id = c1.selectbox(
+                "Provider",
+                options,
+                index=options.index("offline") if "offline" in options else 0,
+                format_func=lambda p: names.get(p, p),
+                key=f"{key}_provider",
+            )
             model = c2.text_input("Model", key=f"{key}_model", placeholder="the provider's default")
             c3, c4 = st.columns(2)
-            tool_mode = c3.radio("Tools", TOOL_MODES, horizontal=True, key=f"{key}_tools",
-                                 help="recorded: from this run's log · live: run the tools · hybrid: recorded where "
-                                 "the call matches, live otherwise")
-            match = c4.radio("Matching", MATCH_MODES, horizontal=True, key=f"{key}_match",
-                             help="fifo: the next recorded call of the same tool · strict: the same arguments, and "
-                             "any unexpected or unmade call fails the replay")
+            tool_mode = c3.radio(
+                "Tools",
+                TOOL_MODES,
+                horizontal=True,
+                key=f"{key}_tools",
+                help="recorded: from this run's log · live: run the tools · hybrid: recorded where "
+                "the call matches, live otherwise",
+            )
+            match = c4.radio(
+                "Matching",
+                MATCH_MODES,
+                horizontal=True,
+                key=f"{key}_match",
+                help="fifo: the next recorded call of the same tool · strict: the same arguments, and "
+                "any unexpected or unmade call fails the replay",
+            )
             steps = len(record.get("steps") or [])
             fork = st.number_input(
-                "Fork from step (0 = replay the whole run)", min_value=0, max_value=steps + 1, value=0, step=1,
-                key=f"{key}_fork", help="Keep this run's steps before it as they were, and let the new model go on.",
+                "Fork from step (0 = replay the whole run)",
+                min_value=0,
+                max_value=steps + 1,
+                value=0,
+                step=1,
+                key=f"{key}_fork",
+                help="Keep this run's steps before it as they were, and let the new model go on.",
             )
             go = st.form_submit_button("Replay", type="primary")
         if go:
             try:
                 replay = prepare_replay(
-                    dict(record), provider_id, model=model, tool_mode=tool_mode, match=match,
-                    from_step=int(fork) or None, settings=config,
+                    dict(record),
+                    provider_id,
+                    model=model,
+                    tool_mode=tool_mode,
+                    match=match,
+                    from_step=int(fork) or None,
+                    settings=config,
                 )
             except (ValueError, ProviderError) as exc:
                 st.error(f"Cannot replay: {ui.md_label(getattr(exc, 'message', None) or exc, 300)}", icon="🚫")
@@ -352,15 +416,19 @@ def replay_panel(record: Mapping[str, Any], config: Any) -> None:
                 for event in replay.events():
                     if isinstance(event, ToolCallFinished):
                         call = event.call
-                        status.write(f"step {event.step}: {ui.md_label(call.get('tool'), 40)} · "
-                                     f"{ui.escape_md(call.get('source') or '')}")
+                        status.write(
+                            f"step {event.step}: {ui.md_label(call.get('tool'), 40)} · "
+                            f"{ui.escape_md(call.get('source') or '')}"
+                        )
                     elif isinstance(event, StepFinished):
                         status.update(label=f"Replaying… step {event.step} done")
                     elif isinstance(event, RunFinished):
                         finished = event
-                status.update(label=f"Replay {finished.status if finished else 'ended'} · "
-                              f"{replay.tools.live_executions} live tool execution(s)",
-                              state="complete" if finished and finished.status == "completed" else "error")
+                status.update(
+                    label=f"Replay {finished.status if finished else 'ended'} · "
+                    f"{replay.tools.live_executions} live tool execution(s)",
+                    state="complete" if finished and finished.status == "completed" else "error",
+                )
             if finished is not None:
                 st.session_state[f"{key}_done"] = finished.run_id
         done = st.session_state.get(f"{key}_done")

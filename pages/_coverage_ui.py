@@ -14,8 +14,12 @@ COLUMNS = {
     "provider": st.column_config.TextColumn("Provider", help=ui.explain("provider")),
     "model": st.column_config.TextColumn("Model"),
     "tool": st.column_config.TextColumn("Tool", help=ui.explain("tool call")),
-    "runs_offered": st.column_config.NumberColumn("Runs offered", format="%d", help="Runs in which the model could use this tool."),
-    "runs_chosen": st.column_config.NumberColumn("Runs chosen", format="%d", help="Runs in which the model called it at least once."),
+    "runs_offered": st.column_config.NumberColumn(
+        "Runs offered", format="%d", help="Runs in which the model could use this tool."
+    ),
+    "runs_chosen": st.column_config.NumberColumn(
+        "Runs chosen", format="%d", help="Runs in which the model called it at least once."
+    ),
     "choice_rate": st.column_config.ProgressColumn(
         "Chosen", min_value=0.0, max_value=1.0, format="percent", help="Runs chosen ÷ runs offered."
     ),
@@ -60,7 +64,9 @@ def _coverage(
 
 def show_coverage(store: Any, *, providers: list[str], models: list[str], days: Any, include_demos: bool) -> None:
     """The Coverage section for the runs that pass the page's filters."""
-    st.subheader("Coverage", help="Which tools each model actually uses: tells a tool's author which description to fix.")
+    st.subheader(
+        "Coverage", help="Which tools each model actually uses: tells a tool's author which description to fix."
+    )
     data = _coverage(str(store.runs_dir), store.version, providers, models, days, include_demos, store)
     if not data["runs"]:
         st.info("No runs match these filters.", icon="🔍")

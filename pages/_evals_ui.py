@@ -78,7 +78,9 @@ def _cell_text(passed: int, total: int, planned: int) -> str:
     return f"{mark} {passed}/{total}{more}"
 
 
-def grid(goal_ids: Sequence[str], targets: Sequence[str], rows: Sequence[Mapping[str, Any]], repeats: int) -> pd.DataFrame:
+def grid(
+    goal_ids: Sequence[str], targets: Sequence[str], rows: Sequence[Mapping[str, Any]], repeats: int
+) -> pd.DataFrame:
     """The goal × model grid: pass (all repeats passed), fail (none), flaky (some), · not run yet."""
     counts: dict[tuple[str, str], list[int]] = {}
     for row in rows:
@@ -88,8 +90,10 @@ def grid(goal_ids: Sequence[str], targets: Sequence[str], rows: Sequence[Mapping
             count[1] += 1
             count[0] += 1 if row["passed"] else 0
     data = {
-        target: [_cell_text(*counts.get((goal, target), [0, 0]), repeats) if (goal, target) in counts else PENDING
-                 for goal in goal_ids]
+        target: [
+            _cell_text(*counts.get((goal, target), [0, 0]), repeats) if (goal, target) in counts else PENDING
+            for goal in goal_ids
+        ]
         for target in targets
     }
     return pd.DataFrame(data, index=pd.Index(list(goal_ids), name="goal"))
@@ -107,35 +111,46 @@ def _pct(value: Any) -> float | None:
 def summary_frame(result: Mapping[str, Any]) -> pd.DataFrame:
     rows = []
     for s in result.get("summary") or []:
-        rows.append({
-            "model": f"{s['provider']}/{s['model']}",
-            "pass rate": _pct(s["pass_rate"]),
-            "95% CI": f"{_pct(s['ci_low']):.0f}–{_pct(s['ci_high']):.0f}%" if s["total"] else "—",
-            "passed": f"{s['passed']}/{s['total']}",
-            f"pass@{s['k']}": _rate(s["pass_at_k"]),
-            f"pass^{s['k']}": _rate(s["pass_all_k"]),
-            "flaky goals": ", ".join(s["flaky"]) or "—",
-            "steps (median)": s["median_steps"],
-            "tokens (median)": s["median_tokens"],
-            "cost (median)": ui.fmt_cost(s["median_cost_usd"]),
-            "duration (median)": ui.fmt_ms(s["median_duration_ms"]),
-            "ungrounded": (f"{_pct(s['ungrounded_rate']):.0f}% of {s['grounding_checked']}"
-                           if s.get("grounding_checked") else "not checked"),
-            "judge disagreement": (f"{_pct(s['judge_disagreement']):.0f}% ({s['judge_uncertain']} uncertain)"
-                                   if s.get("judge_disagreement") is not None else "—"),
-        })
+        rows.append(
+            {
+                "model": f"{s['provider']}/{s['model']}",
+                "pass rate": _pct(s["pass_rate"]),
+                "95% CI": f"{_pct(s['ci_low']):.0f}–{_pct(s['ci_high']):.0f}%" if s["total"] else "—",
+                "passed": f"{s['passed']}/{s['total']}",
+                f"pass@{s['k']}": _rate(s["pass_at_k"]),
+                f"pass^{s['k']}": _rate(s["pass_all_k"]),
+                "flaky goals": ", ".join(s["flaky"]) or "—",
+                "steps (median)": s["median_steps"],
+                "tokens (median)": s["median_tokens"],
+                "cost (median)": ui.fmt_cost(s["median_cost_usd"]),
+                "duration (median)": ui.fmt_ms(s["median_duration_ms"]),
+                "ungrounded": (
+                    f"{_pct(s['ungrounded_rate']):.0f}% of {s['grounding_checked']}"
+                    if s.get("grounding_checked")
+                    else "not checked"
+                ),
+                "judge disagreement": (
+                    f"{_pct(s['judge_disagreement']):.0f}% ({s['judge_uncertain']} uncertain)"
+                    if s.get("judge_disagreement") is not None
+                    else "—"
+                ),
+            }
+        )
     return pd.DataFrame(rows)
 
 
 SUMMARY_COLUMNS = {
-    "pass rate": st.column_config.ProgressColumn("pass rate", format="%.0f%%", min_value=0, max_value=100,
-                                                 help="Share of runs whose checks all held."),
-    "95% CI": st.column_config.TextColumn(help="Wilson 95 % interval of the pass rate: where the true rate "
-                                               "probably lies, given this many runs."),
+    "pass rate": st.column_config.ProgressColumn(
+        "pass rate", format="%.0f%%", min_value=0, max_value=100, help="Share of runs whose checks all held."
+    ),
+    "95% CI": st.column_config.TextColumn(
+        help="Wilson 95 % interval of the pass rate: where the true rate probably lies, given this many runs."
+    ),
     "flaky goals": st.column_config.TextColumn(help="Goals where some repeats passed and some failed."),
     "ungrounded": st.column_config.TextColumn(help="Answers with numbers the run's tools and goal do not support."),
     "judge disagreement": st.column_config.TextColumn(
-        help="Share of the judge's verdicts that went against its majority for the same answer."),
+        help="Share of the judge's verdicts that went against its majority for the same answer."
+    ),
 }
 
 
@@ -149,9 +164,20 @@ def metrics(result: Mapping[str, Any]) -> None:
     row = ui.metric_row()
     for s in result.get("summary") or []:
         value = _rate(s["pass_rate"])
-        ci = f"95% CI {_pct(s['ci_low']):.0f}–{_pct(s['ci_high']):.0f}% · {s['passed']}/{s['total']} runs" if s["total"] else "no decided run"
-        row.metric(f"{s['provider']}/{s['model']}", value, ci, delta_color="off", delta_arrow="off", width="content",
-                   help="Share of runs whose checks all held, with the Wilson 95 % interval.")
+        ci = (
+            f"95% CI {_pct(s['ci_low']):.0f}–{_pct(s['ci_high']):.0f}% · {s['passed']}/{s['total']} runs"
+            if s["total"]
+            else "no decided run"
+        )
+        row.metric(
+            f"{s['provider']}/{s['model']}",
+            value,
+            ci,
+            delta_color="off",
+            delta_arrow="off",
+            width="content",
+            help="Share of runs whose checks all held, with the Wilson 95 % interval.",
+        )
 
 
 def cell_runs(result: Mapping[str, Any], goal_id: str, target: str) -> list[Mapping[str, Any]]:
@@ -162,18 +188,27 @@ def show_cell(result: Mapping[str, Any], goal_id: str, target: str) -> None:
     """One cell: its runs with their verdicts and failed checks, each linking to History."""
     runs = cell_runs(result, goal_id, target)
     st.markdown(f"**{ui.escape_md(goal_id)}** on **{ui.escape_md(target)}** — {len(runs)} run(s)")
-    st.page_link(HISTORY_PAGE, label="All these runs in History", icon=":material/history:",
-                 query_params={"eval": str(result["eval_id"]), "goal": goal_id})
+    st.page_link(
+        HISTORY_PAGE,
+        label="All these runs in History",
+        icon=":material/history:",
+        query_params={"eval": str(result["eval_id"]), "goal": goal_id},
+    )
     for r in runs:
         verdict = {True: "✓ pass", False: "✗ fail", None: "— not decided"}[r.get("passed")]
-        failed = [f"{c['check']} ({c['detail']})" if c.get("detail") else c["check"]
-                  for c in r.get("checks") or [] if c.get("passed") is False]
+        failed = [
+            f"{c['check']} ({c['detail']})" if c.get("detail") else c["check"]
+            for c in r.get("checks") or []
+            if c.get("passed") is False
+        ]
         with st.container(border=True):
             head, link = st.columns([3, 1], vertical_alignment="center")
-            head.markdown(f"Repeat {int(r['repeat']) + 1}: {verdict} · {ui.escape_md(r.get('status'))} · "
-                          f"{r.get('steps')} steps")
-            link.page_link(HISTORY_PAGE, label="Open run", icon=":material/open_in_new:",
-                           query_params={"run": str(r["run_id"])})
+            head.markdown(
+                f"Repeat {int(r['repeat']) + 1}: {verdict} · {ui.escape_md(r.get('status'))} · {r.get('steps')} steps"
+            )
+            link.page_link(
+                HISTORY_PAGE, label="Open run", icon=":material/open_in_new:", query_params={"run": str(r["run_id"])}
+            )
             for line in failed:
                 st.caption(f"✗ {ui.md_label(line, 200)}")
             undecided = [c for c in r.get("checks") or [] if c.get("passed") is None]
@@ -182,14 +217,24 @@ def show_cell(result: Mapping[str, Any], goal_id: str, target: str) -> None:
 
 
 def flips_frame(flips: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    return pd.DataFrame([
-        {"goal": f["goal_id"], "model": f"{f['provider']}/{f['model']}", "flip": f["flip"], "before": f["before"],
-         "after": f["after"]}
-        for f in flips
-    ], columns=["goal", "model", "flip", "before", "after"])
+    return pd.DataFrame(
+        [
+            {
+                "goal": f["goal_id"],
+                "model": f"{f['provider']}/{f['model']}",
+                "flip": f["flip"],
+                "before": f["before"],
+                "after": f["after"],
+            }
+            for f in flips
+        ],
+        columns=["goal", "model", "flip", "before", "after"],
+    )
 
 
-def flips_against(result: Mapping[str, Any], baseline: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def flips_against(
+    result: Mapping[str, Any], baseline: Mapping[str, Any]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     return flips_of(result.get("cells") or [], baseline.get("cells") or [])
 
 
@@ -205,20 +250,44 @@ def trend_chart(results: Sequence[Mapping[str, Any]]) -> None:
     for column in ("pass_rate", "ci_low", "ci_high"):
         data[column] = data[column] * 100
     # One evenly spaced step per eval (evals minutes or months apart read the same), oldest left.
-    x = {"field": "when", "type": "ordinal", "sort": None, "title": None, "axis": {"labelAngle": -30, "labelLimit": 140}}
+    x = {
+        "field": "when",
+        "type": "ordinal",
+        "sort": None,
+        "title": None,
+        "axis": {"labelAngle": -30, "labelLimit": 140},
+    }
     y_scale = {"domain": [0, 100]}
     spec = {
         "height": 260,
         "layer": [
-            {"mark": {"type": "area", "opacity": 0.15},
-             "encoding": {"x": x, "y": {"field": "ci_low", "type": "quantitative", "scale": y_scale, "title": "pass rate %"},
-                          "y2": {"field": "ci_high"}, "color": {"field": "target", "type": "nominal", "title": "model",
-                                                               "legend": {"orient": "bottom", "columns": 2}}}},
-            {"mark": {"type": "line", "point": True},
-             "encoding": {"x": x, "y": {"field": "pass_rate", "type": "quantitative", "scale": y_scale},
-                          "color": {"field": "target", "type": "nominal"},
-                          "tooltip": [{"field": "eval_id"}, {"field": "target", "title": "model"},
-                                      {"field": "pass_rate", "type": "quantitative", "format": ".0f", "title": "pass %"}]}},
+            {
+                "mark": {"type": "area", "opacity": 0.15},
+                "encoding": {
+                    "x": x,
+                    "y": {"field": "ci_low", "type": "quantitative", "scale": y_scale, "title": "pass rate %"},
+                    "y2": {"field": "ci_high"},
+                    "color": {
+                        "field": "target",
+                        "type": "nominal",
+                        "title": "model",
+                        "legend": {"orient": "bottom", "columns": 2},
+                    },
+                },
+            },
+            {
+                "mark": {"type": "line", "point": True},
+                "encoding": {
+                    "x": x,
+                    "y": {"field": "pass_rate", "type": "quantitative", "scale": y_scale},
+                    "color": {"field": "target", "type": "nominal"},
+                    "tooltip": [
+                        {"field": "eval_id"},
+                        {"field": "target", "title": "model"},
+                        {"field": "pass_rate", "type": "quantitative", "format": ".0f", "title": "pass %"},
+                    ],
+                },
+            },
         ],
     }
     st.vega_lite_chart(data, spec, width="stretch")
@@ -232,14 +301,16 @@ def past_frame(results: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     rows = []
     for r in results:
         rates = ", ".join(f"{s['provider']}/{s['model']} {_rate(s['pass_rate'])}" for s in r.get("summary") or [])
-        rows.append({
-            "when": ui.fmt_time(r.get("started_at")),
-            "set": r["goal_set"].get("name"),
-            "pass rates": rates,
-            "runs": f"{len(r.get('runs') or [])}/{r.get('planned')}",
-            "complete": "yes" if r.get("complete") else "stopped",
-            "eval id": r["eval_id"],
-        })
+        rows.append(
+            {
+                "when": ui.fmt_time(r.get("started_at")),
+                "set": r["goal_set"].get("name"),
+                "pass rates": rates,
+                "runs": f"{len(r.get('runs') or [])}/{r.get('planned')}",
+                "complete": "yes" if r.get("complete") else "stopped",
+                "eval id": r["eval_id"],
+            }
+        )
     return pd.DataFrame(rows, columns=["when", "set", "pass rates", "runs", "complete", "eval id"])
 
 
@@ -274,8 +345,11 @@ def history_eval_filter(view: pd.DataFrame, config: Settings) -> pd.DataFrame:
     ids = {str(r["run_id"]) for r in result.get("runs") or [] if not goal or r["goal_id"] == goal}
     note, clear = st.columns([4, 1], vertical_alignment="center")
     what = f"goal **{ui.escape_md(goal)}** of " if goal else ""
-    note.info(f"Showing the {len(ids)} run(s) of {what}eval **{ui.escape_md(eval_id)}** "
-              f"({ui.escape_md(result['goal_set'].get('name'))}).", icon="🧪")
+    note.info(
+        f"Showing the {len(ids)} run(s) of {what}eval **{ui.escape_md(eval_id)}** "
+        f"({ui.escape_md(result['goal_set'].get('name'))}).",
+        icon="🧪",
+    )
     if clear.button("All runs", key="history_eval_clear", help="Stop filtering by this eval."):
         for key in ("eval", "goal"):
             if key in st.query_params:

@@ -77,7 +77,7 @@ def _show_step(record: dict[str, Any], step: int) -> None:
 def _ai_box(result: Explanation, record: dict[str, Any], box: Any, key: str) -> None:
     """ "Explain with AI": any available provider rewords the facts; the guard may refuse its text."""
     from agent_core.errors import ProviderError
-    from agent_core.explain import explain_with_ai, provider_asker
+    from agent_core.explain_ai import explain_with_ai, provider_asker
     from agent_core.providers import list_providers, make_provider
 
     with box.expander("Explain with AI", icon="✨"):
@@ -93,7 +93,10 @@ def _ai_box(result: Explanation, record: dict[str, Any], box: Any, key: str) -> 
             return
         own = str(record.get("provider") or "")
         choice = st.selectbox(
-            "Provider", ids, index=ids.index(own) if own in ids else 0, key=f"{key}_ai_provider",
+            "Provider",
+            ids,
+            index=ids.index(own) if own in ids else 0,
+            key=f"{key}_ai_provider",
             format_func=lambda pid: next((f"{p.id} — {p.label}" for p in infos if p.id == pid), pid),
         )
         if not st.button("Explain with AI", key=f"{key}_ai_go"):
@@ -104,7 +107,9 @@ def _ai_box(result: Explanation, record: dict[str, Any], box: Any, key: str) -> 
             st.error(f"The provider cannot be used: {ui.md_label(exc, 200)}")
             return
         with st.spinner("Asking the model…", show_time=True):
-            text, note = explain_with_ai(result, provider_asker(provider), known_tools=ui.tool_registry(ui.settings()).names())
+            text, note = explain_with_ai(
+                result, provider_asker(provider), known_tools=ui.tool_registry(ui.settings()).names()
+            )
         ui.show_text(text)
         if note:
             st.info(ui.escape_md(note), icon="🛡️")
@@ -132,7 +137,9 @@ def show_summary(
             continue
         left, right = box.columns([3, 1], vertical_alignment="center")
         left.markdown(ui.escape_md(sentence.text))
-        with right.popover(f"Step {sentence.step}", key=f"{key}_step_{n}", type="tertiary", icon=":material/open_in_new:"):
+        with right.popover(
+            f"Step {sentence.step}", key=f"{key}_step_{n}", type="tertiary", icon=":material/open_in_new:"
+        ):
             _show_step(record, sentence.step)
     failure = result.failure
     if failure is not None:
@@ -157,7 +164,8 @@ def download_page(record: dict[str, Any], where: Any = None, *, key: str = "hist
 
     target = where or st
     hide = target.checkbox(
-        "Leave tool outputs out of the web page", key=f"{key}_hide",
+        "Leave tool outputs out of the web page",
+        key=f"{key}_hide",
         help="For sharing a run whose tool results are private; the steps and arguments stay.",
     )
     target.download_button(

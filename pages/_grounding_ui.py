@@ -189,7 +189,10 @@ RATE_COLUMNS = {
     "model": st.column_config.TextColumn("Model"),
     "checked": st.column_config.NumberColumn("Answers checked", format="%d"),
     "ungrounded_rate": st.column_config.ProgressColumn(
-        "Ungrounded answers", format="percent", min_value=0.0, max_value=1.0,
+        "Ungrounded answers",
+        format="percent",
+        min_value=0.0,
+        max_value=1.0,
         help="Share of checked answers with at least one figure found in no tool result (partly + ungrounded).",
     ),
     "grounded": st.column_config.NumberColumn("✅ Grounded", format="%d"),

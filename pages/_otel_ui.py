@@ -11,7 +11,8 @@ from typing import Any
 
 import streamlit as st
 
-from agent_core.otel.export import record_to_trace, to_otlp_json_lines
+from agent_core.otel.encode import to_otlp_json_lines
+from agent_core.otel.export import record_to_trace
 from agent_core.otel.send import (
     DEFAULT_DELAYS,
     PRESETS,
@@ -39,9 +40,13 @@ def _target(preset: str, endpoint: str, secrets: dict[str, str], experiment: str
         return target
     headers = parse_headers(secrets.get("headers") or None)
     return preset_target(
-        preset, endpoint=endpoint or None, api_key=secrets.get("api_key") or None,
-        public_key=secrets.get("public_key") or None, secret_key=secrets.get("secret_key") or None,
-        experiment_id=experiment or None, headers=headers,
+        preset,
+        endpoint=endpoint or None,
+        api_key=secrets.get("api_key") or None,
+        public_key=secrets.get("public_key") or None,
+        secret_key=secrets.get("secret_key") or None,
+        experiment_id=experiment or None,
+        headers=headers,
     )
 
 
@@ -69,13 +74,18 @@ def export_panel(record: dict[str, Any], config: Settings) -> None:
         key="history_dl_otlp",
         help="The OpenTelemetry file-exporter format (JSON lines); `python -m agent_core import` reads it back.",
     )
-    if not st.toggle("Send to…", key="otel_send_open", help="Send this run to Phoenix, Langfuse, MLflow or any OTLP endpoint."):
+    if not st.toggle(
+        "Send to…", key="otel_send_open", help="Send this run to Phoenix, Langfuse, MLflow or any OTLP endpoint."
+    ):
         return
     with st.container(border=True):
         last = load_last_destination(config.data_dir)
         options = list(_LABELS) if target_from_env() is not None else list(PRESETS)
         preset = st.selectbox(
-            "Tool", options, format_func=_LABELS.get, key="otel_preset",
+            "Tool",
+            options,
+            format_func=_LABELS.get,
+            key="otel_preset",
             index=options.index(last["preset"]) if last.get("preset") in options else 0,
         )
         secrets: dict[str, str] = {}
@@ -89,7 +99,9 @@ def export_panel(record: dict[str, Any], config: Settings) -> None:
         else:
             default = last.get("endpoint") if last.get("preset") == preset else None
             endpoint = st.text_input(
-                "Endpoint", value=default or PRESETS[preset]["endpoint"], key=f"otel_endpoint_{preset}",
+                "Endpoint",
+                value=default or PRESETS[preset]["endpoint"],
+                key=f"otel_endpoint_{preset}",
                 help="The tool's base URL; the OTLP path is added (…/v1/traces).",
             )
             if preset == "langfuse":
@@ -98,11 +110,17 @@ def export_panel(record: dict[str, Any], config: Settings) -> None:
             elif preset == "mlflow":
                 experiment = st.text_input("Experiment id", value=last.get("experiment_id", "0"), key="otel_mlflow_exp")
             else:
-                secrets["api_key"] = st.text_input("API key (optional)", type="password", key=f"otel_key_{preset}",
-                                                   help="Sent as 'Authorization: Bearer …'.")
+                secrets["api_key"] = st.text_input(
+                    "API key (optional)",
+                    type="password",
+                    key=f"otel_key_{preset}",
+                    help="Sent as 'Authorization: Bearer …'.",
+                )
                 if preset == "generic":
                     secrets["headers"] = st.text_input(
-                        "More headers (optional)", type="password", key="otel_headers",
+                        "More headers (optional)",
+                        type="password",
+                        key="otel_headers",
                         help="KEY=VALUE pairs separated by commas, as in OTEL_EXPORTER_OTLP_HEADERS.",
                     )
         if st.button("Send", key="otel_send", type="primary"):
@@ -113,13 +131,18 @@ def export_panel(record: dict[str, Any], config: Settings) -> None:
                 return
             with st.spinner(ui.escape_md(f"Sending to {target.endpoint} …")):
                 try:
-                    count = send_traces([record_to_trace(clean, content=content)], target,
-                                        delays=DEFAULT_DELAYS, timeout=5.0)
+                    count = send_traces(
+                        [record_to_trace(clean, content=content)], target, delays=DEFAULT_DELAYS, timeout=5.0
+                    )
                 except ExportError as exc:
                     st.error(ui.escape_md(str(exc)), icon="📡")
                     return
             if preset != _ENV:
-                save_last_destination(config.data_dir, {"preset": preset, "endpoint": endpoint, "experiment_id": experiment})
+                save_last_destination(
+                    config.data_dir, {"preset": preset, "endpoint": endpoint, "experiment_id": experiment}
+                )
             shown = ", ".join(f"{k}: {v}" for k, v in target.masked_headers().items())
-            st.success(ui.escape_md(f"Sent {count} spans to {target.endpoint}" + (f" (headers: {shown})" if shown else "")),
-                       icon="✅")
+            st.success(
+                ui.escape_md(f"Sent {count} spans to {target.endpoint}" + (f" (headers: {shown})" if shown else "")),
+                icon="✅",
+            )

@@ -127,4 +127,3 @@ def status_word(status: Any) -> str:
         "interrupted": "Failed",
         "running": "Running",
     }.get(str(status), str(status))
-

@@ -60,6 +60,6 @@ def checked(info: ProviderInfo, base_url: str = "") -> ProviderInfo:
 
 
 def pointers(providers: dict[str, ProviderInfo]) -> str:
-    """"Working here: Instant demo, Local AI model." — for an unavailable provider's message."""
+    """ "Working here: Instant demo, Local AI model." — for an unavailable provider's message."""
     names = [PLAIN.get(pid, (pid, ""))[0] for pid, info in providers.items() if info.available]
     return f"Working here: {', '.join(names)}." if names else ""

@@ -43,7 +43,9 @@ def name_blocks(ids: list[int] | None, made_in: dict[int, int]) -> str:
     unknown = [f"block #{i}" for i in ids if i not in made_in]
     named = []
     if steps:
-        named.append(("the block from step " if len(steps) == 1 else "the blocks from steps ") + ", ".join(map(str, steps)))
+        named.append(
+            ("the block from step " if len(steps) == 1 else "the blocks from steps ") + ", ".join(map(str, steps))
+        )
     return ", ".join(named + unknown)
 
 
@@ -125,8 +127,10 @@ def render_tool_call(entry: dict[str, Any], container: Any) -> None:
     left.caption("Arguments (what the model asked for)")
     ui.show_value(entry.get("arguments"), left, expanded=True)
     right.caption(
-        "Result (what went back to the model)" if ok
-        else "Stopped (the run ended here; nothing went back to the model)" if entry.get("cancelled")
+        "Result (what went back to the model)"
+        if ok
+        else "Stopped (the run ended here; nothing went back to the model)"
+        if entry.get("cancelled")
         else "Error (sent back to the model so it can adapt)"
     )
     ui.show_code(entry.get("output"), right, height=None)
@@ -222,8 +226,7 @@ class StepView:
             self.model_slot.caption(f"⏳ Waiting before attempt {retry[0] + 1}: {seconds:.1f} of {retry[1]:.1f} s")
         else:
             self.model_slot.caption(
-                f"🧠 Asking the model again (attempt {retry[0] + 1}) — processing your text… "
-                f"{seconds - retry[1]:.0f} s"
+                f"🧠 Asking the model again (attempt {retry[0] + 1}) — processing your text… {seconds - retry[1]:.0f} s"
             )
 
     def model_retrying(self, attempt: int, error_type: str, message: str, status: int | None, wait_s: float) -> None:

@@ -244,8 +244,10 @@ def run_store(config: Settings, *, refresh: bool = True) -> RunStore:
     if refresh:
         # Shown only when reading takes over half a second: the first look at a large folder
         # (every file is parsed once; later visits and restarts use the index).
-        with st.spinner("Reading the saved runs… the first look at a large folder takes a while; later visits are quick.",
-                        show_time=True):
+        with st.spinner(
+            "Reading the saved runs… the first look at a large folder takes a while; later visits are quick.",
+            show_time=True,
+        ):
             store.refresh()
     return store
 

@@ -37,8 +37,11 @@ if len(run_ids) < MIN_RUNS:
     cmp.compare_picker(list(labels), labels, key="compare_pick")
     st.stop()
 if len(run_ids) > MAX_RUNS:
-    st.error(f"Compare takes at most {MAX_RUNS} runs at a time; this link has {len(run_ids)}. "
-             f"The first {MAX_RUNS} are shown.", icon="⚖️")
+    st.error(
+        f"Compare takes at most {MAX_RUNS} runs at a time; this link has {len(run_ids)}. "
+        f"The first {MAX_RUNS} are shown.",
+        icon="⚖️",
+    )
     run_ids = run_ids[:MAX_RUNS]
 
 records, problems = cmp.load_records(store, run_ids)

@@ -66,8 +66,12 @@ with st.container(border=True):
     st.subheader("Run an eval")
     sets = evui.bundled()
     labels = [*sets, evui.UPLOAD]
-    source = st.selectbox("Goal set", labels, key="evals_set",
-                          help="A YAML file of goals and the checks each run must pass (see README → Evals).")
+    source = st.selectbox(
+        "Goal set",
+        labels,
+        key="evals_set",
+        help="A YAML file of goals and the checks each run must pass (see README → Evals).",
+    )
     upload = None
     if source == evui.UPLOAD:
         upload = st.file_uploader("Goal-set file (YAML)", type=["yaml", "yml"], key="evals_upload")
@@ -75,11 +79,16 @@ with st.container(border=True):
     if problem:
         st.error(f"This goal set cannot be run: {ui.md_label(problem, 400)}", icon="🚫")
     if goal_set is not None:
-        st.caption(f"**{ui.escape_md(goal_set.name)}** — {ui.escape_md(goal_set.description) or 'no description'} · "
-                   f"{len(goal_set.goals)} goals")
+        st.caption(
+            f"**{ui.escape_md(goal_set.name)}** — {ui.escape_md(goal_set.description) or 'no description'} · "
+            f"{len(goal_set.goals)} goals"
+        )
         choices, choice_labels = evui.provider_choices(goal_set)
         picked = st.multiselect(
-            "Providers", choices, default=evui.default_providers(goal_set, choices), key=f"evals_providers_{goal_set.name}",
+            "Providers",
+            choices,
+            default=evui.default_providers(goal_set, choices),
+            key=f"evals_providers_{goal_set.name}",
             format_func=lambda pid: choice_labels.get(pid, pid),
             help="Each provider (and model) is a column of the grid. Unavailable providers are not listed.",
         )
@@ -88,33 +97,73 @@ with st.container(border=True):
             boxes = st.columns(min(3, len(picked)))
             for i, pid in enumerate(p for p in picked if p != "scripted"):
                 models[pid] = boxes[i % len(boxes)].text_input(
-                    f"Model for {pid}", key=f"evals_model_{pid}", placeholder="default",
+                    f"Model for {pid}",
+                    key=f"evals_model_{pid}",
+                    placeholder="default",
                     help="Leave empty for the provider's default; several models separated by commas.",
                 )
         c1, c2, c3 = st.columns(3)
-        repeats = int(c1.number_input("Repeats", min_value=1, max_value=20, value=1, key="evals_repeats",
-                                      help="Runs per goal and model; more repeats narrow the interval and show flaky goals."))
-        concurrency = int(c2.number_input("At once", min_value=1, max_value=16, value=4, key="evals_concurrency",
-                                          help="Runs at the same time on remote providers; the local model always takes one at a time."))
+        repeats = int(
+            c1.number_input(
+                "Repeats",
+                min_value=1,
+                max_value=20,
+                value=1,
+                key="evals_repeats",
+                help="Runs per goal and model; more repeats narrow the interval and show flaky goals.",
+            )
+        )
+        concurrency = int(
+            c2.number_input(
+                "At once",
+                min_value=1,
+                max_value=16,
+                value=4,
+                key="evals_concurrency",
+                help="Runs at the same time on remote providers; the local model always takes one at a time.",
+            )
+        )
         judge_choices = ["none", *[p for p in choices if p != "scripted"]]
-        judge_pid = c3.selectbox("Judge", judge_choices, key="evals_judge",
-                                 help="The model that grades 'judge' checks. With none they show 'not judged'.")
+        judge_pid = c3.selectbox(
+            "Judge",
+            judge_choices,
+            key="evals_judge",
+            help="The model that grades 'judge' checks. With none they show 'not judged'.",
+        )
         past_same = evui.results_of(config, goal_set.name)
         baseline_options = ["none", "latest", *[r["eval_id"] for r in past_same]]
-        baseline = st.selectbox("Compare with", baseline_options, index=1 if past_same else 0, key="evals_baseline",
-                                help="An earlier eval of this set: the goals that flipped between pass and fail.")
+        baseline = st.selectbox(
+            "Compare with",
+            baseline_options,
+            index=1 if past_same else 0,
+            key="evals_baseline",
+            help="An earlier eval of this set: the goals that flipped between pass and fail.",
+        )
         targets = evui.targets_from(picked, models)
         total = len(goal_set.goals) * len(targets) * repeats
-        start = st.button(f"Run {total} runs" if total else "Run", type="primary", icon=":material/play_arrow:",
-                          disabled=not targets, key="evals_start")
+        start = st.button(
+            f"Run {total} runs" if total else "Run",
+            type="primary",
+            icon=":material/play_arrow:",
+            disabled=not targets,
+            key="evals_start",
+        )
         if start and targets:
             try:
                 judge = None
                 if judge_pid != "none":
                     judge = Judge(make_provider(judge_pid, settings=config), evals_dir(config) / "judge_cache.json")
                 cancel = threading.Event()
-                run = EvalRun(goal_set, targets, settings=config, repeats=repeats, concurrency=concurrency, judge=judge,
-                              cancel=cancel, baseline=None if baseline == "none" else baseline)
+                run = EvalRun(
+                    goal_set,
+                    targets,
+                    settings=config,
+                    repeats=repeats,
+                    concurrency=concurrency,
+                    judge=judge,
+                    cancel=cancel,
+                    baseline=None if baseline == "none" else baseline,
+                )
             except Exception as exc:  # bad input: say it, run nothing
                 st.error(f"The eval cannot start: {ui.md_label(getattr(exc, 'message', exc), 300)}", icon="🚫")
             else:
@@ -124,8 +173,14 @@ with st.container(border=True):
                 st.session_state["evals_active"] = run.eval_id
                 head, stop = st.columns([4, 1], vertical_alignment="center")
                 head.markdown(f"**Running** eval `{run.eval_id}`")
-                stop.button("Stop", icon=":material/stop_circle:", key="evals_stop", on_click=_request_stop, width="stretch",
-                            help="Stops the eval: runs in flight end as cancelled; what finished is kept.")
+                stop.button(
+                    "Stop",
+                    icon=":material/stop_circle:",
+                    key="evals_stop",
+                    on_click=_request_stop,
+                    width="stretch",
+                    help="Stops the eval: runs in flight end as cancelled; what finished is kept.",
+                )
                 bar = st.progress(0.0, text=f"0 of {run.total} runs")
                 clock = st.empty()
                 grid_slot = st.empty()
@@ -137,11 +192,15 @@ with st.container(border=True):
 
                 def progress(p: Progress) -> None:
                     bar.progress(p.done / p.total, text=f"{p.done} of {p.total} runs")
-                    grid_slot.dataframe(evui.grid(goal_ids, target_labels, run.rows, repeats), width="stretch", height=height)
+                    grid_slot.dataframe(
+                        evui.grid(goal_ids, target_labels, run.rows, repeats), width="stretch", height=height
+                    )
 
                 def tick() -> None:
-                    clock.caption(f"{time.monotonic() - t0:.0f} s · pass: all repeats passed · fail: none · "
-                                  "flaky: some · … running · · waiting")
+                    clock.caption(
+                        f"{time.monotonic() - t0:.0f} s · pass: all repeats passed · fail: none · "
+                        "flaky: some · … running · · waiting"
+                    )
 
                 try:
                     result = run.run(progress, on_tick=tick)
@@ -164,20 +223,29 @@ if open_id:
         name = result["goal_set"].get("name")
         st.subheader(f"Results · {ui.escape_md(name)}")
         state = "complete" if result.get("complete") else "stopped — incomplete"
-        st.caption(f"Eval `{result['eval_id']}` · {ui.fmt_time(result.get('started_at'))} · "
-                   f"{len(result.get('runs') or [])} of {result.get('planned')} runs · {state} · "
-                   f"{result.get('repeats')} repeat(s)" + (f" · judge {ui.escape_md(result['judge'])}" if result.get("judge") else ""))
+        st.caption(
+            f"Eval `{result['eval_id']}` · {ui.fmt_time(result.get('started_at'))} · "
+            f"{len(result.get('runs') or [])} of {result.get('planned')} runs · {state} · "
+            f"{result.get('repeats')} repeat(s)"
+            + (f" · judge {ui.escape_md(result['judge'])}" if result.get("judge") else "")
+        )
         if st.session_state.pop("evals_stopped", None) == open_id or not result.get("complete"):
             st.warning("This eval was stopped: the scores cover the runs that finished.", icon="⏹️")
         evui.metrics(result)
         st.dataframe(evui.summary_frame(result), hide_index=True, width="stretch", column_config=evui.SUMMARY_COLUMNS)
 
-        st.markdown("**Goals × models** — pick a cell to see its runs (pass: all repeats passed · fail: none · "
-                    "flaky: some)")
+        st.markdown(
+            "**Goals × models** — pick a cell to see its runs (pass: all repeats passed · fail: none · flaky: some)"
+        )
         frame = evui.result_grid(result)
-        selection = st.dataframe(frame, width="stretch", height=evui.grid_height(len(frame)), key=f"evals_grid_{open_id}",
-                                 on_select="rerun",
-                                 selection_mode="single-cell")
+        selection = st.dataframe(
+            frame,
+            width="stretch",
+            height=evui.grid_height(len(frame)),
+            key=f"evals_grid_{open_id}",
+            on_select="rerun",
+            selection_mode="single-cell",
+        )
         cell_labels = [f"{goal} · {target}" for goal in frame.index for target in frame.columns]
         picked_cell = None
         cells = getattr(getattr(selection, "selection", None), "cells", None) or []
@@ -187,8 +255,13 @@ if open_id:
                 picked_cell = f"{frame.index[int(row)]} · {column}"
         if picked_cell:
             st.session_state[f"evals_cell_{open_id}"] = picked_cell
-        chosen = st.selectbox("Open a cell", cell_labels, index=None, key=f"evals_cell_{open_id}",
-                              placeholder="Choose a goal and model (or click a cell above)…")
+        chosen = st.selectbox(
+            "Open a cell",
+            cell_labels,
+            index=None,
+            key=f"evals_cell_{open_id}",
+            placeholder="Choose a goal and model (or click a cell above)…",
+        )
         if chosen:
             goal_id, target = chosen.split(" · ", 1)
             evui.show_cell(result, goal_id, target)
@@ -200,22 +273,34 @@ if open_id:
         else:
             ids = [r["eval_id"] for r in others]
             default = ids.index(result["baseline"]) if result.get("baseline") in ids else 0
-            base_id = st.selectbox("Baseline", ids, index=default, key=f"evals_base_{open_id}",
-                                   format_func=lambda i: f"{i}" + (" (chosen when run)" if i == result.get("baseline") else ""))
+            base_id = st.selectbox(
+                "Baseline",
+                ids,
+                index=default,
+                key=f"evals_base_{open_id}",
+                format_func=lambda i: f"{i}" + (" (chosen when run)" if i == result.get("baseline") else ""),
+            )
             base = next(r for r in others if r["eval_id"] == base_id)
             flips, test = evui.flips_against(result, base)
             p = test["p"]
-            st.caption(f"{test['pass_to_fail']} pass→fail and {test['fail_to_pass']} fail→pass among {test['paired']} "
-                       f"goal × model pairs; exact McNemar p = {'—' if p is None else f'{p:.3g}'} "
-                       "(below 0.05: the change is unlikely to be chance). A cell passes when most of its repeats pass.")
+            st.caption(
+                f"{test['pass_to_fail']} pass→fail and {test['fail_to_pass']} fail→pass among {test['paired']} "
+                f"goal × model pairs; exact McNemar p = {'—' if p is None else f'{p:.3g}'} "
+                "(below 0.05: the change is unlikely to be chance). A cell passes when most of its repeats pass."
+            )
             if flips:
                 st.dataframe(evui.flips_frame(flips), hide_index=True, width="stretch")
 
         st.markdown("**Trend**")
         evui.trend_chart(evui.results_of(config, name))
-        st.download_button("Download the result (JSON)", json.dumps(result, ensure_ascii=False, indent=1, default=str),
-                           file_name=f"eval-{open_id}.json", mime="application/json", key="evals_download",
-                           icon=":material/download:")
+        st.download_button(
+            "Download the result (JSON)",
+            json.dumps(result, ensure_ascii=False, indent=1, default=str),
+            file_name=f"eval-{open_id}.json",
+            mime="application/json",
+            key="evals_download",
+            icon=":material/download:",
+        )
 
 # --- Past evals --------------------------------------------------------------------------------
 st.divider()
@@ -224,9 +309,20 @@ past = evui.results_of(config)
 if not past:
     st.caption("No eval yet. Results are kept in " + ui.escape_md(evals_dir(config)) + ".")
 else:
-    st.dataframe(evui.past_frame(past), hide_index=True, width="stretch",
-                 column_config={"eval id": st.column_config.TextColumn(width="small")})
-    st.selectbox("Open an eval", [r["eval_id"] for r in past], index=None, key="evals_past_pick", on_change=_on_past_pick,
-                 placeholder="Choose an eval…",
-                 format_func=lambda i: next(f"{ui.fmt_time(r.get('started_at'))} · {r['goal_set'].get('name')} · {i}"
-                                            for r in past if r["eval_id"] == i))
+    st.dataframe(
+        evui.past_frame(past),
+        hide_index=True,
+        width="stretch",
+        column_config={"eval id": st.column_config.TextColumn(width="small")},
+    )
+    st.selectbox(
+        "Open an eval",
+        [r["eval_id"] for r in past],
+        index=None,
+        key="evals_past_pick",
+        on_change=_on_past_pick,
+        placeholder="Choose an eval…",
+        format_func=lambda i: next(
+            f"{ui.fmt_time(r.get('started_at'))} · {r['goal_set'].get('name')} · {i}" for r in past if r["eval_id"] == i
+        ),
+    )

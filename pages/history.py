@@ -93,8 +93,12 @@ def _timeline_chart(record: dict[str, Any]) -> None:
         (step.get("started_at"), f"step {step.get('index')}", "model call", float(step.get("model_duration_ms") or 0))
         for step in record.get("steps") or []
     ] + [
-        (call.get("started_at"), f"step {call.get('step')}", f"tool: {call.get('tool')}",
-         max(float(call.get("duration_ms") or 0), 0.5))
+        (
+            call.get("started_at"),
+            f"step {call.get('step')}",
+            f"tool: {call.get('tool')}",
+            max(float(call.get("duration_ms") or 0), 0.5),
+        )
         for call in record.get("tool_calls") or []
     ]
     rows = []

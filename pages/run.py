@@ -79,8 +79,10 @@ def _trimming_ledger(record: dict[str, Any]) -> None:
     """Under the trimming demo, its point drawn at once: which blocks the model saw at each step."""
     if record.get("scripted") and record.get("goal") == demo.TRIMMING.goal:
         st.subheader("Context ledger", help=ui.explain("context block") + " " + ui.explain("trimmed"))
-        st.caption("Each row is a context block, each column a step: **sent** = the model saw it then; "
-                   "~~trimmed~~ = left out (the context-block limit is 2).")
+        st.caption(
+            "Each row is a context block, each column a step: **sent** = the model saw it then; "
+            "~~trimmed~~ = left out (the context-block limit is 2)."
+        )
         show_ledger(record)
 
 
@@ -276,7 +278,9 @@ elif start_goal:
             base_url=base_url,
             settings=config,
             overrides={
-                "max_steps": int(max_steps), "max_context_blocks": int(max_blocks), "answer_check": answer_check,
+                "max_steps": int(max_steps),
+                "max_context_blocks": int(max_blocks),
+                "answer_check": answer_check,
             },
             tools=chosen_tools,
         )

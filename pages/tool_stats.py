@@ -143,13 +143,17 @@ with c1:
         {
             "x": ui.quantitative("success_rate", "success rate", axis={"format": "%"}, scale={"domain": [0, 1]}),
             "y": ui.nominal("tool", sort="-x", title=None),
-            "color": ui.quantitative("success_rate", legend=None, scale={"domain": [0, 1], "range": ["#ef4444", "#22c55e"]}),
+            "color": ui.quantitative(
+                "success_rate", legend=None, scale={"domain": [0, 1], "range": ["#ef4444", "#22c55e"]}
+            ),
             "tooltip": [ui.nominal("tool"), ui.quantitative("calls"), ui.quantitative("success_rate", format=".0%")],
         },
     )
 with c2:
     st.markdown("**Duration per tool (ms)**", help="p50 = median; p95 = 95% of calls were faster.")
-    labelled = per_tool.assign(tool=[_toolstats_ui.tool_label(t, int(n)) for t, n in zip(per_tool["tool"], per_tool["calls"])])
+    labelled = per_tool.assign(
+        tool=[_toolstats_ui.tool_label(t, int(n)) for t, n in zip(per_tool["tool"], per_tool["calls"])]
+    )
     durations = labelled.rename(columns={"p50_ms": "p50", "mean_ms": "mean", "p95_ms": "p95"}).melt(
         id_vars=["tool"], value_vars=["p50", "mean", "p95"], var_name="measure", value_name="ms"
     )
@@ -195,7 +199,9 @@ st.dataframe(tables["provider_model"], hide_index=True, width="stretch", column_
 with st.expander("Per provider, model and tool"):
     st.dataframe(tables["provider_model_tool"], hide_index=True, width="stretch", column_config=STATS_COLUMNS)
 grounding_ui.show_rates(
-    ui.filter_runs(runs if include_demos else runs[~runs["scripted"].astype(bool)], providers=providers, models=models, days=days)
+    ui.filter_runs(
+        runs if include_demos else runs[~runs["scripted"].astype(bool)], providers=providers, models=models, days=days
+    )
 )
 st.download_button(
     "Download per-tool stats (CSV)",

@@ -51,14 +51,21 @@ with st.form(f"tools_form_{name}", border=True):
             help_text = spec.description or None
             if name == "read_file" and spec.name == "path" and not raw_mode:
                 # The workspace's files to pick from (another path can still be typed).
-                files = sorted(
-                    str(p.relative_to(config.workspace_dir))
-                    for p in config.workspace_dir.rglob("*")
-                    if p.is_file()
-                ) if config.workspace_dir.is_dir() else []
+                files = (
+                    sorted(
+                        str(p.relative_to(config.workspace_dir)) for p in config.workspace_dir.rglob("*") if p.is_file()
+                    )
+                    if config.workspace_dir.is_dir()
+                    else []
+                )
                 values[spec.name] = st.selectbox(
-                    label, files, index=0 if files else None, key=key, help=help_text,
-                    accept_new_options=True, placeholder="a file in the workspace",
+                    label,
+                    files,
+                    index=0 if files else None,
+                    key=key,
+                    help=help_text,
+                    accept_new_options=True,
+                    placeholder="a file in the workspace",
                 )
             elif spec.kind == "enum":
                 options = list(spec.options)

@@ -12,6 +12,7 @@ fi
 "$PYTHON" -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -r requirements-local.txt
 if [ "${LINT:-1}" = "1" ]; then  # LINT=0 skips the code-health checks (pyproject.toml)
   "$PYTHON" -m ruff check .
+  "$PYTHON" -m ruff format --check .
   "$PYTHON" -m mypy agent_core
 fi
 exec "$PYTHON" -m pytest "$@"

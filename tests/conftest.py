@@ -38,7 +38,13 @@ def _guarded_connect(self: socket.socket, address: object) -> object:
 def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test: loopback only, and no provider keys from the developer's environment."""
     monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
-    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
+    for name in (
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_BASE_URL",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 

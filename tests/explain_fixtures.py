@@ -91,8 +91,15 @@ class Case:
     build: Callable[[Settings], dict[str, Any]]
 
 
-def _run(settings: Settings, turns: list[Any], *, tools: Tools | None = None, max_steps: int = 6,
-         cancel: threading.Event | None = None, goal: str = "Add 2 and 3, then tell me.") -> dict[str, Any]:
+def _run(
+    settings: Settings,
+    turns: list[Any],
+    *,
+    tools: Tools | None = None,
+    max_steps: int = 6,
+    cancel: threading.Event | None = None,
+    goal: str = "Add 2 and 3, then tell me.",
+) -> dict[str, Any]:
     tools = tools or Tools()
     provider = ScriptedProvider(turns)
     return run_to_end(
@@ -121,7 +128,9 @@ def _completed_duplicate(s: Settings) -> dict[str, Any]:
 
 
 def _completed_timeout(s: Settings) -> dict[str, Any]:
-    return _run(s.replace(tool_timeout=0.2), [call("slow_lookup", {"topic": "cats"}), answer("I could not look it up.")])
+    return _run(
+        s.replace(tool_timeout=0.2), [call("slow_lookup", {"topic": "cats"}), answer("I could not look it up.")]
+    )
 
 
 def _completed_non_transient(s: Settings) -> dict[str, Any]:
@@ -141,8 +150,10 @@ def _max_steps_plain(s: Settings) -> dict[str, Any]:
 
 
 def _error_auth(s: Settings) -> dict[str, Any]:
-    turns = [call("web_search", {"query": "cats"}),
-             ProviderError("Incorrect API key provided", status=401, error_type="AuthenticationError")]
+    turns = [
+        call("web_search", {"query": "cats"}),
+        ProviderError("Incorrect API key provided", status=401, error_type="AuthenticationError"),
+    ]
     return _run(s, turns, tools=Tools(flaky_failures=1))
 
 
@@ -152,7 +163,10 @@ def _error_busy(s: Settings) -> dict[str, Any]:
 
 
 def _error_timeout(s: Settings) -> dict[str, Any]:
-    turns = [call("slow_lookup", {"topic": "cats"}), ProviderError("Bad request", status=400, error_type="BadRequestError")]
+    turns = [
+        call("slow_lookup", {"topic": "cats"}),
+        ProviderError("Bad request", status=400, error_type="BadRequestError"),
+    ]
     return _run(s.replace(tool_timeout=0.2), turns)
 
 
@@ -165,33 +179,52 @@ def _cancelled(s: Settings) -> dict[str, Any]:
 def _cancelled_transient(s: Settings) -> dict[str, Any]:
     cancel = threading.Event()
     tools = Tools(cancel=cancel, flaky_failures=9)
-    turns = [call("add", {"a": 1, "b": 1}), call("cached_search", {"query": "x"}),
-             {"text": "", "tool_calls": [{"name": "read_note", "arguments": {"name": "x"}},
-                                         {"name": "press_stop", "arguments": {"reason": "r"}}]}, answer("never")]
+    turns = [
+        call("add", {"a": 1, "b": 1}),
+        call("cached_search", {"query": "x"}),
+        {
+            "text": "",
+            "tool_calls": [
+                {"name": "read_note", "arguments": {"name": "x"}},
+                {"name": "press_stop", "arguments": {"reason": "r"}},
+            ],
+        },
+        answer("never"),
+    ]
     return _run(s, turns, tools=tools, cancel=cancel)
 
 
 def _interrupted(s: Settings) -> dict[str, Any]:
     """A record left ``running`` by a process that is gone (made from a real run)."""
     record = _run(s, [call("web_search", {"query": "cats"}), answer("x")], tools=Tools(flaky_failures=9))
-    record.update(status="running", finished_at=None, answer=None,
-                  owner={"pid": 2**22 + 12345, "host": __import__("os").uname().nodename})
+    record.update(
+        status="running",
+        finished_at=None,
+        answer=None,
+        owner={"pid": 2**22 + 12345, "host": __import__("os").uname().nodename},
+    )
     save_record(record, s.runs_dir)
     return record
 
 
 def _completed_ungrounded(s: Settings) -> dict[str, Any]:
     record = _run(s, [call("add", {"a": 2, "b": 3}), answer("It is 7.")])
-    record["grounding"] = {"status": "ungrounded", "tools_used": ["add"],
-                           "claims": [{"text": "7", "value": 7, "kind": "number", "source": None}]}
+    record["grounding"] = {
+        "status": "ungrounded",
+        "tools_used": ["add"],
+        "claims": [{"text": "7", "value": 7, "kind": "number", "source": None}],
+    }
     save_record(record, s.runs_dir)
     return record
 
 
 def _cancelled_ungrounded(s: Settings) -> dict[str, Any]:
     record = _cancelled(s)
-    record["grounding"] = {"status": "partly", "tools_used": [],
-                           "claims": [{"text": "9", "value": 9, "kind": "number", "source": None}]}
+    record["grounding"] = {
+        "status": "partly",
+        "tools_used": [],
+        "claims": [{"text": "9", "value": 9, "kind": "number", "source": None}],
+    }
     save_record(record, s.runs_dir)
     return record
 

@@ -23,11 +23,15 @@ MADE_UP = {"text": "The weather in Paris is currently 20 °C."}
 HONEST = {"text": "It is 19 °C in Paris, light rain."}
 
 
-def run(settings: Settings, turns: list[dict[str, Any]], mode: str | None, **changes: Any) -> tuple[dict[str, Any], ScriptedProvider]:
+def run(
+    settings: Settings, turns: list[dict[str, Any]], mode: str | None, **changes: Any
+) -> tuple[dict[str, Any], ScriptedProvider]:
     provider = ScriptedProvider(turns)
     s = settings.replace(answer_check=mode, **changes)
     record = run_to_end(
-        "What's the weather in Paris?", provider=provider, registry=build_default_registry(s, rng=random.Random(1)),
+        "What's the weather in Paris?",
+        provider=provider,
+        registry=build_default_registry(s, rng=random.Random(1)),
         settings=s,
     )
     assert_valid_record(record)
@@ -75,7 +79,10 @@ def test_retry_sends_one_corrective_turn_and_records_it(settings: Settings) -> N
     assert last_request.blocks[-1].text == MADE_UP["text"]
     assert last_request.blocks[-1].feedback == steps[1]["answer_check"]["message"]
     # … is kept in the record's blocks and transcript …
-    assert record["context_blocks"][-1]["items"][-1] == {"kind": "answer_check", "text": steps[1]["answer_check"]["message"]}
+    assert record["context_blocks"][-1]["items"][-1] == {
+        "kind": "answer_check",
+        "text": steps[1]["answer_check"]["message"],
+    }
     roles = [(m["role"], m.get("kind")) for m in record["history"]]
     assert ("user", "answer_check") in roles
     rejected = [m for m in record["history"] if m["role"] == "assistant" and m.get("content") == MADE_UP["text"]]
@@ -85,9 +92,12 @@ def test_retry_sends_one_corrective_turn_and_records_it(settings: Settings) -> N
 def test_retry_gives_up_after_two_corrections(settings: Settings) -> None:
     turns = [WEATHER] + [MADE_UP] * (MAX_ANSWER_CHECKS + 1)
     events = list(
-        run_agent("What's the weather in Paris?", provider=ScriptedProvider(turns),
-                  registry=build_default_registry(settings, rng=random.Random(1)),
-                  settings=settings.replace(answer_check="retry"))
+        run_agent(
+            "What's the weather in Paris?",
+            provider=ScriptedProvider(turns),
+            registry=build_default_registry(settings, rng=random.Random(1)),
+            settings=settings.replace(answer_check="retry"),
+        )
     )
     sent = [e for e in events if isinstance(e, AnswerSentBack)]
     assert len(sent) == MAX_ANSWER_CHECKS and sent[0].unsupported == ["20 °C"]
@@ -133,7 +143,8 @@ def test_every_provider_sends_the_corrective_turn_as_a_user_message(settings: Se
     last = anthropic_messages(request)[-1]
     assert last["role"] == "user" and last["content"][-1] == {"type": "text", "text": message}
     assert local_messages(request.instructions, request.goal, request.blocks, request.tools)[-1] == {
-        "role": "user", "content": message,
+        "role": "user",
+        "content": message,
     }
 
 

@@ -75,10 +75,17 @@ def test_three_providers_run_in_parallel(settings: Settings) -> None:
 
 
 def test_budget_of_zero_stops_every_run(settings: Settings) -> None:
-    long_script = [{"tool_calls": [{"name": "calculator", "arguments": {"expression": f"{n}+1"}}],
-                    "usage": {"input_tokens": 1000, "output_tokens": 500, "total_tokens": 1500}} for n in range(6)]
-    entries = [ArenaEntry("fake-priced", provider=PricedScripted([dict(t) for t in long_script], model="gpt-4o"))
-               for _ in range(3)]
+    long_script = [
+        {
+            "tool_calls": [{"name": "calculator", "arguments": {"expression": f"{n}+1"}}],
+            "usage": {"input_tokens": 1000, "output_tokens": 500, "total_tokens": 1500},
+        }
+        for n in range(6)
+    ]
+    entries = [
+        ArenaEntry("fake-priced", provider=PricedScripted([dict(t) for t in long_script], model="gpt-4o"))
+        for _ in range(3)
+    ]
     arena = prepare_arena(GOAL, entries, settings=settings, budget_usd=0.0)
     records = arena.run_to_end()
     assert arena.budget_hit and arena.spent > 0

@@ -42,10 +42,16 @@ def shoot(page: Page, name: str) -> None:
     for width in (1400, 800):
         page.set_viewport_size({"width": width, "height": 1000})
         page.wait_for_timeout(500)
-        height = min(int(page.evaluate(
-            "() => Math.max(1000, ...Array.from(document.querySelectorAll('[data-testid=\"stMain\"]'))"
-            ".map(e => e.scrollHeight))"
-        )) + 40, 8000)
+        height = min(
+            int(
+                page.evaluate(
+                    "() => Math.max(1000, ...Array.from(document.querySelectorAll('[data-testid=\"stMain\"]'))"
+                    ".map(e => e.scrollHeight))"
+                )
+            )
+            + 40,
+            8000,
+        )
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(600)
         page.screenshot(path=str(SHOTS / f"{name}-{width}.png"))

@@ -90,8 +90,12 @@ def test_stop_during_a_long_local_prompt_frees_the_model(tmp_path: Path) -> None
         # stopped run's last batch). The model's own speed depends on the machine's load.
         (first,) = short["context_blocks"][0]["raw"][:1]
         timings = first.get("timings") or {}
-        lost_s = (first.get("queued_ms", 0) + first["duration_ms"] - timings.get("prompt_ms", 0)
-                  - timings.get("predicted_ms", 0)) / 1000
+        lost_s = (
+            first.get("queued_ms", 0)
+            + first["duration_ms"]
+            - timings.get("prompt_ms", 0)
+            - timings.get("predicted_ms", 0)
+        ) / 1000
         # On 2 idle cores one batch takes ~2 s; on a loaded machine far longer, so the bound is
         # the larger of 30 s and three batches at the speed this machine showed for the short run's
         # own prompt. Without the fix the wait is the rest of a ~4,000-token prompt: minutes.
@@ -100,6 +104,8 @@ def test_stop_during_a_long_local_prompt_frees_the_model(tmp_path: Path) -> None
         assert lost_s < bound_s, (
             f"the short run waited {lost_s:.0f} s for the stopped one (bound {bound_s:.0f} s; took {took:.0f} s in all)"
         )
-        print(f"short run after Stop: {took:.1f} s in all, {lost_s:.1f} s of it waiting for the stopped run "
-              f"(bound {bound_s:.0f} s)")
+        print(
+            f"short run after Stop: {took:.1f} s in all, {lost_s:.1f} s of it waiting for the stopped run "
+            f"(bound {bound_s:.0f} s)"
+        )
     assert_clean_log(app.log)

@@ -331,8 +331,7 @@ def test_search_limit_no_results_and_empty_query() -> None:
 
 def test_search_boosts_titles(tmp_path: Path) -> None:
     (tmp_path / "a.md").write_text(
-        "# Misc\n\nThe warranty is mentioned here among lots of "
-        "other words about boxes, labels and parcels.\n"
+        "# Misc\n\nThe warranty is mentioned here among lots of other words about boxes, labels and parcels.\n"
     )
     (tmp_path / "b.md").write_text("# Warranty\n\nCovers two years from the purchase date.\n")
     assert search(tmp_path, "warranty")[0]["document"] == "b.md"
@@ -503,9 +502,7 @@ def test_search_results_are_json() -> None:
 
 
 def test_default_registry_has_the_builtin_tools(tmp_path: Path) -> None:
-    registry = build_default_registry(
-        Settings(data_dir=tmp_path, search_web_failure_rate=1.0), rng=random.Random(0)
-    )
+    registry = build_default_registry(Settings(data_dir=tmp_path, search_web_failure_rate=1.0), rng=random.Random(0))
     assert isinstance(registry, ToolRegistry)
     assert (
         registry.names()

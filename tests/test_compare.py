@@ -41,23 +41,39 @@ def make_record(run_id: str, events: Spec, max_blocks: list[int]) -> dict[str, A
             call_id = f"c{pos}"
             step["tool_call_ids"] = [call_id]
             calls.append(
-                {"call_id": call_id, "step": pos + 1, "tool": event["tool"], "arguments": event["args"],
-                 "output": event["result"], "success": True, "attempts": [{"attempt": 1}]}
+                {
+                    "call_id": call_id,
+                    "step": pos + 1,
+                    "tool": event["tool"],
+                    "arguments": event["args"],
+                    "output": event["result"],
+                    "success": True,
+                    "attempts": [{"attempt": 1}],
+                }
             )
         steps.append(step)
     last = events[-1]
     return {
-        "run_id": run_id, "goal": "g", "provider": "offline", "model": "m",
+        "run_id": run_id,
+        "goal": "g",
+        "provider": "offline",
+        "model": "m",
         "status": "completed" if last["kind"] == "answer" else last["status"],
         "answer": last.get("text") if last["kind"] == "answer" else None,
         "error": None if last["kind"] == "answer" else {"type": last["status"], "message": "stopped"},
-        "steps": steps, "tool_calls": calls, "usage": {"total_tokens": 10 * len(steps)},
+        "steps": steps,
+        "tool_calls": calls,
+        "usage": {"total_tokens": 10 * len(steps)},
     }
 
 
 tool_event = st.fixed_dictionaries(
-    {"kind": st.just("tool"), "tool": st.sampled_from(TOOLS),
-     "args": st.fixed_dictionaries({"q": st.sampled_from(WORDS)}), "result": st.sampled_from(RESULTS)}
+    {
+        "kind": st.just("tool"),
+        "tool": st.sampled_from(TOOLS),
+        "args": st.fixed_dictionaries({"q": st.sampled_from(WORDS)}),
+        "result": st.sampled_from(RESULTS),
+    }
 )
 terminal = st.one_of(
     st.fixed_dictionaries({"kind": st.just("answer"), "text": st.sampled_from(["yes", "no"])}),
@@ -86,7 +102,9 @@ def _expected_kind_cause(a: dict[str, Any], b: dict[str, Any]) -> str:
     mutation=st.sampled_from(MUTATIONS),
     data=st.data(),
 )
-def test_first_divergence_names_the_mutated_step_and_cause(body: Spec, end: dict[str, Any], mutation: str, data: st.DataObject) -> None:
+def test_first_divergence_names_the_mutated_step_and_cause(
+    body: Spec, end: dict[str, Any], mutation: str, data: st.DataObject
+) -> None:
     a_events = body + [end]
     n = len(a_events)
     k = data.draw(st.integers(min_value=0, max_value=n - 1), label="k")
@@ -159,8 +177,10 @@ def test_lcs_alignment_marks_gaps() -> None:
 
 def _run(goal: str, settings: Settings, provider: Any = None) -> dict[str, Any]:
     return run_to_end(
-        goal, provider=provider or offline_create(model=None, base_url=None, settings=settings),
-        registry=build_default_registry(settings), settings=settings,
+        goal,
+        provider=provider or offline_create(model=None, base_url=None, settings=settings),
+        registry=build_default_registry(settings),
+        settings=settings,
     )
 
 
@@ -195,7 +215,10 @@ def test_cli_compare_json_and_bad_input(settings: Settings, monkeypatch: Any, ca
     from agent_core.cli import main
 
     monkeypatch.setenv("AGENT_DATA_DIR", str(settings.data_dir))
-    ids = [_run(goal, settings)["run_id"] for goal in ("What is 2+2?", "What is 2+2?", "Search the documents for refund policy")]
+    ids = [
+        _run(goal, settings)["run_id"]
+        for goal in ("What is 2+2?", "What is 2+2?", "Search the documents for refund policy")
+    ]
     assert main(["compare", *ids, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert set(data) >= {"baseline", "runs", "alignment", "first_divergence"}

@@ -40,11 +40,22 @@ def _runs(data_dir: Path) -> list[str]:
     from agent_core.tools.builtins import build_default_registry
 
     config = Settings(data_dir=data_dir, retry_delays=(0.0,))
-    first = run_to_end("What is (24*7)+100?", provider=make_provider("offline", settings=config),
-                       registry=build_default_registry(config), settings=config)
-    turns = [{"tool_calls": [{"name": "lookup", "arguments": {"topic": "shipping"}}]}, {"text": "Shipping takes 3 days."}]
-    second = run_to_end("How long does shipping take?", provider=ScriptedProvider(turns),
-                        registry=build_default_registry(config), settings=config)
+    first = run_to_end(
+        "What is (24*7)+100?",
+        provider=make_provider("offline", settings=config),
+        registry=build_default_registry(config),
+        settings=config,
+    )
+    turns = [
+        {"tool_calls": [{"name": "lookup", "arguments": {"topic": "shipping"}}]},
+        {"text": "Shipping takes 3 days."},
+    ]
+    second = run_to_end(
+        "How long does shipping take?",
+        provider=ScriptedProvider(turns),
+        registry=build_default_registry(config),
+        settings=config,
+    )
     return [first["run_id"], second["run_id"]]
 
 

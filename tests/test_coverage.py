@@ -31,20 +31,27 @@ OFFERED = {
     "r4": ("anthropic", "claude-b", ["calculator", "lookup", "lookup"]),  # a repeated name counts once
 }
 CALLS = [  # run, tool, error_category
-    ("r1", "calculator", "validation"), ("r1", "calculator", None), ("r1", "lookup", None),
+    ("r1", "calculator", "validation"),
+    ("r1", "calculator", None),
+    ("r1", "lookup", None),
     ("r2", "calculator", None),
-    ("r3", "lookup", "validation"), ("r3", "lookup", "validation"), ("r3", "made_up_tool", "validation"),
+    ("r3", "lookup", "validation"),
+    ("r3", "lookup", "validation"),
+    ("r3", "made_up_tool", "validation"),
 ]
 
 
 def _frames() -> tuple[pd.DataFrame, pd.DataFrame]:
     offered = offered_frame(
-        row for rid, (p, m, tools) in OFFERED.items()
+        row
+        for rid, (p, m, tools) in OFFERED.items()
         for row in offered_rows({"run_id": rid, "provider": p, "model": m, "settings": {"tools": tools}})
     )
     calls = pd.DataFrame(
-        [{"run_id": r, "provider": OFFERED[r][0], "model": OFFERED[r][1], "tool": t, "error_category": c}
-         for r, t, c in CALLS]
+        [
+            {"run_id": r, "provider": OFFERED[r][0], "model": OFFERED[r][1], "tool": t, "error_category": c}
+            for r, t, c in CALLS
+        ]
     )
     calls["error_category"] = calls["error_category"].astype("str")  # as in the store: Arrow text with <NA>
     return offered, calls
@@ -66,10 +73,14 @@ def test_coverage_matches_hand_count() -> None:
         ("anthropic", "claude-b", "made_up_tool"): (0, 1, 1, 1, False),
     }
     rates = dict(zip(table["tool"] + "/" + table["model"], table["choice_rate"]))
-    assert rates["calculator/gpt-a"] == 1.0 and rates["lookup/gpt-a"] == 0.5 and math.isnan(rates["made_up_tool/claude-b"])
+    assert (
+        rates["calculator/gpt-a"] == 1.0 and rates["lookup/gpt-a"] == 0.5 and math.isnan(rates["made_up_tool/claude-b"])
+    )
     assert never_chosen(offered, calls) == ["get_weather"]
     per_tool = coverage_table(offered, calls, by=())
-    assert per_tool.set_index("tool").loc["calculator", ["runs_offered", "runs_chosen", "validation_failures"]].tolist() == [4, 2, 1]
+    assert per_tool.set_index("tool").loc[
+        "calculator", ["runs_offered", "runs_chosen", "validation_failures"]
+    ].tolist() == [4, 2, 1]
     matrix = validation_matrix(table)
     assert matrix.loc["lookup", "anthropic · claude-b"] == 2 and matrix.loc["calculator", "openai · gpt-a"] == 1
     assert matrix.loc["lookup", "openai · gpt-a"] == 0 and "get_weather" not in matrix.index
@@ -79,8 +90,12 @@ def test_coverage_from_saved_runs(settings: Settings) -> None:
     tools = Tools()
     offered_names = ["add", "web_search", "cached_search"]
     registry = tools.registry.subset(offered_names)
-    run_to_end("a", provider=ScriptedProvider([call("add", {"a": "x", "b": 1}), call("add", {"a": 1, "b": 1}), answer("2")]),
-               registry=registry, settings=settings)
+    run_to_end(
+        "a",
+        provider=ScriptedProvider([call("add", {"a": "x", "b": 1}), call("add", {"a": 1, "b": 1}), answer("2")]),
+        registry=registry,
+        settings=settings,
+    )
     run_to_end("b", provider=ScriptedProvider([answer("none")]), registry=registry, settings=settings)
     store = RunStore(settings.runs_dir, persist=False)
     store.refresh()
@@ -91,7 +106,10 @@ def test_coverage_from_saved_runs(settings: Settings) -> None:
     assert again.equals(offered)
     table = coverage_table(offered, store.tool_calls()).set_index("tool")
     assert table.loc["add", ["runs_offered", "runs_chosen", "calls", "validation_failures"]].tolist() == [2, 1, 2, 1]
-    assert table.loc["web_search", "never_chosen"] and never_chosen(offered, store.tool_calls()) == ["cached_search", "web_search"]
+    assert table.loc["web_search", "never_chosen"] and never_chosen(offered, store.tool_calls()) == [
+        "cached_search",
+        "web_search",
+    ]
 
 
 def test_coverage_reads_no_record(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -100,7 +118,12 @@ def test_coverage_reads_no_record(settings: Settings, monkeypatch: pytest.Monkey
     mp = monkeypatch
     tools = Tools()
     registry = tools.registry.subset(["add", "web_search"])
-    run_to_end("a", provider=ScriptedProvider([call("add", {"a": 1, "b": 1}), answer("2")]), registry=registry, settings=settings)
+    run_to_end(
+        "a",
+        provider=ScriptedProvider([call("add", {"a": 1, "b": 1}), answer("2")]),
+        registry=registry,
+        settings=settings,
+    )
     first = RunStore(settings.runs_dir)
     first.refresh()
     if first.index is not None:
@@ -127,11 +150,21 @@ def test_coverage_reads_no_record(settings: Settings, monkeypatch: pytest.Monkey
 def test_hand_count_through_the_run_table() -> None:
     """The index column gives the same offered frame as the records' settings.tools."""
     column = next(c for c in RUN_COLUMN_SPEC if c.name == "tools_offered")
-    records_ = [{"run_id": rid, "provider": p, "model": m, "settings": {"tools": tools}} for rid, (p, m, tools) in OFFERED.items()]
+    records_ = [
+        {"run_id": rid, "provider": p, "model": m, "settings": {"tools": tools}}
+        for rid, (p, m, tools) in OFFERED.items()
+    ]
     records_.append({"run_id": "r5", "provider": "x", "model": "y", "settings": {"tools": [1, None]}})
     runs = pd.DataFrame(
-        [{"run_id": r["run_id"], "provider": r["provider"], "model": r["model"], "tools_offered": column.value(r, None)}  # type: ignore[arg-type]
-         for r in records_]
+        [
+            {
+                "run_id": r["run_id"],
+                "provider": r["provider"],
+                "model": r["model"],
+                "tools_offered": column.value(r, None),
+            }  # type: ignore[arg-type]
+            for r in records_
+        ]
     )
     assert column.value(records_[-1], None) is None  # type: ignore[arg-type]
     expected, _ = _frames()

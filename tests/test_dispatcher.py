@@ -102,7 +102,11 @@ def test_success_entry_has_every_field(dispatcher: Dispatcher) -> None:
 @pytest.mark.parametrize(
     ("name", "arguments", "expected"),
     [
-        ("send_email", "{}", "Unknown tool 'send_email'. Available tools: add, flaky, cached, broken, hang, big, secret, binary."),
+        (
+            "send_email",
+            "{}",
+            "Unknown tool 'send_email'. Available tools: add, flaky, cached, broken, hang, big, secret, binary.",
+        ),
         ("add", '{"a": 1, "b": ', "Tool arguments were not valid JSON"),
         ("add", "[1, 2]", "Tool arguments must be a JSON object, got list."),
         ("add", '"text"', "Tool arguments must be a JSON object, got str."),
@@ -139,7 +143,9 @@ def test_duplicate_call_is_refused_regardless_of_key_order(dispatcher: Dispatche
     assert canonical_signature("t", {"b": 1, "a": 2}) == canonical_signature("t", {"a": 2, "b": 1})
 
 
-def test_transient_failure_retried_with_full_jitter_then_succeeds(dispatcher: Dispatcher, calls: dict[str, int]) -> None:
+def test_transient_failure_retried_with_full_jitter_then_succeeds(
+    dispatcher: Dispatcher, calls: dict[str, int]
+) -> None:
     calls["flaky_ok"] = 3
     entry = dispatcher.dispatch(call("flaky", '{"query": "python"}'))
     assert entry["success"] and entry["output"] == "live:python"
@@ -183,7 +189,9 @@ def test_output_truncated_with_marker(dispatcher: Dispatcher) -> None:
 
 
 def test_secrets_are_masked_in_arguments_and_output(dispatcher: Dispatcher) -> None:
-    entry = dispatcher.dispatch(call("secret", json.dumps({"api_key": "abc123456789", "text": "key sk-proj-ABCDEFGHIJKLMNOP"})))
+    entry = dispatcher.dispatch(
+        call("secret", json.dumps({"api_key": "abc123456789", "text": "key sk-proj-ABCDEFGHIJKLMNOP"}))
+    )
     assert entry["arguments"]["api_key"] == "****"
     assert "abc123456789" not in json.dumps(entry) and "ABCDEFGHIJKLMNOP" not in json.dumps(entry)
 
@@ -208,7 +216,10 @@ def test_backoff_delay_bounds() -> None:
 def test_dispatcher_is_safe_across_threads(calls: dict[str, int], tmp_path) -> None:
     d = Dispatcher(make_registry(calls), Settings(data_dir=tmp_path))
     results: list[dict] = []
-    threads = [threading.Thread(target=lambda i=i: results.append(d.dispatch(call("add", {"a": i, "b": 0}, f"c{i}")))) for i in range(20)]
+    threads = [
+        threading.Thread(target=lambda i=i: results.append(d.dispatch(call("add", {"a": i, "b": 0}, f"c{i}"))))
+        for i in range(20)
+    ]
     for t in threads:
         t.start()
     for t in threads:

@@ -40,10 +40,44 @@ def _reference_mask_text(text: str) -> str:
 
 
 PIECES = [
-    "sk-", "sk-abcdefghij", "sk-proj-ABCDEFGH12", "AKIA", "AKIA1234567890ABCDEF", "Bearer ", "bearer abcdefghijk",
-    "BEARER", "gh", "ghp_", "ghs_" + "a" * 24, "AIza", "AIza" + "b" * 31, "xoxb-", "xoxp-1234567890", "token",
-    "TOKEN=", "api_key: ", "apiKey=", "API-KEY", '"secret": "', "password=", "Authorization: ", "my_token=", "=",
-    ":", " ", "\n", "'", '"', "x", "1", "_", "-", "é", "ſecret=abc", "K", "검색",
+    "sk-",
+    "sk-abcdefghij",
+    "sk-proj-ABCDEFGH12",
+    "AKIA",
+    "AKIA1234567890ABCDEF",
+    "Bearer ",
+    "bearer abcdefghijk",
+    "BEARER",
+    "gh",
+    "ghp_",
+    "ghs_" + "a" * 24,
+    "AIza",
+    "AIza" + "b" * 31,
+    "xoxb-",
+    "xoxp-1234567890",
+    "token",
+    "TOKEN=",
+    "api_key: ",
+    "apiKey=",
+    "API-KEY",
+    '"secret": "',
+    "password=",
+    "Authorization: ",
+    "my_token=",
+    "=",
+    ":",
+    " ",
+    "\n",
+    "'",
+    '"',
+    "x",
+    "1",
+    "_",
+    "-",
+    "é",
+    "ſecret=abc",
+    "K",
+    "검색",
 ]
 
 
@@ -65,7 +99,11 @@ def test_mask_text_fast_path_on_long_outputs() -> None:
     "record",
     [
         {"run_id": "r", "steps": [], "history": [], "x": None},
-        {"run_id": "r", "steps": [{"a": 1}, {"b": [1, 2.5, None, True]}], "tool_calls": [{"é": "검색", "n": float("inf")}]},
+        {
+            "run_id": "r",
+            "steps": [{"a": 1}, {"b": [1, 2.5, None, True]}],
+            "tool_calls": [{"é": "검색", "n": float("inf")}],
+        },
         {"run_id": "r", "steps": "not a list", "context_blocks": [[], {}], "obj": {1: "int key"}},
     ],
 )
@@ -76,7 +114,9 @@ def test_record_encoder_is_json_dumps(record: dict[str, Any]) -> None:
     assert encoder.encode(record) == expected  # from the cache
     record.setdefault("history", []).append({"role": "tool", "content": "new"})
     assert encoder.encode(record) == json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
-    assert encoder.encode(record, full=True) == json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
+    assert encoder.encode(record, full=True) == json.dumps(
+        record, ensure_ascii=False, separators=(",", ":"), default=str
+    )
 
 
 def _registry() -> ToolRegistry:
@@ -103,11 +143,16 @@ def test_every_save_of_a_run_is_byte_for_byte_json_dumps(settings: Settings, mon
     saved: list[tuple[str, str]] = []
     real = loop_module.save_record
 
-    def checking_save(record: dict[str, Any], runs_dir: Any, *, encoder: RecordEncoder | None = None,
-                      final: bool = True) -> Any:
+    def checking_save(
+        record: dict[str, Any], runs_dir: Any, *, encoder: RecordEncoder | None = None, final: bool = True
+    ) -> Any:
         assert encoder is not None
-        saved.append((encoder.encode(record, full=final),
-                      json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)))
+        saved.append(
+            (
+                encoder.encode(record, full=final),
+                json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str),
+            )
+        )
         return real(record, runs_dir, encoder=encoder, final=final)
 
     monkeypatch.setattr(loop_module, "save_record", checking_save)
@@ -118,8 +163,9 @@ def test_every_save_of_a_run_is_byte_for_byte_json_dumps(settings: Settings, mon
         {"tool_calls": [{"name": "flaky", "arguments": {"text": "b"}}, {"name": "nope", "arguments": "{bad"}]},
     ] + [{"tool_calls": [{"name": "echo", "arguments": {"text": f"t{n}"}}]} for n in range(6)]
     small = settings.replace(max_steps=8, max_context_blocks=2, history_max_messages=6, retry_delays=(0.0, 0.0))
-    record = run_to_end("encode me", provider=ScriptedProvider(turns), registry=_registry(), settings=small,
-                        sleep=lambda s: None)
+    record = run_to_end(
+        "encode me", provider=ScriptedProvider(turns), registry=_registry(), settings=small, sleep=lambda s: None
+    )
     assert record["status"] == "max_steps" and record["history_dropped"] > 0
     assert len(saved) == 10  # start, 8 steps, finish
     for incremental, full in saved:
@@ -181,7 +227,9 @@ def test_concurrent_dispatchers_share_tool_threads_safely(settings: Settings) ->
         try:
             dispatcher = Dispatcher(_registry(), settings)
             for n in range(40):
-                entry = dispatcher.dispatch(ToolCallRequest(call_id=f"{k}-{n}", name="echo", arguments={"text": f"{k}-{n}"}))
+                entry = dispatcher.dispatch(
+                    ToolCallRequest(call_id=f"{k}-{n}", name="echo", arguments={"text": f"{k}-{n}"})
+                )
                 assert entry["success"] and entry["output"].startswith(f"echo {k}-{n} ")
         except BaseException as exc:  # noqa: BLE001 - reported below
             errors.append(exc)

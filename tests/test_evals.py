@@ -82,8 +82,14 @@ def _record(answer: str = "", calls: list[tuple[str, dict[str, Any], bool]] = ()
         {"tool": t, "arguments": a, "success": ok, "attempts": [], "error_category": None if ok else "validation"}
         for t, a, ok in calls
     ]
-    return {"answer": answer, "status": "completed", "steps": [{}, {}], "tool_calls": tool_calls,
-            "cost_usd": 0.0, **extra}
+    return {
+        "answer": answer,
+        "status": "completed",
+        "steps": [{}, {}],
+        "tool_calls": tool_calls,
+        "cost_usd": 0.0,
+        **extra,
+    }
 
 
 def _checks(yaml_checks: str) -> Any:
@@ -120,12 +126,21 @@ def test_sequence_check_reads_only_successful_calls() -> None:
         ("tool_used: get_weather", _record(calls=[("get_weather", {}, False)]), False),
         ("tool_not_used: search_web", _record(calls=[("lookup", {}, True)]), True),
         ("tool_not_used: search_web", _record(calls=[("search_web", {}, False)]), False),
-        ("tool_args: {tool: get_weather, args: {city: paris}}",
-         _record(calls=[("get_weather", {"city": "Paris", "unit": "celsius"}, True)]), True),
-        ("tool_args: {tool: get_weather, args: {city: Paris, unit: kelvin}}",
-         _record(calls=[("get_weather", {"city": "Paris", "unit": "celsius"}, True)]), False),
-        ("tool_args: {tool: calculator, args: {expression: '24 * 7'}}",
-         _record(calls=[("calculator", {"expression": "24 * 7"}, False)]), False),
+        (
+            "tool_args: {tool: get_weather, args: {city: paris}}",
+            _record(calls=[("get_weather", {"city": "Paris", "unit": "celsius"}, True)]),
+            True,
+        ),
+        (
+            "tool_args: {tool: get_weather, args: {city: Paris, unit: kelvin}}",
+            _record(calls=[("get_weather", {"city": "Paris", "unit": "celsius"}, True)]),
+            False,
+        ),
+        (
+            "tool_args: {tool: calculator, args: {expression: '24 * 7'}}",
+            _record(calls=[("calculator", {"expression": "24 * 7"}, False)]),
+            False,
+        ),
         ("max_tool_errors: 0", _record(calls=[("lookup", {}, True)]), True),
         ("max_tool_errors: 0", _record(calls=[("lookup", {}, False)]), False),
         ("max_tool_errors: {transient: 2}", _record(calls=[("lookup", {}, False)]), True),
@@ -162,42 +177,83 @@ def test_grounded_without_grounding_says_not_checked() -> None:
 
 
 def test_tool_errors_count_failed_attempts_by_category() -> None:
-    record = {"tool_calls": [
-        {"success": True, "attempts": [{"success": False, "error_category": "transient"}, {"success": True}]},
-        {"success": False, "attempts": [], "error_category": "duplicate"},
-        {"success": False, "cancelled": True, "attempts": [], "error_category": None},
-    ]}
+    record = {
+        "tool_calls": [
+            {"success": True, "attempts": [{"success": False, "error_category": "transient"}, {"success": True}]},
+            {"success": False, "attempts": [], "error_category": "duplicate"},
+            {"success": False, "cancelled": True, "attempts": [], "error_category": None},
+        ]
+    }
     assert tool_errors(record) == {"transient": 1, "duplicate": 1}
 
 
 # ---------------------------------------------------------------- bad goal-set files
 
 BAD_FILES = [
-    ("name: x\ngoals:\n  - id: a\n    goal: hi: there\n    checks: []\n", "goal 'a': line 4, column 13", None,
-     "YAML error: mapping values are not allowed here"),
-    ("name: x\ngoals:\n  - id: a\n    goal: hi\n    checks:\n      - answer_has: [1]\n", "goal 'a'", "checks[0].answer_has",
-     "unknown check"),
-    ("name: x\ngoals:\n  - id: a\n    goal: hi\n    checks: [{status: completed}]\n  - id: a\n    goal: ho\n"
-     "    checks: [{status: completed}]\n", "goal 'a'", "id", "duplicate id"),
-    ("name: x\ngoals:\n  - id: a\n    goal: hi\n    checks:\n      - max_steps: three\n", "goal 'a'", "checks[0].max_steps",
-     "expected a whole number, got text"),
-    ("name: x\ngoals:\n  - id: a\n    goal: hi\n    checks:\n      - tool_sequence: {tools: [lookup], mode: sideways}\n",
-     "goal 'a'", "checks[0].tool_sequence.mode", "unknown mode"),
-    ("name: x\ngoals:\n  - id: a\n    goal: hi\n    checks:\n      - tool_used: hammer\n", "goal 'a'", "checks[0].tool_used[0]",
-     "unknown tool"),
-    ("name: x\ngoals:\n  - id: a\n    goal: 42\n    checks: [{status: completed}]\n", "goal 'a'", "goal", "expected text"),
+    (
+        "name: x\ngoals:\n  - id: a\n    goal: hi: there\n    checks: []\n",
+        "goal 'a': line 4, column 13",
+        None,
+        "YAML error: mapping values are not allowed here",
+    ),
+    (
+        "name: x\ngoals:\n  - id: a\n    goal: hi\n    checks:\n      - answer_has: [1]\n",
+        "goal 'a'",
+        "checks[0].answer_has",
+        "unknown check",
+    ),
+    (
+        "name: x\ngoals:\n  - id: a\n    goal: hi\n    checks: [{status: completed}]\n  - id: a\n    goal: ho\n"
+        "    checks: [{status: completed}]\n",
+        "goal 'a'",
+        "id",
+        "duplicate id",
+    ),
+    (
+        "name: x\ngoals:\n  - id: a\n    goal: hi\n    checks:\n      - max_steps: three\n",
+        "goal 'a'",
+        "checks[0].max_steps",
+        "expected a whole number, got text",
+    ),
+    (
+        "name: x\ngoals:\n  - id: a\n    goal: hi\n    checks:\n      - tool_sequence: {tools: [lookup], mode: sideways}\n",
+        "goal 'a'",
+        "checks[0].tool_sequence.mode",
+        "unknown mode",
+    ),
+    (
+        "name: x\ngoals:\n  - id: a\n    goal: hi\n    checks:\n      - tool_used: hammer\n",
+        "goal 'a'",
+        "checks[0].tool_used[0]",
+        "unknown tool",
+    ),
+    (
+        "name: x\ngoals:\n  - id: a\n    goal: 42\n    checks: [{status: completed}]\n",
+        "goal 'a'",
+        "goal",
+        "expected text",
+    ),
     ("name: x\ngoals:\n  - id: a\n    goal: hi\n", "goal 'a'", "checks", "is missing"),
-    ("name: x\ngoals:\n  - id: a\n    goal: hi\n    checks:\n      - max_tool_errors: {flaky: 1}\n", "goal 'a'",
-     "checks[0].max_tool_errors.flaky", "unknown field"),
-    ("name: x\ngoals:\n  - id: a\n    goal: hi\n    checks:\n      - answer_regex: '('\n", "goal 'a'",
-     "checks[0].answer_regex", "not a valid regular expression"),
+    (
+        "name: x\ngoals:\n  - id: a\n    goal: hi\n    checks:\n      - max_tool_errors: {flaky: 1}\n",
+        "goal 'a'",
+        "checks[0].max_tool_errors.flaky",
+        "unknown field",
+    ),
+    (
+        "name: x\ngoals:\n  - id: a\n    goal: hi\n    checks:\n      - answer_regex: '('\n",
+        "goal 'a'",
+        "checks[0].answer_regex",
+        "not a valid regular expression",
+    ),
     ("- just\n- a list\n", "top level", None, "expected a mapping"),
 ]
 
 
 @pytest.mark.parametrize(("text", "place", "field", "message"), BAD_FILES)
-def test_bad_goal_set_gets_one_line_naming_the_place(tmp_path: Path, text: str, place: str, field: str | None,
-                                                     message: str) -> None:
+def test_bad_goal_set_gets_one_line_naming_the_place(
+    tmp_path: Path, text: str, place: str, field: str | None, message: str
+) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(GoalSetError) as info:
@@ -210,12 +266,16 @@ def test_bad_goal_set_gets_one_line_naming_the_place(tmp_path: Path, text: str, 
         assert f": {field}: " in line
 
 
-def test_bad_file_on_the_cli_runs_nothing(tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_file_on_the_cli_runs_nothing(
+    tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("AGENT_DATA_DIR", str(data_dir))
     path = tmp_path / "bad.yaml"
-    path.write_text("name: x\ngoals:\n  - id: a\n    goal: hi\n    checks: [{status: done}]\n"
-                    "  - id: b\n    goal: 2+2\n    checks: [{status: completed}]\n", encoding="utf-8")
+    path.write_text(
+        "name: x\ngoals:\n  - id: a\n    goal: hi\n    checks: [{status: done}]\n"
+        "  - id: b\n    goal: 2+2\n    checks: [{status: completed}]\n",
+        encoding="utf-8",
+    )
     assert main(["eval", str(path), "--provider", "offline"]) == 2
     err = capsys.readouterr().err
     assert "goal 'a': checks[0].status[0]: unknown status 'done'" in err
@@ -276,8 +336,9 @@ def test_mcnemar_exact() -> None:
 # ---------------------------------------------------------------- running
 
 
-def test_seeds_on_offline_twice_give_the_same_verdicts(data_dir: Path, monkeypatch: pytest.MonkeyPatch,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_seeds_on_offline_twice_give_the_same_verdicts(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("AGENT_DATA_DIR", str(data_dir))
     args = ["eval", str(REPO / "evals" / "seeds.yaml"), "--provider", "offline", "--repeats", "2", "--json"]
     outputs = []
@@ -306,12 +367,16 @@ def test_seeds_on_offline_twice_give_the_same_verdicts(data_dir: Path, monkeypat
     assert third["baseline"] == second["eval_id"] and third["flips"] == [] and third["mcnemar_p"] == 1.0
 
 
-def test_min_pass_sets_the_exit_code(tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch,
-                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_min_pass_sets_the_exit_code(
+    tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("AGENT_DATA_DIR", str(data_dir))
     path = tmp_path / "half.yaml"
-    path.write_text("name: half\ngoals:\n  - id: ok\n    goal: What is 2+3?\n    checks: [{answer_number: 5}]\n"
-                    "  - id: wrong\n    goal: What is 2+3?\n    checks: [{answer_number: 6}]\n", encoding="utf-8")
+    path.write_text(
+        "name: half\ngoals:\n  - id: ok\n    goal: What is 2+3?\n    checks: [{answer_number: 5}]\n"
+        "  - id: wrong\n    goal: What is 2+3?\n    checks: [{answer_number: 6}]\n",
+        encoding="utf-8",
+    )
     assert main(["eval", str(path), "--provider", "offline", "--min-pass", "0.5", "-q"]) == 0
     assert main(["eval", str(path), "--provider", "offline", "--min-pass", "0.8", "-q"]) == 1
     captured = capsys.readouterr()
@@ -341,10 +406,12 @@ def _scripted_factory(broken: str | None) -> Any:
         expression, value = answers[goal.id]
         if goal.id == broken:
             value = "7"
-        return ScriptedProvider([
-            {"tool_calls": [{"name": "calculator", "arguments": {"expression": expression}}]},
-            {"text": f"{expression} = {value}"},
-        ])
+        return ScriptedProvider(
+            [
+                {"tool_calls": [{"name": "calculator", "arguments": {"expression": expression}}]},
+                {"text": f"{expression} = {value}"},
+            ]
+        )
 
     return factory
 
@@ -354,8 +421,14 @@ def test_a_broken_goal_is_exactly_one_pass_to_fail_flip(settings: Settings) -> N
     target = [Target("offline", "scripted-1")]
     base = run_eval(goal_set, target, settings=settings, repeats=2, provider_factory=_scripted_factory(None))
     assert base["summary"][0]["pass_rate"] == 1.0
-    after = run_eval(goal_set, target, settings=settings, repeats=2, provider_factory=_scripted_factory("mul"),
-                     baseline=base["eval_id"])
+    after = run_eval(
+        goal_set,
+        target,
+        settings=settings,
+        repeats=2,
+        provider_factory=_scripted_factory("mul"),
+        baseline=base["eval_id"],
+    )
     assert after["baseline"] == base["eval_id"]
     assert [(f["goal_id"], f["flip"]) for f in after["flips"]] == [("mul", "pass→fail")]
     assert after["flips"][0]["before"] == "2/2" and after["flips"][0]["after"] == "0/2"
@@ -464,8 +537,9 @@ def test_local_runs_take_turns(settings: Settings) -> None:
     def factory(target: Target, goal: Any) -> ScriptedProvider:
         return Slow([{"text": "5"}])
 
-    result = run_eval(goal_set, [Target("local")], settings=settings, repeats=2, concurrency=4,
-                      provider_factory=factory)
+    result = run_eval(
+        goal_set, [Target("local")], settings=settings, repeats=2, concurrency=4, provider_factory=factory
+    )
     assert len(result["runs"]) == 6 and peak == 1
     peak = 0
     run_eval(goal_set, [Target("offline")], settings=settings, repeats=2, concurrency=4, provider_factory=factory)
@@ -491,8 +565,16 @@ def test_ungrounded_rate_per_model(settings: Settings) -> None:
     from agent_core.evals.scores import cells_of, summary_of
 
     rows = [
-        {"provider": "p", "model": "m", "goal_id": g, "run_id": g, "repeat": 0, "passed": True, "checks": [],
-         "grounding_status": status}
+        {
+            "provider": "p",
+            "model": "m",
+            "goal_id": g,
+            "run_id": g,
+            "repeat": 0,
+            "passed": True,
+            "checks": [],
+            "grounding_status": status,
+        }
         for g, status in [("a", "grounded"), ("b", "ungrounded"), ("c", "partly"), ("d", "no_claims"), ("e", None)]
     ]
     (summary,) = summary_of(rows, cells_of(rows, list("abcde")), 1)

@@ -45,8 +45,11 @@ def app(page: str, query: dict[str, str] | None = None) -> AppTest:
 
 
 def texts(at: AppTest) -> str:
-    return "\n".join(str(e.value) for kind in ("markdown", "caption", "info", "warning", "error", "subheader")
-                     for e in getattr(at, kind))
+    return "\n".join(
+        str(e.value)
+        for kind in ("markdown", "caption", "info", "warning", "error", "subheader")
+        for e in getattr(at, kind)
+    )
 
 
 def test_run_an_eval_see_results_open_a_cell_and_filter_history(data_dir: Path) -> None:
@@ -83,8 +86,10 @@ def test_run_an_eval_see_results_open_a_cell_and_filter_history(data_dir: Path) 
 
 def test_flips_trend_and_past_evals(data_dir: Path) -> None:
     settings = Settings.from_env(dotenv=False)
-    text = "name: tiny\ngoals:\n  - id: add\n    goal: What is 2+3?\n    checks: [{answer_number: 5}]\n" \
-           "  - id: mul\n    goal: What is 4*5?\n    checks: [{answer_number: 20}]\n"
+    text = (
+        "name: tiny\ngoals:\n  - id: add\n    goal: What is 2+3?\n    checks: [{answer_number: 5}]\n"
+        "  - id: mul\n    goal: What is 4*5?\n    checks: [{answer_number: 20}]\n"
+    )
     first = run_eval(parse_goal_set(text, "tiny.yaml"), [Target("offline")], settings=settings)
     broken = text.replace("answer_number: 20", "answer_number: 21")
     second = run_eval(parse_goal_set(broken, "tiny.yaml"), [Target("offline")], settings=settings, baseline="latest")
@@ -93,8 +98,9 @@ def test_flips_trend_and_past_evals(data_dir: Path) -> None:
     page = texts(at)
     assert "1 pass→fail and 0 fail→pass among 2" in page and "McNemar p = 1" in page
     flips = at.dataframe[2].value
-    assert flips.to_dict("records") == [{"goal": "mul", "model": "offline/offline-planner-1", "flip": "pass→fail",
-                                         "before": "1/1", "after": "0/1"}]
+    assert flips.to_dict("records") == [
+        {"goal": "mul", "model": "offline/offline-planner-1", "flip": "pass→fail", "before": "1/1", "after": "0/1"}
+    ]
     assert len(at.get("vega_lite_chart")) == 1  # the trend: two evals of the set
     past = at.dataframe[-1].value
     assert past["eval id"].tolist() == [second["eval_id"], first["eval_id"]]
@@ -113,9 +119,11 @@ def test_unknown_eval_and_bad_upload_are_said_plainly(data_dir: Path) -> None:
             return b"name: x\ngoals:\n  - id: a\n    goal: hi\n    checks: [{tool_used: hammer}]\n"
 
     goal_set, problem = evui.read_set(evui.UPLOAD, Upload())
-    assert goal_set is None and problem == ("mine.yaml: goal 'a': checks[0].tool_used[0]: unknown tool 'hammer' "
-                                            "(known: calculator, read_file, lookup, word_count, search_documents, "
-                                            "get_weather, search_web, search_cached)")
+    assert goal_set is None and problem == (
+        "mine.yaml: goal 'a': checks[0].tool_used[0]: unknown tool 'hammer' "
+        "(known: calculator, read_file, lookup, word_count, search_documents, "
+        "get_weather, search_web, search_cached)"
+    )
 
 
 def test_grid_marks_flaky_and_pending_cells() -> None:
@@ -135,8 +143,11 @@ def test_eval_in_chromium_grid_fills_and_a_cell_opens_its_run(tmp_path: Path) ->
     if not Path(kit.CHROMIUM).exists():
         pytest.skip("chromium missing")
     data_dir = kit.fresh_data_dir(tmp_path / "agent_data")
-    with kit.streamlit_app(data_dir, {"RETRY_DELAYS": "0,0"}) as srv, kit.chromium() as browser, \
-            kit.browser_page(browser, width=1400) as page:
+    with (
+        kit.streamlit_app(data_dir, {"RETRY_DELAYS": "0,0"}) as srv,
+        kit.chromium() as browser,
+        kit.browser_page(browser, width=1400) as page,
+    ):
         page.goto(f"{srv.url}/evals")
         kit.wait_idle(page)
         page.locator(".st-key-evals_start button").click()

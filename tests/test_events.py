@@ -16,8 +16,11 @@ def test_every_event_has_its_own_literal_kind() -> None:
     members = typing.get_args(RunEvent)
     kinds = [cls.__dataclass_fields__["kind"].default for cls in members]
     assert len(set(kinds)) == len(members) == 10
-    defined = {name for name, value in vars(events).items() if isinstance(value, type)
-               and issubclass(value, events.Event) and value is not events.Event}
+    defined = {
+        name
+        for name, value in vars(events).items()
+        if isinstance(value, type) and issubclass(value, events.Event) and value is not events.Event
+    }
     assert defined == {cls.__name__ for cls in members}, "a new event class must join the RunEvent union"
 
 

@@ -30,8 +30,21 @@ def test_events_from_record_match_the_live_events(settings: Settings) -> None:
 
 
 def test_a_partial_or_odd_record_still_replays() -> None:
-    events = list(events_from_record({"run_id": "x", "status": "running", "steps": [{"index": 1}, "junk"],
-                                      "tool_calls": [{"call_id": "c"}], "usage": None}))
+    events = list(
+        events_from_record(
+            {
+                "run_id": "x",
+                "status": "running",
+                "steps": [{"index": 1}, "junk"],
+                "tool_calls": [{"call_id": "c"}],
+                "usage": None,
+            }
+        )
+    )
     assert [e.kind for e in events] == [
-        "run_started", "model_call_started", "model_call_finished", "step_finished", "run_finished"
+        "run_started",
+        "model_call_started",
+        "model_call_finished",
+        "step_finished",
+        "run_finished",
     ]

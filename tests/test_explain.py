@@ -9,16 +9,8 @@ from typing import Any
 import pytest
 import textstat
 
-from agent_core.explain import (
-    CAUSES,
-    HINTS,
-    check_ai_text,
-    explain,
-    explain_with_ai,
-    one_line_from_row,
-    plain_phrase,
-    provider_asker,
-)
+from agent_core.explain import CAUSES, HINTS, explain, one_line_from_row, plain_phrase
+from agent_core.explain_ai import check_ai_text, explain_with_ai, provider_asker
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.records import effective_status
 from agent_core.settings import Settings
@@ -111,8 +103,14 @@ def test_one_line_from_index_fields() -> None:
 def test_grounding_sentence(records: dict[str, dict[str, Any]]) -> None:
     text = explain(records["completed-ungrounded"]).text
     assert "may be made up" in text
-    grounded = {**records["completed"], "grounding": {"status": "grounded", "tools_used": ["add"],
-                "claims": [{"text": "5", "value": 5, "kind": "number", "source": {"call_id": "x", "tool": "add"}}]}}
+    grounded = {
+        **records["completed"],
+        "grounding": {
+            "status": "grounded",
+            "tools_used": ["add"],
+            "claims": [{"text": "5", "value": 5, "kind": "number", "source": {"call_id": "x", "tool": "add"}}],
+        },
+    }
     assert "Every number in the answer was found" in explain(grounded).text
 
 
@@ -143,14 +141,21 @@ def test_ai_failure_falls_back_to_the_template(records: dict[str, dict[str, Any]
 
 
 def test_odd_records_do_not_crash() -> None:
-    for record in ({}, {"status": "error", "steps": "x", "tool_calls": [1, None]},
-                   {"status": "completed", "steps": [{"index": 1}], "tool_calls": [{"tool": None}], "duration_ms": "x"}):
+    for record in (
+        {},
+        {"status": "error", "steps": "x", "tool_calls": [1, None]},
+        {"status": "completed", "steps": [{"index": 1}], "tool_calls": [{"tool": None}], "duration_ms": "x"},
+    ):
         result = explain(record)
         assert result.sentences and result.one_line
 
 
-def test_cli_summary(records: dict[str, dict[str, Any]], fixture_root: Path, monkeypatch: pytest.MonkeyPatch,
-                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_summary(
+    records: dict[str, dict[str, Any]],
+    fixture_root: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     from agent_core.cli import main
 
     record = records["max_steps-plain"]

@@ -35,10 +35,19 @@ def browser() -> Iterator[Browser]:
 
 
 def _tour(settings: Settings) -> dict[str, Any]:
-    turns = [call("web_search", {"query": "cats"}), call("web_search", {"query": "cats"}),
-             call("add", {"a": "x", "b": 1}), call("add", {"a": 2, "b": 3}), answer("Cats and 5.")]
-    return run_to_end("Find cats, then add 2 and 3.", provider=ScriptedProvider(turns),
-                      registry=Tools(flaky_failures=5).registry, settings=settings.replace(max_context_blocks=2))
+    turns = [
+        call("web_search", {"query": "cats"}),
+        call("web_search", {"query": "cats"}),
+        call("add", {"a": "x", "b": 1}),
+        call("add", {"a": 2, "b": 3}),
+        answer("Cats and 5."),
+    ]
+    return run_to_end(
+        "Find cats, then add 2 and 3.",
+        provider=ScriptedProvider(turns),
+        registry=Tools(flaky_failures=5).registry,
+        settings=settings.replace(max_context_blocks=2),
+    )
 
 
 def test_exported_page_offline_and_inert(browser: Browser, settings: Settings, tmp_path: Path) -> None:
@@ -92,8 +101,8 @@ def _shoot(page: Any, name: str) -> None:
         page.set_viewport_size({"width": width, "height": 1000})
         page.wait_for_timeout(500)
         height = page.evaluate(
-            "() => Math.max(1000, ...Array.from(document.querySelectorAll('[data-testid=\"stMain\"], "
-            "[data-testid=\"stAppViewContainer\"]')).map(e => e.scrollHeight))"
+            '() => Math.max(1000, ...Array.from(document.querySelectorAll(\'[data-testid="stMain"], '
+            '[data-testid="stAppViewContainer"]\')).map(e => e.scrollHeight))'
         )
         page.set_viewport_size({"width": width, "height": min(int(height) + 40, 9000)})
         page.wait_for_timeout(800)
@@ -107,9 +116,12 @@ def test_app_summary_download_import_coverage(browser: Browser, tmp_path: Path) 
     SHOTS.mkdir(parents=True, exist_ok=True)
     data = fresh_data_dir(tmp_path / "agent_data")
     settings = Settings(data_dir=data, retry_delays=(0.0, 0.0, 0.0), tool_timeout=5.0)
-    failed = run_to_end("Add two and three.", provider=ScriptedProvider([call("add", {"a": 2})] * 2),
-                        registry=Tools().registry.subset(["add", "web_search", "cached_search"]),
-                        settings=settings.replace(max_steps=2))
+    failed = run_to_end(
+        "Add two and three.",
+        provider=ScriptedProvider([call("add", {"a": 2})] * 2),
+        registry=Tools().registry.subset(["add", "web_search", "cached_search"]),
+        settings=settings.replace(max_steps=2),
+    )
     elsewhere = Settings(data_dir=fresh_data_dir(tmp_path / "elsewhere"), retry_delays=(0.0,))
     foreign = _tour(elsewhere)
     foreign_page = tmp_path / "foreign.html"

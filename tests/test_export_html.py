@@ -55,12 +55,21 @@ def _registry() -> ToolRegistry:
 @pytest.fixture
 def tour(settings: Settings) -> dict[str, Any]:
     """A real run with a retry, a fallback, a duplicate, a validation error and trimming."""
-    turns = [call("web_search", {"query": "cats"}), call("web_search", {"query": "dogs"}),
-             call("web_search", {"query": "cats"}), call("add", {"a": "x", "b": 1}), call("add", {"a": 2, "b": 3}),
-             answer("Cats, dogs and 5.")]
+    turns = [
+        call("web_search", {"query": "cats"}),
+        call("web_search", {"query": "dogs"}),
+        call("web_search", {"query": "cats"}),
+        call("add", {"a": "x", "b": 1}),
+        call("add", {"a": 2, "b": 3}),
+        answer("Cats, dogs and 5."),
+    ]
     tools = Tools(flaky_failures=5)  # cats: 4 failed attempts, then the fallback; dogs: 1 retry
-    record = run_to_end("Find cats and dogs, then add 2 and 3.", provider=ScriptedProvider(turns),
-                        registry=tools.registry, settings=settings.replace(max_context_blocks=2))
+    record = run_to_end(
+        "Find cats and dogs, then add 2 and 3.",
+        provider=ScriptedProvider(turns),
+        registry=tools.registry,
+        settings=settings.replace(max_context_blocks=2),
+    )
     assert record["tool_calls"][0]["fallback"] and len(record["tool_calls"][1]["attempts"]) == 2
     return record
 
@@ -137,8 +146,10 @@ def test_import_of_export_is_the_masked_record(tour: dict[str, Any], settings: S
         (b"<html><body>hello</body></html>", "holds no run"),
         (b'{"hello": 1}', "not a run record"),
         (b"\xff\xfe{", "not valid JSON"),
-        (f'<script type="application/json" id="{RECORD_ELEMENT_ID}">{{"schema_version": 1}}</script>'.encode(),
-         "not a run record"),
+        (
+            f'<script type="application/json" id="{RECORD_ELEMENT_ID}">{{"schema_version": 1}}</script>'.encode(),
+            "not a run record",
+        ),
     ],
 )
 def test_bad_imports_say_why(data: bytes, message: str, tmp_path: Path) -> None:
@@ -157,8 +168,12 @@ def test_hide_outputs(tour: dict[str, Any]) -> None:
 
 def test_fifty_steps_under_two_megabytes(settings: Settings) -> None:
     turns = [call("lookup", {"topic": f"topic {i}"}) for i in range(49)] + [answer("done")]
-    record = run_to_end("Look up 49 topics.", provider=ScriptedProvider(turns), registry=_registry(),
-                        settings=settings.replace(max_steps=50))
+    record = run_to_end(
+        "Look up 49 topics.",
+        provider=ScriptedProvider(turns),
+        registry=_registry(),
+        settings=settings.replace(max_steps=50),
+    )
     assert len(record["steps"]) == 50 and record["status"] == "completed"
     assert min(len(c["output"]) for c in record["tool_calls"]) >= 4000  # each output at the default cap
     page = export_html(record)
@@ -167,8 +182,13 @@ def test_fifty_steps_under_two_megabytes(settings: Settings) -> None:
     _tree(page)
 
 
-def test_cli_export_and_import(tour: dict[str, Any], settings: Settings, tmp_path: Path,
-                               monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_export_and_import(
+    tour: dict[str, Any],
+    settings: Settings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     monkeypatch.setenv("AGENT_DATA_DIR", str(settings.data_dir))
     out = tmp_path / "run.html"
     assert main(["export", tour["run_id"], "--html", str(out)]) == 0

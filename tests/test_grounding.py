@@ -6,14 +6,13 @@ from typing import Any
 
 import pytest
 
+from agent_core.claims import find_claims, korean_number
 from agent_core.grounding import (
     NO_TOOL_NOTE,
     NO_TOOL_NOTE_PLAIN,
     check_answer,
     check_record,
     correction,
-    find_claims,
-    korean_number,
     summary,
     unsupported,
 )
@@ -23,10 +22,16 @@ def call(tool: str, output: str, *, call_id: str | None = None, success: bool = 
     return {"call_id": call_id or f"call_{tool}", "tool": tool, "output": output, "success": success, **extra}
 
 
-WEATHER_PARIS = call("get_weather", '{"city": "Paris", "temperature": 19, "unit": "celsius", "condition": "light rain"}')
-WEATHER_PARIS_F = call("get_weather", '{"city": "Paris", "temperature": 66.2, "unit": "fahrenheit", "condition": "light rain"}')
+WEATHER_PARIS = call(
+    "get_weather", '{"city": "Paris", "temperature": 19, "unit": "celsius", "condition": "light rain"}'
+)
+WEATHER_PARIS_F = call(
+    "get_weather", '{"city": "Paris", "temperature": 66.2, "unit": "fahrenheit", "condition": "light rain"}'
+)
 PRICE = call("lookup", "Unit price: $24 per unit (단가: 개당 $24)")
-SHIPPING = call("lookup", "Shipping: free shipping on orders of $500 or more ($500 이상 구매 시 무료 배송)", call_id="call_ship")
+SHIPPING = call(
+    "lookup", "Shipping: free shipping on orders of $500 or more ($500 이상 구매 시 무료 배송)", call_id="call_ship"
+)
 NOTES = call("read_file", "Next meeting: 2026-09-09, same time.\nUnit price stays at $24 for Q3. 1,000 units, 15%.")
 KO_DOC = call("read_file", "평일 오전 9시부터 오후 6시까지 답변합니다. 가격은 2만 5천 원입니다. 배송 후 30일 이내.")
 CALC = call("calculator", "397.79999999999995", arguments={"expression": "0.17 * 2340"})
@@ -79,14 +84,23 @@ def test_claim_text_is_quoted_from_the_answer() -> None:
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("2만", 20000), ("2만 5천", 25000), ("1억 2천만", 120_000_000), ("3.5만", 35000), ("3천", 3000), ("1,200", 1200),
-     ("1조 5억", 1_000_500_000_000), ("백", 100)],
+    [
+        ("2만", 20000),
+        ("2만 5천", 25000),
+        ("1억 2천만", 120_000_000),
+        ("3.5만", 35000),
+        ("3천", 3000),
+        ("1,200", 1200),
+        ("1조 5억", 1_000_500_000_000),
+        ("백", 100),
+    ],
 )
 def test_korean_number_units(text: str, value: float) -> None:
     assert korean_number(text) == value
 
 
 # --- looking claims up -----------------------------------------------------------------------
+
 
 def sources(result: dict[str, Any]) -> list[Any]:
     return [(c["text"], c["source"]) for c in result["claims"]]
@@ -122,20 +136,33 @@ GROUNDING = [
     ("15 units cost $360, plus $15 shipping: $375.", "How much do 15 units cost?", [PRICE], "grounded", []),
     ("The difference is $476.", "How far is $24 from free shipping?", [SHIPPING], "grounded", []),
     ("15 units cost $7500.", "How much do 15 units cost?", [PRICE], "partly", ["$7500"]),
-    ("The total cost of 15 units is $7500. Since the order is $500 or more, shipping is free.",
-     "How much do 15 units cost, and is shipping free?", [], "partly", ["$7500", "$500"]),
+    (
+        "The total cost of 15 units is $7500. Since the order is $500 or more, shipping is free.",
+        "How much do 15 units cost, and is shipping free?",
+        [],
+        "partly",
+        ["$7500", "$500"],
+    ),
     # the goal supports its own numbers, and only those
     ("Yes, 20 units is below 21 units.", "Is 20 units enough? We need 21 units.", [], "grounded", []),
     ("397.8", "17% of 2,340", [], "grounded", []),  # correct arithmetic on the goal's numbers
     # failed or duplicate calls support nothing
-    ("It is 19 °C", "Weather?", [call("get_weather", "ERROR: timed out after 19 s", success=False)], "ungrounded", ["19 °C"]),
+    (
+        "It is 19 °C",
+        "Weather?",
+        [call("get_weather", "ERROR: timed out after 19 s", success=False)],
+        "ungrounded",
+        ["19 °C"],
+    ),
     ("Hello! Nothing to compute.", "hi", [], "no_claims", []),
     # numbers in URLs and code in the answer are not claims; in a tool output they are still data
     ("See https://example.com/page/77 and `n = 5`; it is 19 °C.", "weather", [WEATHER_PARIS], "grounded", []),
 ]
 
 
-@pytest.mark.parametrize(("answer", "goal", "calls", "status", "missing"), GROUNDING, ids=[g[0][:40] for g in GROUNDING])
+@pytest.mark.parametrize(
+    ("answer", "goal", "calls", "status", "missing"), GROUNDING, ids=[g[0][:40] for g in GROUNDING]
+)
 def test_grounding_table(answer: str, goal: str, calls: list[dict[str, Any]], status: str, missing: list[str]) -> None:
     result = check_answer(answer, goal, calls)
     assert result["status"] == status, sources(result)
@@ -144,14 +171,21 @@ def test_grounding_table(answer: str, goal: str, calls: list[dict[str, Any]], st
 
 
 def test_record_shape_and_sources() -> None:
-    result = check_answer("Paris: 19 °C. You asked about 3 cities; 20 °C is wrong.", "3 cities?", [PRICE, WEATHER_PARIS])
+    result = check_answer(
+        "Paris: 19 °C. You asked about 3 cities; 20 °C is wrong.", "3 cities?", [PRICE, WEATHER_PARIS]
+    )
     assert set(result) == {"status", "tools_used", "claims"}
     assert result["status"] == "partly"
     assert result["tools_used"] == 2
     for claim in result["claims"]:
         assert set(claim) == {"text", "value", "kind", "source"}
     assert result["claims"] == [
-        {"text": "19 °C", "value": "19 °C", "kind": "temperature", "source": {"call_id": "call_get_weather", "tool": "get_weather"}},
+        {
+            "text": "19 °C",
+            "value": "19 °C",
+            "kind": "temperature",
+            "source": {"call_id": "call_get_weather", "tool": "get_weather"},
+        },
         {"text": "3", "value": "3", "kind": "number", "source": {"goal": True}},
         {"text": "20 °C", "value": "20 °C", "kind": "temperature", "source": None},
     ]

@@ -62,8 +62,11 @@ def app(page: str | None = None, query: dict[str, str] | None = None) -> AppTest
 def scripted(answer: str, *, goal: str = "What's the weather in Paris?") -> dict[str, Any]:
     config = Settings.from_env(dotenv=False)
     return run_to_end(
-        goal, provider=ScriptedProvider([WEATHER, {"text": answer}]), registry=build_default_registry(config),
-        settings=config, scripted=True,
+        goal,
+        provider=ScriptedProvider([WEATHER, {"text": answer}]),
+        registry=build_default_registry(config),
+        settings=config,
+        scripted=True,
     )
 
 

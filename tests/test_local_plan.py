@@ -31,12 +31,18 @@ def tools() -> list[Tool]:
         ("What's the weather in Paris?", ["get_weather:Paris"]),
         ("Which is warmer, London or Seoul?", ["get_weather:London", "get_weather:Seoul"]),
         ("도쿄랑 부산 중에 어디가 더 따뜻해?", ["get_weather:도쿄", "get_weather:부산"]),
-        ("How many degrees warmer is Singapore than London?", ["get_weather:Singapore", "get_weather:London", "calculator"]),
+        (
+            "How many degrees warmer is Singapore than London?",
+            ["get_weather:Singapore", "get_weather:London", "calculator"],
+        ),
         ("What's the weather like in Cairo?", ["get_weather"]),
         ("How much do 7 units cost in total?", ["lookup:unit price", "calculator"]),
         ("Is shipping free for an order of 20 units?", ["lookup:unit price, shipping", "calculator"]),
         ("20개 주문하면 배송비 무료인가요?", ["lookup:unit price, shipping", "calculator"]),
-        ("What's the weather in Seoul, and how much would 3 units cost?", ["get_weather:Seoul", "lookup:unit price", "calculator"]),
+        (
+            "What's the weather in Seoul, and how much would 3 units cost?",
+            ["get_weather:Seoul", "lookup:unit price", "calculator"],
+        ),
         ("What is 17% of 2,340?", ["calculator"]),
         ("2,340의 17%는 얼마야?", ["calculator"]),
         ("What is (24*7)+100?", ["calculator"]),
@@ -89,8 +95,12 @@ def test_a_comparison_fetches_both_sides_with_the_city_pinned(tools: list[Tool])
 def test_a_conditional_fetches_facts_then_computes_then_answers(tools: list[Tool]) -> None:
     goal = "Is shipping free for an order of 20 units?"
     first = plan_step(goal, [], tools)
-    assert [t.name for t in first.tools] == ["lookup"] and first.arguments["lookup"] == {"topic": ["unit price, shipping"]}
-    facts = block(0, "lookup", {"topic": "unit price, shipping"}, "Unit price: $24 per unit\nShipping: free on $500 or more")
+    assert [t.name for t in first.tools] == ["lookup"] and first.arguments["lookup"] == {
+        "topic": ["unit price, shipping"]
+    }
+    facts = block(
+        0, "lookup", {"topic": "unit price, shipping"}, "Unit price: $24 per unit\nShipping: free on $500 or more"
+    )
     second = plan_step(goal, [facts], tools)
     assert second.force_tool and [t.name for t in second.tools] == ["calculator"]
     total = block(1, "calculator", {"expression": "20 * 24"}, "480")
@@ -180,8 +190,16 @@ def test_the_answer_can_only_write_numbers_the_goal_or_a_result_has() -> None:
     for ok in ["It costs $24", "It costs $24.", "3420, or 3,420, for 150 units at 22.80", "on 9. 9. 2026, 09:09"]:
         assert pattern.fullmatch(ok), ok
     # Allowed numbers run together make a new one: "150" + "24" → "15024", "24" + "." + "9" → "24.9".
-    for made_up in ["It is 20 °C in Cairo.", "The total is $3,600.", "١٢°C", "１２ units", "15024 units", "$24.9",
-                    "$3,4209", "2026.09"]:
+    for made_up in [
+        "It is 20 °C in Cairo.",
+        "The total is $3,600.",
+        "١٢°C",
+        "１２ units",
+        "15024 units",
+        "$24.9",
+        "$3,4209",
+        "2026.09",
+    ]:
         assert not pattern.fullmatch(made_up), made_up
     assert answer_pattern([]) == "^[^" + answer_pattern([])[3:]  # no numbers at all: no digit allowed
     assert not re.fullmatch(answer_pattern([])[1:-1], "about 5")
@@ -199,8 +217,10 @@ def test_when_nothing_was_found_the_answer_must_say_so() -> None:
     from agent_core.providers.local.plan import answer_pattern, nothing_found
 
     failed = [block(0, "get_weather", {"city": "Cairo"}, "ERROR: no weather data", error=True)]
-    assert nothing_found(failed) and not nothing_found([]) and not nothing_found(
-        failed + [block(1, "lookup", {"topic": "unit price"}, "Unit price: $24")]
+    assert (
+        nothing_found(failed)
+        and not nothing_found([])
+        and not nothing_found(failed + [block(1, "lookup", {"topic": "unit price"}, "Unit price: $24")])
     )
     english = re.compile(answer_pattern([], not_found="English")[1:-1])
     assert english.fullmatch("I could not find the weather for Cairo.")
@@ -220,9 +240,18 @@ def test_the_percentage_hint_only_where_a_percentage_is_asked(tools: list[Tool])
 def test_a_plain_quantity_is_priced_with_the_unit_price_found(tools: list[Tool]) -> None:
     from agent_core.providers.local.plan import quantity_times_price
 
-    facts = [block(0, "lookup", {"topic": "unit price, shipping"}, "Unit price: $24 per unit\nShipping: free on $500 or more")]
+    facts = [
+        block(
+            0, "lookup", {"topic": "unit price, shipping"}, "Unit price: $24 per unit\nShipping: free on $500 or more"
+        )
+    ]
     assert quantity_times_price("If I order 25 units, do I get free shipping?", facts) == "25 * 24"
-    assert quantity_times_price("20개 주문하면 배송비 무료인가요?", [block(0, "lookup", {"topic": "단가"}, "단가: 개당 $24")]) == "20 * 24"
+    assert (
+        quantity_times_price(
+            "20개 주문하면 배송비 무료인가요?", [block(0, "lookup", {"topic": "단가"}, "단가: 개당 $24")]
+        )
+        == "20 * 24"
+    )
     assert quantity_times_price("How much do 150 units cost after the volume discount?", facts) is None
     assert quantity_times_price("What do 10 units cost including shipping?", facts) is None
     assert quantity_times_price("How much do 7 units cost?", []) is None  # no price yet

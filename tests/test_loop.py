@@ -110,7 +110,10 @@ def test_transient_model_error_retried_then_success(registry: ToolRegistry, sett
 
 def test_non_transient_model_error_is_not_retried(registry: ToolRegistry, settings: Settings) -> None:
     provider = ScriptedProvider(
-        [ProviderError("Anthropic rejected the API key (401)", status=401, error_type="AuthenticationError"), {"text": "x"}]
+        [
+            ProviderError("Anthropic rejected the API key (401)", status=401, error_type="AuthenticationError"),
+            {"text": "x"},
+        ]
     )
     record = run_to_end("g", provider=provider, registry=registry, settings=settings)
     assert record["status"] == "error"
@@ -121,7 +124,9 @@ def test_non_transient_model_error_is_not_retried(registry: ToolRegistry, settin
 
 
 def test_transient_errors_until_retries_run_out(registry: ToolRegistry, settings: Settings) -> None:
-    errors = [ProviderError("server error", transient=True, status=500, error_type="InternalServerError") for _ in range(4)]
+    errors = [
+        ProviderError("server error", transient=True, status=500, error_type="InternalServerError") for _ in range(4)
+    ]
     provider = ScriptedProvider(errors)
     record = run_to_end("g", provider=provider, registry=registry, settings=settings)
     assert record["status"] == "error" and "gave up after 4 attempts" in record["error"]["message"]
@@ -198,7 +203,9 @@ def test_closing_the_generator_saves_cancelled(registry: ToolRegistry, settings:
 
 
 def test_record_is_saved_after_every_step(registry: ToolRegistry, settings: Settings) -> None:
-    provider = ScriptedProvider([tool_turn(("add", {"a": 1, "b": 1})), tool_turn(("add", {"a": 2, "b": 1})), {"text": "x"}])
+    provider = ScriptedProvider(
+        [tool_turn(("add", {"a": 1, "b": 1})), tool_turn(("add", {"a": 2, "b": 1})), {"text": "x"}]
+    )
     seen = []
     for event in run_agent("g", provider=provider, registry=registry, settings=settings):
         if isinstance(event, StepFinished):
@@ -255,7 +262,9 @@ def test_unwritable_runs_folder_gives_a_clear_error(registry: ToolRegistry, tmp_
 
 def test_secrets_in_goal_and_model_text_are_masked(registry: ToolRegistry, settings: Settings) -> None:
     key = "sk-ant-api03-SECRETSECRETSECRET"
-    provider = ScriptedProvider([tool_turn(("echo", {"text": f"my key is {key}"}), text=f"using {key}"), {"text": f"done {key}"}])
+    provider = ScriptedProvider(
+        [tool_turn(("echo", {"text": f"my key is {key}"}), text=f"using {key}"), {"text": f"done {key}"}]
+    )
     record = run_to_end(f"use {key}", provider=provider, registry=registry, settings=settings)
     raw = Path(settings.runs_dir, f"{record['run_id']}.json").read_text()
     assert "SECRETSECRET" not in raw

@@ -71,9 +71,7 @@ HITS = [
 def fake_tool(name: str, args: dict) -> str:
     """Stand-ins for the built-in tools; failures come back as ``ERROR: …`` like the dispatcher's."""
     if name == "lookup":
-        return FACTS.get(
-            args["topic"], f"ERROR: lookup failed: ValueError: no internal fact about {args['topic']!r}"
-        )
+        return FACTS.get(args["topic"], f"ERROR: lookup failed: ValueError: no internal fact about {args['topic']!r}")
     if name == "calculator":
         return str(eval(args["expression"], {"__builtins__": {}}))  # test fake only; the real tool uses ast
     if name == "get_weather":
@@ -102,12 +100,8 @@ def tools(*names: str) -> list[Tool]:
     return [Tool(n, f"the {n} tool", lambda **_: None, {"type": "object", "properties": {}}) for n in names]
 
 
-def request(
-    goal: str, blocks: list[ContextBlock] | None = None, *, enabled=ALL_TOOLS, step: int = 1
-) -> ModelRequest:
-    return ModelRequest(
-        instructions="system prompt", goal=goal, blocks=blocks or [], tools=tools(*enabled), step=step
-    )
+def request(goal: str, blocks: list[ContextBlock] | None = None, *, enabled=ALL_TOOLS, step: int = 1) -> ModelRequest:
+    return ModelRequest(instructions="system prompt", goal=goal, blocks=blocks or [], tools=tools(*enabled), step=step)
 
 
 def block_for(response: ModelResponse, step: int, outputs: list[str]) -> ContextBlock:
@@ -119,8 +113,7 @@ def block_for(response: ModelResponse, step: int, outputs: list[str]) -> Context
         text=response.text,
         tool_calls=response.tool_calls,
         outputs=[
-            ToolOutput(c.call_id, c.name, out, out.startswith("ERROR"))
-            for c, out in zip(response.tool_calls, outputs)
+            ToolOutput(c.call_id, c.name, out, out.startswith("ERROR")) for c, out in zip(response.tool_calls, outputs)
         ],
         raw=response.raw,
     )
@@ -183,9 +176,7 @@ def test_seed_goal_step_by_step_in_korean() -> None:
 
     first = provider.complete(request(goal, step=1))
     assert first.stop_reason == "tool_calls"
-    assert [(c.call_id, c.name, c.arguments) for c in first.tool_calls] == [
-        ("call_1_1", "lookup", {"topic": "단가"})
-    ]
+    assert [(c.call_id, c.name, c.arguments) for c in first.tool_calls] == [("call_1_1", "lookup", {"topic": "단가"})]
     assert first.raw[0]["type"] == "offline_plan" and first.raw[0]["intent"] == "price_total"
 
     b1 = block_for(first, 1, [FACTS["단가"]])
@@ -441,9 +432,7 @@ def test_web_search_error_is_reported_not_repeated() -> None:
 
 def test_web_search_uses_cached_when_only_it_is_enabled() -> None:
     cached = '{"query": "python", "source": "cache", "results": [{"title": "Python docs", "url": "https://docs.python.org/3/"}]}'
-    answer, responses = drive(
-        "Search the web for python", enabled=("search_cached",), tool=lambda n, a: cached
-    )
+    answer, responses = drive("Search the web for python", enabled=("search_cached",), tool=lambda n, a: cached)
     assert calls_of(responses) == [("search_cached", {"query": "python"})]
     assert "Python docs" in answer
 
@@ -523,9 +512,7 @@ GOALS = [
 @pytest.mark.parametrize("max_blocks", [1, 2, 8])
 @pytest.mark.parametrize("goal", GOALS)
 def test_every_tool_failing_ends_honestly_without_repeats(goal: str, max_blocks: int) -> None:
-    answer, responses = drive(
-        goal, tool=lambda n, a: "ERROR: boom (simulated failure)", max_blocks=max_blocks
-    )
+    answer, responses = drive(goal, tool=lambda n, a: "ERROR: boom (simulated failure)", max_blocks=max_blocks)
     calls = [json.dumps(c, sort_keys=True, ensure_ascii=False) for c in calls_of(responses)]
     assert len(calls) == len(set(calls)), "an identical call was planned twice"
     assert len(responses) <= 5
@@ -537,9 +524,7 @@ def test_duplicate_refusal_from_the_dispatcher_ends_the_run() -> None:
     provider = offline.create(model=None, base_url=None, settings=None)
     goal = "What is (24*7)+100?"
     first = provider.complete(request(goal))
-    refused = (
-        "ERROR: duplicate call: calculator was already called with these arguments; try another approach"
-    )
+    refused = "ERROR: duplicate call: calculator was already called with these arguments; try another approach"
     final = provider.complete(request(goal, [block_for(first, 1, [refused])], step=2))
     assert final.tool_calls == [] and "duplicate call" in final.text
 
@@ -591,9 +576,7 @@ def test_arguments_as_json_strings_are_understood() -> None:
     provider = offline.create(model=None, base_url=None, settings=None)
     goal = "What is (24*7)+100?"
     first = provider.complete(request(goal))
-    first.tool_calls[0].arguments = json.dumps(
-        first.tool_calls[0].arguments
-    )  # as an OpenAI block would hold it
+    first.tool_calls[0].arguments = json.dumps(first.tool_calls[0].arguments)  # as an OpenAI block would hold it
     final = provider.complete(request(goal, [block_for(first, 1, ["268"])], step=2))
     assert final.text == "(24*7)+100 = 268"
 

@@ -29,12 +29,12 @@ from agent_core.otel.conventions import (
     SCHEMA_URL,
     WORKBENCH_KEYS,
 )
+from agent_core.otel.encode import to_otlp_json_lines
 from agent_core.otel.export import (
     MAX_CONTENT_CHARS,
     TRUNCATION_MARKER,
     canonical_json,
     record_to_trace,
-    to_otlp_json_lines,
 )
 from agent_core.otel.importer import ImportError_, import_file, parse_otlp
 from agent_core.otel.send import (
@@ -59,6 +59,7 @@ KIND = {1: "INTERNAL", 3: "CLIENT"}
 
 
 # --- a real OTLP/HTTP receiver on loopback -------------------------------------------------------
+
 
 class Receiver:
     """Decodes each POST to /v1/traces as an ExportTraceServiceRequest; answers from ``replies``."""
@@ -111,6 +112,7 @@ def _free_port() -> int:
 
 # --- runs to export ----------------------------------------------------------------------------
 
+
 def retry_fallback_run(settings: Settings) -> dict[str, Any]:
     """2 retries (one model call, one tool call) and 1 fallback, on the scripted provider."""
     reg = ToolRegistry()
@@ -133,12 +135,14 @@ def retry_fallback_run(settings: Settings) -> dict[str, Any]:
         """Cached answer."""
         return f"cached {q}"
 
-    provider = ScriptedProvider([
-        ProviderError("rate limited", transient=True, status=429, retry_after=0.0, error_type="RateLimitError"),
-        {"text": "searching", "tool_calls": [{"name": "flaky", "arguments": {"q": "a"}, "call_id": "c1"}]},
-        {"tool_calls": [{"name": "down", "arguments": {"q": "b"}, "call_id": "c2"}]},
-        {"text": "a and cached b"},
-    ])
+    provider = ScriptedProvider(
+        [
+            ProviderError("rate limited", transient=True, status=429, retry_after=0.0, error_type="RateLimitError"),
+            {"text": "searching", "tool_calls": [{"name": "flaky", "arguments": {"q": "a"}, "call_id": "c1"}]},
+            {"tool_calls": [{"name": "down", "arguments": {"q": "b"}, "call_id": "c2"}]},
+            {"text": "a and cached b"},
+        ]
+    )
     return run_to_end("find a and b", provider=provider, registry=reg, settings=settings.replace(retry_delays=(0.0,)))
 
 
@@ -159,8 +163,14 @@ def fixture_records(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, 
             last = event
         records.append(load_record(last.path))  # type: ignore[attr-defined]
     records.append(retry_fallback_run(settings))
-    records.append(run_to_end("What is (24*7)+100? my api_key=sk-abcdefghijklmnopqrstuvwx",
-                              provider=OfflineProvider(), registry=build_default_registry(settings), settings=settings))
+    records.append(
+        run_to_end(
+            "What is (24*7)+100? my api_key=sk-abcdefghijklmnopqrstuvwx",
+            provider=OfflineProvider(),
+            registry=build_default_registry(settings),
+            settings=settings,
+        )
+    )
     from tests.explain_fixtures import build_all  # one run per status × error category
 
     records += build_all(settings).values()
@@ -169,11 +179,12 @@ def fixture_records(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, 
 
 # --- 1. the span tree over OTLP/HTTP -------------------------------------------------------------
 
+
 def test_span_tree_for_retries_and_fallback_over_otlp_http(settings: Settings, receiver: Receiver) -> None:
     record = retry_fallback_run(settings)
     assert record["status"] == "completed"
     count = send_traces([record_to_trace(record)], Target(receiver.url + "/v1/traces"), delays=())
-    (path, headers, message), = receiver.requests
+    ((path, headers, message),) = receiver.requests
     assert path == "/v1/traces" and headers["content-type"] == "application/x-protobuf"
     assert message.resource_spans[0].schema_url == SCHEMA_URL
     assert message.resource_spans[0].scope_spans[0].schema_url == SCHEMA_URL
@@ -185,17 +196,31 @@ def test_span_tree_for_retries_and_fallback_over_otlp_http(settings: Settings, r
     def tree(parent: bytes = b"") -> list[Any]:
         return [(s.name, KIND[s.kind], tree(s.span_id)) for s in spans if s.parent_span_id == parent]
 
-    assert tree() == [("invoke_agent agent-workbench", "INTERNAL", [
-        ("chat scripted-1", "CLIENT", [
-            ("chat scripted-1 attempt 1", "CLIENT", []),
-            ("chat scripted-1 attempt 2", "CLIENT", []),
-        ]),
-        ("chat scripted-1", "CLIENT", []),
-        ("chat scripted-1", "CLIENT", []),
-        ("execute_tool flaky", "INTERNAL", [("flaky attempt 1", "INTERNAL", []), ("flaky attempt 2", "INTERNAL", [])]),
-        ("execute_tool down", "INTERNAL", [("down attempt 1", "INTERNAL", [])]),
-        ("execute_tool cached", "INTERNAL", [("cached attempt 1", "INTERNAL", [])]),
-    ])]
+    assert tree() == [
+        (
+            "invoke_agent agent-workbench",
+            "INTERNAL",
+            [
+                (
+                    "chat scripted-1",
+                    "CLIENT",
+                    [
+                        ("chat scripted-1 attempt 1", "CLIENT", []),
+                        ("chat scripted-1 attempt 2", "CLIENT", []),
+                    ],
+                ),
+                ("chat scripted-1", "CLIENT", []),
+                ("chat scripted-1", "CLIENT", []),
+                (
+                    "execute_tool flaky",
+                    "INTERNAL",
+                    [("flaky attempt 1", "INTERNAL", []), ("flaky attempt 2", "INTERNAL", [])],
+                ),
+                ("execute_tool down", "INTERNAL", [("down attempt 1", "INTERNAL", [])]),
+                ("execute_tool cached", "INTERNAL", [("cached attempt 1", "INTERNAL", [])]),
+            ],
+        )
+    ]
     # The fallback links to the call it replaced.
     fallback = next(s for s in spans if s.name == "execute_tool cached")
     (link,) = fallback.links
@@ -203,7 +228,9 @@ def test_span_tree_for_retries_and_fallback_over_otlp_http(settings: Settings, r
     attrs = {k.key: k.value for k in fallback.attributes}
     assert attrs["agent_workbench.fallback_of"].string_value == "c2"
     # Attempts carry their number, retry wait and error.
-    flaky_attempts = sorted((s for s in spans if s.name.startswith("flaky attempt")), key=lambda s: s.start_time_unix_nano)
+    flaky_attempts = sorted(
+        (s for s in spans if s.name.startswith("flaky attempt")), key=lambda s: s.start_time_unix_nano
+    )
     first = {k.key: k.value for k in flaky_attempts[0].attributes}
     assert first["agent_workbench.attempt"].int_value == 1
     assert first["agent_workbench.error_category"].string_value == "transient"
@@ -235,7 +262,11 @@ def test_chat_span_attributes(settings: Settings) -> None:
     root = spans[0].attributes
     assert root["gen_ai.operation.name"] == "invoke_agent" and root["openinference.span.kind"] == "AGENT"
     tool = next(s for s in spans if s.name == "execute_tool flaky").attributes
-    assert tool["gen_ai.tool.name"] == "flaky" and tool["gen_ai.tool.call.id"] == "c1" and tool["gen_ai.tool.type"] == "function"
+    assert (
+        tool["gen_ai.tool.name"] == "flaky"
+        and tool["gen_ai.tool.call.id"] == "c1"
+        and tool["gen_ai.tool.type"] == "function"
+    )
 
 
 def test_duplicate_marked_with_the_call_it_repeats(fixture_records: list[dict[str, Any]]) -> None:
@@ -247,6 +278,7 @@ def test_duplicate_marked_with_the_call_it_repeats(fixture_records: list[dict[st
 
 
 # --- 2. allowlists and content -------------------------------------------------------------------
+
 
 def _all_attributes(records: list[dict[str, Any]], content: bool) -> list[tuple[str, Any]]:
     out = []
@@ -265,7 +297,9 @@ def test_every_emitted_key_is_in_its_pinned_allowlist(fixture_records: list[dict
     assert not unknown, f"keys in no pinned list: {unknown}"
     assert {k for k in keys if k.startswith("gen_ai.")} <= GEN_AI_KEYS
     assert {k for k in keys if k.startswith("agent_workbench.")} <= WORKBENCH_KEYS
-    assert {k for k in keys if k.split(".")[0] in ("llm", "tool", "input", "output", "openinference")} <= OPENINFERENCE_KEYS
+    assert {
+        k for k in keys if k.split(".")[0] in ("llm", "tool", "input", "output", "openinference")
+    } <= OPENINFERENCE_KEYS
     kinds = {v["stringValue"] for k, v in _all_attributes(fixture_records, content) if k == "openinference.span.kind"}
     assert kinds <= OPENINFERENCE_SPAN_KINDS and kinds == {"AGENT", "LLM", "TOOL"}
     # The checks can fail: an invented key is caught.
@@ -309,23 +343,47 @@ def test_content_on_is_masked_capped_and_marked(settings: Settings) -> None:
 
 # --- 3. round trip and import --------------------------------------------------------------------
 
+
 def _essence(record: dict[str, Any]) -> dict[str, Any]:
     return {
         "calls": [
-            (c["tool"], canonical_json(c["arguments"]), c["output"], c["success"], c["error_category"], c["duplicate"],
-             [(a["attempt"], a["success"], a.get("error_category"), a.get("error"), a["wait_s"]) for a in c["attempts"]],
-             c["fallback"] and (c["fallback"]["tool"], c["fallback"]["success"], len(c["fallback"]["attempts"])))
+            (
+                c["tool"],
+                canonical_json(c["arguments"]),
+                c["output"],
+                c["success"],
+                c["error_category"],
+                c["duplicate"],
+                [
+                    (a["attempt"], a["success"], a.get("error_category"), a.get("error"), a["wait_s"])
+                    for a in c["attempts"]
+                ],
+                c["fallback"] and (c["fallback"]["tool"], c["fallback"]["success"], len(c["fallback"]["attempts"])),
+            )
             for c in record["tool_calls"]
         ],
-        "steps": [(s["index"], s["usage"], [(a["attempt"], a["success"], a.get("error_type")) for a in s["model_attempts"]],
-                   s["blocks_sent"], s["blocks_trimmed"], s["tool_call_ids"]) for s in record["steps"]],
-        "usage": record["usage"], "status": record["status"], "answer": record["answer"],
-        "provider": record["provider"], "model": record["model"], "goal": record["goal"],
+        "steps": [
+            (
+                s["index"],
+                s["usage"],
+                [(a["attempt"], a["success"], a.get("error_type")) for a in s["model_attempts"]],
+                s["blocks_sent"],
+                s["blocks_trimmed"],
+                s["tool_call_ids"],
+            )
+            for s in record["steps"]
+        ],
+        "usage": record["usage"],
+        "status": record["status"],
+        "answer": record["answer"],
+        "provider": record["provider"],
+        "model": record["model"],
+        "goal": record["goal"],
     }
 
 
 def test_json_writer_equals_protobufs_json_mapping(fixture_records: list[dict[str, Any]]) -> None:
-    from agent_core.otel.export import to_otlp_json, to_otlp_json_via_protobuf
+    from agent_core.otel.encode import to_otlp_json, to_otlp_json_via_protobuf
 
     for record in fixture_records:
         for content in (False, True):
@@ -361,7 +419,9 @@ def test_round_trip_every_fixture_record(fixture_records: list[dict[str, Any]], 
     assert sorted(calls["tool"]) == sorted(c["tool"] for r in fixture_records for c in r["tool_calls"])
 
 
-def _span(span_id: str, name: str, attrs: dict[str, Any], parent: str = "", start: int = 0, error: bool = False) -> dict[str, Any]:
+def _span(
+    span_id: str, name: str, attrs: dict[str, Any], parent: str = "", start: int = 0, error: bool = False
+) -> dict[str, Any]:
     def value(v: Any) -> dict[str, Any]:
         if isinstance(v, bool):
             return {"boolValue": v}
@@ -369,9 +429,15 @@ def _span(span_id: str, name: str, attrs: dict[str, Any], parent: str = "", star
             return {"intValue": str(v)}
         return {"stringValue": v}
 
-    span = {"traceId": "ab" * 16, "spanId": span_id, "name": name, "kind": 1,
-            "startTimeUnixNano": str(1_700_000_000_000_000_000 + start), "endTimeUnixNano": str(1_700_000_000_000_000_000 + start + 1000),
-            "attributes": [{"key": k, "value": value(v)} for k, v in attrs.items()]}
+    span = {
+        "traceId": "ab" * 16,
+        "spanId": span_id,
+        "name": name,
+        "kind": 1,
+        "startTimeUnixNano": str(1_700_000_000_000_000_000 + start),
+        "endTimeUnixNano": str(1_700_000_000_000_000_000 + start + 1000),
+        "attributes": [{"key": k, "value": value(v)} for k, v in attrs.items()],
+    }
     if parent:
         span["parentSpanId"] = parent
     if error:
@@ -381,14 +447,45 @@ def _span(span_id: str, name: str, attrs: dict[str, Any], parent: str = "", star
 
 def test_import_another_tools_openinference_trace() -> None:
     spans = [
-        _span("01" * 8, "Agent.run", {"openinference.span.kind": "AGENT", "input.value": "weather?", "output.value": "Sunny."}),
-        _span("02" * 8, "ChatOpenAI", {"openinference.span.kind": "LLM", "llm.model_name": "gpt-x", "llm.provider": "openai",
-                                       "llm.token_count.prompt": 11, "llm.token_count.completion": 4}, "01" * 8, 10),
-        _span("03" * 8, "get_weather", {"openinference.span.kind": "TOOL", "tool.name": "get_weather",
-                                        "input.value": '{"city": "Seoul"}', "output.value": "sunny"}, "01" * 8, 20),
+        _span(
+            "01" * 8,
+            "Agent.run",
+            {"openinference.span.kind": "AGENT", "input.value": "weather?", "output.value": "Sunny."},
+        ),
+        _span(
+            "02" * 8,
+            "ChatOpenAI",
+            {
+                "openinference.span.kind": "LLM",
+                "llm.model_name": "gpt-x",
+                "llm.provider": "openai",
+                "llm.token_count.prompt": 11,
+                "llm.token_count.completion": 4,
+            },
+            "01" * 8,
+            10,
+        ),
+        _span(
+            "03" * 8,
+            "get_weather",
+            {
+                "openinference.span.kind": "TOOL",
+                "tool.name": "get_weather",
+                "input.value": '{"city": "Seoul"}',
+                "output.value": "sunny",
+            },
+            "01" * 8,
+            20,
+        ),
         _span("04" * 8, "<script>alert(1)</script>", {"openinference.span.kind": "CHAIN", "x": 1}, "01" * 8, 30),
-        _span("05" * 8, "execute_tool lookup", {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup"},
-              "01" * 8, 40, error=True),
+        _span(
+            "05" * 8,
+            "execute_tool lookup",
+            {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup"},
+            "01" * 8,
+            40,
+            error=True,
+        ),
     ]
     data = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}).encode()
     (record,) = parse_otlp(data, "foreign.json")
@@ -396,21 +493,32 @@ def test_import_another_tools_openinference_trace() -> None:
     assert record["goal"] == "weather?" and record["answer"] == "Sunny." and record["model"] == "gpt-x"
     assert record["provider"] == "openai" and record["usage"]["total_tokens"] == 15
     assert [(c["tool"], c["arguments"], c["output"], c["success"]) for c in record["tool_calls"]] == [
-        ("get_weather", {"city": "Seoul"}, "sunny", True), ("lookup", {}, "", False)]
-    assert record["tool_calls"][1]["error_category"] == "non_transient" and len(record["tool_calls"][1]["attempts"]) == 1
+        ("get_weather", {"city": "Seoul"}, "sunny", True),
+        ("lookup", {}, "", False),
+    ]
+    assert (
+        record["tool_calls"][1]["error_category"] == "non_transient" and len(record["tool_calls"][1]["attempts"]) == 1
+    )
     (note,) = record["import_source"]["notes"]
     assert note["name"] == "<script>alert(1)</script>"  # kept as text; pages render it as data
 
 
-@pytest.mark.parametrize("data, message", [
-    (b"", "empty"),
-    (b"\xff\xfe\x00", "UTF-8"),
-    (b"[" * 200_000 + b"]" * 200_000, "nested too deeply"),
-    (b'{"hello": 1}', "no resourceSpans"),
-    (b"not json at all\n", "not JSON"),
-    (json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": 5, "spanId": [], "name": {}}]}]}]}).encode(),
-     "no readable spans"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"", "empty"),
+        (b"\xff\xfe\x00", "UTF-8"),
+        (b"[" * 200_000 + b"]" * 200_000, "nested too deeply"),
+        (b'{"hello": 1}', "no resourceSpans"),
+        (b"not json at all\n", "not JSON"),
+        (
+            json.dumps(
+                {"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": 5, "spanId": [], "name": {}}]}]}]}
+            ).encode(),
+            "no readable spans",
+        ),
+    ],
+)
 def test_hostile_files_are_refused_cleanly(data: bytes, message: str) -> None:
     with pytest.raises(ImportError_, match=message):
         parse_otlp(data, "bad.jsonl")
@@ -418,10 +526,13 @@ def test_hostile_files_are_refused_cleanly(data: bytes, message: str) -> None:
 
 def test_wrong_typed_values_are_dropped_not_crashing(monkeypatch: pytest.MonkeyPatch) -> None:
     span = _span("01" * 8, "execute_tool t", {"gen_ai.operation.name": "execute_tool"})
-    span["attributes"] += [{"key": "gen_ai.tool.name", "value": {"intValue": "NaN"}},
-                           {"key": "agent_workbench.attempts", "value": {"arrayValue": "x"}},
-                           {"key": 7, "value": {}}, "junk",
-                           {"key": "deep", "value": {"kvlistValue": {"values": [{"key": "a", "value": {"kvlistValue": {}}}]}}}]
+    span["attributes"] += [
+        {"key": "gen_ai.tool.name", "value": {"intValue": "NaN"}},
+        {"key": "agent_workbench.attempts", "value": {"arrayValue": "x"}},
+        {"key": 7, "value": {}},
+        "junk",
+        {"key": "deep", "value": {"kvlistValue": {"values": [{"key": "a", "value": {"kvlistValue": {}}}]}}},
+    ]
     (record,) = parse_otlp(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}).encode())
     assert_valid_record(record)
     assert record["tool_calls"][0]["tool"] == "t"
@@ -434,6 +545,7 @@ def test_wrong_typed_values_are_dropped_not_crashing(monkeypatch: pytest.MonkeyP
 
 # --- 4. sending: presets, env, retries, failures -------------------------------------------------
 
+
 def test_presets_and_env_headers(monkeypatch: pytest.MonkeyPatch) -> None:
     lf = preset_target("langfuse", endpoint="http://127.0.0.1:3000", public_key="pk-lf-1", secret_key="sk-lf-2")
     assert lf.endpoint == "http://127.0.0.1:3000/api/public/otel/v1/traces"
@@ -442,7 +554,10 @@ def test_presets_and_env_headers(monkeypatch: pytest.MonkeyPatch) -> None:
     ml = preset_target("mlflow", experiment_id="42")
     assert ml.endpoint == "http://localhost:5000/v1/traces" and ml.headers == {"x-mlflow-experiment-id": "42"}
     assert preset_target("phoenix").endpoint == "http://localhost:6006/v1/traces"
-    env = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318/", "OTEL_EXPORTER_OTLP_HEADERS": "api-key=abc%3D,x-team=t1"}
+    env = {
+        "OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318/",
+        "OTEL_EXPORTER_OTLP_HEADERS": "api-key=abc%3D,x-team=t1",
+    }
     target = target_from_env(env)
     assert target is not None and target.endpoint == "http://collector:4318/v1/traces"
     assert target.headers == {"api-key": "abc=", "x-team": "t1"}
@@ -460,15 +575,21 @@ def test_retries_then_succeeds_and_refusal_fails_at_once(settings: Settings, rec
     assert len(waits) == 2 and len(receiver.requests) == 1
     receiver.replies = [401]
     with pytest.raises(ExportError) as info:
-        send_traces([trace], Target(receiver.url + "/v1/traces", {"Authorization": "Bearer TOPSECRET"}), delays=(0.01,), sleep=waits.append)
+        send_traces(
+            [trace],
+            Target(receiver.url + "/v1/traces", {"Authorization": "Bearer TOPSECRET"}),
+            delays=(0.01,),
+            sleep=waits.append,
+        )
     line = str(info.value)
     assert receiver.url + "/v1/traces" in line and "HTTP 401" in line and "TOPSECRET" not in line and "\n" not in line
     with pytest.raises(ExportError, match="unreachable .* |after 3 attempts"):
         send_traces([trace], Target(f"http://127.0.0.1:{_free_port()}"), delays=(0.0, 0.0), sleep=lambda s: None)
 
 
-def test_auto_export_after_run_off_the_loop_thread(settings: Settings, receiver: Receiver,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_auto_export_after_run_off_the_loop_thread(
+    settings: Settings, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("AGENT_OTEL_EXPORT", "auto")
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url)
     record = retry_fallback_run(settings)
@@ -487,15 +608,22 @@ def test_auto_export_after_run_off_the_loop_thread(settings: Settings, receiver:
 
 # --- 5. the CLI ----------------------------------------------------------------------------------
 
+
 def _cli(data_dir: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     full = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_") and not k.startswith("AGENT_OTEL")}
     full.update(AGENT_DATA_DIR=str(data_dir), PYTHONPATH=str(REPO), **(env or {}))
-    return subprocess.run([sys.executable, "-m", "agent_core", *args], capture_output=True, text=True, env=full,
-                          cwd=data_dir, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "agent_core", *args], capture_output=True, text=True, env=full, cwd=data_dir, timeout=120
+    )
 
 
-def test_cli_export_send_file_since_and_import(settings: Settings, receiver: Receiver, tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_export_send_file_since_and_import(
+    settings: Settings,
+    receiver: Receiver,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     from agent_core.cli import main
 
     for name in [k for k in os.environ if k.startswith(("OTEL_", "AGENT_OTEL"))]:
@@ -536,6 +664,7 @@ def test_cli_export_send_file_since_and_import(settings: Settings, receiver: Rec
 
 # --- 6. History: download and "Send to…" ---------------------------------------------------------
 
+
 def test_history_send_to_and_download(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, receiver: Receiver) -> None:
     from tests import test_pages
 
@@ -575,8 +704,15 @@ def test_history_send_to_and_download(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 def test_cli_run_with_auto_export(data_dir: Path, receiver: Receiver) -> None:
-    done = _cli(data_dir, "run", "What is (24*7)+100?", "--provider", "offline", "--quiet",
-                env={"AGENT_OTEL_EXPORT": "auto", "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url})
+    done = _cli(
+        data_dir,
+        "run",
+        "What is (24*7)+100?",
+        "--provider",
+        "offline",
+        "--quiet",
+        env={"AGENT_OTEL_EXPORT": "auto", "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url},
+    )
     assert done.returncode == 0, done.stderr
     assert "OpenTelemetry: ok: " in done.stderr and len(receiver.requests) == 1
     assert {s.name for s in receiver.spans()} >= {"invoke_agent agent-workbench", "execute_tool calculator"}

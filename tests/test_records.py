@@ -18,8 +18,15 @@ from agent_core.settings import Settings
 
 def minimal_record(**changes: object) -> dict:
     record = {
-        "schema_version": 1, "run_id": new_run_id(), "goal": "g", "provider": "offline", "model": "m",
-        "status": "completed", "steps": [], "tool_calls": [], "started_at": "2026-11-30T00:00:00+00:00",
+        "schema_version": 1,
+        "run_id": new_run_id(),
+        "goal": "g",
+        "provider": "offline",
+        "model": "m",
+        "status": "completed",
+        "steps": [],
+        "tool_calls": [],
+        "started_at": "2026-11-30T00:00:00+00:00",
     }
     record.update(changes)
     return record
@@ -73,14 +80,24 @@ def test_running_record_of_a_dead_process_reads_as_interrupted(tmp_path: Path) -
     host = os.uname().nodename
     assert effective_status(minimal_record(status="running", owner={"pid": pid, "host": host})) == "interrupted"
     assert effective_status(minimal_record(status="running", owner={"pid": os.getpid(), "host": host})) == "running"
-    assert effective_status(minimal_record(status="running", owner={}, updated_at="2020-01-01T00:00:00+00:00")) == "interrupted"
+    assert (
+        effective_status(minimal_record(status="running", owner={}, updated_at="2020-01-01T00:00:00+00:00"))
+        == "interrupted"
+    )
     assert effective_status(minimal_record(status="completed")) == "completed"
 
 
 def test_settings_from_env_and_validation(tmp_path: Path) -> None:
     settings = Settings.from_env(
-        {"MAX_STEPS": "4", "MAX_CONTEXT_BLOCKS": "2", "MAX_TOOL_OUTPUT_CHARS": "500", "RETRY_DELAYS": "0.5, 1",
-         "AGENT_DATA_DIR": str(tmp_path), "MODEL_NAME": "gpt-x", "TOOL_TIMEOUT": "3"}
+        {
+            "MAX_STEPS": "4",
+            "MAX_CONTEXT_BLOCKS": "2",
+            "MAX_TOOL_OUTPUT_CHARS": "500",
+            "RETRY_DELAYS": "0.5, 1",
+            "AGENT_DATA_DIR": str(tmp_path),
+            "MODEL_NAME": "gpt-x",
+            "TOOL_TIMEOUT": "3",
+        }
     )
     assert (settings.max_steps, settings.max_context_blocks, settings.max_tool_output_chars) == (4, 2, 500)
     assert settings.retry_delays == (0.5, 1.0) and settings.model_name == "gpt-x" and settings.tool_timeout == 3.0
@@ -106,15 +123,29 @@ def test_settings_read_dotenv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 def test_env_example_lists_every_setting() -> None:
     text = (Path(__file__).resolve().parent.parent / ".env.example").read_text()
-    for name in ("MODEL_NAME", "MAX_STEPS", "MAX_CONTEXT_BLOCKS", "MAX_TOOL_OUTPUT_CHARS", "RETRY_DELAYS", "AGENT_DATA_DIR",
-                 "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_COMPAT_BASE_URL"):
+    for name in (
+        "MODEL_NAME",
+        "MAX_STEPS",
+        "MAX_CONTEXT_BLOCKS",
+        "MAX_TOOL_OUTPUT_CHARS",
+        "RETRY_DELAYS",
+        "AGENT_DATA_DIR",
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "OPENAI_COMPAT_BASE_URL",
+    ):
         assert name in text
 
 
 def test_masking_keys_and_key_shaped_values() -> None:
     data = {
-        "api_key": "abc", "Authorization": "Bearer xyz", "password": "hunter2", "nested": [{"token": "t0k3n"}],
-        "text": "use sk-proj-ABCDEFGHIJKLMNOPQRST now", "anthropic": "sk-ant-api03-ABCDEFGHIJ", "max_tokens": 100,
+        "api_key": "abc",
+        "Authorization": "Bearer xyz",
+        "password": "hunter2",
+        "nested": [{"token": "t0k3n"}],
+        "text": "use sk-proj-ABCDEFGHIJKLMNOPQRST now",
+        "anthropic": "sk-ant-api03-ABCDEFGHIJ",
+        "max_tokens": 100,
     }
     masked = mask(data)
     assert masked["api_key"] == masked["Authorization"] == masked["password"] == "****"
@@ -122,8 +153,17 @@ def test_masking_keys_and_key_shaped_values() -> None:
     assert "ABCDEFGHIJ" not in json.dumps(masked)
     assert mask_text("header Authorization: Bearer abcdefghijklmnop") == "header Authorization: ****"
     # Counts and units of text are not credentials; credentials named "token" are.
-    for key in ("input_tokens", "total_tokens", "max_tokens", "tokens", "token_count", "prompt_per_token_ms",
-                "tokenizer", "token_ids", "author"):
+    for key in (
+        "input_tokens",
+        "total_tokens",
+        "max_tokens",
+        "tokens",
+        "token_count",
+        "prompt_per_token_ms",
+        "tokenizer",
+        "token_ids",
+        "author",
+    ):
         assert not is_secret_key(key), key
     for key in ("token", "access_token", "X-Auth-Token", "refresh_token", "api_token", "GITHUB_TOKEN", "tokenSecret"):
         assert is_secret_key(key), key

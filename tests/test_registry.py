@@ -66,10 +66,19 @@ def test_three_formats_from_one_registry() -> None:
     tool = registry.get("forecast")
     assert tool is not None
     assert registry.to_openai_responses() == [
-        {"type": "function", "name": "forecast", "description": tool.description, "parameters": tool.parameters, "strict": False}
+        {
+            "type": "function",
+            "name": "forecast",
+            "description": tool.description,
+            "parameters": tool.parameters,
+            "strict": False,
+        }
     ]
     assert registry.to_openai_chat() == [
-        {"type": "function", "function": {"name": "forecast", "description": tool.description, "parameters": tool.parameters}}
+        {
+            "type": "function",
+            "function": {"name": "forecast", "description": tool.description, "parameters": tool.parameters},
+        }
     ]
     assert registry.to_anthropic() == [
         {"name": "forecast", "description": tool.description, "input_schema": tool.parameters}
@@ -92,7 +101,12 @@ def test_decorator_bare_and_with_options_returns_the_function() -> None:
     assert registry.names() == ["ping", "search"]
     search = registry.get("search")
     assert search is not None
-    assert (search.description, search.tags, search.fallback, search.timeout) == ("Search things.", ("web",), "ping", 2.0)
+    assert (search.description, search.tags, search.fallback, search.timeout) == (
+        "Search things.",
+        ("web",),
+        "ping",
+        2.0,
+    )
     registry.check_fallbacks()
     assert registry.get("missing") is None
     assert "ping" in registry and len(registry) == 2

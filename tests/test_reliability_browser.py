@@ -114,16 +114,21 @@ def test_hostile_text_stays_inert_everywhere(tmp_path: Path, listener: tuple[int
         f"Crafted goal {evil}",
         provider=ScriptedProvider(
             [
-                {"text": f"model says {evil}", "tool_calls": [
-                    {"name": short, "arguments": {short: evil}},
-                    {"name": "word_count", "arguments": {"text": evil}},
-                    {"name": "read_file", "arguments": {"path": "evil.txt"}},
-                ]},
+                {
+                    "text": f"model says {evil}",
+                    "tool_calls": [
+                        {"name": short, "arguments": {short: evil}},
+                        {"name": "word_count", "arguments": {"text": evil}},
+                        {"name": "read_file", "arguments": {"path": "evil.txt"}},
+                    ],
+                },
                 ProviderError(f"the model failed: {evil}", provider="scripted", error_type=short),
             ],
             model=short,
         ),
-        registry=build_default_registry(config), settings=config, scripted=True,
+        registry=build_default_registry(config),
+        settings=config,
+        scripted=True,
     )
     assert crafted["status"] == "error"
 
@@ -133,11 +138,17 @@ def test_hostile_text_stays_inert_everywhere(tmp_path: Path, listener: tuple[int
         kit.streamlit_app(data_dir, {"RETRY_DELAYS": "0", "OPENAI_COMPAT_BASE_URL": llm.url("/v1")}, log=log) as app,
     ):
         # The live run: the real openai SDK parses hostile model output from the fake server.
-        llm.push(chat_body(text=f"live model text {evil}", calls=[
-            ("call_1", "word_count", json.dumps({"text": evil})),
-            ("call_2", short, '{"x": 1}'),
-            ("call_3", "read_file", '{"path": "evil.txt"}'),
-        ], model=short))
+        llm.push(
+            chat_body(
+                text=f"live model text {evil}",
+                calls=[
+                    ("call_1", "word_count", json.dumps({"text": evil})),
+                    ("call_2", short, '{"x": 1}'),
+                    ("call_3", "read_file", '{"path": "evil.txt"}'),
+                ],
+                model=short,
+            )
+        )
         llm.push(chat_body(text=f"live answer {evil}", model=short))
         seen: list[str] = []
         with (

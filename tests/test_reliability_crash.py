@@ -57,8 +57,13 @@ def cli_env(data_dir: Path, **extra: str) -> dict[str, str]:
 
 def cli(data_dir: Path, *args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "agent_core", *args], capture_output=True, text=True, env=cli_env(data_dir),
-        cwd=data_dir, timeout=60, **kwargs,
+        [sys.executable, "-m", "agent_core", *args],
+        capture_output=True,
+        text=True,
+        env=cli_env(data_dir),
+        cwd=data_dir,
+        timeout=60,
+        **kwargs,
     )
 
 
@@ -67,9 +72,23 @@ def start_chat_run(srv: FakeLLMServer, data_dir: Path, goal: str = "What is 6*7?
     srv.push(chat_body(text="Let me compute.", calls=[("call_1", "calculator", '{"expression": "6*7"}')]))
     srv.push(chat_body(text="It is 42."), delay=30)
     return subprocess.Popen(
-        [sys.executable, "-m", "agent_core", "run", goal, "--provider", "openai-chat", "--base-url", srv.url("/v1"),
-         "--model", "fake-llm"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=data_dir,
+        [
+            sys.executable,
+            "-m",
+            "agent_core",
+            "run",
+            goal,
+            "--provider",
+            "openai-chat",
+            "--base-url",
+            srv.url("/v1"),
+            "--model",
+            "fake-llm",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=data_dir,
         env=cli_env(data_dir, OPENAI_COMPAT_API_KEY=COMPAT_KEY),
     )
 
@@ -334,8 +353,9 @@ def test_disk_full_mid_run_keeps_the_last_good_record(settings: Settings, monkey
     assert_valid_record(record)
     assert [c["call_id"] for c in record["tool_calls"]] == ["call_1"]
     # Once there is room again, the next run is saved normally.
-    again = run_to_end("g2", provider=ScriptedProvider([{"text": "ok"}]), registry=build_default_registry(settings),
-                       settings=settings)
+    again = run_to_end(
+        "g2", provider=ScriptedProvider([{"text": "ok"}]), registry=build_default_registry(settings), settings=settings
+    )
     assert again["status"] == "completed" and load_record(settings.runs_dir / f"{again['run_id']}.json")
 
 
@@ -399,7 +419,11 @@ def test_cli_with_a_read_only_runs_folder(data_dir: Path) -> None:
     try:
         done = subprocess.run(
             [*prefix, sys.executable, "-m", "agent_core", "run", "What is 2+2?", "--provider", "offline"],
-            capture_output=True, text=True, env=cli_env(data_dir), cwd=data_dir, timeout=60,
+            capture_output=True,
+            text=True,
+            env=cli_env(data_dir),
+            cwd=data_dir,
+            timeout=60,
         )
     finally:
         (data_dir / "runs").chmod(0o755)
@@ -417,7 +441,11 @@ def test_cli_file_too_large_mid_write_keeps_the_last_good_record(data_dir: Path)
 
     done = subprocess.run(
         [sys.executable, "-m", "agent_core", "run", "Read notes.txt and summarize it", "--provider", "offline"],
-        capture_output=True, text=True, env=cli_env(data_dir), cwd=data_dir, timeout=60,
+        capture_output=True,
+        text=True,
+        env=cli_env(data_dir),
+        cwd=data_dir,
+        timeout=60,
         preexec_fn=limit_file_size,
     )
     assert done.returncode == 1, done.stderr

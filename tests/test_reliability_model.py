@@ -83,16 +83,19 @@ def _chat_results(body: dict[str, Any]) -> list[tuple[str, str]]:
 def _anthropic_results(body: dict[str, Any]) -> list[tuple[str, str]]:
     return [
         (b["tool_use_id"], b["content"])
-        for m in body["messages"] if m["role"] == "user" and isinstance(m["content"], list)
-        for b in m["content"] if b.get("type") == "tool_result"
+        for m in body["messages"]
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
     ]
 
 
 WIRES = [
     Wire(
         "openai",
-        lambda srv: OpenAIResponsesProvider(model="gpt-x", api_key="sk-proj-RELIABILITYKEY0123456789",
-                                            base_url=srv.url("/v1"), timeout=10),
+        lambda srv: OpenAIResponsesProvider(
+            model="gpt-x", api_key="sk-proj-RELIABILITYKEY0123456789", base_url=srv.url("/v1"), timeout=10
+        ),
         lambda calls, text: responses_body(text=text, calls=calls),
         _responses_results,
         resend_many=False,
@@ -105,8 +108,9 @@ WIRES = [
     ),
     Wire(
         "anthropic",
-        lambda srv: AnthropicProvider(model="claude-x", api_key="sk-ant-api03-RELIABILITYKEY0123456789",
-                                      base_url=srv.url(), timeout=10),
+        lambda srv: AnthropicProvider(
+            model="claude-x", api_key="sk-ant-api03-RELIABILITYKEY0123456789", base_url=srv.url(), timeout=10
+        ),
         lambda calls, text: anthropic_body(text=text, calls=[(c, n, as_object(a)) for c, n, a in calls]),
         _anthropic_results,
     ),
@@ -129,8 +133,14 @@ def test_hostile_tool_calls_through_the_real_sdk(wire: Wire, srv: FakeLLMServer,
         srv.push(wire.body([], "Done, despite it all."))
     provider = wire.make(srv)
     started = time.perf_counter()
-    events = list(run_agent("stress the engine", provider=provider, registry=build_default_registry(settings),
-                            settings=settings.replace(max_steps=3 if wire.resend_many else 2)))
+    events = list(
+        run_agent(
+            "stress the engine",
+            provider=provider,
+            registry=build_default_registry(settings),
+            settings=settings.replace(max_steps=3 if wire.resend_many else 2),
+        )
+    )
     elapsed = time.perf_counter() - started
     assert elapsed < 30
     assert srv.remaining == 0 and len(srv.requests) == (3 if wire.resend_many else 2)
@@ -159,7 +169,7 @@ def test_hostile_tool_calls_through_the_real_sdk(wire: Wire, srv: FakeLLMServer,
     assert max(len(n) for n in started_names) <= 64
 
     # Turn 2: 1,000 calls — the first MAX_TOOL_CALLS_PER_TURN ran, every other one was refused.
-    second = record["tool_calls"][len(HOSTILE_CALLS):]
+    second = record["tool_calls"][len(HOSTILE_CALLS) :]
     assert len(second) == 1000
     ran = MAX_TOOL_CALLS_PER_TURN
     assert [c["success"] for c in second] == [True] * ran + [False] * (1000 - ran)
@@ -175,4 +185,4 @@ def test_hostile_tool_calls_through_the_real_sdk(wire: Wire, srv: FakeLLMServer,
         return
     sent_2 = wire.results(srv.bodies[2])  # both blocks are still within the context-block limit
     assert [cid for cid, _ in sent_2] == [c[0] for c in HOSTILE_CALLS] + [c[0] for c in many]
-    assert [out for _, out in sent_2[len(HOSTILE_CALLS):]] == [e["output"] for e in second]
+    assert [out for _, out in sent_2[len(HOSTILE_CALLS) :]] == [e["output"] for e in second]

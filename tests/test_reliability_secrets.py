@@ -49,7 +49,7 @@ LOGGERS = ("agent_core", "openai", "anthropic", "httpx2", "httpcore2", "httpx", 
 def assert_clean(where: str, text: str) -> None:
     """No secret (nor the start of one: a partial echo is a leak too) in ``text``."""
     at = text.find(MARKER)
-    assert at < 0, f"secret leaked into {where}: …{text[max(0, at - 80): at + 60]!r}…"
+    assert at < 0, f"secret leaked into {where}: …{text[max(0, at - 80) : at + 60]!r}…"
 
 
 def scan_folder(root: Path) -> None:
@@ -87,8 +87,13 @@ def leaky_registry() -> ToolRegistry:
     @registry.tool
     def fetch(url: str, api_key: str, authorization: str = "") -> dict[str, Any]:
         """Echoes what it was given, and a token of its own (a careless tool)."""
-        return {"url": url, "api_key": api_key, "headers": {"Authorization": authorization},
-                "note": f"used token {TOOL_KEY} and {api_key}", "raw": f"Authorization: {BEARER}"}
+        return {
+            "url": url,
+            "api_key": api_key,
+            "headers": {"Authorization": authorization},
+            "note": f"used token {TOOL_KEY} and {api_key}",
+            "raw": f"Authorization: {BEARER}",
+        }
 
     @registry.tool
     def flaky(x: str) -> str:
@@ -104,8 +109,11 @@ def leaky_registry() -> ToolRegistry:
 
 
 TOOL_TURN = [
-    ("call_a", "fetch", json.dumps({"url": f"https://x.test/?key={GOAL_KEY}", "api_key": ARG_KEY,
-                                    "authorization": BEARER})),
+    (
+        "call_a",
+        "fetch",
+        json.dumps({"url": f"https://x.test/?key={GOAL_KEY}", "api_key": ARG_KEY, "authorization": BEARER}),
+    ),
     ("call_b", "flaky", '{"x": "y"}'),
     ("call_c", "crash", '{"x": "y"}'),
 ]
@@ -114,21 +122,30 @@ TOOL_TURN = [
 def _wire(provider_id: str) -> tuple[Any, Any, dict[str, str]]:
     """(body builder, error body builder, env) for a provider id."""
     if provider_id == "openai":
-        return (lambda text, calls: responses_body(text=text, calls=calls),
-                lambda msg: openai_error(msg, code="invalid_api_key"),
-                {"OPENAI_API_KEY": OPENAI_KEY})
+        return (
+            lambda text, calls: responses_body(text=text, calls=calls),
+            lambda msg: openai_error(msg, code="invalid_api_key"),
+            {"OPENAI_API_KEY": OPENAI_KEY},
+        )
     if provider_id == "openai-chat":
-        return (lambda text, calls: chat_body(text=text, calls=calls),
-                lambda msg: openai_error(msg, code="invalid_api_key"),
-                {"OPENAI_COMPAT_API_KEY": COMPAT_KEY})
-    return (lambda text, calls: anthropic_body(text=text, calls=[(c, n, json.loads(a)) for c, n, a in calls]),
-            lambda msg: anthropic_error(msg, type_="authentication_error"),
-            {"ANTHROPIC_API_KEY": ANTHROPIC_KEY})
+        return (
+            lambda text, calls: chat_body(text=text, calls=calls),
+            lambda msg: openai_error(msg, code="invalid_api_key"),
+            {"OPENAI_COMPAT_API_KEY": COMPAT_KEY},
+        )
+    return (
+        lambda text, calls: anthropic_body(text=text, calls=[(c, n, json.loads(a)) for c, n, a in calls]),
+        lambda msg: anthropic_error(msg, type_="authentication_error"),
+        {"ANTHROPIC_API_KEY": ANTHROPIC_KEY},
+    )
 
 
 @pytest.mark.parametrize("provider_id", ["openai", "openai-chat", "anthropic"])
 def test_no_secret_in_records_logs_events_or_errors(
-    provider_id: str, srv: FakeLLMServer, settings: Settings, logs: pytest.LogCaptureFixture,
+    provider_id: str,
+    srv: FakeLLMServer,
+    settings: Settings,
+    logs: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     body, error, env = _wire(provider_id)
@@ -188,8 +205,9 @@ def test_engine_bugs_are_logged_without_the_key(settings: Settings, logs: pytest
     assert events[-1].status == "error"
     for event in events:
         assert_clean(f"event {event.kind}", json.dumps(event.as_dict(), default=str))
-    provider = ScriptedProvider([{"tool_calls": [{"name": n, "arguments": a, "call_id": c} for c, n, a in TOOL_TURN]},
-                                 {"text": "ok"}])
+    provider = ScriptedProvider(
+        [{"tool_calls": [{"name": n, "arguments": a, "call_id": c} for c, n, a in TOOL_TURN]}, {"text": "ok"}]
+    )
     list(run_agent("g", provider=provider, registry=leaky_registry(), settings=settings))
     scan_folder(settings.data_dir)
     scan_logs(logs)
@@ -200,12 +218,31 @@ def test_cli_output_and_sdk_debug_logs_hold_no_key(srv: FakeLLMServer, data_dir:
     """The CLI with the SDK's own debug logging on (OPENAI_LOG=debug) and a 401 that echoes the key."""
     srv.push(openai_error(f"Incorrect API key provided: {COMPAT_KEY}", code="invalid_api_key"), status=401)
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update(AGENT_DATA_DIR=str(data_dir), PYTHONPATH=str(REPO), RETRY_DELAYS="0", OPENAI_LOG="debug",
-               OPENAI_COMPAT_API_KEY=COMPAT_KEY)
+    env.update(
+        AGENT_DATA_DIR=str(data_dir),
+        PYTHONPATH=str(REPO),
+        RETRY_DELAYS="0",
+        OPENAI_LOG="debug",
+        OPENAI_COMPAT_API_KEY=COMPAT_KEY,
+    )
     done = subprocess.run(
-        [sys.executable, "-m", "agent_core", "run", f"use {GOAL_KEY}", "--provider", "openai-chat", "--base-url",
-         srv.url("/v1"), "--json"],
-        capture_output=True, text=True, env=env, cwd=data_dir, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "agent_core",
+            "run",
+            f"use {GOAL_KEY}",
+            "--provider",
+            "openai-chat",
+            "--base-url",
+            srv.url("/v1"),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=data_dir,
+        timeout=60,
     )
     assert done.returncode == 1
     assert "rejected the API key (401)" in done.stderr
@@ -240,8 +277,12 @@ def page_text(at: Any) -> str:
 def _openai_script(srv: FakeLLMServer) -> None:
     """A 401 that echoes the key, then a run whose model text, tool arguments and answer hold keys."""
     srv.push(openai_error(f"Incorrect API key provided: {OPENAI_KEY}", code="invalid_api_key"), status=401)
-    srv.push(responses_body(text=f"Using {MODEL_KEY}", calls=[
-        ("call_1", "word_count", json.dumps({"text": f"api_key={ARG_KEY} {BEARER} {TOOL_KEY}"}))]))
+    srv.push(
+        responses_body(
+            text=f"Using {MODEL_KEY}",
+            calls=[("call_1", "word_count", json.dumps({"text": f"api_key={ARG_KEY} {BEARER} {TOOL_KEY}"}))],
+        )
+    )
     srv.push(responses_body(text=f"Done with {MODEL_KEY} and {OPENAI_KEY}"))
 
 
@@ -262,14 +303,24 @@ def test_history_and_tool_stats_pages_show_no_key(srv: FakeLLMServer, page_env: 
     config = Settings.from_env(dotenv=False)
     for _ in range(2):
         provider = make_provider("openai", settings=config, base_url=srv.url("/v1"))
-        list(run_agent(f"Count the words in 'my key is {GOAL_KEY}'", provider=provider,
-                       registry=build_default_registry(config), settings=config))
+        list(
+            run_agent(
+                f"Count the words in 'my key is {GOAL_KEY}'",
+                provider=provider,
+                registry=build_default_registry(config),
+                settings=config,
+            )
+        )
     runs = sorted(p.stem for p in (page_env / "runs").glob("*.json"))
     assert len(runs) == 2
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=30)
     at.run()
-    for page, query in [("pages/history.py", {}), ("pages/history.py", {"run": runs[0]}),
-                        ("pages/history.py", {"run": runs[1]}), ("pages/tool_stats.py", {})]:
+    for page, query in [
+        ("pages/history.py", {}),
+        ("pages/history.py", {"run": runs[0]}),
+        ("pages/history.py", {"run": runs[1]}),
+        ("pages/tool_stats.py", {}),
+    ]:
         at.switch_page(page)
         for key, value in query.items():
             at.query_params[key] = value

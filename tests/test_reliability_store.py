@@ -45,8 +45,13 @@ def cli(
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update(AGENT_DATA_DIR=str(data_dir), PYTHONPATH=str(REPO), RETRY_DELAYS="0,0")
     return subprocess.run(
-        [sys.executable, "-m", "agent_core", *args], capture_output=True, text=True, env=env, cwd=data_dir,
-        timeout=timeout, preexec_fn=preexec,
+        [sys.executable, "-m", "agent_core", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=data_dir,
+        timeout=timeout,
+        preexec_fn=preexec,
     )
 
 
@@ -130,10 +135,20 @@ BAD_CONTENT: dict[str, bytes] = {
     "bigint.json": b'{"schema_version": 1, "run_id": "r", "n": ' + b"9" * 5000 + b"}",
     "mistyped.json": json.dumps(
         {
-            "schema_version": 1, "run_id": "01000000-0000-7000-8000-00000000beef", "goal": ["not", "text"],
-            "provider": {"nested": True}, "model": 42, "status": "exploded", "usage": "lots", "error": "text",
-            "settings": [], "answer": {"a": 1}, "context_blocks": "none",
-            "steps": [1, "two", None], "history": [None, 3], "tool_calls": [None, 7, "call"],
+            "schema_version": 1,
+            "run_id": "01000000-0000-7000-8000-00000000beef",
+            "goal": ["not", "text"],
+            "provider": {"nested": True},
+            "model": 42,
+            "status": "exploded",
+            "usage": "lots",
+            "error": "text",
+            "settings": [],
+            "answer": {"a": 1},
+            "context_blocks": "none",
+            "steps": [1, "two", None],
+            "history": [None, 3],
+            "tool_calls": [None, 7, "call"],
         }
     ).encode(),
 }
@@ -240,8 +255,13 @@ def test_cli_runs_skips_bad_files_including_dev_zero_and_unreadable(
     env.update(AGENT_DATA_DIR=str(settings.data_dir), PYTHONPATH=str(REPO))
     try:
         done = subprocess.run(
-            [*without_root_override(), sys.executable, "-m", "agent_core", "runs", "--json"], capture_output=True,
-            text=True, env=env, cwd=settings.data_dir, timeout=30, preexec_fn=_limit_memory,
+            [*without_root_override(), sys.executable, "-m", "agent_core", "runs", "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=settings.data_dir,
+            timeout=30,
+            preexec_fn=_limit_memory,
         )
     except subprocess.TimeoutExpired:
         release_fifos(runs_dir)()
@@ -281,16 +301,47 @@ def test_history_page_lists_bad_files_and_shows_every_good_run(
 
 
 ODD_RECORD = {
-    "schema_version": 1, "run_id": "01000000-0000-7000-8000-00000000beef", "goal": "odd but well-formed",
-    "provider": "elsewhere", "model": "m", "status": "exploded", "started_at": "yesterday at noon",
-    "finished_at": 12, "duration_ms": "slow", "usage": {"total_tokens": "many", "input_tokens": None},
-    "cost_usd": "free", "answer": None, "error": {"type": 5}, "settings": {"max_steps": "ten", "tools": "all"},
-    "steps": [{"index": "x", "blocks_sent": "all", "usage": [], "model_attempts": 3, "duration_ms": "slow",
-               "tool_call_ids": None, "started_at": []}],
+    "schema_version": 1,
+    "run_id": "01000000-0000-7000-8000-00000000beef",
+    "goal": "odd but well-formed",
+    "provider": "elsewhere",
+    "model": "m",
+    "status": "exploded",
+    "started_at": "yesterday at noon",
+    "finished_at": 12,
+    "duration_ms": "slow",
+    "usage": {"total_tokens": "many", "input_tokens": None},
+    "cost_usd": "free",
+    "answer": None,
+    "error": {"type": 5},
+    "settings": {"max_steps": "ten", "tools": "all"},
+    "steps": [
+        {
+            "index": "x",
+            "blocks_sent": "all",
+            "usage": [],
+            "model_attempts": 3,
+            "duration_ms": "slow",
+            "tool_call_ids": None,
+            "started_at": [],
+        }
+    ],
     "context_blocks": [{"index": None, "items": "none", "chars": "many", "step": {}}],
     "history": [{"role": 5, "content": {"x": 1}, "tool_calls": "x"}],
-    "tool_calls": [{"tool": ["a"], "success": "maybe", "attempts": "many", "duration_ms": "NaN", "started_at": 5,
-                    "step": "one", "call_id": {"id": 1}, "arguments": "x", "fallback": "yes", "output": 7}],
+    "tool_calls": [
+        {
+            "tool": ["a"],
+            "success": "maybe",
+            "attempts": "many",
+            "duration_ms": "NaN",
+            "started_at": 5,
+            "step": "one",
+            "call_id": {"id": 1},
+            "arguments": "x",
+            "fallback": "yes",
+            "output": 7,
+        }
+    ],
 }
 """Well-formed at the top (it passes the record check) but with odd values inside: shown, not fatal."""
 
@@ -364,7 +415,11 @@ def test_ten_threads_and_ten_processes_at_once(settings: Settings) -> None:
     procs = {
         i: subprocess.Popen(
             [sys.executable, "-m", "agent_core", "run", goal, "--provider", "offline", "--json", "-q"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=settings.data_dir,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=settings.data_dir,
         )
         for i, goal in proc_goals.items()
     }

@@ -125,8 +125,15 @@ def misbehaving_registry(release: threading.Event) -> ToolRegistry:
         """Returns values JSON cannot hold as such."""
         loop: list[Any] = [1]
         loop.append(loop)
-        return {"set": {3, 1, 2}, "when": datetime(2026, 1, 1, tzinfo=timezone.utc), "nan": math.nan,
-                "inf": math.inf, "loop": loop, "obj": object(), "bytes": b"\xff"}
+        return {
+            "set": {3, 1, 2},
+            "when": datetime(2026, 1, 1, tzinfo=timezone.utc),
+            "nan": math.nan,
+            "inf": math.inf,
+            "loop": loop,
+            "obj": object(),
+            "bytes": b"\xff",
+        }
 
     @registry.tool
     def unprintable(x: str) -> Any:
@@ -152,8 +159,21 @@ def misbehaving_registry(release: threading.Event) -> ToolRegistry:
 
 
 MISBEHAVING = [
-    "hang", "raise_value", "raise_key", "raise_transient", "raise_exit", "raise_interrupt", "raise_huge",
-    "raise_unprintable", "huge_text", "huge_list", "binary", "odd_values", "unprintable", "control_chars", "nothing",
+    "hang",
+    "raise_value",
+    "raise_key",
+    "raise_transient",
+    "raise_exit",
+    "raise_interrupt",
+    "raise_huge",
+    "raise_unprintable",
+    "huge_text",
+    "huge_list",
+    "binary",
+    "odd_values",
+    "unprintable",
+    "control_chars",
+    "nothing",
 ]
 
 
@@ -213,8 +233,9 @@ def test_misbehaving_tools_never_stop_the_run(settings: Settings, release: threa
 def test_a_non_utf8_goal_from_the_command_line_is_saved(settings: Settings) -> None:
     """Bytes that are not UTF-8 in argv arrive as lone surrogates; the record must still be written."""
     goal = "caf\udce9 2+2"
-    record = run_to_end(goal, provider=ScriptedProvider([{"text": "fine \udcff"}]), registry=ToolRegistry(),
-                        settings=settings)
+    record = run_to_end(
+        goal, provider=ScriptedProvider([{"text": "fine \udcff"}]), registry=ToolRegistry(), settings=settings
+    )
     assert record["status"] == "completed"
     raw = (settings.runs_dir / f"{record['run_id']}.json").read_bytes()
     raw.decode("utf-8")  # valid UTF-8 on disk
@@ -425,16 +446,48 @@ def test_read_file_refuses_a_device_node_inside_the_workspace(jail: Settings) ->
 
 def test_read_file_wrong_argument_types_are_validation_errors(jail: Settings) -> None:
     d = Dispatcher(build_default_registry(jail), jail)
-    for arguments in ({"path": ["../canary.txt"]}, {"path": None}, {"path": "notes.txt", "max_chars": -1},
-                      {"path": "notes.txt", "max_chars": 10**12}, {"path": "notes.txt", "mode": "w"}, {}):
+    for arguments in (
+        {"path": ["../canary.txt"]},
+        {"path": None},
+        {"path": "notes.txt", "max_chars": -1},
+        {"path": "notes.txt", "max_chars": 10**12},
+        {"path": "notes.txt", "mode": "w"},
+        {},
+    ):
         entry = dispatch(d, "read_file", arguments)
         assert entry["error_category"] == "validation", (arguments, entry["output"])
 
 
 SEGMENTS = st.sampled_from(
-    ["..", ".", "", "canary.txt", "sub", "up", "out_dir", "out_file", "out_rel", "proc_dir", "environ", "runs",
-     "canary.json", "agent_data", "workspace", "notes.txt", "~", "%2e%2e", "．．", "..\\..", "/", "\\", "C:",
-     "\x00", " ", "zero", "pipe"]
+    [
+        "..",
+        ".",
+        "",
+        "canary.txt",
+        "sub",
+        "up",
+        "out_dir",
+        "out_file",
+        "out_rel",
+        "proc_dir",
+        "environ",
+        "runs",
+        "canary.json",
+        "agent_data",
+        "workspace",
+        "notes.txt",
+        "~",
+        "%2e%2e",
+        "．．",
+        "..\\..",
+        "/",
+        "\\",
+        "C:",
+        "\x00",
+        " ",
+        "zero",
+        "pipe",
+    ]
 )
 PATHS = st.one_of(
     st.tuples(st.lists(SEGMENTS | st.text(max_size=8), max_size=8), st.sampled_from(["/", "\\", "//"])).map(

@@ -34,7 +34,9 @@ def _tool_sequence(record: dict[str, Any]) -> list[str]:
 
 def _offline_run(goal: str, settings: Settings) -> dict[str, Any]:
     return run_to_end(
-        goal, provider=make_provider("offline", settings=settings), registry=build_default_registry(settings),
+        goal,
+        provider=make_provider("offline", settings=settings),
+        registry=build_default_registry(settings),
         settings=settings,
     )
 
@@ -49,7 +51,9 @@ def _demo_run(scenario: str, settings: Settings) -> dict[str, Any]:
     return load_record(finished.path)
 
 
-def _replayed(source: dict[str, Any], provider_id: str, settings: Settings, **options: Any) -> tuple[dict[str, Any], Any]:
+def _replayed(
+    source: dict[str, Any], provider_id: str, settings: Settings, **options: Any
+) -> tuple[dict[str, Any], Any]:
     replay = prepare_replay(source, provider_id, settings=settings, **options)
     record = replay.run_to_end()
     assert_valid_record(record)
@@ -86,8 +90,14 @@ def test_demo_scenarios_replay_their_retries_and_fallbacks_offline(demo_settings
         assert record["answer"] == source["answer"], scenario.id
         for old, new in zip(source["tool_calls"], record["tool_calls"]):
             # The same attempts (errors, then the success or the fallback), the same output.
-            assert [(a["success"], a["error"]) for a in new["attempts"]] == [(a["success"], a["error"]) for a in old["attempts"]]
-            assert (new["output"], new["success"], new["duplicate"]) == (old["output"], old["success"], old["duplicate"])
+            assert [(a["success"], a["error"]) for a in new["attempts"]] == [
+                (a["success"], a["error"]) for a in old["attempts"]
+            ]
+            assert (new["output"], new["success"], new["duplicate"]) == (
+                old["output"],
+                old["success"],
+                old["duplicate"],
+            )
             assert bool(new["fallback"]) == bool(old["fallback"])
         assert compare([source, record]).first is None, scenario.id
     tour = _demo_run("tour", settings)

@@ -38,8 +38,12 @@ def test_unavailable_provider_says_why(settings: Settings) -> None:
 
 def test_prepared_run_uses_overrides_tools_and_extra_fields(settings: Settings) -> None:
     prepared = prepare_run(
-        "  What is (24*7)+100?  ", "offline", settings=settings, overrides={"max_steps": 4, "max_context_blocks": 3},
-        tools=["calculator", " lookup "], record_extra={"eval_id": "e1"},
+        "  What is (24*7)+100?  ",
+        "offline",
+        settings=settings,
+        overrides={"max_steps": 4, "max_context_blocks": 3},
+        tools=["calculator", " lookup "],
+        record_extra={"eval_id": "e1"},
     )
     assert prepared.goal == "What is (24*7)+100?"
     assert prepared.registry.names() == ["calculator", "lookup"]

@@ -51,19 +51,43 @@ def real_run(settings: Settings, goal: str) -> dict[str, Any]:
     return run_to_end(goal, provider=provider, registry=registry(), settings=settings)
 
 
-def record(run_id: str | None = None, *, started: str = "2026-01-02T03:04:05.000+00:00", status: str = "completed",
-           calls: int = 2, **extra: Any) -> dict[str, Any]:
+def record(
+    run_id: str | None = None,
+    *,
+    started: str = "2026-01-02T03:04:05.000+00:00",
+    status: str = "completed",
+    calls: int = 2,
+    **extra: Any,
+) -> dict[str, Any]:
     """A small, valid record written without the loop (fast, and any status or owner)."""
     rid = run_id or new_run_id()
     rec: dict[str, Any] = {
-        "schema_version": 1, "run_id": rid, "goal": f"goal {rid[-4:]}", "provider": "offline", "model": "m",
-        "status": status, "started_at": started, "updated_at": started, "duration_ms": 12.5,
-        "usage": {"input_tokens": 3, "output_tokens": 4, "total_tokens": 7}, "cost_usd": 0.0,
+        "schema_version": 1,
+        "run_id": rid,
+        "goal": f"goal {rid[-4:]}",
+        "provider": "offline",
+        "model": "m",
+        "status": status,
+        "started_at": started,
+        "updated_at": started,
+        "duration_ms": 12.5,
+        "usage": {"input_tokens": 3, "output_tokens": 4, "total_tokens": 7},
+        "cost_usd": 0.0,
         "steps": [{"index": 1}],
         "tool_calls": [
-            {"call_id": f"c{n}", "step": 1, "tool": "echo", "success": n % 2 == 0, "error_category": None if n % 2 == 0
-             else "transient", "attempts": [{}, {}] if n == 1 else [{}], "fallback": None, "duplicate": False,
-             "truncated": False, "duration_ms": 1.5 * n, "started_at": started}
+            {
+                "call_id": f"c{n}",
+                "step": 1,
+                "tool": "echo",
+                "success": n % 2 == 0,
+                "error_category": None if n % 2 == 0 else "transient",
+                "attempts": [{}, {}] if n == 1 else [{}],
+                "fallback": None,
+                "duplicate": False,
+                "truncated": False,
+                "duration_ms": 1.5 * n,
+                "started_at": started,
+            }
             for n in range(calls)
         ],
     }
@@ -321,8 +345,12 @@ def test_two_processes_share_one_index(runs_dir: Path) -> None:
         f"s = RunStore({str(runs_dir)!r}, workers=1); s.refresh()\n"
         "print(json.dumps([len(s.runs()), len(s.tool_calls()), len(s.problems())]))"
     )
-    procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              cwd=REPO) for _ in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO
+        )
+        for _ in range(2)
+    ]
     outs = [p.communicate(timeout=60) for p in procs]
     assert all(p.returncode == 0 for p in procs), [err for _, err in outs]
     assert {out.strip().splitlines()[-1] for out, _ in outs} == {"[40, 60, 0]"}

@@ -12,6 +12,13 @@ from agent_core.evals.goalset import GoalSet, GoalSetError, load_goal_set, parse
 from agent_core.evals.runner import EvalRun, Target, list_results, load_result, run_eval
 
 __all__ = [
-    "EvalRun", "GoalSet", "GoalSetError", "Target", "list_results", "load_goal_set", "load_result", "parse_goal_set",
+    "EvalRun",
+    "GoalSet",
+    "GoalSetError",
+    "Target",
+    "list_results",
+    "load_goal_set",
+    "load_result",
+    "parse_goal_set",
     "run_eval",
 ]

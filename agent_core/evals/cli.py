@@ -23,22 +23,46 @@ from agent_core.evals.runner import EvalRun, Progress, Target, evals_dir
 from agent_core.settings import Settings
 
 JSON_KEYS = (
-    "eval_id", "goal_set", "complete", "planned", "repeats", "targets", "judge", "started_at", "finished_at",
-    "duration_ms", "summary", "cells", "baseline", "flips", "mcnemar_p", "mcnemar",
+    "eval_id",
+    "goal_set",
+    "complete",
+    "planned",
+    "repeats",
+    "targets",
+    "judge",
+    "started_at",
+    "finished_at",
+    "duration_ms",
+    "summary",
+    "cells",
+    "baseline",
+    "flips",
+    "mcnemar_p",
+    "mcnemar",
 )
 
 
 class _ProviderAction(argparse.Action):
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: str | None = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
         targets = list(getattr(namespace, "targets", None) or [])
         targets.append([str(values), None])
         namespace.targets = targets
 
 
 class _ModelAction(argparse.Action):
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: str | None = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
         targets = list(getattr(namespace, "targets", None) or [])
         if not targets:
             parser.error("--model applies to the --provider before it; give --provider first")
@@ -53,15 +77,23 @@ def add_parser(sub: Any) -> None:
     """Add the ``eval`` command to the CLI's subparsers."""
     ev = sub.add_parser("eval", help="run a goal set with checks on one or more providers/models")
     ev.add_argument("file", help="goal-set YAML file (e.g. evals/seeds.yaml)")
-    ev.add_argument("--provider", action=_ProviderAction, dest="targets", metavar="P",
-                    help="provider to evaluate; repeat for several (default: the set's, else local or offline)")
-    ev.add_argument("--model", action=_ModelAction, dest="targets", metavar="M",
-                    help="model for the --provider before it")
+    ev.add_argument(
+        "--provider",
+        action=_ProviderAction,
+        dest="targets",
+        metavar="P",
+        help="provider to evaluate; repeat for several (default: the set's, else local or offline)",
+    )
+    ev.add_argument(
+        "--model", action=_ModelAction, dest="targets", metavar="M", help="model for the --provider before it"
+    )
     ev.add_argument("--repeats", type=int, default=1, help="runs per goal and model (default 1)")
     ev.add_argument("--concurrency", type=int, default=4, help="runs at once on remote providers (default 4)")
     ev.add_argument("--baseline", help="an earlier eval id of the same set, or 'latest', to count flips against")
     ev.add_argument("--min-pass", type=float, default=0.0, help="exit 1 when a provider's pass rate is below this")
-    ev.add_argument("--judge", metavar="P", help="provider that judges 'judge' checks (default: the set's; none: not judged)")
+    ev.add_argument(
+        "--judge", metavar="P", help="provider that judges 'judge' checks (default: the set's; none: not judged)"
+    )
     ev.add_argument("--judge-model", metavar="M", help="model of the judge")
     ev.add_argument("--json", action="store_true", help="print the result as JSON")
     ev.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
@@ -76,14 +108,18 @@ def progress_line(p: Progress) -> str:
     verdict = {True: "pass", False: "FAIL", None: "n/a"}[row["passed"]]
     failed = [c["check"] for c in row["checks"] if c["passed"] is False]
     tail = f"  ✗ {'; '.join(failed)[:120]}" if failed else ""
-    return (f"[{p.done}/{p.total}] {row['target']} {row['goal_id']}#{row['repeat'] + 1}: {verdict} "
-            f"({row['status']}, {row['steps']} steps){tail}")
+    return (
+        f"[{p.done}/{p.total}] {row['target']} {row['goal_id']}#{row['repeat'] + 1}: {verdict} "
+        f"({row['status']}, {row['steps']} steps){tail}"
+    )
 
 
 def format_result(result: dict[str, Any]) -> str:
     """The scores for people."""
-    lines = [f"eval {result['eval_id']} · {result['goal_set']['name']} · {len(result['runs'])}/{result['planned']} runs"
-             + ("" if result["complete"] else " · INCOMPLETE (stopped)")]
+    lines = [
+        f"eval {result['eval_id']} · {result['goal_set']['name']} · {len(result['runs'])}/{result['planned']} runs"
+        + ("" if result["complete"] else " · INCOMPLETE (stopped)")
+    ]
     header = f"{'provider/model':<38} {'pass':>6} {'95% CI':>13} {'pass@k':>7} {'pass^k':>7} {'steps':>5} {'tokens':>7}  flaky"
     lines += [header, "-" * len(header)]
     for s in result["summary"]:
@@ -91,8 +127,10 @@ def format_result(result: dict[str, Any]) -> str:
         ci = f"{_pct(s['ci_low'])}–{_pct(s['ci_high'])}"
         med_steps = "—" if s["median_steps"] is None else f"{s['median_steps']:g}"
         med_tokens = "—" if s["median_tokens"] is None else f"{s['median_tokens']:g}"
-        lines.append(f"{target:<38} {_pct(s['pass_rate']):>6} {ci:>13} {_pct(s['pass_at_k']):>7} "
-                     f"{_pct(s['pass_all_k']):>7} {med_steps:>5} {med_tokens:>7}  {', '.join(s['flaky']) or '—'}")
+        lines.append(
+            f"{target:<38} {_pct(s['pass_rate']):>6} {ci:>13} {_pct(s['pass_at_k']):>7} "
+            f"{_pct(s['pass_all_k']):>7} {med_steps:>5} {med_tokens:>7}  {', '.join(s['flaky']) or '—'}"
+        )
         extras = []
         if s.get("grounding_checked"):
             extras.append(f"ungrounded answers {_pct(s['ungrounded_rate'])} of {s['grounding_checked']}")
@@ -110,9 +148,11 @@ def format_result(result: dict[str, Any]) -> str:
     if result.get("baseline"):
         m = result.get("mcnemar") or {}
         lines.append("")
-        lines.append(f"against {result['baseline']}: {m.get('pass_to_fail', 0)} pass→fail, "
-                     f"{m.get('fail_to_pass', 0)} fail→pass of {m.get('paired', 0)} paired cells, "
-                     f"McNemar exact p = {result['mcnemar_p']:.3g}")
+        lines.append(
+            f"against {result['baseline']}: {m.get('pass_to_fail', 0)} pass→fail, "
+            f"{m.get('fail_to_pass', 0)} fail→pass of {m.get('paired', 0)} paired cells, "
+            f"McNemar exact p = {result['mcnemar_p']:.3g}"
+        )
         for f in result["flips"]:
             lines.append(f"  {f['flip']}: {f['provider']}/{f['model']} {f['goal_id']} ({f['before']} → {f['after']})")
     return "\n".join(lines)
@@ -148,24 +188,38 @@ def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
         sys.stderr.write("error: --min-pass is a share between 0 and 1 (e.g. 0.8)\n")
         return EXIT_USAGE
     judge = None
-    judge_spec = (args.judge, args.judge_model) if args.judge else (
-        (goal_set.judge["provider"], goal_set.judge.get("model")) if goal_set.judge else (None, None)
+    judge_spec = (
+        (args.judge, args.judge_model)
+        if args.judge
+        else ((goal_set.judge["provider"], goal_set.judge.get("model")) if goal_set.judge else (None, None))
     )
     cancel = threading.Event()
     try:
         if judge_spec[0] and judge_spec[0] != "none":
-            judge = Judge(make_provider(judge_spec[0], settings=settings, model=judge_spec[1]),
-                          evals_dir(settings) / "judge_cache.json")
+            judge = Judge(
+                make_provider(judge_spec[0], settings=settings, model=judge_spec[1]),
+                evals_dir(settings) / "judge_cache.json",
+            )
         elif any(c.kind == "judge" for g in goal_set.goals for c in g.checks):
             sys.stderr.write("note: no judge given (--judge); judge checks show 'not judged'\n")
-        run = EvalRun(goal_set, targets, settings=settings, repeats=args.repeats, concurrency=args.concurrency,
-                      judge=judge, cancel=cancel, baseline=args.baseline)
+        run = EvalRun(
+            goal_set,
+            targets,
+            settings=settings,
+            repeats=args.repeats,
+            concurrency=args.concurrency,
+            judge=judge,
+            cancel=cancel,
+            baseline=args.baseline,
+        )
         if args.baseline and args.baseline != "latest":
             from agent_core.evals.runner import load_result
 
             base = load_result(args.baseline, settings)
             if base["goal_set"]["name"] != goal_set.name:
-                raise ValueError(f"baseline {args.baseline} is an eval of {base['goal_set']['name']!r}, not of {goal_set.name!r}")
+                raise ValueError(
+                    f"baseline {args.baseline} is an eval of {base['goal_set']['name']!r}, not of {goal_set.name!r}"
+                )
     except (ProviderUnavailable, ValueError) as exc:
         return usage_error(exc)
 
@@ -175,8 +229,10 @@ def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
             sys.stderr.flush()
 
     if not args.quiet:
-        sys.stderr.write(f"eval {run.eval_id}: {len(goal_set.goals)} goals × {len(targets)} model(s) × "
-                         f"{args.repeats} = {run.total} runs\n")
+        sys.stderr.write(
+            f"eval {run.eval_id}: {len(goal_set.goals)} goals × {len(targets)} model(s) × "
+            f"{args.repeats} = {run.total} runs\n"
+        )
     interrupted = False
     try:
         result = run.run(report)

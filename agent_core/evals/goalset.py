@@ -24,14 +24,33 @@ ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,79}$")
 SEQUENCE_MODES = ("strict", "in_order", "any_order", "subset", "superset")
 ERROR_CATEGORIES = tuple(c.value for c in ErrorCategory)
 KNOWN_TOOLS = (
-    "calculator", "read_file", "lookup", "word_count", "search_documents", "get_weather", "search_web", "search_cached",
+    "calculator",
+    "read_file",
+    "lookup",
+    "word_count",
+    "search_documents",
+    "get_weather",
+    "search_web",
+    "search_cached",
 )
 """The built-in tools (agent_core.tools.builtins); a goal's ``tools`` must name some of them."""
 
 CHECK_KINDS = (
-    "answer_contains", "answer_contains_any", "answer_not_contains", "answer_regex", "answer_number",
-    "tool_used", "tool_not_used", "tool_sequence", "tool_args", "max_tool_errors", "max_steps",
-    "max_cost_usd", "status", "judge", "grounded",
+    "answer_contains",
+    "answer_contains_any",
+    "answer_not_contains",
+    "answer_regex",
+    "answer_number",
+    "tool_used",
+    "tool_not_used",
+    "tool_sequence",
+    "tool_args",
+    "max_tool_errors",
+    "max_steps",
+    "max_cost_usd",
+    "status",
+    "judge",
+    "grounded",
 )
 GOAL_FIELDS = ("id", "goal", "tools", "max_steps", "checks", "scenario", "tags")
 SET_FIELDS = ("name", "description", "goals", "provider", "model", "judge")
@@ -166,7 +185,9 @@ def _number(value: Any, where: _Where, path: str) -> float:
     return float(value)
 
 
-def _mapping(value: Any, where: _Where, path: str, allowed: Sequence[str], required: Sequence[str] = ()) -> dict[str, Any]:
+def _mapping(
+    value: Any, where: _Where, path: str, allowed: Sequence[str], required: Sequence[str] = ()
+) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise where.error(path, f"expected a mapping, got {_type_name(value)}")
     for key in value:
@@ -196,7 +217,7 @@ def _tools(value: Any, where: _Where, path: str) -> list[str]:
 def _check(raw: Any, where: _Where, path: str) -> Check:
     if not isinstance(raw, dict) or len(raw) != 1:
         raise where.error(path, "each check is a mapping with one key, e.g. '- tool_used: calculator'")
-    (kind, arg), = raw.items()
+    ((kind, arg),) = raw.items()
     path = f"{path}.{kind}"
     if kind not in CHECK_KINDS:
         raise where.error(path, f"unknown check (known: {', '.join(CHECK_KINDS)})")
@@ -227,7 +248,9 @@ def _check(raw: Any, where: _Where, path: str) -> Check:
         tools = spec["tools"]
         if not isinstance(tools, list):
             raise where.error(f"{path}.tools", f"expected a list of tool names, got {_type_name(tools)}")
-        return Check(kind, {"tools": [_tool(t, where, f"{path}.tools[{i}]") for i, t in enumerate(tools)], "mode": mode})
+        return Check(
+            kind, {"tools": [_tool(t, where, f"{path}.tools[{i}]") for i, t in enumerate(tools)], "mode": mode}
+        )
     if kind == "tool_args":
         spec = _mapping(arg, where, path, ("tool", "args"), ("tool", "args"))
         args = spec["args"]
@@ -252,7 +275,9 @@ def _check(raw: Any, where: _Where, path: str) -> Check:
         statuses = _texts(arg, where, path)
         for i, status in enumerate(statuses):
             if status not in STATUSES or status == "running":
-                raise where.error(f"{path}[{i}]", f"unknown status {status!r} (known: completed, max_steps, error, cancelled)")
+                raise where.error(
+                    f"{path}[{i}]", f"unknown status {status!r} (known: completed, max_steps, error, cancelled)"
+                )
         return Check(kind, statuses)
     if kind == "judge":
         if isinstance(arg, str):
@@ -369,8 +394,14 @@ def parse_goal_set(text: str | bytes, source: str = "goal set") -> GoalSet:
         spec = _mapping(raw["judge"], where, "judge", ("provider", "model"), ("provider",))
         judge = {k: _text(v, where, f"judge.{k}") for k, v in spec.items()}
     return GoalSet(
-        name=name, description=description, goals=goals, sha256=hashlib.sha256(data).hexdigest(), path=source,
-        provider=provider, model=model, judge=judge,
+        name=name,
+        description=description,
+        goals=goals,
+        sha256=hashlib.sha256(data).hexdigest(),
+        path=source,
+        provider=provider,
+        model=model,
+        judge=judge,
     )
 
 
@@ -399,5 +430,10 @@ def bundled_sets(root: Path | None = None) -> list[Path]:
 
 def as_mapping(goal_set: GoalSet) -> Mapping[str, Any]:
     """What an eval result says about its goal set."""
-    return {"name": goal_set.name, "sha256": goal_set.sha256, "path": goal_set.path, "description": goal_set.description,
-            "goals": [g.id for g in goal_set.goals]}
+    return {
+        "name": goal_set.name,
+        "sha256": goal_set.sha256,
+        "path": goal_set.path,
+        "description": goal_set.description,
+        "goals": [g.id for g in goal_set.goals],
+    }

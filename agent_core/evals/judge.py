@@ -89,7 +89,9 @@ class Judge:
 
     def _ask(self, rubric: str, answer: str) -> bool | None:
         prompt = f"Rubric:\n{rubric}\n\nAnswer to grade:\n{answer[:MAX_ANSWER_CHARS]}\n\nReply PASS or FAIL."
-        request = ModelRequest(instructions=JUDGE_INSTRUCTIONS, goal=prompt, blocks=[], tools=[], step=1, timeout=self.timeout)
+        request = ModelRequest(
+            instructions=JUDGE_INSTRUCTIONS, goal=prompt, blocks=[], tools=[], step=1, timeout=self.timeout
+        )
         self.calls += 1
         try:
             response = self.provider.complete(request)

@@ -107,7 +107,9 @@ def check_targets(goal_set: GoalSet, targets: Sequence[Target]) -> None:
                     f"{goal_set.path}: goal {plain[0]!r}: the scripted provider only replays goals with a 'scenario'"
                 )
         elif target.provider not in PROVIDER_IDS:
-            raise ValueError(f"unknown provider {target.provider!r}; choose one of: {', '.join((*PROVIDER_IDS, SCRIPTED))}")
+            raise ValueError(
+                f"unknown provider {target.provider!r}; choose one of: {', '.join((*PROVIDER_IDS, SCRIPTED))}"
+            )
 
 
 def _row_of(record: dict[str, Any], target: Target, goal: Goal, repeat: int, judge: Judge | None) -> dict[str, Any]:
@@ -230,9 +232,15 @@ class EvalRun:
             overrides = {"max_steps": goal.max_steps} if goal.max_steps else None
             provider = self.factory(target, goal)
             prepared = prepare_run(
-                goal.goal, target.provider, settings=self.settings, overrides=overrides, tools=goal.tools,
-                provider=provider, registry=build_default_registry(self.settings, rng=random.Random(seed)),
-                rng=random.Random(seed), record_extra=extra,
+                goal.goal,
+                target.provider,
+                settings=self.settings,
+                overrides=overrides,
+                tools=goal.tools,
+                provider=provider,
+                registry=build_default_registry(self.settings, rng=random.Random(seed)),
+                rng=random.Random(seed),
+                record_extra=extra,
             )
         finished: RunFinished | None = None
         for event in prepared.events(self.cancel):
@@ -243,8 +251,14 @@ class EvalRun:
         try:
             record = load_record(finished.path)
         except Exception:  # noqa: BLE001 - the record could not be written: score what we know
-            record = {"run_id": finished.run_id, "status": finished.status, "answer": finished.answer,
-                      "steps": [], "tool_calls": [], "model": provider.model}
+            record = {
+                "run_id": finished.run_id,
+                "status": finished.status,
+                "answer": finished.answer,
+                "steps": [],
+                "tool_calls": [],
+                "model": provider.model,
+            }
         return _row_of(record, target, goal, repeat, self.judge)
 
     def run(
@@ -309,7 +323,9 @@ class EvalRun:
         """The result as it stands (scores over the runs that finished)."""
         targets = {t.label: i for i, t in enumerate(self.targets)}
         goals = {g.id: i for i, g in enumerate(self.goal_set.goals)}
-        rows = sorted(self.rows, key=lambda row: (targets.get(row["target"], 0), goals.get(row["goal_id"], 0), row["repeat"]))
+        rows = sorted(
+            self.rows, key=lambda row: (targets.get(row["target"], 0), goals.get(row["goal_id"], 0), row["repeat"])
+        )
         cells = cells_of(rows, [g.id for g in self.goal_set.goals])
         result: dict[str, Any] = {
             "version": RESULT_VERSION,

@@ -107,7 +107,9 @@ def cell_passes(cell: Mapping[str, Any]) -> bool | None:
     return 2 * int(cell["passed"]) > total
 
 
-def summary_of(runs: Sequence[Mapping[str, Any]], cells: Sequence[Mapping[str, Any]], repeats: int) -> list[dict[str, Any]]:
+def summary_of(
+    runs: Sequence[Mapping[str, Any]], cells: Sequence[Mapping[str, Any]], repeats: int
+) -> list[dict[str, Any]]:
     """Scores per (provider, model)."""
     out = []
     targets: list[tuple[str, str]] = []
@@ -136,8 +138,12 @@ def summary_of(runs: Sequence[Mapping[str, Any]], cells: Sequence[Mapping[str, A
                 "ci_low": low,
                 "ci_high": high,
                 "k": k,
-                "pass_at_k": sum(pass_at_k(c["total"], c["passed"], k) for c in scored) / len(scored) if scored else None,
-                "pass_all_k": sum(pass_all_k(c["total"], c["passed"], k) for c in scored) / len(scored) if scored else None,
+                "pass_at_k": sum(pass_at_k(c["total"], c["passed"], k) for c in scored) / len(scored)
+                if scored
+                else None,
+                "pass_all_k": sum(pass_all_k(c["total"], c["passed"], k) for c in scored) / len(scored)
+                if scored
+                else None,
                 "flaky": [c["goal_id"] for c in mine if c["flaky"]],
                 "median_steps": median(r.get("steps") for r in rows),
                 "median_tokens": median(r.get("tokens") for r in rows),
@@ -154,7 +160,9 @@ def summary_of(runs: Sequence[Mapping[str, Any]], cells: Sequence[Mapping[str, A
     return out
 
 
-def flips_of(cells: Sequence[Mapping[str, Any]], baseline_cells: Sequence[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def flips_of(
+    cells: Sequence[Mapping[str, Any]], baseline_cells: Sequence[Mapping[str, Any]]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Cells whose pass/fail changed since the baseline, and the McNemar test over the paired cells
     (overall and per (provider, model))."""
     before = {(c["provider"], c.get("model") or "", c["goal_id"]): c for c in baseline_cells}
@@ -172,22 +180,52 @@ def flips_of(cells: Sequence[Mapping[str, Any]], baseline_cells: Sequence[Mappin
         counts[2] += 1
         if then and not now:
             counts[0] += 1
-            flips.append({"provider": key[0], "model": key[1], "goal_id": key[2], "flip": "pass→fail",
-                          "before": f"{old['passed']}/{old['total']}", "after": f"{cell['passed']}/{cell['total']}",
-                          "run_ids": cell["run_ids"], "baseline_run_ids": old["run_ids"]})
+            flips.append(
+                {
+                    "provider": key[0],
+                    "model": key[1],
+                    "goal_id": key[2],
+                    "flip": "pass→fail",
+                    "before": f"{old['passed']}/{old['total']}",
+                    "after": f"{cell['passed']}/{cell['total']}",
+                    "run_ids": cell["run_ids"],
+                    "baseline_run_ids": old["run_ids"],
+                }
+            )
         elif now and not then:
             counts[1] += 1
-            flips.append({"provider": key[0], "model": key[1], "goal_id": key[2], "flip": "fail→pass",
-                          "before": f"{old['passed']}/{old['total']}", "after": f"{cell['passed']}/{cell['total']}",
-                          "run_ids": cell["run_ids"], "baseline_run_ids": old["run_ids"]})
+            flips.append(
+                {
+                    "provider": key[0],
+                    "model": key[1],
+                    "goal_id": key[2],
+                    "flip": "fail→pass",
+                    "before": f"{old['passed']}/{old['total']}",
+                    "after": f"{cell['passed']}/{cell['total']}",
+                    "run_ids": cell["run_ids"],
+                    "baseline_run_ids": old["run_ids"],
+                }
+            )
     b = sum(v[0] for v in pairs.values())
     c = sum(v[1] for v in pairs.values())
     per_target = [
-        {"provider": p, "model": m, "pass_to_fail": v[0], "fail_to_pass": v[1], "paired": v[2], "p": mcnemar_exact(v[0], v[1])}
+        {
+            "provider": p,
+            "model": m,
+            "pass_to_fail": v[0],
+            "fail_to_pass": v[1],
+            "paired": v[2],
+            "p": mcnemar_exact(v[0], v[1]),
+        }
         for (p, m), v in pairs.items()
     ]
-    test = {"pass_to_fail": b, "fail_to_pass": c, "paired": sum(v[2] for v in pairs.values()),
-            "p": mcnemar_exact(b, c) if pairs else None, "per_target": per_target}
+    test = {
+        "pass_to_fail": b,
+        "fail_to_pass": c,
+        "paired": sum(v[2] for v in pairs.values()),
+        "p": mcnemar_exact(b, c) if pairs else None,
+        "per_target": per_target,
+    }
     return flips, test
 
 
@@ -198,8 +236,17 @@ def trend_of(results: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         for s in result.get("summary") or []:
             if s.get("pass_rate") is None:
                 continue
-            rows.append({"eval_id": result["eval_id"], "started_at": result.get("started_at"),
-                         "complete": bool(result.get("complete")), "target": f"{s['provider']}/{s['model']}",
-                         "provider": s["provider"], "model": s["model"], "pass_rate": s["pass_rate"],
-                         "ci_low": s["ci_low"], "ci_high": s["ci_high"]})
+            rows.append(
+                {
+                    "eval_id": result["eval_id"],
+                    "started_at": result.get("started_at"),
+                    "complete": bool(result.get("complete")),
+                    "target": f"{s['provider']}/{s['model']}",
+                    "provider": s["provider"],
+                    "model": s["model"],
+                    "pass_rate": s["pass_rate"],
+                    "ci_low": s["ci_low"],
+                    "ci_high": s["ci_high"],
+                }
+            )
     return rows

@@ -24,16 +24,32 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     if not any(getattr(a, "dest", "") == "run_ids" for a in parser._actions):
         parser.add_argument("run_ids", nargs="*", metavar="RUN_ID", help="runs to export (an id or a unique prefix)")
     group = parser.add_argument_group("OpenTelemetry")
-    group.add_argument("--otlp", metavar="URL", help="send as OTLP/HTTP protobuf to this endpoint (base URL or …/v1/traces)")
-    group.add_argument("--preset", choices=["generic", "phoenix", "langfuse", "mlflow"], default=None,
-                       help="endpoint path and auth of a tracing tool (with --otlp or its default URL); keys from "
-                       "PHOENIX_API_KEY, LANGFUSE_PUBLIC_KEY + LANGFUSE_SECRET_KEY, MLFLOW_EXPERIMENT_ID")
-    group.add_argument("--header", action="append", default=[], metavar="K=V",
-                       help="an HTTP header for --otlp (repeatable); OTEL_EXPORTER_OTLP_HEADERS is read too")
-    group.add_argument("--content", action="store_true",
-                       help="include goal, answer, tool arguments and results (masked, size-capped)")
-    group.add_argument("--otlp-json", metavar="FILE", help="write OTLP JSON lines (the file-exporter format); - for stdout")
-    group.add_argument("--since", metavar="DATE", help="export every run started on or after DATE (YYYY-MM-DD or ISO time)")
+    group.add_argument(
+        "--otlp", metavar="URL", help="send as OTLP/HTTP protobuf to this endpoint (base URL or …/v1/traces)"
+    )
+    group.add_argument(
+        "--preset",
+        choices=["generic", "phoenix", "langfuse", "mlflow"],
+        default=None,
+        help="endpoint path and auth of a tracing tool (with --otlp or its default URL); keys from "
+        "PHOENIX_API_KEY, LANGFUSE_PUBLIC_KEY + LANGFUSE_SECRET_KEY, MLFLOW_EXPERIMENT_ID",
+    )
+    group.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="an HTTP header for --otlp (repeatable); OTEL_EXPORTER_OTLP_HEADERS is read too",
+    )
+    group.add_argument(
+        "--content", action="store_true", help="include goal, answer, tool arguments and results (masked, size-capped)"
+    )
+    group.add_argument(
+        "--otlp-json", metavar="FILE", help="write OTLP JSON lines (the file-exporter format); - for stdout"
+    )
+    group.add_argument(
+        "--since", metavar="DATE", help="export every run started on or after DATE (YYYY-MM-DD or ISO time)"
+    )
 
 
 def wants_otlp(args: argparse.Namespace) -> bool:
@@ -87,7 +103,8 @@ def select_records(runs_dir: Path, run_ids: list[str], since: str | None) -> lis
 
 
 def cmd_export_otlp(args: argparse.Namespace, settings: Settings) -> int:
-    from agent_core.otel.export import record_to_trace, to_otlp_json_lines
+    from agent_core.otel.encode import to_otlp_json_lines
+    from agent_core.otel.export import record_to_trace
     from agent_core.otel.send import ExportError, Target, parse_headers, preset_target, send_traces, target_from_env
 
     try:
@@ -97,11 +114,19 @@ def cmd_export_otlp(args: argparse.Namespace, settings: Settings) -> int:
         target: Target | None = None
         if args.preset:
             env = os.environ
-            target = preset_target(
-                args.preset, endpoint=args.otlp, headers=headers, api_key=env.get("PHOENIX_API_KEY"),
-                public_key=env.get("LANGFUSE_PUBLIC_KEY"), secret_key=env.get("LANGFUSE_SECRET_KEY"),
-                experiment_id=env.get("MLFLOW_EXPERIMENT_ID"),
-            ) if args.preset != "generic" else preset_target("generic", endpoint=args.otlp, headers=headers)
+            target = (
+                preset_target(
+                    args.preset,
+                    endpoint=args.otlp,
+                    headers=headers,
+                    api_key=env.get("PHOENIX_API_KEY"),
+                    public_key=env.get("LANGFUSE_PUBLIC_KEY"),
+                    secret_key=env.get("LANGFUSE_SECRET_KEY"),
+                    experiment_id=env.get("MLFLOW_EXPERIMENT_ID"),
+                )
+                if args.preset != "generic"
+                else preset_target("generic", endpoint=args.otlp, headers=headers)
+            )
         elif args.otlp:
             from agent_core.otel.send import traces_url
 

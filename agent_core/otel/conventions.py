@@ -80,10 +80,18 @@ ALL_KEYS = GEN_AI_KEYS | OPENINFERENCE_KEYS | WORKBENCH_KEYS
 
 CONTENT_KEYS = frozenset(
     {
-        "input.value", "output.value", "input.mime_type", "output.mime_type",
-        "gen_ai.tool.call.arguments", "gen_ai.tool.call.result",
-        "gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions",
-        "llm.input_messages", "llm.output_messages", PREFIX + "error.message",
+        "input.value",
+        "output.value",
+        "input.mime_type",
+        "output.mime_type",
+        "gen_ai.tool.call.arguments",
+        "gen_ai.tool.call.result",
+        "gen_ai.input.messages",
+        "gen_ai.output.messages",
+        "gen_ai.system_instructions",
+        "llm.input_messages",
+        "llm.output_messages",
+        PREFIX + "error.message",
     }
 )
 """Keys that carry arguments, results, messages or error text: only with content export on."""

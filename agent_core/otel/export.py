@@ -21,13 +21,13 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
 from agent_core.masking import mask, mask_text
-from agent_core.otel.conventions import PREFIX, SCHEMA_URL
+from agent_core.otel.conventions import PREFIX
 
 AGENT_NAME = "agent-workbench"
 SCOPE_NAME = "agent_workbench.otel"
@@ -139,8 +139,9 @@ def _clean(attrs: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in attrs.items() if v is not None}
 
 
-def record_to_trace(record: Mapping[str, Any], *, content: bool = False,
-                    max_content_chars: int = MAX_CONTENT_CHARS) -> Trace:
+def record_to_trace(
+    record: Mapping[str, Any], *, content: bool = False, max_content_chars: int = MAX_CONTENT_CHARS
+) -> Trace:
     """The spans of one saved run record (see the module docstring for the tree)."""
     run_id = str(record.get("run_id") or "")
     trace_id = trace_id_for(run_id)
@@ -164,27 +165,34 @@ def record_to_trace(record: Mapping[str, Any], *, content: bool = False,
     grounding = _mapping(record.get("grounding"))
     status = str(record.get("status") or "")
     error = record.get("error") if isinstance(record.get("error"), dict) else None
-    attrs = _clean({
-        "gen_ai.operation.name": "invoke_agent",
-        "gen_ai.agent.name": AGENT_NAME,
-        "gen_ai.provider.name": provider,
-        "gen_ai.request.model": model,
-        "gen_ai.conversation.id": run_id,
-        "openinference.span.kind": "AGENT",
-        "agent.name": AGENT_NAME,
-        "session.id": run_id,
-        "user.id": record.get("user") if isinstance(record.get("user"), str) else None,
-        W + "provider": provider_id,
-        W + "status": status,
-        W + "scripted": True if record.get("scripted") else None,
-        W + "usage.input_tokens": _int(usage.get("input_tokens")),
-        W + "usage.output_tokens": _int(usage.get("output_tokens")),
-        W + "cost_usd": float(record["cost_usd"]) if isinstance(record.get("cost_usd"), (int, float)) else None,
-        W + "duration_ms": float(record["duration_ms"]) if isinstance(record.get("duration_ms"), (int, float)) else None,
-        W + "grounding.status": grounding.get("status") if isinstance(grounding.get("status"), str) else None,
-        **{W + key: record[key] for key in ("replay_of", "arena_id", "eval_id", "eval_goal_id", "tool_mode")
-           if isinstance(record.get(key), str)},
-    })
+    attrs = _clean(
+        {
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.agent.name": AGENT_NAME,
+            "gen_ai.provider.name": provider,
+            "gen_ai.request.model": model,
+            "gen_ai.conversation.id": run_id,
+            "openinference.span.kind": "AGENT",
+            "agent.name": AGENT_NAME,
+            "session.id": run_id,
+            "user.id": record.get("user") if isinstance(record.get("user"), str) else None,
+            W + "provider": provider_id,
+            W + "status": status,
+            W + "scripted": True if record.get("scripted") else None,
+            W + "usage.input_tokens": _int(usage.get("input_tokens")),
+            W + "usage.output_tokens": _int(usage.get("output_tokens")),
+            W + "cost_usd": float(record["cost_usd"]) if isinstance(record.get("cost_usd"), (int, float)) else None,
+            W + "duration_ms": float(record["duration_ms"])
+            if isinstance(record.get("duration_ms"), (int, float))
+            else None,
+            W + "grounding.status": grounding.get("status") if isinstance(grounding.get("status"), str) else None,
+            **{
+                W + key: record[key]
+                for key in ("replay_of", "arena_id", "eval_id", "eval_goal_id", "tool_mode")
+                if isinstance(record.get(key), str)
+            },
+        }
+    )
     if error is not None:
         attrs["error.type"] = str(error.get("type") or "error")
         text.put(attrs, W + "error.message", error.get("message"))
@@ -192,12 +200,19 @@ def record_to_trace(record: Mapping[str, Any], *, content: bool = False,
         attrs["error.type"] = "max_steps"
     text.put(attrs, "input.value", record.get("goal"))
     text.put(attrs, "output.value", record.get("answer"))
-    spans.append(SpanData(
-        name=f"invoke_agent {AGENT_NAME}", span_id=root_id, parent_id=None, kind="INTERNAL",
-        start_ns=start, end_ns=end, attributes=attrs,
-        status="ERROR" if status in ("error", "max_steps") else ("OK" if status == "completed" else "UNSET"),
-        status_message=status if status in ("error", "max_steps") else "",
-    ))
+    spans.append(
+        SpanData(
+            name=f"invoke_agent {AGENT_NAME}",
+            span_id=root_id,
+            parent_id=None,
+            kind="INTERNAL",
+            start_ns=start,
+            end_ns=end,
+            attributes=attrs,
+            status="ERROR" if status in ("error", "max_steps") else ("OK" if status == "completed" else "UNSET"),
+            status_message=status if status in ("error", "max_steps") else "",
+        )
+    )
 
     # The steps (model calls).
     for step in steps:
@@ -205,35 +220,40 @@ def record_to_trace(record: Mapping[str, Any], *, content: bool = False,
         s_start = _ns(step.get("started_at")) or start
         attempts = [a for a in step.get("model_attempts") or [] if isinstance(a, dict)]
         model_ns = _ms_ns(step.get("model_duration_ms")) or sum(
-            _ms_ns(a.get("duration_ms")) + _ms_ns(a.get("wait_s", 0) * 1000 if isinstance(a.get("wait_s"), (int, float)) else 0)
+            _ms_ns(a.get("duration_ms"))
+            + _ms_ns(a.get("wait_s", 0) * 1000 if isinstance(a.get("wait_s"), (int, float)) else 0)
             for a in attempts
         )
         s_end = max(s_start, s_start + model_ns)
         step_usage = _mapping(step.get("usage"))
         chat_id = span_id_for(run_id, f"step/{index}")
         failed = bool(attempts) and not attempts[-1].get("success", True)
-        attrs = _clean({
-            "gen_ai.operation.name": "chat",
-            "gen_ai.provider.name": provider,
-            "gen_ai.request.model": model,
-            "gen_ai.response.model": None if failed else model,
-            "gen_ai.conversation.id": run_id,
-            "gen_ai.response.finish_reasons": [str(step["stop_reason"])] if step.get("stop_reason") else None,
-            "gen_ai.usage.input_tokens": _int(step_usage.get("input_tokens")),
-            "gen_ai.usage.output_tokens": _int(step_usage.get("output_tokens")),
-            "openinference.span.kind": "LLM",
-            "llm.model_name": model,
-            "llm.provider": provider,
-            "llm.token_count.prompt": _int(step_usage.get("input_tokens")),
-            "llm.token_count.completion": _int(step_usage.get("output_tokens")),
-            "llm.token_count.total": _int(step_usage.get("total_tokens"))
-            or _int(step_usage.get("input_tokens")) + _int(step_usage.get("output_tokens")),
-            W + "step": index,
-            W + "attempts": len(attempts),
-            W + "blocks_sent": [_int(b) for b in step.get("blocks_sent") or []],
-            W + "blocks_trimmed": [_int(b) for b in step.get("blocks_trimmed") or []],
-            W + "duration_ms": float(step["duration_ms"]) if isinstance(step.get("duration_ms"), (int, float)) else None,
-        })
+        attrs = _clean(
+            {
+                "gen_ai.operation.name": "chat",
+                "gen_ai.provider.name": provider,
+                "gen_ai.request.model": model,
+                "gen_ai.response.model": None if failed else model,
+                "gen_ai.conversation.id": run_id,
+                "gen_ai.response.finish_reasons": [str(step["stop_reason"])] if step.get("stop_reason") else None,
+                "gen_ai.usage.input_tokens": _int(step_usage.get("input_tokens")),
+                "gen_ai.usage.output_tokens": _int(step_usage.get("output_tokens")),
+                "openinference.span.kind": "LLM",
+                "llm.model_name": model,
+                "llm.provider": provider,
+                "llm.token_count.prompt": _int(step_usage.get("input_tokens")),
+                "llm.token_count.completion": _int(step_usage.get("output_tokens")),
+                "llm.token_count.total": _int(step_usage.get("total_tokens"))
+                or _int(step_usage.get("input_tokens")) + _int(step_usage.get("output_tokens")),
+                W + "step": index,
+                W + "attempts": len(attempts),
+                W + "blocks_sent": [_int(b) for b in step.get("blocks_sent") or []],
+                W + "blocks_trimmed": [_int(b) for b in step.get("blocks_trimmed") or []],
+                W + "duration_ms": float(step["duration_ms"])
+                if isinstance(step.get("duration_ms"), (int, float))
+                else None,
+            }
+        )
         if failed:
             attrs["error.type"] = str(attempts[-1].get("error_type") or "error")
             text.put(attrs, W + "error.message", attempts[-1].get("message"))
@@ -243,18 +263,31 @@ def record_to_trace(record: Mapping[str, Any], *, content: bool = False,
             if step.get("text"):
                 out["parts"].append({"type": "text", "content": step.get("text")})
             for call in step_calls:
-                out["parts"].append({"type": "tool_call", "id": call.get("call_id"), "name": call.get("tool"),
-                                     "arguments": call.get("arguments")})
+                out["parts"].append(
+                    {
+                        "type": "tool_call",
+                        "id": call.get("call_id"),
+                        "name": call.get("tool"),
+                        "arguments": call.get("arguments"),
+                    }
+                )
             if step.get("stop_reason"):
                 out["finish_reason"] = str(step.get("stop_reason"))
             text.put(attrs, "gen_ai.output.messages", [out])
         text.put(attrs, "output.value", step.get("text") or None)
-        spans.append(SpanData(
-            name=f"chat {model}", span_id=chat_id, parent_id=root_id, kind="CLIENT",
-            start_ns=s_start, end_ns=s_end, attributes=attrs,
-            status="ERROR" if failed else "UNSET",
-            status_message=str(attempts[-1].get("error_type") or "") if failed else "",
-        ))
+        spans.append(
+            SpanData(
+                name=f"chat {model}",
+                span_id=chat_id,
+                parent_id=root_id,
+                kind="CLIENT",
+                start_ns=s_start,
+                end_ns=s_end,
+                attributes=attrs,
+                status="ERROR" if failed else "UNSET",
+                status_message=str(attempts[-1].get("error_type") or "") if failed else "",
+            )
+        )
         if len(attempts) > 1:
             t = s_start
             for attempt in attempts:
@@ -262,20 +295,31 @@ def record_to_trace(record: Mapping[str, Any], *, content: bool = False,
                 a_end = t + _ms_ns(attempt.get("duration_ms"))
                 wait = _number(attempt.get("wait_s"))
                 ok = bool(attempt.get("success"))
-                a_attrs = _clean({
-                    W + "attempt": number,
-                    W + "retry_wait_s": float(wait) if wait else None,
-                    W + "duration_ms": float(attempt["duration_ms"]) if isinstance(attempt.get("duration_ms"), (int, float)) else None,
-                    "error.type": None if ok else str(attempt.get("error_type") or "error"),
-                })
+                a_attrs = _clean(
+                    {
+                        W + "attempt": number,
+                        W + "retry_wait_s": float(wait) if wait else None,
+                        W + "duration_ms": float(attempt["duration_ms"])
+                        if isinstance(attempt.get("duration_ms"), (int, float))
+                        else None,
+                        "error.type": None if ok else str(attempt.get("error_type") or "error"),
+                    }
+                )
                 if not ok:
                     text.put(a_attrs, W + "error.message", attempt.get("message"))
-                spans.append(SpanData(
-                    name=f"chat {model} attempt {number}", span_id=span_id_for(run_id, f"step/{index}/attempt/{number}"),
-                    parent_id=chat_id, kind="CLIENT", start_ns=t, end_ns=max(t, a_end), attributes=a_attrs,
-                    status="UNSET" if ok else "ERROR",
-                    status_message="" if ok else str(attempt.get("error_type") or "error"),
-                ))
+                spans.append(
+                    SpanData(
+                        name=f"chat {model} attempt {number}",
+                        span_id=span_id_for(run_id, f"step/{index}/attempt/{number}"),
+                        parent_id=chat_id,
+                        kind="CLIENT",
+                        start_ns=t,
+                        end_ns=max(t, a_end),
+                        attributes=a_attrs,
+                        status="UNSET" if ok else "ERROR",
+                        status_message="" if ok else str(attempt.get("error_type") or "error"),
+                    )
+                )
                 t = a_end + _ms_ns(float(wait) * 1000)
 
     # The tool calls.
@@ -288,29 +332,39 @@ def record_to_trace(record: Mapping[str, Any], *, content: bool = False,
         span_id = span_id_for(run_id, f"call/{number}/{call_id}")
         signature = tool + ":" + canonical_json(call.get("arguments"))
         duplicate_of = seen.get(signature) if call.get("duplicate") else None
-        if not call.get("duplicate") and call.get("success") is not None and not call.get("error_category") == "validation":
+        if (
+            not call.get("duplicate")
+            and call.get("success") is not None
+            and not call.get("error_category") == "validation"
+        ):
             seen.setdefault(signature, call_id)
         attempts = [a for a in call.get("attempts") or [] if isinstance(a, dict)]
         ok = bool(call.get("success"))
-        attrs = _clean({
-            "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": tool,
-            "gen_ai.tool.call.id": call_id,
-            "gen_ai.tool.type": "function",
-            "gen_ai.conversation.id": run_id,
-            "openinference.span.kind": "TOOL",
-            "tool.name": tool,
-            "tool.id": call_id,
-            W + "step": _int(call.get("step")),
-            W + "attempts": len(attempts),
-            W + "error_category": call.get("error_category") if isinstance(call.get("error_category"), str) else None,
-            W + "duplicate": True if call.get("duplicate") else None,
-            W + "duplicate_of": duplicate_of,
-            W + "truncated": True if call.get("truncated") else None,
-            W + "cancelled": True if call.get("cancelled") else None,
-            W + "duration_ms": float(call["duration_ms"]) if isinstance(call.get("duration_ms"), (int, float)) else None,
-            "error.type": None if ok else str(call.get("error_category") or "error"),
-        })
+        attrs = _clean(
+            {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": tool,
+                "gen_ai.tool.call.id": call_id,
+                "gen_ai.tool.type": "function",
+                "gen_ai.conversation.id": run_id,
+                "openinference.span.kind": "TOOL",
+                "tool.name": tool,
+                "tool.id": call_id,
+                W + "step": _int(call.get("step")),
+                W + "attempts": len(attempts),
+                W + "error_category": call.get("error_category")
+                if isinstance(call.get("error_category"), str)
+                else None,
+                W + "duplicate": True if call.get("duplicate") else None,
+                W + "duplicate_of": duplicate_of,
+                W + "truncated": True if call.get("truncated") else None,
+                W + "cancelled": True if call.get("cancelled") else None,
+                W + "duration_ms": float(call["duration_ms"])
+                if isinstance(call.get("duration_ms"), (int, float))
+                else None,
+                "error.type": None if ok else str(call.get("error_category") or "error"),
+            }
+        )
         text.put(attrs, "gen_ai.tool.call.arguments", call.get("arguments"))
         text.put(attrs, "input.value", call.get("arguments"))
         if content:
@@ -321,11 +375,19 @@ def record_to_trace(record: Mapping[str, Any], *, content: bool = False,
         text.put(attrs, "output.value", call.get("output"))
         if not ok:
             text.put(attrs, W + "error.message", call.get("error"))
-        spans.append(SpanData(
-            name=f"execute_tool {tool}", span_id=span_id, parent_id=root_id, kind="INTERNAL",
-            start_ns=c_start, end_ns=max(c_start, c_end), attributes=attrs,
-            status="UNSET" if ok else "ERROR", status_message="" if ok else str(call.get("error_category") or "error"),
-        ))
+        spans.append(
+            SpanData(
+                name=f"execute_tool {tool}",
+                span_id=span_id,
+                parent_id=root_id,
+                kind="INTERNAL",
+                start_ns=c_start,
+                end_ns=max(c_start, c_end),
+                attributes=attrs,
+                status="UNSET" if ok else "ERROR",
+                status_message="" if ok else str(call.get("error_category") or "error"),
+            )
+        )
         t = _attempt_spans(spans, text, run_id, f"call/{number}/{call_id}", tool, span_id, attempts, c_start, c_end)
         fallback = call.get("fallback")
         if isinstance(fallback, dict):
@@ -335,33 +397,53 @@ def record_to_trace(record: Mapping[str, Any], *, content: bool = False,
             fb_path = f"call/{number}/{call_id}/fallback"
             fb_id = span_id_for(run_id, fb_path)
             fb_end = max(t, min(c_end, t + sum(_ms_ns(a.get("duration_ms")) for a in fb_attempts))) if c_end >= t else t
-            fb_attrs = _clean({
-                "gen_ai.operation.name": "execute_tool",
-                "gen_ai.tool.name": fb_tool,
-                "gen_ai.tool.call.id": f"{call_id}:fallback",
-                "gen_ai.tool.type": "function",
-                "gen_ai.conversation.id": run_id,
-                "openinference.span.kind": "TOOL",
-                "tool.name": fb_tool,
-                W + "step": _int(call.get("step")),
-                W + "fallback_of": call_id,
-                W + "fallback_success": fb_ok,
-                W + "attempts": len(fb_attempts),
-                "error.type": None if fb_ok else "fallback_failed",
-            })
+            fb_attrs = _clean(
+                {
+                    "gen_ai.operation.name": "execute_tool",
+                    "gen_ai.tool.name": fb_tool,
+                    "gen_ai.tool.call.id": f"{call_id}:fallback",
+                    "gen_ai.tool.type": "function",
+                    "gen_ai.conversation.id": run_id,
+                    "openinference.span.kind": "TOOL",
+                    "tool.name": fb_tool,
+                    W + "step": _int(call.get("step")),
+                    W + "fallback_of": call_id,
+                    W + "fallback_success": fb_ok,
+                    W + "attempts": len(fb_attempts),
+                    "error.type": None if fb_ok else "fallback_failed",
+                }
+            )
             if not fb_ok:
                 text.put(fb_attrs, W + "error.message", fallback.get("error"))
-            spans.append(SpanData(
-                name=f"execute_tool {fb_tool}", span_id=fb_id, parent_id=root_id, kind="INTERNAL",
-                start_ns=t, end_ns=fb_end, attributes=fb_attrs, links=[span_id],
-                status="UNSET" if fb_ok else "ERROR", status_message="" if fb_ok else "fallback_failed",
-            ))
+            spans.append(
+                SpanData(
+                    name=f"execute_tool {fb_tool}",
+                    span_id=fb_id,
+                    parent_id=root_id,
+                    kind="INTERNAL",
+                    start_ns=t,
+                    end_ns=fb_end,
+                    attributes=fb_attrs,
+                    links=[span_id],
+                    status="UNSET" if fb_ok else "ERROR",
+                    status_message="" if fb_ok else "fallback_failed",
+                )
+            )
             _attempt_spans(spans, text, run_id, fb_path, fb_tool, fb_id, fb_attempts, t, fb_end)
     return Trace(trace_id=trace_id, spans=spans)
 
 
-def _attempt_spans(spans: list[SpanData], text: _Content, run_id: str, path: str, tool: str, parent: bytes,
-                   attempts: Sequence[Mapping[str, Any]], start: int, limit: int) -> int:
+def _attempt_spans(
+    spans: list[SpanData],
+    text: _Content,
+    run_id: str,
+    path: str,
+    tool: str,
+    parent: bytes,
+    attempts: Sequence[Mapping[str, Any]],
+    start: int,
+    limit: int,
+) -> int:
     """One child span per attempt, laid end to end with the waits between; returns where they end."""
     t = start
     for attempt in attempts:
@@ -369,150 +451,33 @@ def _attempt_spans(spans: list[SpanData], text: _Content, run_id: str, path: str
         ok = bool(attempt.get("success"))
         a_end = t + _ms_ns(attempt.get("duration_ms"))
         wait = _number(attempt.get("wait_s"))
-        attrs = _clean({
-            W + "attempt": number,
-            W + "retry_wait_s": float(wait) if wait else None,
-            W + "error_category": attempt.get("error_category") if isinstance(attempt.get("error_category"), str) else None,
-            W + "duration_ms": float(attempt["duration_ms"]) if isinstance(attempt.get("duration_ms"), (int, float)) else None,
-            "error.type": None if ok else str(attempt.get("error_category") or "error"),
-        })
+        attrs = _clean(
+            {
+                W + "attempt": number,
+                W + "retry_wait_s": float(wait) if wait else None,
+                W + "error_category": attempt.get("error_category")
+                if isinstance(attempt.get("error_category"), str)
+                else None,
+                W + "duration_ms": float(attempt["duration_ms"])
+                if isinstance(attempt.get("duration_ms"), (int, float))
+                else None,
+                "error.type": None if ok else str(attempt.get("error_category") or "error"),
+            }
+        )
         if not ok:
             text.put(attrs, W + "error.message", attempt.get("error"))
-        spans.append(SpanData(
-            name=f"{tool} attempt {number}", span_id=span_id_for(run_id, f"{path}/attempt/{number}"),
-            parent_id=parent, kind="INTERNAL", start_ns=t, end_ns=max(t, a_end), attributes=attrs,
-            status="UNSET" if ok else "ERROR", status_message="" if ok else str(attempt.get("error_category") or "error"),
-        ))
+        spans.append(
+            SpanData(
+                name=f"{tool} attempt {number}",
+                span_id=span_id_for(run_id, f"{path}/attempt/{number}"),
+                parent_id=parent,
+                kind="INTERNAL",
+                start_ns=t,
+                end_ns=max(t, a_end),
+                attributes=attrs,
+                status="UNSET" if ok else "ERROR",
+                status_message="" if ok else str(attempt.get("error_category") or "error"),
+            )
+        )
         t = a_end + _ms_ns(float(wait) * 1000)
     return min(t, limit) if limit >= start else t
-
-
-# --- SDK objects, protobuf and OTLP JSON ---------------------------------------------------------
-
-def to_readable_spans(traces: Iterable[Trace]) -> list[Any]:
-    """SDK ``ReadableSpan`` objects, for the OTLP protobuf encoder."""
-    from opentelemetry.sdk.resources import Resource
-    from opentelemetry.sdk.trace import ReadableSpan
-    from opentelemetry.sdk.util.instrumentation import InstrumentationScope
-    from opentelemetry.trace import Link, SpanContext, SpanKind, TraceFlags
-    from opentelemetry.trace.status import Status, StatusCode
-
-    resource = Resource({"service.name": AGENT_NAME}, schema_url=SCHEMA_URL)
-    scope = InstrumentationScope(SCOPE_NAME, SCOPE_VERSION, schema_url=SCHEMA_URL)
-    kinds = {"INTERNAL": SpanKind.INTERNAL, "CLIENT": SpanKind.CLIENT}
-    codes = {"UNSET": StatusCode.UNSET, "OK": StatusCode.OK, "ERROR": StatusCode.ERROR}
-    out = []
-    for trace in traces:
-        tid = int.from_bytes(trace.trace_id, "big")
-
-        def ctx(span_id: bytes, tid: int = tid) -> SpanContext:
-            return SpanContext(tid, int.from_bytes(span_id, "big"), is_remote=False,
-                               trace_flags=TraceFlags(TraceFlags.SAMPLED))
-
-        for span in trace.spans:
-            out.append(ReadableSpan(
-                name=span.name,
-                context=ctx(span.span_id),
-                parent=ctx(span.parent_id) if span.parent_id else None,
-                resource=resource,
-                attributes=span.attributes,
-                links=[Link(ctx(link)) for link in span.links],
-                kind=kinds[span.kind],
-                status=Status(codes[span.status], span.status_message or None) if span.status == "ERROR"
-                else Status(codes[span.status]),
-                start_time=span.start_ns,
-                end_time=span.end_ns,
-                instrumentation_scope=scope,
-            ))
-    return out
-
-
-def to_protobuf(traces: Iterable[Trace]) -> Any:
-    """An ``ExportTraceServiceRequest`` message."""
-    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
-
-    return encode_spans(to_readable_spans(traces))
-
-
-def _hex_ids(value: Any) -> Any:
-    import base64
-
-    if isinstance(value, dict):
-        return {k: (base64.b64decode(v).hex() if k in ("traceId", "spanId", "parentSpanId") and isinstance(v, str)
-                    else _hex_ids(v)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_hex_ids(v) for v in value]
-    return value
-
-
-def to_otlp_json_via_protobuf(traces: Iterable[Trace]) -> dict[str, Any]:
-    """:func:`to_otlp_json` through the SDK encoder and protobuf's JSON mapping (the reference)."""
-    from google.protobuf.json_format import MessageToDict
-
-    data = MessageToDict(to_protobuf(traces), use_integers_for_enums=True)
-    result: dict[str, Any] = _hex_ids(data)
-    return result
-
-
-_KINDS = {"INTERNAL": 1, "CLIENT": 3}
-_CODES = {"UNSET": 0, "OK": 1, "ERROR": 2}
-_FLAGS = 256  # SpanFlags: the parent's is_remote is known (and false)
-
-
-def _any_value(value: Any) -> dict[str, Any]:
-    if isinstance(value, bool):
-        return {"boolValue": value}
-    if isinstance(value, int):
-        return {"intValue": str(value)}
-    if isinstance(value, float):
-        return {"doubleValue": value}
-    if isinstance(value, (list, tuple)):
-        return {"arrayValue": {"values": [_any_value(v) for v in value]} if value else {}}
-    return {"stringValue": str(value)}
-
-
-def to_otlp_json(traces: Iterable[Trace]) -> dict[str, Any]:
-    """One OTLP/JSON ``ExportTraceServiceRequest`` (hex ids, integer enums, camelCase keys).
-
-    Written directly from the spans: the same JSON as protobuf's mapping of the SDK encoding
-    (:func:`to_otlp_json_via_protobuf`, a test holds them equal), about five times faster.
-    """
-    spans = []
-    for trace in traces:
-        tid = trace.trace_id.hex()
-        for span in trace.spans:
-            item: dict[str, Any] = {"traceId": tid, "spanId": span.span_id.hex()}
-            if span.parent_id:
-                item["parentSpanId"] = span.parent_id.hex()
-            item.update(name=span.name, kind=_KINDS[span.kind], startTimeUnixNano=str(span.start_ns),
-                        endTimeUnixNano=str(span.end_ns))
-            if span.attributes:
-                item["attributes"] = [{"key": k, "value": _any_value(v)} for k, v in span.attributes.items()]
-            if span.links:
-                item["links"] = [{"traceId": tid, "spanId": link.hex(), "flags": _FLAGS} for link in span.links]
-            status: dict[str, Any] = {}
-            if span.status == "ERROR" and span.status_message:
-                status["message"] = span.status_message
-            if _CODES[span.status]:
-                status["code"] = _CODES[span.status]
-            item["status"] = status
-            item["flags"] = _FLAGS
-            spans.append(item)
-    if not spans:
-        return {}
-    return {"resourceSpans": [{
-        "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": AGENT_NAME}}]},
-        "scopeSpans": [{"scope": {"name": SCOPE_NAME, "version": SCOPE_VERSION}, "spans": spans,
-                        "schemaUrl": SCHEMA_URL}],
-        "schemaUrl": SCHEMA_URL,
-    }]}
-
-
-def to_otlp_json_lines(records: Iterable[Mapping[str, Any]], *, content: bool = False) -> str:
-    """The OTLP file-exporter format: one JSON ``ExportTraceServiceRequest`` per line, one run each."""
-    lines = [
-        json.dumps(to_otlp_json([record_to_trace(record, content=content)]), ensure_ascii=False,
-                   separators=(",", ":"))
-        for record in records
-    ]
-    return "".join(line + "\n" for line in lines)

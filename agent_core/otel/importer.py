@@ -39,6 +39,7 @@ class ImportError_(ValueError):  # noqa: N801 - "ImportError" is a builtin
 
 # --- reading the file ----------------------------------------------------------------------------
 
+
 def read_requests(data: bytes, name: str = "file") -> list[dict[str, Any]]:
     """The ``ExportTraceServiceRequest`` objects of a file: JSON lines, or one JSON document."""
     if len(data) > MAX_FILE_BYTES:
@@ -180,6 +181,7 @@ def iter_spans(requests: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
 
 # --- spans → record -----------------------------------------------------------------------------
 
+
 def _iso(ns: int) -> str:
     return datetime.fromtimestamp(ns / 1e9, tz=timezone.utc).isoformat(timespec="microseconds")
 
@@ -247,7 +249,9 @@ def _attempts(children: list[dict[str, Any]], *, model: bool) -> list[dict[str, 
             entry["error"] = None if ok else _str(attrs.get(_PREFIX + "error.message")) or _str(attrs.get("error.type"))
             category = _str(attrs.get(_PREFIX + "error_category"))
             entry["error_category"] = category if category in _CATEGORIES else (None if ok else "non_transient")
-        entry["duration_ms"] = float(duration) if isinstance(duration, (int, float)) else (child["end"] - child["start"]) / 1e6
+        entry["duration_ms"] = (
+            float(duration) if isinstance(duration, (int, float)) else (child["end"] - child["start"]) / 1e6
+        )
         wait = attrs.get(_PREFIX + "retry_wait_s")
         entry["wait_s"] = float(wait) if isinstance(wait, (int, float)) and wait >= 0 else 0.0
         out.append(entry)
@@ -270,7 +274,11 @@ def trace_to_record(spans: list[dict[str, Any]], *, source: str = "") -> dict[st
 
     def is_attempt(span: dict[str, Any]) -> bool:
         parent = by_id.get(span["parent_id"] or "")
-        return (_PREFIX + "attempt") in span["attributes"] and parent is not None and roles[parent["span_id"]] in ("chat", "tool")
+        return (
+            (_PREFIX + "attempt") in span["attributes"]
+            and parent is not None
+            and roles[parent["span_id"]] in ("chat", "tool")
+        )
 
     used = {root["span_id"]}
     chats = [s for s in spans if roles[s["span_id"]] == "chat" and not is_attempt(s)]
@@ -291,10 +299,14 @@ def trace_to_record(spans: list[dict[str, Any]], *, source: str = "") -> dict[st
         model = model or _str(attrs.get("gen_ai.request.model")) or _str(attrs.get("llm.model_name"))
         attempt_spans = [c for c in children.get(chat["span_id"], []) if is_attempt(c)]
         used.update(c["span_id"] for c in attempt_spans)
-        attempts = _attempts(attempt_spans, model=True) if attempt_spans else [
-            {"attempt": 1, "success": not chat["error"], "duration_ms": (chat["end"] - chat["start"]) / 1e6}
-            | ({} if not chat["error"] else {"error_type": _str(attrs.get("error.type")) or "error"})
-        ]
+        attempts = (
+            _attempts(attempt_spans, model=True)
+            if attempt_spans
+            else [
+                {"attempt": 1, "success": not chat["error"], "duration_ms": (chat["end"] - chat["start"]) / 1e6}
+                | ({} if not chat["error"] else {"error_type": _str(attrs.get("error.type")) or "error"})
+            ]
+        )
         inp = _num(attrs.get("gen_ai.usage.input_tokens", attrs.get("llm.token_count.prompt")))
         out = _num(attrs.get("gen_ai.usage.output_tokens", attrs.get("llm.token_count.completion")))
         reasons = attrs.get("gen_ai.response.finish_reasons")
@@ -303,7 +315,9 @@ def trace_to_record(spans: list[dict[str, Any]], *, source: str = "") -> dict[st
         step: dict[str, Any] = {
             "index": _num(attrs.get(_PREFIX + "step")) or number,
             "started_at": _iso(chat["start"]),
-            "duration_ms": float(duration) if isinstance(duration, (int, float)) else (chat["end"] - chat["start"]) / 1e6,
+            "duration_ms": float(duration)
+            if isinstance(duration, (int, float))
+            else (chat["end"] - chat["start"]) / 1e6,
             "model_duration_ms": (chat["end"] - chat["start"]) / 1e6,
             "model_attempts": attempts,
             "usage": {"input_tokens": inp, "output_tokens": out, "total_tokens": inp + out},
@@ -330,8 +344,12 @@ def trace_to_record(spans: list[dict[str, Any]], *, source: str = "") -> dict[st
         if _str(attrs.get(_PREFIX + "fallback_of")) is not None:
             continue
         used.add(span["span_id"])
-        tool = (_str(attrs.get("gen_ai.tool.name")) or _str(attrs.get("tool.name"))
-                or span["name"].removeprefix("execute_tool ").strip() or "unknown")[:MAX_NAME_CHARS]
+        tool = (
+            _str(attrs.get("gen_ai.tool.name"))
+            or _str(attrs.get("tool.name"))
+            or span["name"].removeprefix("execute_tool ").strip()
+            or "unknown"
+        )[:MAX_NAME_CHARS]
         call_id = (_str(attrs.get("gen_ai.tool.call.id")) or _str(attrs.get("tool.id")) or span["span_id"])[:200]
         ok = not span["error"]
         attempt_spans = [c for c in children.get(span["span_id"], []) if is_attempt(c)]
@@ -343,8 +361,16 @@ def trace_to_record(spans: list[dict[str, Any]], *, source: str = "") -> dict[st
         if (_PREFIX + "attempts") in attrs:
             attempts = _attempts(attempt_spans, model=False)
         else:
-            attempts = [{"attempt": 1, "success": ok, "error": None if ok else (span["status_message"] or "error"),
-                         "error_category": category, "duration_ms": (span["end"] - span["start"]) / 1e6, "wait_s": 0.0}]
+            attempts = [
+                {
+                    "attempt": 1,
+                    "success": ok,
+                    "error": None if ok else (span["status_message"] or "error"),
+                    "error_category": category,
+                    "duration_ms": (span["end"] - span["start"]) / 1e6,
+                    "wait_s": 0.0,
+                }
+            ]
         output = attrs.get("output.value", attrs.get("gen_ai.tool.call.result"))
         output = output if isinstance(output, str) else ("" if output is None else json.dumps(output, default=str))
         error = _str(attrs.get(_PREFIX + "error.message"))
@@ -364,13 +390,14 @@ def trace_to_record(spans: list[dict[str, Any]], *, source: str = "") -> dict[st
             "fallback": None,
             "duplicate": attrs.get(_PREFIX + "duplicate") is True,
             "truncated": attrs.get(_PREFIX + "truncated") is True,
-            "duration_ms": float(duration) if isinstance(duration, (int, float)) and duration >= 0 else (span["end"] - span["start"]) / 1e6,
+            "duration_ms": float(duration)
+            if isinstance(duration, (int, float)) and duration >= 0
+            else (span["end"] - span["start"]) / 1e6,
             "started_at": _iso(span["start"]),
         }
         if attrs.get(_PREFIX + "cancelled") is True:
             call["cancelled"] = True
-        fb = fallbacks.get(call_id) or next(
-            (f for f in fallbacks.values() if span["span_id"] in f["links"]), None)
+        fb = fallbacks.get(call_id) or next((f for f in fallbacks.values() if span["span_id"] in f["links"]), None)
         if fb is not None:
             used.add(fb["span_id"])
             fb_attempt_spans = [c for c in children.get(fb["span_id"], []) if is_attempt(c)]
@@ -394,12 +421,19 @@ def trace_to_record(spans: list[dict[str, Any]], *, source: str = "") -> dict[st
     for span in spans:
         if span["span_id"] in used or is_attempt(span):
             continue
-        notes.append({
-            "name": span["name"], "span_id": span["span_id"], "kind": span["kind"],
-            "started_at": _iso(span["start"]), "duration_ms": (span["end"] - span["start"]) / 1e6,
-            "attributes": {k: (v if isinstance(v, (str, int, float, bool)) or v is None else json.dumps(v, default=str)[:2000])
-                           for k, v in list(span["attributes"].items())[:50]},
-        })
+        notes.append(
+            {
+                "name": span["name"],
+                "span_id": span["span_id"],
+                "kind": span["kind"],
+                "started_at": _iso(span["start"]),
+                "duration_ms": (span["end"] - span["start"]) / 1e6,
+                "attributes": {
+                    k: (v if isinstance(v, (str, int, float, bool)) or v is None else json.dumps(v, default=str)[:2000])
+                    for k, v in list(span["attributes"].items())[:50]
+                },
+            }
+        )
         if len(notes) >= MAX_NOTES:
             break
 
@@ -412,14 +446,29 @@ def trace_to_record(spans: list[dict[str, Any]], *, source: str = "") -> dict[st
         status = "error" if root["error"] else "completed"
     run_error: dict[str, Any] | None = None
     if status == "error":
-        run_error = {"type": _str(ra.get("error.type")) or "error",
-                 "message": _str(ra.get(_PREFIX + "error.message")) or root["status_message"] or "the trace ended in error"}
+        run_error = {
+            "type": _str(ra.get("error.type")) or "error",
+            "message": _str(ra.get(_PREFIX + "error.message")) or root["status_message"] or "the trace ended in error",
+        }
     start, end = root["start"], max(root["end"], max(s["end"] for s in spans))
-    provider = (_str(ra.get(_PREFIX + "provider")) or _str(ra.get("gen_ai.provider.name"))
-                or next((_str(c["attributes"].get("gen_ai.provider.name")) or _str(c["attributes"].get("llm.provider"))
-                         for c in chats if c["attributes"].get("gen_ai.provider.name") or c["attributes"].get("llm.provider")), None)
-                or "otlp")
-    goal = _str(ra.get("input.value")) or _str(root["attributes"].get("input.value")) or f"(imported trace {root['trace_id']})"
+    provider = (
+        _str(ra.get(_PREFIX + "provider"))
+        or _str(ra.get("gen_ai.provider.name"))
+        or next(
+            (
+                _str(c["attributes"].get("gen_ai.provider.name")) or _str(c["attributes"].get("llm.provider"))
+                for c in chats
+                if c["attributes"].get("gen_ai.provider.name") or c["attributes"].get("llm.provider")
+            ),
+            None,
+        )
+        or "otlp"
+    )
+    goal = (
+        _str(ra.get("input.value"))
+        or _str(root["attributes"].get("input.value"))
+        or f"(imported trace {root['trace_id']})"
+    )
     answer = _str(ra.get("output.value")) or _str(root["attributes"].get("output.value"))
     record: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
@@ -429,23 +478,36 @@ def trace_to_record(spans: list[dict[str, Any]], *, source: str = "") -> dict[st
         "provider_label": "imported from an OTLP trace",
         "model": (model or "unknown")[:MAX_NAME_CHARS],
         "status": status,
-        "settings": {"max_steps": max(1, len(steps)), "max_context_blocks": 1, "max_tool_output_chars": 4000,
-                     "tools": sorted({c["tool"] for c in calls})},
+        "settings": {
+            "max_steps": max(1, len(steps)),
+            "max_context_blocks": 1,
+            "max_tool_output_chars": 4000,
+            "tools": sorted({c["tool"] for c in calls}),
+        },
         "started_at": _iso(start),
         "updated_at": _iso(end),
         "finished_at": _iso(end),
-        "duration_ms": float(ra[_PREFIX + "duration_ms"]) if isinstance(ra.get(_PREFIX + "duration_ms"), (int, float)) else (end - start) / 1e6,
+        "duration_ms": float(ra[_PREFIX + "duration_ms"])
+        if isinstance(ra.get(_PREFIX + "duration_ms"), (int, float))
+        else (end - start) / 1e6,
         "answer": answer if status == "completed" or answer else None,
         "error": run_error,
         "usage": {"input_tokens": inp, "output_tokens": out, "total_tokens": inp + out},
-        "cost_usd": float(ra[_PREFIX + "cost_usd"]) if isinstance(ra.get(_PREFIX + "cost_usd"), (int, float)) and ra[_PREFIX + "cost_usd"] >= 0 else None,
+        "cost_usd": float(ra[_PREFIX + "cost_usd"])
+        if isinstance(ra.get(_PREFIX + "cost_usd"), (int, float)) and ra[_PREFIX + "cost_usd"] >= 0
+        else None,
         "steps": steps,
         "context_blocks": [],
         "tool_calls": calls,
         "history": [{"role": "user", "content": goal}] + ([{"role": "assistant", "content": answer}] if answer else []),
         "imported_from": "otlp",
-        "import_source": {"format": "otlp", "file": source[:MAX_NAME_CHARS], "trace_id": root["trace_id"],
-                          "source_run_id": _str(ra.get("gen_ai.conversation.id")), "notes": notes},
+        "import_source": {
+            "format": "otlp",
+            "file": source[:MAX_NAME_CHARS],
+            "trace_id": root["trace_id"],
+            "source_run_id": _str(ra.get("gen_ai.conversation.id")),
+            "notes": notes,
+        },
     }
     if ra.get(_PREFIX + "scripted") is True:
         record["scripted"] = True

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_core.otel.export import Trace, to_protobuf
+from agent_core.otel.encode import to_protobuf
+from agent_core.otel.export import Trace
 
 RETRYABLE_STATUS = frozenset({408, 429, 502, 503, 504})
 """OTLP/HTTP: these responses may succeed later; others (400, 401, 403, 404, 413, 500 …) will not."""
@@ -93,9 +94,16 @@ def parse_headers(items: Iterable[str] | str | None) -> dict[str, str]:
     return headers
 
 
-def preset_target(preset: str, *, endpoint: str | None = None, api_key: str | None = None,
-                  public_key: str | None = None, secret_key: str | None = None,
-                  experiment_id: str | None = None, headers: Mapping[str, str] | None = None) -> Target:
+def preset_target(
+    preset: str,
+    *,
+    endpoint: str | None = None,
+    api_key: str | None = None,
+    public_key: str | None = None,
+    secret_key: str | None = None,
+    experiment_id: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> Target:
     """The target for a preset: its path on ``endpoint`` and its auth header."""
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r}; known: {', '.join(PRESETS)}")
@@ -157,9 +165,15 @@ def _retry_after(exc: BaseException) -> float | None:
     return None
 
 
-def post(target: Target, body: bytes, *, delays: tuple[float, ...] = DEFAULT_DELAYS,
-         timeout: float = DEFAULT_TIMEOUT_S, sleep: Callable[[float], None] = time.sleep,
-         rng: random.Random | None = None) -> int:
+def post(
+    target: Target,
+    body: bytes,
+    *,
+    delays: tuple[float, ...] = DEFAULT_DELAYS,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    sleep: Callable[[float], None] = time.sleep,
+    rng: random.Random | None = None,
+) -> int:
     """POST one protobuf request; retry what may succeed later; return the HTTP status.
 
     Raises :class:`ExportError` after the last attempt, or at once for a refusal that will not

@@ -76,7 +76,9 @@ class ScriptedProvider:
             number = len(self.requests)
             if not self._turns:
                 raise ProviderError(
-                    f"scripted provider has no turn left for call {number}", provider=self.id, error_type="ScriptExhausted"
+                    f"scripted provider has no turn left for call {number}",
+                    provider=self.id,
+                    error_type="ScriptExhausted",
                 )
             turn = self._turns.pop(0)
         if self.turn_delay_s:

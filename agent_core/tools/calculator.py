@@ -89,9 +89,7 @@ def _normalise(expression: str) -> str:
     if not isinstance(expression, str):
         raise ValueError("the expression must be text, e.g. '24 * 7'")
     if len(expression) > MAX_LENGTH:
-        raise ValueError(
-            f"expression is too long ({len(expression):,} characters; the limit is {MAX_LENGTH:,})"
-        )
+        raise ValueError(f"expression is too long ({len(expression):,} characters; the limit is {MAX_LENGTH:,})")
     text = "".join(" " if ch.isspace() else ch for ch in expression.translate(_TRANSLATE)).strip()
     if text.endswith("="):
         text = text[:-1].rstrip()
@@ -99,10 +97,7 @@ def _normalise(expression: str) -> str:
         raise ValueError(f"empty expression; {ALLOWED}, e.g. '24 * 7'")
     for pos, ch in enumerate(text):
         if not (ch.isascii() and ch.isprintable()):
-            raise ValueError(
-                f"unsupported character {ch!r} at position {pos}; "
-                f"{ALLOWED} (digits must be ASCII 0-9)"
-            )
+            raise ValueError(f"unsupported character {ch!r} at position {pos}; {ALLOWED} (digits must be ASCII 0-9)")
     return _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
 
 
@@ -116,14 +111,11 @@ def _check_bounds(source: str) -> None:
             depth -= 1
     if deepest > MAX_PAREN_DEPTH:
         raise ValueError(
-            f"expression is nested too deeply ({deepest} levels of parentheses; "
-            f"the limit is {MAX_PAREN_DEPTH})"
+            f"expression is nested too deeply ({deepest} levels of parentheses; the limit is {MAX_PAREN_DEPTH})"
         )
     operators = len(_OPERATOR.findall(source))
     if operators > MAX_OPERATORS:
-        raise ValueError(
-            f"expression has too many operators ({operators}; the limit is {MAX_OPERATORS})"
-        )
+        raise ValueError(f"expression has too many operators ({operators}; the limit is {MAX_OPERATORS})")
     longest = max((len(run) for run in _DIGIT_RUN.findall(source)), default=0)
     if longest > MAX_DIGITS:
         raise ValueError(f"a number has too many digits ({longest}; the limit is {MAX_DIGITS})")
@@ -210,15 +202,11 @@ def _binop(op: ast.operator, left: Number, right: Number) -> Number | complex:
 
 def _check_power(base: Number, exponent: Number) -> None:
     if abs(exponent) > MAX_EXPONENT:
-        raise ValueError(
-            f"exponent {format_number(exponent)} is too large (the limit is ±{MAX_EXPONENT:,})"
-        )
+        raise ValueError(f"exponent {format_number(exponent)} is too large (the limit is ±{MAX_EXPONENT:,})")
     if isinstance(base, int) and isinstance(exponent, int) and exponent > 0 and abs(base) > 1:
         digits = exponent * math.log10(abs(base))
         if digits > MAX_DIGITS:
-            raise ValueError(
-                f"the result would have about {digits:,.0f} digits (the limit is {MAX_DIGITS:,})"
-            )
+            raise ValueError(f"the result would have about {digits:,.0f} digits (the limit is {MAX_DIGITS:,})")
 
 
 def _checked(value: object) -> Number:

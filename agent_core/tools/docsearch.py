@@ -200,9 +200,7 @@ class BM25Index:
         hits = []
         for score, i in scored[:limit]:
             section = self.sections[i]
-            hits.append(
-                Hit(section.document, section.title, round(score, 3), _snippet(section, terms))
-            )
+            hits.append(Hit(section.document, section.title, round(score, 3), _snippet(section, terms)))
         return hits
 
 

@@ -36,12 +36,7 @@ SEARCHABLE_SUFFIXES = (".md", ".markdown", ".txt", ".rst")
 WORKSPACE_PREFIXES = ("agent_data/workspace/", "workspace/")
 """Leading folders that ``read_file`` ignores when the path is not found as given."""
 
-_OPEN_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NONBLOCK", 0)
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-)
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def list_workspace_files(root: Path, *, limit: int = MAX_LISTED) -> list[str]:
@@ -93,8 +88,7 @@ def resolve_in_workspace(root: Path, path: str) -> Path:
         raise ValueError(f"cannot resolve {path!r}: {exc}") from None
     if not target.is_relative_to(base):
         raise ValueError(
-            f"{path!r} points outside the workspace; only files inside it can be read: "
-            f"{_files_hint(root)}"
+            f"{path!r} points outside the workspace; only files inside it can be read: {_files_hint(root)}"
         )
     return target
 
@@ -120,9 +114,7 @@ def read_workspace_file(root: Path, path: str, max_chars: int = 2000) -> str:
     try:
         fd = os.open(target, _OPEN_FLAGS)
     except FileNotFoundError:
-        raise ValueError(
-            f"no file {path!r} in the workspace; available files: {_files_hint(root)}"
-        ) from None
+        raise ValueError(f"no file {path!r} in the workspace; available files: {_files_hint(root)}") from None
     except PermissionError:
         raise ValueError(f"permission denied reading {path!r}") from None
     except OSError as exc:
@@ -131,15 +123,12 @@ def read_workspace_file(root: Path, path: str, max_chars: int = 2000) -> str:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
             names = list_workspace_files(target)
-            raise ValueError(
-                f"{path!r} is a folder, not a file; files in it: {', '.join(names) or '(none)'}"
-            )
+            raise ValueError(f"{path!r} is a folder, not a file; files in it: {', '.join(names) or '(none)'}")
         if not stat.S_ISREG(info.st_mode):
             raise ValueError(f"{path!r} is not a regular file (device, pipe or socket)")
         if info.st_size > MAX_FILE_BYTES:
             raise ValueError(
-                f"{path!r} is too large ({info.st_size:,} bytes; read_file reads files up to "
-                f"{MAX_FILE_BYTES:,} bytes)"
+                f"{path!r} is too large ({info.st_size:,} bytes; read_file reads files up to {MAX_FILE_BYTES:,} bytes)"
             )
         data = _read_at_most(fd, MAX_FILE_BYTES + 1)
     finally:
@@ -175,8 +164,7 @@ def decode_text(data: bytes, name: str) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ValueError(
-            f"{name!r} is not UTF-8 text (invalid byte at offset {exc.start}); "
-            "only UTF-8 text files can be read"
+            f"{name!r} is not UTF-8 text (invalid byte at offset {exc.start}); only UTF-8 text files can be read"
         ) from None
 
 
@@ -219,9 +207,7 @@ class WorkspaceSearch:
                         logger.debug("not indexing %s: %s", name, exc)
                 self._index = BM25Index.from_documents(documents)
                 self._key = key
-                logger.debug(
-                    "indexed %d documents, %d sections", len(documents), len(self._index.sections)
-                )
+                logger.debug("indexed %d documents, %d sections", len(documents), len(self._index.sections))
             return self._index
 
     def search(self, query: str, limit: int = 3) -> str:

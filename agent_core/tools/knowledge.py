@@ -68,13 +68,9 @@ FACTS: tuple[Fact, ...] = (
             "money back",
             "refund period",
         ),
-        answer_ko=(
-            "환불 정책: 배송 후 30일 이내 환불 가능합니다 "
-            "(refund policy: within 30 days of delivery)"
-        ),
+        answer_ko=("환불 정책: 배송 후 30일 이내 환불 가능합니다 (refund policy: within 30 days of delivery)"),
         answer_en=(
-            "Refund policy: refunds are accepted within 30 days of delivery "
-            "(환불 정책: 배송 후 30일 이내 환불 가능)"
+            "Refund policy: refunds are accepted within 30 days of delivery (환불 정책: 배송 후 30일 이내 환불 가능)"
         ),
     ),
     Fact(
@@ -130,8 +126,7 @@ def _pattern(synonym: str) -> re.Pattern[str]:
 
 
 _PATTERNS: tuple[tuple[Fact, tuple[re.Pattern[str], ...]], ...] = tuple(
-    (fact, tuple(_pattern(s) for s in (fact.korean, fact.english, *fact.synonyms)))
-    for fact in FACTS
+    (fact, tuple(_pattern(s) for s in (fact.korean, fact.english, *fact.synonyms))) for fact in FACTS
 )
 _GENERIC_WORDS = frozenset({"unit", "back", "money", "policy", "period", "free", "product"})
 _ENGLISH_WORDS: dict[str, Fact] = {
@@ -172,9 +167,7 @@ def lookup_fact(topic: str) -> str:
     """The answer(s) for ``topic``, in the language of the question, always with the figures."""
     facts = match_topics(topic)
     if not facts:
-        raise ValueError(
-            f"no internal fact about {topic.strip()!r}; known topics: {known_topics()}"
-        )
+        raise ValueError(f"no internal fact about {topic.strip()!r}; known topics: {known_topics()}")
     korean = bool(_HANGUL.search(topic))
     return "\n".join(f.answer_ko if korean else f.answer_en for f in facts)
 

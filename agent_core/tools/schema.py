@@ -101,9 +101,7 @@ def build_args_model(func: Callable[..., Any], name: str) -> type[BaseModel]:
         extra: dict[str, Any] = {"description": arg_docs[pname]} if pname in arg_docs else {}
         fields[pname] = (annotation, Field(default, **extra))
     model_name = "".join(part.title() for part in re.split(r"\W+|_", name) if part) or "Tool"
-    return create_model(
-        f"{model_name}Arguments", __config__=ConfigDict(extra="forbid"), **fields
-    )
+    return create_model(f"{model_name}Arguments", __config__=ConfigDict(extra="forbid"), **fields)
 
 
 def model_json_schema(model: type[BaseModel]) -> dict[str, Any]:

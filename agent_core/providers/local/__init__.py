@@ -197,8 +197,7 @@ def _load_engine(path: Path, *, n_threads: int, n_ctx: int) -> tuple[_Engine, bo
             server = xllamacpp.Server(params)
         except Exception as exc:
             raise ProviderError(
-                f"llama.cpp could not load the model {path} ({exc}); "
-                "is it a GGUF file this runtime supports?",
+                f"llama.cpp could not load the model {path} ({exc}); is it a GGUF file this runtime supports?",
                 provider=PROVIDER_ID,
                 error_type="ModelLoadError",
             ) from exc
@@ -396,9 +395,7 @@ class LocalProvider:
                 # loop through the same lookups): ask again without that tool.
                 others = [t for t in plan.tools if t.name != calls[0].name]
                 items[-1]["rejected"] = "repeats an earlier call"
-                text, calls, more = self._attempt(
-                    engine, messages, others, False, request, deadline, items, plan
-                )
+                text, calls, more = self._attempt(engine, messages, others, False, request, deadline, items, plan)
                 usage = usage + more
         finally:
             engine.busy.release()
@@ -465,11 +462,7 @@ class LocalProvider:
         limit = min(self.max_tokens, CALL_TOKENS if force and tools else ANSWER_TOKENS)
         body = {
             "messages": messages,
-            "grammar": output_grammar(
-                output_schema(
-                    tools, force_tool=force, pinned=pinned, answer_pattern=numbers
-                )
-            ),
+            "grammar": output_grammar(output_schema(tools, force_tool=force, pinned=pinned, answer_pattern=numbers)),
             "max_tokens": limit,
             "temperature": self.temperature,
             "seed": SEED,
@@ -485,9 +478,7 @@ class LocalProvider:
             partial = cut_answer(content) if cut else None
             if partial is None:
                 hint = f" (it stopped at the {limit}-token limit)" if cut else ""
-                raise ProviderError(
-                    f"{exc}{hint}", provider=PROVIDER_ID, error_type="LocalOutputError"
-                ) from exc
+                raise ProviderError(f"{exc}{hint}", provider=PROVIDER_ID, error_type="LocalOutputError") from exc
             text, calls = partial + f" … [cut at the {limit}-token limit]", []
         items.append(
             {
@@ -502,7 +493,11 @@ class LocalProvider:
         return text, calls, _usage(final)
 
     def _generate(
-        self, engine: _Engine, body: dict[str, Any], deadline: float, timeout: float,
+        self,
+        engine: _Engine,
+        body: dict[str, Any],
+        deadline: float,
+        timeout: float,
         cancel: threading.Event | None = None,
     ) -> tuple[str, dict[str, Any], float]:
         """Stream one completion, stopping at ``deadline`` (or at the next token or prompt batch once

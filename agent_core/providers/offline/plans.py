@@ -121,9 +121,7 @@ class _Ctx:
             ),
         )
 
-    def chain(
-        self, attempts: list[Call], accept: Callable[[_Done], bool] = lambda d: True
-    ) -> tuple[str, Any]:
+    def chain(self, attempts: list[Call], accept: Callable[[_Done], bool] = lambda d: True) -> tuple[str, Any]:
         """Where a chain of alternative calls stands: ``("done", _Done)``, ``("next", call)``,
         ``("failed", _Done)`` or ``("unavailable", first_call)``. The latest visible attempt
         decides, so trimmed history cannot send the planner back to the start."""
@@ -321,7 +319,7 @@ def _plan_weather(ctx: _Ctx, intent: Intent) -> _Decision:
 
 
 def _warmer(ctx: _Ctx, temps: list[tuple[str, float]]) -> str:
-    """"Seoul is the warmest." (or the coldest, when the goal asks which is colder), from the
+    """ "Seoul is the warmest." (or the coldest, when the goal asks which is colder), from the
     temperatures get_weather returned; no figure of its own."""
     colder = bool(re.search(r"colder|cooler|coldest|더 (?:추|춥|시원)", ctx.goal, re.I))
     pick = min(temps, key=lambda t: t[1]) if colder else max(temps, key=lambda t: t[1])
@@ -362,9 +360,7 @@ def _plan_word_count(ctx: _Ctx, intent: Intent) -> _Decision:
         subject = path or f'"{shorten(text, 60)}"'
         return _Decision(
             "word_count: answer from word_count",
-            text=ctx.t(
-                f"{subject}의 단어 수는 {shown}개입니다{note}.", f"{subject} has {shown} words{note}."
-            ),
+            text=ctx.t(f"{subject}의 단어 수는 {shown}개입니다{note}.", f"{subject} has {shown} words{note}."),
         )
     if text:
         return _Decision("word_count: count the quoted text", [("word_count", {"text": text})])
@@ -406,9 +402,7 @@ def _plan_read_file(ctx: _Ctx, intent: Intent) -> _Decision:
             "(I'm a rule-based demo, so this is an extract, not a written summary.)",
         )
     if "[TRUNCATED]" in x.output:
-        text += "\n" + ctx.t(
-            "(파일이 길어 앞부분만 읽었습니다.)", "(The file is long; only its start was read.)"
-        )
+        text += "\n" + ctx.t("(파일이 길어 앞부분만 읽었습니다.)", "(The file is long; only its start was read.)")
     return _Decision("read_file: answer with an extract", text=text)
 
 

@@ -47,9 +47,7 @@ class Topic:
 
 TOPICS: tuple[Topic, ...] = (
     Topic("unit_price", "단가", "unit price", re.compile(r"단가|가격|unit[\s-]*price|price|cost", re.I)),
-    Topic(
-        "refund", "환불 정책", "refund policy", re.compile(r"환불|반품|refund|return policy|money back", re.I)
-    ),
+    Topic("refund", "환불 정책", "refund policy", re.compile(r"환불|반품|refund|return policy|money back", re.I)),
     Topic("shipping", "배송", "shipping", re.compile(r"배송|택배|shipping|delivery", re.I)),
 )
 
@@ -187,7 +185,10 @@ _CONVERSIONS: tuple[tuple[str, str], ...] = (
     (rf"({_NUM})\s*(?:kg|kilo\w*|킬로그램)\b.*?(?:pounds?|lbs?|파운드)", "{x} * 2.20462"),
     (rf"({_NUM})\s*(?:pounds?|lbs?|파운드)\b.*?(?:kg|kilo|킬로)", "{x} / 2.20462"),
     (rf"({_NUM})\s*(?:inch(?:es)?|인치)\b.*?(?:cm|centimet|센티)", "{x} * 2.54"),
-    (rf"(?:\$\s*)?({_NUM})\s*(?:dollars?)?\s*(?:with|at|minus|less)\s*({_NUM})\s*%\s*(?:off|discount)", "{x} * (100 - {y}) / 100"),
+    (
+        rf"(?:\$\s*)?({_NUM})\s*(?:dollars?)?\s*(?:with|at|minus|less)\s*({_NUM})\s*%\s*(?:off|discount)",
+        "{x} * (100 - {y}) / 100",
+    ),
     (rf"({_NUM})\s*%\s*(?:off|discount|할인)\s*(?:on|of|from)?\s*(?:\$\s*)?({_NUM})", "{y} * (100 - {x}) / 100"),
 )
 
@@ -419,9 +420,7 @@ def classify(goal: str) -> Intent:
             {"text": words, "path": path},
         )
     if _WEB.search(text) and (_SEARCH.search(text) or re.search(r"look\s*up|검색", text, re.I)):
-        return Intent(
-            "search_web", "goal asks to search the web → search_web", {"query": extract_web_query(text)}
-        )
+        return Intent("search_web", "goal asks to search the web → search_web", {"query": extract_web_query(text)})
     path = extract_path(text)
     if path:
         return Intent(
@@ -433,11 +432,13 @@ def classify(goal: str) -> Intent:
     topics = find_topics(text)
     expression = extract_expression(text)
     shipping = any(t.key == "shipping" for t in topics) and bool(re.search(r"free|무료", text, re.I))
-    if quantity and quantity[0] == 1 and re.search(r"\b(?:one|a|per|each)\s+(?:unit|item|piece)\b|한 ?개|개당", text, re.I):
-        quantity = None  # "how much does one unit cost?" is the unit price itself
-    if quantity and not expression and (
-        any(t.key == "unit_price" for t in topics) or _TOTAL.search(text) or shipping
+    if (
+        quantity
+        and quantity[0] == 1
+        and re.search(r"\b(?:one|a|per|each)\s+(?:unit|item|piece)\b|한 ?개|개당", text, re.I)
     ):
+        quantity = None  # "how much does one unit cost?" is the unit price itself
+    if quantity and not expression and (any(t.key == "unit_price" for t in topics) or _TOTAL.search(text) or shipping):
         return Intent(
             "price_total",
             "goal has a quantity and asks for a price → lookup the unit price, then multiply with calculator"
@@ -445,9 +446,7 @@ def classify(goal: str) -> Intent:
             {"quantity": quantity[0], "unit_word": quantity[1], "shipping": shipping},
         )
     if expression:
-        return Intent(
-            "calculate", "goal has an arithmetic expression → calculator", {"expression": expression}
-        )
+        return Intent("calculate", "goal has an arithmetic expression → calculator", {"expression": expression})
     if _SEARCH.search(text) and extract_search_query(text):
         return Intent(
             "search_documents",
@@ -550,9 +549,7 @@ def search_hits(text: str) -> list[str]:
 def _hit_line(item: Any) -> str:
     if not isinstance(item, dict):
         return str(item).strip()
-    title = next(
-        (str(item[k]) for k in ("document", "title", "name", "path", "file", "source") if item.get(k)), ""
-    )
+    title = next((str(item[k]) for k in ("document", "title", "name", "path", "file", "source") if item.get(k)), "")
     where = next(
         (
             str(item[k])
@@ -561,9 +558,7 @@ def _hit_line(item: Any) -> str:
         ),
         "",
     )
-    body = next(
-        (str(item[k]) for k in ("snippet", "content", "text", "excerpt", "summary") if item.get(k)), ""
-    )
+    body = next((str(item[k]) for k in ("snippet", "content", "text", "excerpt", "summary") if item.get(k)), "")
     body = " ".join(body.split())
     if len(body) > 160:
         body = body[:157] + "…"
