@@ -56,35 +56,24 @@ class PreparedRun:
         sleep: Callable[[float], Any] | None = None,
     ) -> Iterator[RunEvent]:
         """Run it; a generator of the loop's events, the last one ``RunFinished`` (close it to cancel)."""
-        return run_agent(
-            self.goal,
-            provider=self.provider,
-            registry=self.registry,
-            settings=self.settings,
-            cancel=cancel,
-            run_id=run_id,
-            instructions=self.instructions,
-            scripted=self.scripted,
-            sleep=sleep,
-            rng=self.rng,
-            record_extra=self.record_extra or None,
-        )
+        return run_agent(self.goal, cancel=cancel, run_id=run_id, sleep=sleep, **self._loop_arguments())
 
     def run_to_end(self, cancel: threading.Event | None = None, *, run_id: str | None = None) -> dict[str, Any]:
         """Run it to the end and return the record as saved (a :class:`~agent_core.run_record.RunRecord`;
         only what the final event says when the record could not be written)."""
-        return run_to_end(
-            self.goal,
-            provider=self.provider,
-            registry=self.registry,
-            settings=self.settings,
-            cancel=cancel,
-            run_id=run_id,
-            instructions=self.instructions,
-            scripted=self.scripted,
-            rng=self.rng,
-            record_extra=self.record_extra or None,
-        )
+        return run_to_end(self.goal, cancel=cancel, run_id=run_id, **self._loop_arguments())
+
+    def _loop_arguments(self) -> dict[str, Any]:
+        """What the loop needs from this prepared run, besides the goal and how to stop it."""
+        return {
+            "provider": self.provider,
+            "registry": self.registry,
+            "settings": self.settings,
+            "instructions": self.instructions,
+            "scripted": self.scripted,
+            "rng": self.rng,
+            "record_extra": self.record_extra or None,
+        }
 
 
 def run_settings(

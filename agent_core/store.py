@@ -40,6 +40,7 @@ from agent_core.index import (
 from agent_core.records import effective_status, load_record, parse_record
 from agent_core.run_columns import TABLE_COLUMNS
 from agent_core.tables import (
+    CALL_ONLY,
     KEY,
     RUN_AT,
     calls_frame,
@@ -55,25 +56,7 @@ log = logging.getLogger("agent_core.store")
 
 RUN_COLUMNS = [*TABLE_COLUMNS, "path"]
 """Columns of :meth:`RunStore.runs` (the list is :data:`agent_core.run_columns.RUN_COLUMN_SPEC`)."""
-CALL_COLUMNS = [
-    "run_id",
-    "run_started_at",
-    "provider",
-    "model",
-    "call_id",
-    "step",
-    "tool",
-    "success",
-    "error_category",
-    "attempts",
-    "retried",
-    "fallback",
-    "fallback_success",
-    "duplicate",
-    "truncated",
-    "duration_ms",
-    "started_at",
-]
+CALL_COLUMNS = ["run_id", "run_started_at", "provider", "model", *CALL_ONLY]
 _RACY_NS = 2_000_000_000
 """A folder changed this close to a scan may change again within the same mtime tick."""
 _CALL_BATCH = 5000

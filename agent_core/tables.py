@@ -37,7 +37,7 @@ STR = "str"
 SNAPSHOT_FORMAT = f"1/{INDEX_FORMAT}"
 """Changes with the index format (the rows it holds are made by the same code)."""
 _KEY_COLUMNS = ("_size", "_mtime_ns", "_ino")
-_CALL_ONLY = (
+CALL_ONLY = (  # the tool-call table's own columns; store.CALL_COLUMNS puts the run's in front
     "call_id",
     "step",
     "tool",
@@ -162,7 +162,7 @@ def runs_columns(calls: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
             "run_started_at": runs["started_at"].array.take(where),
             "provider": runs["provider"].array.take(where),
             "model": runs["model"].array.take(where),
-            **{name: calls[name].array for name in _CALL_ONLY},
+            **{name: calls[name].array for name in CALL_ONLY},
             KEY: calls[KEY].to_numpy(dtype=object),
         }
     )
@@ -174,7 +174,7 @@ def save_calls_snapshot(path: Path, calls: pd.DataFrame, keys: Mapping[str, tupl
 
     codes, names = pd.factorize(calls[KEY])
     file_keys = np.array([keys[name] for name in names], dtype="int64").reshape(-1, 3)
-    frame = pd.DataFrame({name: calls[name].array for name in _CALL_ONLY})
+    frame = pd.DataFrame({name: calls[name].array for name in CALL_ONLY})
     frame[KEY] = calls[KEY].to_numpy(dtype=object)
     for i, column in enumerate(_KEY_COLUMNS):
         frame[column] = file_keys[codes, i] if len(codes) else np.array([], dtype="int64")
@@ -205,7 +205,7 @@ def load_calls_snapshot(path: Path, keys: Mapping[str, tuple[int, int, int]]) ->
         if (table.schema.metadata or {}).get(b"agent_core.snapshot") != SNAPSHOT_FORMAT.encode():
             return None
         frame = table.to_pandas(types_mapper=_STRING_TYPES.get)
-        if list(frame.columns) != [*_CALL_ONLY, KEY, *_KEY_COLUMNS]:
+        if list(frame.columns) != [*CALL_ONLY, KEY, *_KEY_COLUMNS]:
             return None
     except FileNotFoundError:
         return None
