@@ -308,32 +308,26 @@ def _scaled(m: re.Match[str], number: str, scale_groups: tuple[int, int]) -> flo
     return value * _SCALE_WORD.get(scale, 1.0)
 
 
-def _money_before(m: re.Match[str]) -> Claim:
-    currency = _CURRENCY_SYMBOL[m.group(1).upper() if m.group(1).upper() == "US$" else m.group(1)]
-    value = _scaled(m, m.group(2), (3, 4))
+def _money(m: re.Match[str], currency: str, number: int, scale_groups: tuple[int, int]) -> Claim:
+    value = _scaled(m, m.group(number), scale_groups)
+    text = m.group(0).strip()
     return Claim(
-        m.group(0).strip(),
+        text,
         f"{fmt(value)} {currency}",
         "money",
         m.start(),
         m.end(),
         numbers=(value,),
-        decimals=decimals(m.group(2)),
+        decimals=decimals(m.group(number)),
     )
+
+
+def _money_before(m: re.Match[str]) -> Claim:
+    return _money(m, _CURRENCY_SYMBOL[m.group(1).upper() if m.group(1).upper() == "US$" else m.group(1)], 2, (3, 4))
 
 
 def _money_after(m: re.Match[str]) -> Claim:
-    currency = _CURRENCY_WORD.get(m.group(4).lower(), m.group(4).upper())
-    value = _scaled(m, m.group(1), (2, 3))
-    return Claim(
-        m.group(0).strip(),
-        f"{fmt(value)} {currency}",
-        "money",
-        m.start(),
-        m.end(),
-        numbers=(value,),
-        decimals=decimals(m.group(1)),
-    )
+    return _money(m, _CURRENCY_WORD.get(m.group(4).lower(), m.group(4).upper()), 1, (2, 3))
 
 
 def _percent(m: re.Match[str]) -> Claim:

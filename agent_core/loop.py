@@ -485,16 +485,7 @@ def _step(run: _Run, step: int) -> Generator[RunEvent, None, StepOutcome]:
     finally:
         # Keep what ran, even when cancelled between calls; the block goes in only when whole.
         if len(block.outputs) == len(block.tool_calls):
-            run.blocks.append(block)
-            run.record["context_blocks"].append(
-                {
-                    "index": block.index,
-                    "step": step,
-                    "items": _record_items(block),
-                    "chars": block.chars(),
-                    "raw": mask(block.raw),
-                }
-            )
+            _keep_block(run, block)
         step_entry["duration_ms"] = round((time.perf_counter() - step_t0) * 1000, 3)
         run.record["steps"].append(step_entry)
     yield _step_finished(run, step_entry, response.usage)
@@ -521,22 +512,27 @@ def _send_answer_back(
     block = ContextBlock(
         index=len(run.blocks), step=step, provider=provider_id, text=answer, raw=response.raw, feedback=message
     )
-    run.blocks.append(block)
-    run.record["context_blocks"].append(
-        {
-            "index": block.index,
-            "step": step,
-            "items": _record_items(block),
-            "chars": block.chars(),
-            "raw": mask(block.raw),
-        }
-    )
+    _keep_block(run, block)
     run.history.append({"role": "assistant", "content": answer, "final": False})
     run.history.append({"role": "user", "content": message, "kind": "answer_check"})
     texts = [str(c["text"]) for c in missing]
     step_entry["answer_check"] = {"unsupported": texts, "message": message}
     log.info("run %s step %s: answer sent back by the answer check (%s)", run.record["run_id"], step, ", ".join(texts))
     return AnswerSentBack(run_id=run.record["run_id"], step=step, unsupported=texts, message=message, answer=answer)
+
+
+def _keep_block(run: _Run, block: ContextBlock) -> None:
+    """A whole block goes into the model's context for later steps and into the record."""
+    run.blocks.append(block)
+    run.record["context_blocks"].append(
+        {
+            "index": block.index,
+            "step": block.step,
+            "items": _record_items(block),
+            "chars": block.chars(),
+            "raw": mask(block.raw),
+        }
+    )
 
 
 def _record_items(block: ContextBlock) -> list[dict[str, Any]]:
