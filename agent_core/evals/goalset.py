@@ -18,22 +18,14 @@ import yaml
 
 from agent_core.errors import ErrorCategory
 from agent_core.records import STATUSES
+from agent_core.tools.builtins import BUILTIN_TOOL_NAMES
 
 MAX_FILE_BYTES = 2_000_000
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,79}$")
 SEQUENCE_MODES = ("strict", "in_order", "any_order", "subset", "superset")
 ERROR_CATEGORIES = tuple(c.value for c in ErrorCategory)
-KNOWN_TOOLS = (
-    "calculator",
-    "read_file",
-    "lookup",
-    "word_count",
-    "search_documents",
-    "get_weather",
-    "search_web",
-    "search_cached",
-)
-"""The built-in tools (agent_core.tools.builtins); a goal's ``tools`` must name some of them."""
+KNOWN_TOOLS = BUILTIN_TOOL_NAMES
+"""The built-in tools; a goal's ``tools`` must name some of them."""
 
 CHECK_KINDS = (
     "answer_contains",
