@@ -261,9 +261,12 @@ def test_hostile_text_stays_inert(server: AppServer, page: Page, listener: tuple
 
 
 SLOW_BACKOFF = """
-import agent_core.dispatcher as _d
-_d.backoff_delay = lambda attempt, delays, **kw: delays[min(attempt, len(delays) - 1)]
+import agent_core.retry as _r
+_r.backoff_delay = lambda attempt, delays, **kw: delays[min(attempt, len(delays) - 1)]
 """
+"""Fixed retry waits (no jitter) in the app's process, so a run with failing calls lasts long enough
+to be stopped or left. The one retry policy is agent_core.retry's; patching a module that no
+longer uses it made the waits random and these tests flaky."""
 
 
 def test_stop_cancels_a_running_run(tmp_path: Path, browser: Browser) -> None:
