@@ -273,3 +273,17 @@ def prepare(scenario: DemoScenario | str, settings: Settings, *, pace_s: float =
         scripted=True,
         rng=random.Random(DEMO_SEED),
     )
+
+
+EXAMPLE_GOALS = (
+    "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요.",
+    "What is (24*7)+100?",
+    "What's the weather in Seoul in fahrenheit?",
+    "서울 날씨 알려줘",
+    "Search the documents for the refund policy",
+    "Read notes.txt and summarize it",
+    'Count the words in "the quick brown fox jumps over the lazy dog"',
+    "Search the web for streamlit",
+    "hello",
+)
+"""The Run page's example goals, in Korean and English (the tests run them too)."""

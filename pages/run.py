@@ -26,17 +26,7 @@ from pages._arena_ui import arena_form, live_arena
 from pages._ledger_ui import show_ledger
 from pages._run_view import RunView, show_outcome, show_saved_run
 
-EXAMPLES = (
-    "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요.",
-    "What is (24*7)+100?",
-    "What's the weather in Seoul in fahrenheit?",
-    "서울 날씨 알려줘",
-    "Search the documents for the refund policy",
-    "Read notes.txt and summarize it",
-    'Count the words in "the quick brown fox jumps over the lazy dog"',
-    "Search the web for streamlit",
-    "hello",
-)
+EXAMPLES = demo.EXAMPLE_GOALS
 
 ui.ensure_app_frame()
 config = ui.settings()

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_core import demo
+from agent_core.demo import EXAMPLE_GOALS
 from agent_core.grounding import unsupported
 from agent_core.loop import run_to_end
 from agent_core.providers import make_provider
@@ -18,16 +19,7 @@ from agent_core.tools.builtins import build_default_registry
 REPO = Path(__file__).resolve().parent.parent
 
 GOALS = (
-    # the Run page's examples
-    "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요.",
-    "What is (24*7)+100?",
-    "What's the weather in Seoul in fahrenheit?",
-    "서울 날씨 알려줘",
-    "Search the documents for the refund policy",
-    "Read notes.txt and summarize it",
-    'Count the words in "the quick brown fox jumps over the lazy dog"',
-    "Search the web for streamlit",
-    "hello",
+    *EXAMPLE_GOALS,  # the Run page's examples
     # everyday questions about the sample workspace
     "What's the weather in Paris and London?",
     "도쿄와 오사카 날씨 비교해 줘",
