@@ -46,6 +46,7 @@ from agent_core.providers.local.plan import (
     plan_step,
     planned_call,
     request_language,
+    required_facts,
 )
 from agent_core.providers.local.prompt import (
     RAW_TYPE,
@@ -458,6 +459,9 @@ class LocalProvider:
             numbers = answer_pattern(
                 allowed_numbers(request.goal, request.blocks),
                 not_found=request_language(request.goal) if empty else None,
+                goal=request.goal,
+                # Every temperature and calculator result must be stated (in the goal's order).
+                required=() if empty else required_facts(request.goal, request.blocks),
             )
         limit = min(self.max_tokens, CALL_TOKENS if force and tools else ANSWER_TOKENS)
         body = {
@@ -479,7 +483,9 @@ class LocalProvider:
             if partial is None:
                 hint = f" (it stopped at the {limit}-token limit)" if cut else ""
                 raise ProviderError(f"{exc}{hint}", provider=PROVIDER_ID, error_type="LocalOutputError") from exc
-            text, calls = partial + f" … [cut at the {limit}-token limit]", []
+            # No digits in the mark: the answer check read "200" in "[cut at the 200-token limit]"
+            # as a claim and asked the model to ground it.
+            text, calls = partial + " … [cut at the token limit]", []
         items.append(
             {
                 "type": RAW_TYPE,

@@ -50,13 +50,14 @@ ANSWER_BRANCH: dict[str, Any] = {
 
 CALCULATOR_EXPRESSION: dict[str, Any] = {
     "type": "string",
-    "pattern": r"^[0-9][0-9 .,+*/()\-]*$",
+    "pattern": r"^[0-9][0-9 .,()]*[+*/\-][0-9 .,+*/()\-]*$",
     "maxLength": 80,
 }
 """What the model may write as a calculator expression: digits, operators and brackets only.
 
 Without it the model wrote ``17% * 2340`` (``%`` is the remainder there) and ``24 * units``; with
 the characters pinned it writes ``17 / 100 * 2340``. The calculator itself accepts more.
+At least one operator: asked to ground a made-up "200", the model sent the calculator "200".
 """
 
 
