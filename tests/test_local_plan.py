@@ -330,3 +330,27 @@ def test_a_plain_quantity_is_priced_with_the_unit_price_found(tools: list[Tool])
     assert quantity_times_price("How much do 7 units cost?", []) is None  # no price yet
     plan = plan_step("If I order 25 units, do I get free shipping?", facts, tools)
     assert plan.arguments == {"calculator": {"expression": ["25 * 24"]}}
+
+
+def test_the_tier_that_holds_the_quantity_is_named_for_the_calculator(tools: list[Tool]) -> None:
+    from agent_core.providers.local.plan import tier_rows
+
+    table = (
+        "Larger orders get a discount on the whole order: Units ordered, Discount, Price per unit; "
+        "1 to 99, none, $24.00; 100 to 499, 5%, $22.80; 500 or more, 10%, $21.60;"
+    )
+    found = [block(0, "search_documents", {"query": "volume discount"}, table)]
+    assert tier_rows("How much do 150 units cost after the volume discount?", found) == ["100 to 499, 5%, $22.80"]
+    assert tier_rows("What do 600 units cost?", found) == ["500 or more, 10%, $21.60"]
+    korean = [
+        block(0, "search_documents", {"query": "할인"}, "100개 이상 주문하면 5%, 500개 이상 주문하면 10%가 할인됩니다.")
+    ]
+    assert tier_rows("150개 사면 할인 후 얼마야?", korean) == ["100개 이상 주문하면 5%"]
+    # Days, percentages and dollar amounts are not quantity ranges; no quantity asked, no row.
+    days = [block(0, "search_documents", {"query": "delivery"}, "International delivery: 5 to 10 business days.")]
+    assert tier_rows("What do 10 units cost with shipping?", days) == []
+    assert tier_rows("Is a $600 order discounted?", found) == []
+    price = block(0, "lookup", {"topic": "unit price"}, "Unit price: $24 per unit")
+    found = [price, block(1, "search_documents", {"query": "volume discount"}, table)]
+    hint = plan_step("How much do 150 units cost after the volume discount?", found, tools).hint
+    assert "The row of the results that applies: 100 to 499, 5%, $22.80" in hint

@@ -122,7 +122,9 @@ def _one(check: Check, record: dict[str, Any]) -> CheckResult:
         return _result(check, ok, "" if ok else f"numbers in the answer: {numbers[:8] or 'none'}")
     if kind == "answer_not_found":
         said = says_not_found(answer)
-        return _result(check, said == arg, "" if said == arg else ("no 'not found' in the answer" if arg else "says 'not found'"))
+        return _result(
+            check, said == arg, "" if said == arg else ("no 'not found' in the answer" if arg else "says 'not found'")
+        )
     calls = successful_calls(record)
     if kind == "tool_used":
         missing = [t for t in arg if t not in calls]

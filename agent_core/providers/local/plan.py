@@ -318,7 +318,7 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
         if need.key == "calculator" and (expression := quantity_times_price(goal, blocks)) is not None:
             pinned = {"calculator": {"expression": [expression]}}
             reason += f" ({expression}: the quantity asked × the unit price found)"
-        return StepPlan(offered, True, reason, pinned, hint=step_hint(need, state, goal))
+        return StepPlan(offered, True, reason, pinned, hint=step_hint(need, state, goal, blocks))
     return StepPlan([], False, "every need met or tried: answer", answer=True)
 
 
@@ -370,15 +370,75 @@ def quantity_times_price(goal: str, blocks: Sequence[ContextBlock]) -> str | Non
     return f"{quantities[0].replace(',', '')} * {prices.pop()}"
 
 
-def step_hint(need: Need, state: str, goal: str = "") -> str:
+_QUANTITY_ASKED = re.compile(
+    r"(?<![$\d.,])(\d[\d,]*)\s*(?:units?|items?|pieces?|products?|boxes|orders?|개)", re.IGNORECASE
+)
+_RANGE = re.compile(
+    r"(?<![$\d.,])(\d[\d,]*)\s*(?:to|-|–|~)\s*(\d[\d,]*)(?![\d%])"
+    r"|(?<![$\d.,])(\d[\d,]*)\s*(?:units?|items?|개)?\s*(?:or more|and above|or above|or over|\+|이상)",
+    re.IGNORECASE,
+)
+
+_NOT_A_QUANTITY = re.compile(
+    r"\s*(?:(?:business |working |calendar )?(?:days?|weeks?|months?|years?|hours?|minutes?|pm|am)\b|%|°)"
+    r"|(?:일|주|개월|년|시간)",
+    re.IGNORECASE,
+)
+
+
+def tier_rows(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
+    """The rows of a tiered rule in the results (a discount table, "100개 이상 …") whose range
+    holds the quantity the goal names, as written: "100 to 499, 5%, $22.80". Left to pick, the
+    model applied the 10 % row to 150 units; finding a number in a range is done here instead.
+    Amounts in dollars are not quantities (thresholds are compared in :func:`comparisons`)."""
+    quantities = {v for q in _QUANTITY_ASKED.findall(_norm(goal)) if (v := _number(q)) is not None}
+    if not quantities:
+        return []
+    rows: list[str] = []
+    for block in blocks:
+        for output in block.outputs:
+            if output.is_error or output.name in ("calculator", "get_weather"):
+                continue
+            for row in re.split(r"[;\n]|\.\s|\\n", output.output):
+                matches = [m for m in _RANGE.finditer(row) if not _NOT_A_QUANTITY.match(row, m.end())]
+                for i, m in enumerate(matches):
+                    following = matches[i + 1] if i + 1 < len(matches) else None
+                    low = _number(m.group(1) or m.group(3) or "")
+                    high = _number(m.group(2)) if m.group(2) else None
+                    if low is None or not any(q >= low and (high is None or q <= high) for q in quantities):
+                        continue
+                    # From this range to the next one: "100개 이상 주문하면 5%", not the 500개 tier too.
+                    text = row[m.start() : following.start() if following else len(row)].strip(" \"'|,.")
+                    if text and text not in rows and len(text) <= 160:
+                        rows.append(text)
+    return rows[:3]
+
+
+_AVERAGE = re.compile(r"average|mean\b|평균", re.IGNORECASE)
+
+
+def _average_hint(goal: str) -> str:
+    """ "; the average of 3 numbers is (their sum) / 3 …" for a goal that asks for one."""
+    if not _AVERAGE.search(goal):
+        return ""
+    count = len([n for n in _NUMBER.findall(goal) if not _YEARISH.match(n.replace(",", ""))])
+    n = str(count) if count >= 2 else "their count"
+    return f"; the average of the numbers is (the sum, in brackets) / {n}: ( … + … ) / {n}"
+
+
+def step_hint(need: Need, state: str, goal: str = "", blocks: Sequence[ContextBlock] = ()) -> str:
     """What to put in this step's call, where the model tends to get it wrong."""
     if need.key == "calculator":
+        rows = tier_rows(goal, blocks)
         return (
             "\n\n(Next: one calculator expression that gives the final figure asked for, with the "
             "numbers from the request and the tool results"
             # Only where a percentage is asked: said always, the model divided every total by 100
             # ("25 * 24 / 100" for the price of 25 units).
-            + ("; p% of x is x * p / 100.)" if re.search(r"%|percent|퍼센트|프로", goal, re.IGNORECASE) else ".)")
+            + ("; p% of x is x * p / 100" if re.search(r"%|percent|퍼센트|프로", goal, re.IGNORECASE) else "")
+            + _average_hint(goal)
+            + ".)"
+            + (f"\n(The row of the results that applies: {' / '.join(rows)}.)" if rows else "")
         )
     if need.key == "documents":
         again = "That search found nothing: try other, simpler English keywords. " if state == "failed" else ""
