@@ -353,4 +353,36 @@ def test_the_tier_that_holds_the_quantity_is_named_for_the_calculator(tools: lis
     price = block(0, "lookup", {"topic": "unit price"}, "Unit price: $24 per unit")
     found = [price, block(1, "search_documents", {"query": "volume discount"}, table)]
     hint = plan_step("How much do 150 units cost after the volume discount?", found, tools).hint
-    assert "The row of the results that applies: 100 to 499, 5%, $22.80" in hint
+    assert "falls in this row of the results: 100 to 499, 5%, $22.80. Use it." in hint
+
+
+def test_the_first_document_search_asks_the_question_itself(tools: list[Tool]) -> None:
+    from agent_core.providers.local.plan import planned_call
+
+    goal = "What do 10 units cost including standard shipping inside Korea?"
+    price = block(0, "lookup", {"topic": "unit price"}, "Unit price: $24 per unit")
+    plan = plan_step(goal, [price], tools)
+    assert planned_call(plan) == (
+        "search_documents",
+        {"query": "What do 10 units cost including standard shipping inside Korea", "limit": 3},
+    )
+    # Nothing found (a Korean question, English notes): once more, in the model's own words.
+    empty = block(
+        0, "search_documents", {"query": "다음 운영 회의는 언제야"}, "No results for '다음 운영 회의는 언제야'."
+    )
+    again = plan_step("다음 운영 회의는 언제야?", [empty], tools)
+    assert [t.name for t in again.tools] == ["search_documents"] and planned_call(again) is None
+    assert "other, simpler English keywords" in again.hint
+
+
+def test_a_search_that_found_nothing_is_tried_again_in_english_words(tools: list[Tool]) -> None:
+    import re
+
+    empty = block(
+        0, "search_documents", {"query": "다음 운영 회의는 언제야"}, "No results for '다음 운영 회의는 언제야'."
+    )
+    again = plan_step("다음 운영 회의는 언제야?", [empty], tools)
+    schema = output_schema(again.tools, force_tool=True, pinned=again.arguments)
+    query = schema["properties"]["search_documents"]["properties"]["query"]
+    assert re.fullmatch(query["pattern"][1:-1], "next operations meeting")
+    assert not re.fullmatch(query["pattern"][1:-1], "운영 회의")

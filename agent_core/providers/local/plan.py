@@ -206,7 +206,7 @@ def analyse(goal: str, tool_names: Iterable[str]) -> Analysis:
         arithmetic and not figures_beyond_expression(text)
     ):
         if "search_documents" in enabled:
-            needs.append(Need("documents", ("search_documents",)))
+            needs.append(documents_need(text))
     if "word_count" in enabled and _WORD_COUNT.search(text):
         needs.append(Need("word_count", ("word_count",)))
         calculate = calculate and arithmetic
@@ -214,10 +214,19 @@ def analyse(goal: str, tool_names: Iterable[str]) -> Analysis:
         needs.append(Need("calculator", ("calculator",)))
     if not needs:
         if "search_documents" in enabled:
-            needs.append(Need("documents", ("search_documents",)))
+            needs.append(documents_need(text))
             return Analysis(False, tuple(needs), "a question nothing else explains: search the documents")
         return Analysis(False, (), "no tool fits: the model decides")
     return Analysis(False, tuple(needs), "needs: " + ", ".join(n.key for n in needs))
+
+
+def documents_need(goal: str) -> Need:
+    """A document search whose first query is the question itself: the search ranks by the words
+    that matter (BM25), and the model's own queries missed ("unit price" for "10 units including
+    standard shipping inside Korea", after it had just looked the price up). A search that finds
+    nothing is tried once more with the model's words (:func:`plan_step`)."""
+    query = re.sub(r"\s+", " ", goal).strip(" ?!.？")[:200]
+    return Need("documents", ("search_documents",), {"query": [query], "limit": [3]})
 
 
 def _has_difference(text: str) -> bool:
@@ -243,8 +252,9 @@ class StepPlan:
     force_tool: bool
     reason: str
     """Why, in a few words (kept in the raw output item, so the record shows it)."""
-    arguments: dict[str, dict[str, list[Any]]] = field(default_factory=dict)
-    """Per tool, argument values pinned for this step (enums in its schema)."""
+    arguments: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per tool, argument values pinned for this step (a list: an enum in its schema; a mapping:
+    a schema for the argument, e.g. ``{"pattern": …}``)."""
     answer: bool = False
     """The model must answer now (every need met or tried)."""
     hint: str = ""
@@ -314,12 +324,22 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
         if not offered:
             continue
         reason = f"must call for {need.key}" + (" (again, other words)" if state == "failed" else "")
-        pinned = {offered[0].name: need.arguments} if need.arguments else {}
+        pinned: dict[str, dict[str, Any]] = (
+            {offered[0].name: need.arguments} if need.arguments and state == "open" else {}
+        )
+        if need.key == "documents" and state == "failed":
+            # Once more in English words only: asked for "other words", the model searched the
+            # same Korean words again, and the notes are in English.
+            pinned = {offered[0].name: {"query": dict(ENGLISH_QUERY)}}
         if need.key == "calculator" and (expression := quantity_times_price(goal, blocks)) is not None:
             pinned = {"calculator": {"expression": [expression]}}
             reason += f" ({expression}: the quantity asked × the unit price found)"
         return StepPlan(offered, True, reason, pinned, hint=step_hint(need, state, goal, blocks))
     return StepPlan([], False, "every need met or tried: answer", answer=True)
+
+
+ENGLISH_QUERY: dict[str, Any] = {"type": "string", "pattern": "^[A-Za-z][A-Za-z' -]{2,60}$"}
+"""The schema of a search query written again after one found nothing: English words only."""
 
 
 def planned_call(plan: StepPlan) -> tuple[str, dict[str, Any]] | None:
@@ -334,7 +354,7 @@ def planned_call(plan: StepPlan) -> tuple[str, dict[str, Any]] | None:
     tool = plan.tools[0]
     pinned = plan.arguments.get(tool.name, {})
     properties = tool.parameters.get("properties", {})
-    if not properties or any(len(pinned.get(key, ())) != 1 for key in properties):
+    if not properties or any(not isinstance(pinned.get(key), list) or len(pinned[key]) != 1 for key in properties):
         return None
     return tool.name, {key: pinned[key][0] for key in properties}
 
@@ -409,7 +429,8 @@ def tier_rows(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
                         continue
                     # From this range to the next one: "100개 이상 주문하면 5%", not the 500개 tier too.
                     text = row[m.start() : following.start() if following else len(row)].strip(" \"'|,.")
-                    if text and text not in rows and len(text) <= 160:
+                    # A tier of a rule has a rate ("5%"); "21 units or more ($504)" is a threshold.
+                    if text and "%" in text and text not in rows and len(text) <= 160:
                         rows.append(text)
     return rows[:3]
 
@@ -438,7 +459,7 @@ def step_hint(need: Need, state: str, goal: str = "", blocks: Sequence[ContextBl
             + ("; p% of x is x * p / 100" if re.search(r"%|percent|퍼센트|프로", goal, re.IGNORECASE) else "")
             + _average_hint(goal)
             + ".)"
-            + (f"\n(The row of the results that applies: {' / '.join(rows)}.)" if rows else "")
+            + (f"\n(The quantity asked falls in this row of the results: {' / '.join(rows)}. Use it.)" if rows else "")
         )
     if need.key == "documents":
         again = "That search found nothing: try other, simpler English keywords. " if state == "failed" else ""

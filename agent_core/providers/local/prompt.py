@@ -62,13 +62,17 @@ may start with "(": when it could not, "the average of 12, 18 and 27" became ``1
 """
 
 
-def _pin(parameters: dict[str, Any], name: str, pinned: Mapping[str, Sequence[Any]]) -> dict[str, Any]:
+def _pin(parameters: dict[str, Any], name: str, pinned: Mapping[str, Any]) -> dict[str, Any]:
     """``parameters`` with the pinned argument values as enums (required), and the calculator's
     expression narrowed to :data:`CALCULATOR_EXPRESSION`."""
     properties = dict(parameters.get("properties", {}))
     required = list(parameters.get("required", []))
     for key, values in pinned.items():
-        if key in properties and values:
+        if key in properties and isinstance(values, Mapping):  # a schema of its own ({"pattern": …})
+            properties[key] = {**properties[key], **values}
+            if key not in required:
+                required.append(key)
+        elif key in properties and values:
             properties[key] = {"enum": list(values)}
             if key not in required:
                 required.append(key)
@@ -93,7 +97,7 @@ MAX_ANSWER_CHARS = 600
 """Longest answer text: a bound on a run-on answer (one to three sentences are asked for)."""
 
 
-def tool_branch(tool: Tool, pinned: Mapping[str, Sequence[Any]] | None = None) -> dict[str, Any]:
+def tool_branch(tool: Tool, pinned: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """``{"<this tool's name>": <this tool's parameters>}``, with ``pinned`` argument values.
 
     Keyed by the name rather than ``{"tool": …, "arguments": …}``: the same constraint in 10
@@ -111,7 +115,7 @@ def output_schema(
     tools: Sequence[Tool],
     *,
     force_tool: bool,
-    pinned: Mapping[str, Mapping[str, Sequence[Any]]] | None = None,
+    pinned: Mapping[str, Mapping[str, Any]] | None = None,
     checked_answer: bool = False,
     answer_pattern: str | None = None,
     answer_max_chars: int | None = MAX_ANSWER_CHARS,
