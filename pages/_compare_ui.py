@@ -53,9 +53,10 @@ def load_records(store: RunStore, run_ids: Sequence[str]) -> tuple[list[dict[str
 
 def compare_picker(options: Sequence[str], labels: Mapping[str, str], *, key: str = "history_compare") -> None:
     """History's "select runs → Compare": a multiselect of the runs in view and a button."""
-    with st.container(border=True):
-        c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
-        picked = c1.multiselect(
+    # One row: the picker takes what the button's whole label leaves (a fifth of the row cut it
+    # to "Comp…" at 800 px).
+    with st.container(border=True, horizontal=True, vertical_alignment="bottom", wrap=False):
+        picked = st.multiselect(
             "Compare runs",
             list(options),
             key=key,
@@ -63,8 +64,9 @@ def compare_picker(options: Sequence[str], labels: Mapping[str, str], *, key: st
             placeholder=f"Pick {MIN_RUNS}–{MAX_RUNS} runs to see them side by side…",
             help="Side by side: what each run did at each step, where they first differ, and why.",
             format_func=lambda rid: labels.get(rid, rid),
+            width="stretch",
         )
-        if c2.button("Compare", key=f"{key}_go", disabled=len(picked) < MIN_RUNS, width="stretch"):
+        if st.button("Compare", key=f"{key}_go", disabled=len(picked) < MIN_RUNS, width="content"):
             st.switch_page(COMPARE_PAGE, query_params={"runs": ",".join(picked)})
 
 

@@ -67,8 +67,8 @@ def _select_run(run_id: str | None) -> None:
         del st.query_params["run"]
 
 
-def _on_table_select() -> None:
-    state = st.session_state.get("history_table")
+def _on_table_select(key: str = "history_table") -> None:
+    state = st.session_state.get(key)
     ids = st.session_state.get("history_view_ids") or []
     rows = list(getattr(getattr(state, "selection", None), "rows", []) or [])
     if not rows and isinstance(state, dict):
@@ -389,17 +389,12 @@ shown = grounding_ui.add_labels(_explain_ui.add_one_liners(shown))
 ids = shown["run_id"].tolist()
 st.session_state["history_view_ids"] = ids
 preselect = [int(i) for i in shown.index[shown["run_id"] == selected]] if selected else []
-st.dataframe(
+_history_ui.runs_table(  # every column on a wide screen, the essentials on a narrow one
     shown,
-    hide_index=True,
-    width="stretch",
-    column_order=list(TABLE_COLUMNS),
-    column_config=TABLE_COLUMNS,
+    TABLE_COLUMNS,
     height=38 + 35 * max(3, min(len(shown), 18)),  # up to 18 rows in view; the grid scrolls for more
-    key="history_table",
+    preselect=preselect,
     on_select=_on_table_select,
-    selection_mode="single-row",
-    selection_default={"selection": {"rows": preselect[:1]}} if preselect else None,
 )
 
 # The picker offers the runs of the page in view (and the open run, wherever it is).

@@ -25,6 +25,7 @@ STATS_COLUMNS = {
         min_value=0.0,
         max_value=1.0,
         format="percent",
+        step=0.01,  # whole percents ("67%"): one format with the metrics and charts
         help="Share of calls that returned a result (after retries and fallbacks).",
     ),
     "p50_ms": st.column_config.NumberColumn(
@@ -162,9 +163,18 @@ with c2:
     ui.bar_chart(
         durations,
         {
-            # Log scale: one slow tool no longer squashes the others to nothing.
-            "x": ui.quantitative("ms", "milliseconds (log scale)", scale={"type": "symlog"}),
-            "y": ui.nominal("tool", title=None),
+            # Log scale: one slow tool no longer squashes the others to nothing. Ticks at powers of
+            # ten (the scale's own were crowded into its right end); whole tool names with their n.
+            "x": ui.quantitative(
+                "ms",
+                "milliseconds (log scale)",
+                scale={"type": "symlog"},
+                axis={
+                    "values": _toolstats_ui.log_ticks(durations["ms"].max()),
+                    "labelExpr": "format(datum.value, ',')",
+                },
+            ),
+            "y": ui.nominal("tool", title=None, axis={"labelLimit": 240}),
             "yOffset": ui.nominal("measure", sort=measures),
             "color": ui.nominal("measure", sort=measures, title=None, legend={"orient": "bottom"}),
             "tooltip": [ui.nominal("tool"), ui.nominal("measure"), ui.quantitative("ms", format=".1f")],
