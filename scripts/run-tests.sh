@@ -4,10 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
-if ! command -v chromium >/dev/null 2>&1; then
+# Debian packages: chromium (browser tests) and postgresql (the team-store tests start their own
+# throwaway server with initdb/pg_ctl, which Debian keeps in /usr/lib/postgresql/<major>/bin).
+APT=()
+command -v chromium >/dev/null 2>&1 || APT+=(chromium)
+command -v pg_ctl >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || APT+=(postgresql)
+if [ "${#APT[@]}" -gt 0 ]; then
   SUDO=""; [ "$(id -u)" = "0" ] || SUDO="sudo"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${APT[@]}" >/dev/null
 fi
 "$PYTHON" -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -r requirements-local.txt
 if [ "${LINT:-1}" = "1" ]; then  # LINT=0 skips the code-health checks (pyproject.toml)

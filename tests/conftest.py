@@ -6,6 +6,8 @@ import ipaddress
 import shutil
 import socket
 import sys
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,9 @@ REPO = Path(__file__).resolve().parent.parent
 # modules beside the tests are also imported by their plain names (``from fake_llm_server import``).
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
+import pgserver  # noqa: E402  (beside this file)
+from pgserver import PgServer  # noqa: E402
+
 WORKSPACE = REPO / "agent_data" / "workspace"
 _real_connect = socket.socket.connect
 
@@ -64,3 +69,24 @@ def data_dir(tmp_path: Path) -> Path:
 def settings(data_dir: Path) -> Settings:
     """Settings on the temp data folder with instant retries."""
     return Settings(data_dir=data_dir, retry_delays=(0.0, 0.0, 0.0), tool_timeout=5.0, request_timeout=5.0)
+
+
+# -- PostgreSQL (tests marked ``postgres``): one throwaway server per test session --------------
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """A PostgreSQL server on 127.0.0.1 for this test session (see tests/pgserver.py)."""
+    reason = pgserver.why_unavailable()
+    if reason:
+        pytest.skip(f"no PostgreSQL server can be started: {reason}")
+    server = pgserver.start_server()
+    try:
+        yield server
+    finally:
+        pgserver.remove_server(server)
+
+
+@pytest.fixture
+def pg_url(pg_server: PgServer, request: pytest.FixtureRequest) -> str:
+    """The URL of a new, empty database for this test (user and password included)."""
+    name = "t_" + uuid.uuid4().hex[:12]
+    return pg_server.create_database(name)
