@@ -168,18 +168,33 @@ def _ranges(values: Sequence[int]) -> str:
     return ", ".join(parts)
 
 
+def _by_step(ids: Sequence[int], made_in: Mapping[Any, Any]) -> str:
+    """Context blocks named by the steps that made them ("from steps 1–3"), as on the Run page and
+    in History, not by the engine's 0-based index; "#i" for an index with no known step."""
+    if not ids:
+        return "none"
+    steps = sorted({int(made_in[i]) for i in ids if isinstance(made_in.get(i), int)})
+    unknown = [f"#{i}" for i in ids if not isinstance(made_in.get(i), int)]
+    named = [("from step " if len(steps) == 1 else "from steps ") + _ranges(steps)] if steps else []
+    return ", ".join(named + unknown)
+
+
 def context_frame(result: Comparison) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per step and run: blocks sent and trimmed; differing cells styled."""
     columns = [f"Run {label}" for label in result.labels]
+    made_in = [
+        {b.get("index"): b.get("step") for b in record.get("context_blocks") or [] if isinstance(b, Mapping)}
+        for record in result.records
+    ]
     rows, styles = [], []
     for entry in result.context:
         cells = []
-        for cell in entry["cells"]:
+        for run, cell in enumerate(entry["cells"]):
             if cell is None:
                 cells.append("")
             else:
-                trimmed = f" · trimmed {_ranges(cell['trimmed'])}" if cell["trimmed"] else ""
-                cells.append(f"sent {_ranges(cell['sent'])}{trimmed}")
+                trimmed = f" · trimmed {_by_step(cell['trimmed'], made_in[run])}" if cell["trimmed"] else ""
+                cells.append(f"sent {_by_step(cell['sent'], made_in[run])}{trimmed}")
         rows.append([entry["step"], *cells])
         styles.append(["", *[DIFF_STYLE if d else "" for d in entry["differs"]]])
     return pd.DataFrame(rows, columns=["Step", *columns]), pd.DataFrame(styles, columns=["Step", *columns])

@@ -213,8 +213,14 @@ def _run_detail(record: dict[str, Any]) -> None:
                 hide_index=True,
                 width="stretch",
                 column_config={
+                    "step": st.column_config.NumberColumn("Step", format="%d"),
                     "duration_ms": st.column_config.NumberColumn("Step ms", format="%.1f"),
                     "model_ms": st.column_config.NumberColumn("Model ms", format="%.1f"),
+                    "model_attempts": st.column_config.NumberColumn("Attempts", help=ui.explain("retry"), format="%d"),
+                    "input_tokens": st.column_config.NumberColumn("Tokens in", help=ui.explain("token"), format="%d"),
+                    "output_tokens": st.column_config.NumberColumn("Tokens out", format="%d"),
+                    "tool_calls": st.column_config.NumberColumn("Tool calls", format="%d"),
+                    "model_text": st.column_config.TextColumn("Model said", width="large"),
                     "blocks_sent": st.column_config.TextColumn("Blocks sent", help=ui.explain("context block")),
                     "blocks_trimmed": st.column_config.TextColumn("Blocks trimmed", help=ui.explain("trimmed")),
                 },
@@ -337,7 +343,8 @@ if runs.empty:
         run_detail(selected)
     st.stop()
 
-with st.container(border=True):
+ui.wrapping_columns("history_filters")  # at 800 px the dates and the order move to a line of their own
+with st.container(border=True, key="history_filters"):
     f1, f2, f3 = st.columns([2, 1.3, 1])
     text = f1.text_input("Search goals", key="history_text", placeholder="words in the goal, or a run id")
     days = ui.date_filter(f2, runs["started_at"], "history_days")

@@ -68,7 +68,8 @@ if calls.empty:
         st.info("The saved runs made no tool calls yet.", icon="ℹ️")
     st.stop()
 
-with st.container(border=True):
+ui.wrapping_columns("stats_filters")  # at 800 px the date range gets a line of its own
+with st.container(border=True, key="stats_filters"):
     f1, f2, f3 = st.columns([1, 1, 1])
     days = ui.date_filter(f1, calls["run_started_at"], "stats_days")
     providers = ui.choice_filter(f2, "Provider", calls["provider"], "stats_providers", ui.explain("provider"))
