@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from agent_core.cli_common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, usage_error
+from agent_core.cli_common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, ProviderEntries, usage_error
 from agent_core.errors import RecordError
 from agent_core.settings import Settings
 
@@ -188,26 +188,6 @@ def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_OK if finished.status == "completed" else EXIT_FAILED
 
 
-class _EntryAction(argparse.Action):
-    """``--provider P`` starts an entry; ``--model M`` / ``--base-url U`` set the last one's."""
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
-        entries = getattr(namespace, "entries", None) or []
-        if self.dest == "provider":
-            entries.append({"provider": values})
-        elif not entries:
-            parser.exit(EXIT_USAGE, f"error: {option_string} must follow the --provider it belongs to\n")
-        else:
-            entries[-1][self.dest] = values
-        namespace.entries = entries
-
-
 def add_arena_parser(sub: Any) -> None:
     """``arena "GOAL" --provider P [--model M] --provider Q ... [--budget-usd X] [--json]``."""
     from agent_core.providers import PROVIDER_IDS
@@ -216,14 +196,16 @@ def add_arena_parser(sub: Any) -> None:
     arena.add_argument("goal", help="what the agents should do")
     arena.add_argument(
         "--provider",
-        action=_EntryAction,
+        action=ProviderEntries,
         dest="provider",
         choices=PROVIDER_IDS,
         required=True,
         help="an entry (repeat: 2 to 6); a --model after it applies to it",
     )
-    arena.add_argument("--model", action=_EntryAction, dest="model", help="model of the preceding --provider")
-    arena.add_argument("--base-url", action=_EntryAction, dest="base_url", help="base URL of the preceding --provider")
+    arena.add_argument("--model", action=ProviderEntries, dest="model", help="model of the preceding --provider")
+    arena.add_argument(
+        "--base-url", action=ProviderEntries, dest="base_url", help="base URL of the preceding --provider"
+    )
     arena.add_argument("--budget-usd", type=float, help="stop every run once their summed cost passes this")
     arena.add_argument("--max-steps", type=int, help="step limit of every run")
     arena.add_argument("--tools", help="comma-separated tool names to enable (default: all)")

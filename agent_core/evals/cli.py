@@ -15,7 +15,7 @@ import sys
 import threading
 from typing import Any, TextIO
 
-from agent_core.cli_common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, usage_error
+from agent_core.cli_common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, ProviderEntries, usage_error
 from agent_core.errors import ProviderUnavailable
 from agent_core.evals.goalset import GoalSetError, load_goal_set
 from agent_core.evals.judge import Judge
@@ -42,50 +42,19 @@ JSON_KEYS = (
 )
 
 
-class _ProviderAction(argparse.Action):
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
-        targets = list(getattr(namespace, "targets", None) or [])
-        targets.append([str(values), None])
-        namespace.targets = targets
-
-
-class _ModelAction(argparse.Action):
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
-        targets = list(getattr(namespace, "targets", None) or [])
-        if not targets:
-            parser.error("--model applies to the --provider before it; give --provider first")
-        if targets[-1][1] is not None:
-            targets.append([targets[-1][0], str(values)])  # --provider P --model A --model B: both models
-        else:
-            targets[-1][1] = str(values)
-        namespace.targets = targets
-
-
 def add_parser(sub: Any) -> None:
     """Add the ``eval`` command to the CLI's subparsers."""
     ev = sub.add_parser("eval", help="run a goal set with checks on one or more providers/models")
     ev.add_argument("file", help="goal-set YAML file (e.g. evals/seeds.yaml)")
     ev.add_argument(
         "--provider",
-        action=_ProviderAction,
-        dest="targets",
+        action=ProviderEntries,
+        dest="provider",
         metavar="P",
         help="provider to evaluate; repeat for several (default: the set's, else local or offline)",
     )
     ev.add_argument(
-        "--model", action=_ModelAction, dest="targets", metavar="M", help="model for the --provider before it"
+        "--model", action=ProviderEntries, dest="model", metavar="M", help="model for the --provider before it"
     )
     ev.add_argument("--repeats", type=int, default=1, help="runs per goal and model (default 1)")
     ev.add_argument("--concurrency", type=int, default=4, help="runs at once on remote providers (default 4)")
@@ -177,9 +146,9 @@ def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     except GoalSetError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
-    raw_targets = args.targets or []
-    if raw_targets:
-        targets = [Target(p, m) for p, m in raw_targets]
+    entries = getattr(args, "entries", None) or []
+    if entries:
+        targets = [Target(e["provider"], e.get("model")) for e in entries]
     elif goal_set.provider:
         targets = [Target(goal_set.provider, goal_set.model)]
     else:

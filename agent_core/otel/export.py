@@ -289,38 +289,20 @@ def record_to_trace(
             )
         )
         if len(attempts) > 1:
-            t = s_start
-            for attempt in attempts:
-                number = _int(attempt.get("attempt"))
-                a_end = t + _ms_ns(attempt.get("duration_ms"))
-                wait = _number(attempt.get("wait_s"))
-                ok = bool(attempt.get("success"))
-                a_attrs = _clean(
-                    {
-                        W + "attempt": number,
-                        W + "retry_wait_s": float(wait) if wait else None,
-                        W + "duration_ms": float(attempt["duration_ms"])
-                        if isinstance(attempt.get("duration_ms"), (int, float))
-                        else None,
-                        "error.type": None if ok else str(attempt.get("error_type") or "error"),
-                    }
-                )
-                if not ok:
-                    text.put(a_attrs, W + "error.message", attempt.get("message"))
-                spans.append(
-                    SpanData(
-                        name=f"chat {model} attempt {number}",
-                        span_id=span_id_for(run_id, f"step/{index}/attempt/{number}"),
-                        parent_id=chat_id,
-                        kind="CLIENT",
-                        start_ns=t,
-                        end_ns=max(t, a_end),
-                        attributes=a_attrs,
-                        status="UNSET" if ok else "ERROR",
-                        status_message="" if ok else str(attempt.get("error_type") or "error"),
-                    )
-                )
-                t = a_end + _ms_ns(float(wait) * 1000)
+            _attempt_spans(
+                spans,
+                text,
+                run_id,
+                f"step/{index}",
+                f"chat {model}",
+                chat_id,
+                attempts,
+                s_start,
+                None,
+                kind="CLIENT",
+                error_key="error_type",
+                message_key="message",
+            )
 
     # The tool calls.
     seen: dict[str, str] = {}
@@ -442,9 +424,15 @@ def _attempt_spans(
     parent: bytes,
     attempts: Sequence[Mapping[str, Any]],
     start: int,
-    limit: int,
+    limit: int | None,
+    *,
+    kind: str = "INTERNAL",
+    error_key: str = "error_category",
+    message_key: str = "error",
 ) -> int:
-    """One child span per attempt, laid end to end with the waits between; returns where they end."""
+    """One child span per attempt (model or tool), laid end to end with the waits between; returns
+    where they end, at most ``limit``. A model attempt names its error by ``error_type`` and says it
+    in ``message``; a tool attempt by ``error_category`` and ``error``."""
     t = start
     for attempt in attempts:
         number = _int(attempt.get("attempt"))
@@ -461,23 +449,23 @@ def _attempt_spans(
                 W + "duration_ms": float(attempt["duration_ms"])
                 if isinstance(attempt.get("duration_ms"), (int, float))
                 else None,
-                "error.type": None if ok else str(attempt.get("error_category") or "error"),
+                "error.type": None if ok else str(attempt.get(error_key) or "error"),
             }
         )
         if not ok:
-            text.put(attrs, W + "error.message", attempt.get("error"))
+            text.put(attrs, W + "error.message", attempt.get(message_key))
         spans.append(
             SpanData(
                 name=f"{tool} attempt {number}",
                 span_id=span_id_for(run_id, f"{path}/attempt/{number}"),
                 parent_id=parent,
-                kind="INTERNAL",
+                kind=kind,
                 start_ns=t,
                 end_ns=max(t, a_end),
                 attributes=attrs,
                 status="UNSET" if ok else "ERROR",
-                status_message="" if ok else str(attempt.get("error_category") or "error"),
+                status_message="" if ok else str(attempt.get(error_key) or "error"),
             )
         )
         t = a_end + _ms_ns(float(wait) * 1000)
-    return min(t, limit) if limit >= start else t
+    return min(t, limit) if limit is not None and limit >= start else t

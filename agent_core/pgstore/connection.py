@@ -1,0 +1,200 @@
+"""Connecting to the team store, with messages a person can act on and no password in them.
+
+:func:`connect` turns libpq's failures into :class:`StoreError` subclasses whose text names the
+host and port (never the password): the server cannot be reached, the password is wrong, the
+database does not exist, the server is too old. The original psycopg exception is never chained
+(its ``pgconn`` carries the password), so a traceback or a log line cannot leak it either.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
+
+MIN_SERVER_VERSION = 120000
+"""PostgreSQL 12: the first with generated columns (``tool_calls.retried``)."""
+DEFAULT_CONNECT_TIMEOUT = 5.0
+"""Seconds to wait for a server before it counts as unreachable."""
+APPLICATION_NAME = "agent-workbench"
+SCHEMES = ("postgresql://", "postgres://")
+
+
+class StoreError(Exception):
+    """The team store cannot be used; the message is plain, names host and port, has no password."""
+
+    def __init__(self, message: str, *, where: str = "") -> None:
+        super().__init__(message)
+        self.where = where
+        """``host:port`` of the server (empty when the URL itself is wrong)."""
+
+
+class StoreURLError(StoreError, ValueError):
+    """``AGENT_STORE_URL`` is not a PostgreSQL URL (bad input: exit code 2)."""
+
+
+class StoreUnreachable(StoreError):
+    """No server answers at that host and port (down, firewalled, wrong port): fall back to the folder."""
+
+
+class StoreAuthError(StoreError):
+    """The server refused the user or the password."""
+
+
+class StoreMissingDatabase(StoreError):
+    """The server is there but the database named in the URL is not."""
+
+
+class StoreTooOld(StoreError):
+    """The server's PostgreSQL version is older than :data:`MIN_SERVER_VERSION`."""
+
+
+@dataclass(frozen=True)
+class StoreAddress:
+    """Where a store URL points, without its password (what messages and the UI may show)."""
+
+    host: str
+    port: str
+    user: str
+    dbname: str
+
+    @property
+    def where(self) -> str:
+        """``host:port`` (a Unix socket folder stands for the host)."""
+        return f"{self.host}:{self.port}"
+
+    def __str__(self) -> str:
+        user = f"{self.user}@" if self.user else ""
+        return f"postgresql://{user}{self.where}/{self.dbname}"
+
+
+def _parse(url: str) -> dict[str, Any]:
+    text = (url or "").strip()
+    if not text:
+        raise StoreURLError("AGENT_STORE_URL is empty: set it to postgresql://user:password@host:port/database")
+    if "://" in text and not text.startswith(SCHEMES):
+        scheme = text.split("://", 1)[0]
+        raise StoreURLError(
+            f"AGENT_STORE_URL must start with postgresql:// (got a {scheme[:20]!r} URL); "
+            "the folder store needs no URL (leave AGENT_STORE_URL unset)"
+        )
+    try:
+        return conninfo_to_dict(text)
+    except psycopg.Error:
+        # libpq's message may quote the URL (and so the password): say what is wrong without it.
+        raise StoreURLError(
+            "AGENT_STORE_URL is not a valid PostgreSQL URL: expected postgresql://user:password@host:port/database"
+        ) from None
+
+
+def address(url: str) -> StoreAddress:
+    """Host, port, user and database of ``url`` (libpq's defaults filled in); :class:`StoreURLError` if it is not a URL."""
+    params = _parse(url)
+    host = str(params.get("host") or params.get("hostaddr") or "localhost")
+    port = str(params.get("port") or "5432")
+    if not re.fullmatch(r"\d{1,5}(,\d{1,5})*", port):
+        raise StoreURLError(f"AGENT_STORE_URL has a port that is not a number ({port[:20]!r})")
+    return StoreAddress(
+        host=host, port=port, user=str(params.get("user") or ""), dbname=str(params.get("dbname") or "")
+    )
+
+
+def safe_url(url: str) -> str:
+    """``url`` as it may be shown: ``postgresql://user@host:port/db``, the password left out."""
+    try:
+        return str(address(url))
+    except StoreURLError:
+        return "(an invalid AGENT_STORE_URL)"
+
+
+def password_of(url: str) -> str:
+    """The password in ``url`` ('' when none), so messages can be scrubbed of it."""
+    try:
+        return str(_parse(url).get("password") or "")
+    except StoreURLError:
+        return ""
+
+
+def scrub(text: str, url: str) -> str:
+    """``text`` with the URL's password (and any ``user:password@`` in a URL) replaced by ``***``."""
+    password = password_of(url)
+    if len(password) >= 3:
+        text = text.replace(password, "***")
+    return re.sub(r"(postgres(?:ql)?://[^:/@\s]*):[^@\s]*@", r"\1:***@", text)
+
+
+def _reason(exc: BaseException, url: str) -> str:
+    """libpq's reason, on one line, without the password."""
+    message = str(exc).strip()
+    # "connection failed: connection to server at "h", port p failed: FATAL:  <reason>"
+    message = message.split("\n", 1)[0]
+    message = re.sub(r"^connection failed:\s*", "", message)
+    message = re.sub(r'^connection to server at "[^"]*"(?: \([^)]*\))?, port \d+ failed:\s*', "", message)
+    message = re.sub(r"^FATAL:\s*", "", message)
+    return scrub(message, url) or type(exc).__name__
+
+
+def explain(exc: BaseException, url: str) -> StoreError:
+    """The :class:`StoreError` for a failure to connect to ``url`` (or to use the connection)."""
+    if isinstance(exc, StoreError):
+        return exc
+    where = address(url)
+    reason = _reason(exc, url)
+    low = reason.lower()
+    if "password authentication failed" in low or "no password supplied" in low or "authentication failed" in low:
+        return StoreAuthError(
+            f"The team store at {where.where} refused user {where.user!r}: wrong user name or password "
+            "(check AGENT_STORE_URL).",
+            where=where.where,
+        )
+    if re.search(r'role "[^"]*" does not exist', reason):
+        return StoreAuthError(
+            f"The team store at {where.where} has no user {where.user!r} (check AGENT_STORE_URL).", where=where.where
+        )
+    if re.search(r'database "[^"]*" does not exist', reason):
+        return StoreMissingDatabase(
+            f"The team store at {where.where} has no database {where.dbname!r}: create it "
+            f"(createdb -O {where.user or 'USER'} {where.dbname}) or fix AGENT_STORE_URL.",
+            where=where.where,
+        )
+    return StoreUnreachable(
+        f"Cannot reach the team store at {where.where} ({reason}); runs are kept in the local folder "
+        "and sent when it is back.",
+        where=where.where,
+    )
+
+
+def server_version_text(number: int) -> str:
+    """``150004`` → ``15.4``."""
+    return f"{number // 10000}.{number % 10000}" if number >= 100000 else f"{number // 10000}.{number // 100 % 100}"
+
+
+def connect(url: str, *, connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> psycopg.Connection[Any]:
+    """An autocommit connection to the store at ``url`` (write inside ``conn.transaction()``).
+
+    Raises :class:`StoreURLError` (not a PostgreSQL URL), :class:`StoreUnreachable`,
+    :class:`StoreAuthError`, :class:`StoreMissingDatabase` or :class:`StoreTooOld`, each with a
+    message that names host and port and never the password.
+    """
+    where = address(url)  # StoreURLError for a URL that is not one
+    try:
+        conn = psycopg.connect(
+            url,
+            autocommit=True,
+            connect_timeout=max(1, round(connect_timeout)),
+            application_name=APPLICATION_NAME,
+        )
+    except psycopg.Error as exc:
+        raise explain(exc, url) from None
+    version = conn.info.server_version
+    if version < MIN_SERVER_VERSION:
+        conn.close()
+        raise StoreTooOld(
+            f"The team store at {where.where} runs PostgreSQL {server_version_text(version)}, which is too old: "
+            f"it needs {server_version_text(MIN_SERVER_VERSION)} or newer.",
+            where=where.where,
+        )
+    return conn
