@@ -20,6 +20,7 @@ from typing import Any, Protocol
 import pandas as pd
 
 from agent_core import stats
+from agent_core.coverage import coverage_table, never_chosen, offered_from_runs, validation_matrix
 from agent_core.filters import GROUNDING_STATUSES, date_bounds, filter_calls, filter_runs
 from agent_core.grounding_stats import ungrounded_rates
 
@@ -135,6 +136,12 @@ class RunQueries(Protocol):
 
     def grounding_rates(self, where: RunFilter) -> pd.DataFrame:
         """:func:`agent_core.grounding_stats.ungrounded_rates` of the runs passing ``where``."""
+        ...
+
+    def coverage(self, where: RunFilter) -> dict[str, Any]:
+        """Tool stats → Coverage of the runs passing ``where``: ``table``
+        (:func:`agent_core.coverage.coverage_table`), ``matrix`` (validation failures per tool and
+        model), ``never`` (tools offered, never chosen) and ``runs`` (how many runs)."""
         ...
 
 
@@ -260,6 +267,19 @@ class FolderQueries:
 
     def grounding_rates(self, where: RunFilter) -> pd.DataFrame:
         return ungrounded_rates(self.filtered(where))
+
+    def coverage(self, where: RunFilter) -> dict[str, Any]:
+        view = self.filtered(where)
+        offered = offered_from_runs(view)
+        calls = self.store.tool_calls()
+        calls = calls[calls["run_id"].isin(view["run_id"])]
+        table = coverage_table(offered, calls)
+        return {
+            "table": table,
+            "matrix": validation_matrix(table),
+            "never": never_chosen(offered, calls),
+            "runs": len(view),
+        }
 
 
 def queries_for(store: Any) -> RunQueries:

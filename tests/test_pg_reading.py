@@ -166,6 +166,10 @@ def test_tool_stats_tables_are_the_same(backends: tuple[FolderQueries, PgQueries
         RunFilter(days=(choices.first_day + timedelta(days=30), choices.first_day + timedelta(days=60))),
         RunFilter(providers=("nobody",)),
     ):
+        cover, theirs_cover = folder.coverage(where), pg.coverage(where)
+        assert cover["runs"] == theirs_cover["runs"] and cover["never"] == theirs_cover["never"]
+        _same_table(cover["table"], theirs_cover["table"])
+        pd.testing.assert_frame_equal(cover["matrix"], theirs_cover["matrix"])
         mine, theirs = folder.tool_stats(where), pg.tool_stats(where)
         if mine is None:
             assert theirs is None

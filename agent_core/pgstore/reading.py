@@ -24,6 +24,7 @@ import pandas as pd
 import psycopg
 from psycopg import sql
 
+from agent_core.coverage import USED_COLUMNS, coverage_from_counts, never_from_table, validation_matrix
 from agent_core.errors import RecordError
 from agent_core.filters import GROUNDING_STATUSES
 from agent_core.grounding_stats import CHECKED, rates_from_counts
@@ -338,6 +339,32 @@ class PgQueries:
             params,
         )
         return rates_from_counts(pd.DataFrame(rows, columns=["provider", "model", "grounding", "runs"]))
+
+    def coverage(self, where: RunFilter) -> dict[str, Any]:
+        params: dict[str, Any] = {"dead": self.dead_runs()}
+        condition = self._where(where, params)
+        (runs,) = self._one(sql.SQL("SELECT count(*) FROM runs WHERE {}").format(condition), params)
+        offered = self._all(
+            sql.SQL(
+                "SELECT provider, model, t.tool, count(DISTINCT run_id) FROM runs "
+                "CROSS JOIN LATERAL jsonb_array_elements_text(tools_offered::jsonb) AS t(tool) "
+                "WHERE {} AND tools_offered IS NOT NULL GROUP BY 1, 2, 3"
+            ).format(condition),
+            params,
+        )
+        used = self._all(
+            sql.SQL(
+                "SELECT provider, model, tool, count(DISTINCT run_id), count(*), "
+                "count(*) FILTER (WHERE error_category = 'validation') FROM tool_calls "
+                "WHERE run_id IN (SELECT run_id FROM runs WHERE {}) AND tool IS NOT NULL GROUP BY 1, 2, 3"
+            ).format(condition),
+            params,
+        )
+        table = coverage_from_counts(
+            pd.DataFrame(offered, columns=["provider", "model", "tool", "runs_offered"]),
+            pd.DataFrame(used, columns=["provider", "model", "tool", *USED_COLUMNS]),
+        )
+        return {"table": table, "matrix": validation_matrix(table), "never": never_from_table(table), "runs": runs}
 
 
 def _stats_frame(rows: Sequence[tuple[Any, ...]], by: list[str]) -> pd.DataFrame:
