@@ -8,7 +8,6 @@ from typing import Any
 import streamlit as st
 
 from agent_core.queries import RunFilter
-from pages import _query_ui
 from pages import _ui as ui
 
 COLUMNS = {
@@ -43,12 +42,11 @@ def _coverage(version: Any, where: RunFilter, _queries: Any) -> dict[str, Any]:
     return _queries.coverage(where)
 
 
-def show_coverage(store: Any, *, providers: list[str], models: list[str], days: Any, include_demos: bool) -> None:
+def show_coverage(queries: Any, *, providers: list[str], models: list[str], days: Any, include_demos: bool) -> None:
     """The Coverage section for the runs that pass the page's filters."""
     st.subheader(
         "Coverage", help="Which tools each model actually uses: tells a tool's author which description to fix."
     )
-    queries = _query_ui.queries(store)
     where = RunFilter(providers=tuple(providers), models=tuple(models), days=tuple(days), include_demos=include_demos)
     data = _coverage(queries.version(), where, queries)
     if not data["runs"]:

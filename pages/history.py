@@ -137,7 +137,7 @@ def _timeline_chart(record: dict[str, Any]) -> None:
 def run_detail(run_id: str) -> None:
     """Everything about one run: summary, steps, context ledger, tool calls, transcript, downloads."""
     try:
-        record = _query_ui.queries(store).load(run_id)
+        record = _query_ui.queries(store, config).load(run_id)
     except RecordError as exc:
         st.error(f"Run {ui.md_label(run_id, 60)} could not be opened: {ui.md_label(exc, 200)}", icon="🔎")
         return
@@ -325,10 +325,10 @@ st.title("🗂️ History")
 st.caption("Every saved run, newest first. Pick a row to see what happened at each step.")
 ui.problems_warning(store)
 _explain_ui.import_box(store)
-queries = _query_ui.queries(store)
+queries = _query_ui.queries(store, config)
 choices = queries.choices()
 selected = st.query_params.get("run")
-if _history_ui.open_on_run(store, selected):  # a link to a run opens on it: the detail first
+if _history_ui.open_on_run(store, selected, queries):  # a link to a run opens on it: the detail first
     run_detail(selected)
     st.stop()
 elif selected:

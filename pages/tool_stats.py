@@ -58,7 +58,7 @@ st.caption(
     "long it took, and what went wrong."
 )
 ui.problems_warning(store)
-queries = _query_ui.queries(store)
+queries = _query_ui.queries(store, config)
 with st.spinner("Gathering every tool call… (once; later visits are quick)", show_time=True):
     choices = queries.call_choices()
 if choices.first_day is None:  # no tool call at all
@@ -185,4 +185,4 @@ st.download_button(
     mime="text/csv",
     key="stats_dl",
 )
-_coverage_ui.show_coverage(store, providers=providers, models=models, days=days, include_demos=include_demos)
+_coverage_ui.show_coverage(queries, providers=providers, models=models, days=days, include_demos=include_demos)

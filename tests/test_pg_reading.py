@@ -7,7 +7,6 @@ import json
 import math
 from collections.abc import Iterator
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -24,36 +23,15 @@ psycopg = pytest.importorskip("psycopg")
 from agent_core.pgstore.reading import PgQueries  # noqa: E402
 from bench.corpus import HOSTILE_GOALS, team_records  # noqa: E402
 
-MIGRATIONS = Path(__file__).resolve().parent.parent / "agent_core" / "pgstore" / "migrations"
 N = 1000
 
 
 def _load_into(url: str, records: list[dict[str, Any]]) -> None:
-    from agent_core.index import CALL_FIELDS, extract
-    from agent_core.run_columns import RUN_FIELDS
+    from agent_core.pgstore import connect, upsert_records
 
-    with psycopg.connect(url) as conn:
-        for path in sorted(MIGRATIONS.glob("*.sql")):
-            conn.execute(path.read_text())
-        cols = [*RUN_FIELDS, "record"]
-        with conn.cursor() as cur:
-            for record in records:
-                run, calls = extract(record, "")
-                cur.execute(
-                    f"INSERT INTO runs ({', '.join(cols)}) VALUES ({', '.join(['%s'] * len(cols))})",
-                    [*run, json.dumps(record)],
-                )
-                at = {f: i for i, f in enumerate(RUN_FIELDS)}
-                rows = [
-                    (run[0], run[at["started_at"]], run[at["started_us"]], run[at["provider"]], run[at["model"]], *c)
-                    for c in zip(*calls)
-                ]
-                if rows:
-                    cur.executemany(
-                        f"INSERT INTO tool_calls (run_id, run_started_at, run_started_us, provider, model, "
-                        f"{', '.join(CALL_FIELDS)}) VALUES ({', '.join(['%s'] * (5 + len(CALL_FIELDS)))})",
-                        rows,
-                    )
+    with connect(url) as conn:
+        result = upsert_records(conn, records)
+    assert result.inserted == len(records)
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,7 @@ folder does, and the verdict is passed to the SQL).
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
@@ -95,15 +96,52 @@ class PgQueries:
         work_mem: the sort memory of this session (Tool stats sorts every call for its p50/p95).
     """
 
+    retry_after: float = 15.0
+    """Seconds after a failed connection attempt during which reads fail at once with the same
+    error (a page rerun does not wait for the connect timeout again)."""
+
     def __init__(self, connect: Callable[[], psycopg.Connection[Any]], *, work_mem: str = "64MB") -> None:
         self._connect = connect
         self._conn: psycopg.Connection[Any] | None = None
         self._lock = threading.RLock()
         self._work_mem = work_mem
+        self._failed: tuple[float, Exception] | None = None
 
     @classmethod
     def from_url(cls, url: str, **options: Any) -> PgQueries:
-        return cls(lambda: psycopg.connect(url, connect_timeout=5), **options)
+        """Reads from the team store at ``url`` (its schema brought up to date on connect); errors
+        are :class:`agent_core.pgstore.StoreError` with plain messages, never the password."""
+        from agent_core.pgstore import connect, explain
+
+        def opened() -> psycopg.Connection[Any]:
+            try:
+                return connect(url)
+            except psycopg.Error as exc:
+                raise explain(exc, url) from None
+
+        return cls(opened, **options)
+
+    def ping(self) -> None:
+        """Raise when the database cannot be read now (a cheap round trip)."""
+        self._all(sql.SQL("SELECT 1"))
+
+    def _connection(self) -> psycopg.Connection[Any]:
+        conn = self._conn
+        if conn is not None and not conn.closed:
+            return conn
+        failed = self._failed
+        if failed is not None and time.monotonic() - failed[0] < self.retry_after:
+            raise failed[1]
+        try:
+            conn = self._connect()
+            conn.autocommit = True
+            conn.execute("SELECT set_config('work_mem', %s, false)", [self._work_mem])
+        except Exception as exc:
+            self._failed = (time.monotonic(), exc)
+            raise
+        self._failed = None
+        self._conn = conn
+        return conn
 
     def close(self) -> None:
         with self._lock:
@@ -116,11 +154,7 @@ class PgQueries:
         opened again once."""
         with self._lock:
             for attempt in (1, 2):
-                conn = self._conn
-                if conn is None or conn.closed:
-                    conn = self._conn = self._connect()
-                    conn.autocommit = True
-                    conn.execute("SELECT set_config('work_mem', %s, false)", [self._work_mem])
+                conn = self._connection()
                 try:
                     with conn.cursor() as cur:
                         cur.execute(query, params)
