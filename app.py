@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import _live
+from pages import _live, _preload_ui
 from pages import _ui as ui
 
 st.set_page_config(page_title="Agent Workbench", page_icon="🧰", layout="wide")
@@ -19,6 +19,8 @@ try:
 except ValueError as exc:  # a bad value in the environment or .env
     st.error(f"The settings could not be read: {ui.escape_md(exc)}. Fix the environment or .env and reload.")
     st.stop()
+
+_preload_ui.start(config)  # the local model starts loading with the server's first page, not the first Run
 
 _note = ui.sample_workspace_note(config)  # a data folder without workspace/ gets the samples
 if _note and not st.session_state.get("app_workspace_note_shown"):
