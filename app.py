@@ -34,11 +34,25 @@ PAGES = [
     st.Page("pages/tools.py", title="Tools", icon=":material/build:", url_path="tools"),
 ]
 
-ui.open_default_page_by_name("run")  # /run opens Run (the default page, whose URL is /)
+if config.read_only:  # AGENT_READ_ONLY=1, a viewer instance: History (and Compare) and Tool stats, no runs
+    PAGES = [
+        st.Page("pages/history.py", title="History", icon=":material/history:", url_path="history", default=True),
+        st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
+        st.Page("pages/tool_stats.py", title="Tool stats", icon=":material/bar_chart:", url_path="tool_stats"),
+    ]
+else:
+    ui.open_default_page_by_name("run")  # /run opens Run (the default page, whose URL is /)
 page = st.navigation(PAGES, position="sidebar")
 with st.sidebar:
     st.caption("Agent Workbench — run tool-calling agents and see every step, tool call and context block they used.")
     st.caption(f"Data folder: {ui.escape_md(config.data_dir)}", help="AGENT_DATA_DIR: runs/ and workspace/ live here.")
-    if page.title != "Run":
+    if config.store_url:
+        st.caption(
+            f"Team store: {ui.escape_md(config.store_label)}",
+            help="AGENT_STORE_URL: runs are shared in this PostgreSQL database (and kept in the data folder too).",
+        )
+    if config.read_only:
+        st.caption("Read-only instance (AGENT_READ_ONLY=1): History, Compare and Tool stats; no runs start here.")
+    elif page.title != "Run":
         _live.sidebar_note(PAGES[0])
 page.run()

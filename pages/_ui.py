@@ -210,7 +210,9 @@ def settings() -> Settings:
     """
     current = st.session_state.get("app_settings")
     if current is None:
-        current = Settings.from_env()
+        from pages._store_ui import with_signed_in_user
+
+        current = with_signed_in_user(Settings.from_env())  # runs are recorded as the signed-in user
         st.session_state["app_settings"] = current
     return current
 
@@ -233,14 +235,18 @@ def sample_workspace_note(config: Settings) -> str:
 
 
 @st.cache_resource(show_spinner=False)
-def _store(runs_dir: str) -> RunStore:
-    return RunStore(runs_dir)
+def _store(runs_dir: str, store_url: str | None) -> Any:
+    from agent_core.run_store import open_store
+
+    return open_store(Settings(data_dir=Path(runs_dir).parent, store_url=store_url))
 
 
-def run_store(config: Settings, *, refresh: bool = True) -> RunStore:
-    """The shared :class:`RunStore` of ``config.runs_dir`` (one per folder), refreshed unless the
+def run_store(config: Settings, *, refresh: bool = True) -> Any:
+    """The shared run store of ``config`` (one per folder and team store): a :class:`RunStore`, or the
+    team store (:class:`agent_core.run_store.TeamStore`) when ``AGENT_STORE_URL`` is set, which reads
+    this machine's folder, with a banner, while the database cannot be reached. Refreshed unless the
     page only loads single records (``refresh=False``)."""
-    store = _store(str(config.runs_dir.resolve()))
+    store = _store(str(config.runs_dir.resolve()), config.store_url)
     if refresh:
         # Shown only when reading takes over half a second: the first look at a large folder
         # (every file is parsed once; later visits and restarts use the index).
@@ -249,6 +255,9 @@ def run_store(config: Settings, *, refresh: bool = True) -> RunStore:
             show_time=True,
         ):
             store.refresh()
+        from pages._store_ui import fallback_banner
+
+        fallback_banner(store)
     return store
 
 
@@ -320,4 +329,5 @@ def problems_warning(store: RunStore) -> None:
 def no_runs_yet(what: str) -> None:
     """The empty state: say why the page is empty and point to the Run page."""
     st.info(f"No runs yet — {what} appear here once an agent has run.", icon="ℹ️")
-    st.page_link("pages/run.py", label="Go to Run and start one", icon=":material/play_arrow:")
+    if not settings().read_only:  # a viewer instance has no Run page
+        st.page_link("pages/run.py", label="Go to Run and start one", icon=":material/play_arrow:")
