@@ -236,9 +236,9 @@ def sample_workspace_note(config: Settings) -> str:
 
 @st.cache_resource(show_spinner=False)
 def _store(runs_dir: str, store_url: str | None) -> Any:
-    from agent_core.run_store import open_store
-
-    return open_store(Settings(data_dir=Path(runs_dir).parent, store_url=store_url))
+    # The pages read the folder until the query API (agent_core.queries) is on main; then
+    # agent_core.run_store.open_store gives the team store here.
+    return RunStore(runs_dir)
 
 
 def run_store(config: Settings, *, refresh: bool = True) -> Any:
