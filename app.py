@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import _live
+from pages import _live, _preload_ui, _store_ui
 from pages import _ui as ui
 
 st.set_page_config(page_title="Agent Workbench", page_icon="🧰", layout="wide")
@@ -20,6 +20,9 @@ except ValueError as exc:  # a bad value in the environment or .env
     st.error(f"The settings could not be read: {ui.escape_md(exc)}. Fix the environment or .env and reload.")
     st.stop()
 
+_preload_ui.start(config)  # the local model starts loading with the server's first page, not the first Run
+
+_store_ui.send_outbox_at_start(config)  # AGENT_STORE_URL: runs an earlier session could not send
 _note = ui.sample_workspace_note(config)  # a data folder without workspace/ gets the samples
 if _note and not st.session_state.get("app_workspace_note_shown"):
     st.session_state["app_workspace_note_shown"] = True

@@ -1,9 +1,11 @@
-"""The team store in the pages: who runs are recorded as, the banner when the database cannot be
+"""The team store in the pages (writing side; the reading pages' banner is in ``_query_ui``): who
+runs are recorded as, the outbox sent at start, the Run page's banner when the database cannot be
 reached, and the note after a run whose steps did not all reach it. The password never shows:
 only :attr:`Settings.store_label` and the store's own plain messages do."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -30,15 +32,18 @@ def with_signed_in_user(config: Settings) -> Settings:
     return config.replace(user=user) if user else config
 
 
-def fallback_banner(store: Any) -> None:
-    """A warning while the team store cannot be read: what is shown is this machine's folder."""
-    problem = getattr(store, "problem", None)
-    if problem:
-        st.warning(
-            f"**Team store unavailable** — {_plain(problem)} Showing the runs saved on this machine "
-            f"({_plain(store.runs_dir)}); they are sent to the team store when it is back.",
-            icon="🛰️",
-        )
+@st.cache_resource(show_spinner=False)
+def _send_outbox_at_start(url: str, data_dir: str) -> None:
+    from agent_core.pgstore.sink import writer_for
+
+    writer_for(url, Path(data_dir)).available()  # connecting sends the runs the outbox holds
+
+
+def send_outbox_at_start(config: Settings) -> None:
+    """Once per process, when the app starts: send the runs an earlier session could not (steps
+    saved while the database was away, runs of a process that died)."""
+    if config.store_url:
+        _send_outbox_at_start(config.store_url, str(config.data_dir.resolve()))
 
 
 def run_banner(config: Settings) -> None:

@@ -235,18 +235,14 @@ def sample_workspace_note(config: Settings) -> str:
 
 
 @st.cache_resource(show_spinner=False)
-def _store(runs_dir: str, store_url: str | None) -> Any:
-    # The pages read the folder until the query API (agent_core.queries) is on main; then
-    # agent_core.run_store.open_store gives the team store here.
+def _store(runs_dir: str) -> RunStore:
     return RunStore(runs_dir)
 
 
-def run_store(config: Settings, *, refresh: bool = True) -> Any:
-    """The shared run store of ``config`` (one per folder and team store): a :class:`RunStore`, or the
-    team store (:class:`agent_core.run_store.TeamStore`) when ``AGENT_STORE_URL`` is set, which reads
-    this machine's folder, with a banner, while the database cannot be reached. Refreshed unless the
+def run_store(config: Settings, *, refresh: bool = True) -> RunStore:
+    """The shared :class:`RunStore` of ``config.runs_dir`` (one per folder), refreshed unless the
     page only loads single records (``refresh=False``)."""
-    store = _store(str(config.runs_dir.resolve()), config.store_url)
+    store = _store(str(config.runs_dir.resolve()))
     if refresh:
         # Shown only when reading takes over half a second: the first look at a large folder
         # (every file is parsed once; later visits and restarts use the index).
@@ -255,9 +251,6 @@ def run_store(config: Settings, *, refresh: bool = True) -> Any:
             show_time=True,
         ):
             store.refresh()
-        from pages._store_ui import fallback_banner
-
-        fallback_banner(store)
     return store
 
 

@@ -19,7 +19,7 @@ from agent_core.loop import MAX_GOAL_CHARS
 from agent_core.providers import default_provider_id, list_providers
 from agent_core.runs import PreparedRun, prepare_run
 from pages import _grounding_ui as grounding_ui
-from pages import _live, _store_ui
+from pages import _live, _preload_ui, _store_ui
 from pages import _provider_ui as _providers
 from pages import _ui as ui
 from pages._arena_ui import arena_form, live_arena
@@ -160,6 +160,8 @@ with tab_goal:
         help=ui.explain("provider"),
     )
     info = providers[provider_id]
+    if provider_id == "local":
+        _preload_ui.show()
     c_model, c_url = st.columns(2)
     model = c_model.text_input(
         "Model",

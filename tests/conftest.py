@@ -43,6 +43,8 @@ def _guarded_connect(self: socket.socket, address: object) -> object:
 def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test: loopback only, and no provider keys from the developer's environment."""
     monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
+    # No early load of the local model in test apps (2 GB each); the test of it turns it back on.
+    monkeypatch.setenv("LOCAL_PRELOAD", "0")
     for name in (
         "OPENAI_API_KEY",
         "ANTHROPIC_API_KEY",

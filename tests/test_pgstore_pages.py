@@ -95,3 +95,25 @@ def test_read_only_instance_has_no_run_page(data_dir: Path, monkeypatch: pytest.
     with pytest.raises(Exception):  # noqa: B017 - the Run page is not among the app's pages
         at.switch_page("pages/run.py").run()
         assert not at.button(key="run_start")
+
+
+@pytest.mark.postgres
+def test_the_app_sends_what_an_earlier_session_could_not(
+    data_dir: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import psycopg
+
+    from agent_core.pgstore import outbox
+    from agent_core.runs import prepare_run
+    from agent_core.settings import Settings
+
+    dead = f"postgresql://workbench:{PASSWORD}@127.0.0.1:{free_port()}/workbench"
+    offline = Settings.from_env(dotenv=False).replace(store_url=dead)
+    record = prepare_run("What is 2+2?", "offline", settings=offline).run_to_end()
+    assert outbox.pending(data_dir) == [record["run_id"]]
+    sink.forget_writers()
+    monkeypatch.setenv("AGENT_STORE_URL", pg_url)
+    app()  # the app starts: the outbox goes first
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT run_id, status FROM runs").fetchall() == [(record["run_id"], "completed")]
+    assert outbox.pending(data_dir) == []

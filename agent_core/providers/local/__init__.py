@@ -59,6 +59,8 @@ from agent_core.providers.local.prompt import (
     previous_calls,
     repair_arguments,
 )
+from agent_core.providers.local.prompt_cache import PromptCache, cache_key, remembered_sha256
+from agent_core.providers.local.prompt_cache import cache_dir as prompt_cache_dir
 from agent_core.settings import Settings
 from agent_core.tools.registry import Tool
 
@@ -86,6 +88,8 @@ TEMPERATURE = 0.0
 SEED = 42
 CACHE_RAM_MIB = 256
 """Bound on llama.cpp's in-RAM prompt cache (its default, 8 GB, is more than this machine has)."""
+WARM_UP_GOAL = "hello"
+"""The user turn of the warm-up; only the system prompt and tool list before it are reused."""
 WARM_UP_S = 20
 """About how long the warm-up (:meth:`LocalProvider._warm_up`) takes on 2 cores, for the progress text."""
 N_BATCH = 64
@@ -114,8 +118,8 @@ def availability() -> str | None:
 
 def create(*, model: str | None, base_url: str | None, settings: Settings) -> LocalProvider:
     """Build the provider (nothing is loaded until :meth:`LocalProvider.prepare`)."""
-    del base_url, settings  # no server, no key; the request carries the timeout
-    return LocalProvider(model=model)
+    del base_url  # no server, no key; the request carries the timeout
+    return LocalProvider(model=model, data_dir=settings.data_dir)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -132,6 +136,37 @@ class _Engine:
     n_threads: int
     n_ctx: int
     busy: threading.Lock = field(default_factory=threading.Lock)
+    api_key: str = ""
+    """The embedded HTTP server's key (it only listens on 127.0.0.1; the slot calls use it)."""
+    slot_dir: Path | None = None
+    """The prompt cache folder llama.cpp saves slots to and restores them from (None: no disk cache)."""
+    prompt_key: str | None = None
+    """The prompt cache key of the system prompt whose state the slot holds (None: unknown)."""
+
+    def slot(self, action: str, filename: str) -> dict[str, Any]:
+        """``POST /slots/0?action=save|restore`` on the embedded server; llama.cpp's JSON reply.
+
+        Raises :class:`OSError` (HTTP or connection error, with llama.cpp's message) on failure.
+        """
+        import urllib.error
+        import urllib.request
+
+        address = str(getattr(self.server, "listening_address", "") or "").rstrip("/")
+        if not address.startswith("http://127.0.0.1:"):
+            raise OSError(f"the local model's server does not listen on loopback ({address!r})")
+        request = urllib.request.Request(
+            f"{address}/slots/0?action={action}",
+            data=json.dumps({"filename": filename}).encode(),
+            headers={"Authorization": f"Bearer {self.api_key}", "Content-Type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=120) as response:
+                reply = json.loads(response.read() or b"{}")
+        except urllib.error.HTTPError as exc:
+            raise OSError(f"HTTP {exc.code}: {exc.read()[:300].decode('utf-8', 'replace')}") from exc
+        except ValueError as exc:
+            raise OSError(f"unreadable reply ({exc})") from exc
+        return reply if isinstance(reply, dict) else {}
 
 
 _ENGINE: _Engine | None = None
@@ -145,8 +180,11 @@ def _loaded_engine(path: Path, n_threads: int) -> _Engine | None:
     return None
 
 
-def _load_engine(path: Path, *, n_threads: int, n_ctx: int) -> tuple[_Engine, bool]:
-    """The process's engine for ``path``, loading it when needed; ``(engine, loaded_now)``."""
+def _load_engine(path: Path, *, n_threads: int, n_ctx: int, slot_dir: Path | None = None) -> tuple[_Engine, bool]:
+    """The process's engine for ``path``, loading it when needed; ``(engine, loaded_now)``.
+
+    ``slot_dir`` (the prompt cache folder) is fixed when the model loads: a later run with another
+    data folder uses the loaded engine's."""
     global _ENGINE
     with _ENGINE_LOCK:
         engine = _loaded_engine(path, n_threads)
@@ -187,9 +225,19 @@ def _load_engine(path: Path, *, n_threads: int, n_ctx: int) -> tuple[_Engine, bo
         # The embedded server also listens on 127.0.0.1 (a random port); we never use it, so
         # lock it with a throwaway key and turn its extras off.
         params.ui = False
-        params.endpoint_slots = False
+        params.endpoint_slots = slot_dir is not None  # slot save/restore: the prompt cache on disk
         params.endpoint_metrics = False
-        params.api_keys = [secrets.token_urlsafe(32)]
+        api_key = secrets.token_urlsafe(32)
+        params.api_keys = [api_key]
+        if slot_dir is not None:
+            try:
+                slot_dir.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                log.warning("no prompt cache: %s cannot be created (%s)", slot_dir, exc)
+                slot_dir = None
+                params.endpoint_slots = False
+        if slot_dir is not None:
+            params.slot_save_path = str(slot_dir) + os.sep  # llama.cpp appends the file name as is
         params.cache_ram_mib = CACHE_RAM_MIB
         params.cors_origins = "http://127.0.0.1"
         started = time.perf_counter()
@@ -203,7 +251,15 @@ def _load_engine(path: Path, *, n_threads: int, n_ctx: int) -> tuple[_Engine, bo
             ) from exc
         load_ms = round((time.perf_counter() - started) * 1000, 1)
         log.info("loaded %s in %.0f ms with %d threads", path, load_ms, n_threads)
-        _ENGINE = _Engine(server=server, path=path, load_ms=load_ms, n_threads=n_threads, n_ctx=n_ctx)
+        _ENGINE = _Engine(
+            server=server,
+            path=path,
+            load_ms=load_ms,
+            n_threads=n_threads,
+            n_ctx=n_ctx,
+            api_key=api_key,
+            slot_dir=slot_dir,
+        )
         return _ENGINE, True
 
 
@@ -237,6 +293,7 @@ class LocalProvider:
         temperature: float = TEMPERATURE,
         max_tokens: int = MAX_TOKENS,
         n_ctx: int = N_CTX,
+        data_dir: Path | None = None,
     ) -> None:
         self._env: Mapping[str, str] = dict(os.environ if env is None else env)
         if model and model.endswith(".gguf") and Path(model).expanduser().is_file():
@@ -262,8 +319,16 @@ class LocalProvider:
         self.file_check = ""
         """How the file was trusted: ``joined`` (joined + hashed), ``hashed``, ``marker``,
         ``unchecked`` (``LOCAL_MODEL_PATH``) or ``loaded`` (already in memory)."""
+        self.prompt_cache: str | None = None
+        """How the run's system prompt was made ready: ``restored`` (from the disk cache), ``built``
+        (computed and saved), ``computed`` (computed, not saved), ``in memory`` (already in the
+        model's slot) or None (no run prompt given)."""
+        self.prompt_ms: float | None = None
+        """Time spent making the system prompt ready (restore, or compute and save), ms."""
+        self.slot_dir = prompt_cache_dir(data_dir) if data_dir is not None else None
         self._engine: _Engine | None = None
         self._source: ModelSource | None = None
+        self._prompt_key: str | None = None
         self._responses = 0
 
     # -- preparation -------------------------------------------------------------------------
@@ -275,11 +340,21 @@ class LocalProvider:
             raise ProviderError(str(exc), provider=PROVIDER_ID, error_type="ModelFileMissing") from exc
 
     def prepare(self) -> Iterator[LoadProgress]:
-        """Join + verify the model file if needed, then load it once per process (with progress)."""
+        """Join + verify the model file if needed, load it once per process, then make the run's
+        system prompt ready (restored from the disk cache when it can be), with progress.
+
+        While the app's early load (:mod:`~agent_core.providers.local.preload`) is under way, this
+        waits for it and shows its progress: there is never a second load."""
+        from agent_core.providers.local import preload
+
+        yield from preload.wait_for_other()
+        # One provider may serve many runs (an eval): what this preparation did, afresh each time.
+        self.loaded_now, self.warm_ms, self.prompt_cache, self.prompt_ms = False, None, None, None
         source = self._source = self._model_source()
         engine = _loaded_engine(source.path, self.n_threads)
         if engine is not None:
             self._engine, self.load_ms, self.file_check = engine, engine.load_ms, self.file_check or "loaded"
+            yield from self._ready_prompt(engine)
             return
         started = time.perf_counter()
         stages: set[str] = set()
@@ -308,15 +383,11 @@ class LocalProvider:
         else:
             self.file_check = "hashed" if hashed_bytes > 1 else "marker"
         yield LoadProgress("load", 0, 2, f"loading {path.name} into memory")
-        engine, self.loaded_now = _load_engine(path, n_threads=self.n_threads, n_ctx=self.n_ctx)
+        engine, self.loaded_now = _load_engine(path, n_threads=self.n_threads, n_ctx=self.n_ctx, slot_dir=self.slot_dir)
         self._engine, self.load_ms = engine, engine.load_ms
         if not self.loaded_now:
-            yield LoadProgress("load", 2, 2, "model already loaded")
-            return
-        yield LoadProgress(
-            "load", 1, 2, f"Warming up the model (first run only, about {WARM_UP_S} s): it reads the tool list once"
-        )
-        self.warm_ms = self._warm_up(engine)
+            yield LoadProgress("load", 1, 2, "model already loaded")
+        yield from self._ready_prompt(engine)
         yield LoadProgress("load", 2, 2, "ready")
 
     def use_run(self, instructions: str, tools: list[Tool]) -> None:
@@ -324,30 +395,102 @@ class LocalProvider:
         :meth:`prepare`): the warm-up caches exactly what that run's first request sends."""
         self.run_prompt = (instructions, list(tools))
 
-    def _warm_up(self, engine: _Engine) -> float | None:
+    def _prompt_cache_key(self, engine: _Engine) -> tuple[str, list[dict[str, str]]] | None:
+        """The disk cache key of the run's warm-up and its messages; None without a run prompt."""
+        if self.run_prompt is None:
+            return None
+        instructions, tools = self.run_prompt
+        messages = build_messages(instructions, WARM_UP_GOAL, [], tools)
+        source = self._source
+        try:
+            if source is not None and source.sha256 and not source.custom:
+                model_sha = source.sha256
+            else:
+                model_sha = remembered_sha256(engine.path, engine.slot_dir or engine.path.parent)
+        except OSError as exc:
+            log.warning("the model file cannot be hashed for the prompt cache (%s)", exc)
+            return None
+        schemas = [{"name": t.name, "description": t.description, "parameters": t.parameters} for t in tools]
+        key = cache_key(
+            model_sha256=model_sha,
+            messages=messages,
+            tool_schemas=schemas,
+            n_ctx=engine.n_ctx,
+            n_batch=N_BATCH,
+            runtime_version=_runtime_version(),
+        )
+        return key, messages
+
+    def _ready_prompt(self, engine: _Engine) -> Iterator[LoadProgress]:
+        """Put the run's system prompt and tool list (:meth:`use_run`) into the model's slot:
+        nothing to do when the slot already holds it, else restore it from the disk cache, else
+        compute it once (the warm-up) and save it there for the next process."""
+        keyed = self._prompt_cache_key(engine)
+        if keyed is None:
+            return
+        key, messages = keyed
+        self._prompt_key = key
+        if engine.prompt_key == key:
+            self.prompt_cache = "in memory"
+            return
+        started = time.perf_counter()
+        cache = PromptCache(engine.slot_dir) if engine.slot_dir is not None else None
+        cached = cache.lookup(key) if cache is not None else None
+        if cache is not None and cached is not None:
+            yield LoadProgress("load", 1, 2, f"restoring the saved prompt ({cached.n_tokens} tokens)")
+            with engine.busy:
+                try:
+                    engine.slot("restore", cached.filename)
+                    engine.prompt_key = key
+                except OSError as exc:  # a file llama.cpp refuses: compute the prompt instead
+                    log.warning("the saved prompt could not be restored (%s); computing it", exc)
+            if engine.prompt_key == key:
+                self.prompt_cache = "restored"
+                self.prompt_ms = round((time.perf_counter() - started) * 1000, 1)
+                return
+        yield LoadProgress(
+            "load", 1, 2, f"Warming up the model (first run only, about {WARM_UP_S} s): it reads the tool list once"
+        )
+        with engine.busy:
+            self.warm_ms = self._warm_up(engine, messages)
+            if self.warm_ms is None:
+                return
+            engine.prompt_key = key
+            self.prompt_cache = "computed"
+            if cache is not None:
+                self.prompt_cache = "built" if self._save_prompt(engine, cache, key) else "computed"
+        self.prompt_ms = round((time.perf_counter() - started) * 1000, 1)
+
+    def _save_prompt(self, engine: _Engine, cache: PromptCache, key: str) -> bool:
+        """Save the slot to the disk cache under ``key`` (the caller holds ``engine.busy``)."""
+        try:
+            temp = cache.temp_name(key)
+            reply = engine.slot("save", temp)
+            tokens = int(reply.get("n_saved") or 0)
+            if tokens <= 0:
+                raise OSError(f"llama.cpp saved no tokens ({reply})")
+            cache.publish(key, temp, tokens)
+        except (OSError, ValueError) as exc:  # the cache is an optimisation: log and go on
+            log.warning("the prompt could not be saved to the cache in %s (%s)", cache.directory, exc)
+            return False
+        return True
+
+    def _warm_up(self, engine: _Engine, messages: list[dict[str, str]]) -> float | None:
         """Run the run's system prompt and tool list (:meth:`use_run`) through the model once, so
         llama.cpp's prompt cache holds it.
 
         The first request otherwise pays for ~500 prompt tokens (about 15 s on 2 cores) inside
         the first step; here it happens while the progress bar shows loading, and every run with
-        the same tools starts from the cache. Returns the time taken (ms), None if skipped.
+        the same tools starts from the cache. The caller holds ``engine.busy``. Returns the time
+        taken (ms), None if it failed.
         """
-        if self.run_prompt is None:
-            return None
-        instructions, tools = self.run_prompt
-        body = {
-            "messages": build_messages(instructions, "hello", [], tools),
-            "max_tokens": 1,
-            "temperature": self.temperature,
-            "cache_prompt": True,
-        }
+        body = {"messages": messages, "max_tokens": 1, "temperature": self.temperature, "cache_prompt": True}
         started = time.perf_counter()
-        with engine.busy:
-            try:
-                engine.server.handle_chat_completions(body)
-            except Exception:  # the warm-up is an optimisation; a real request will say what fails
-                log.warning("local model warm-up failed", exc_info=True)
-                return None
+        try:
+            engine.server.handle_chat_completions(body)
+        except Exception:  # the warm-up is an optimisation; a real request will say what fails
+            log.warning("local model warm-up failed", exc_info=True)
+            return None
         return round((time.perf_counter() - started) * 1000, 1)
 
     # -- one model call ----------------------------------------------------------------------
@@ -398,6 +541,7 @@ class LocalProvider:
                 text, calls, more = self._attempt(engine, messages, others, False, request, deadline, items, plan)
                 usage = usage + more
         finally:
+            engine.prompt_key = self._prompt_key  # the slot now starts with this run's system prompt
             engine.busy.release()
         if calls and (repaired := repair_arguments(request.goal, calls[0])) is not None:
             items[-1]["repaired_arguments"] = {"sent": calls[0].arguments, "used": repaired.arguments}
@@ -574,6 +718,8 @@ class LocalProvider:
             "file_ms": self.file_ms,
             "load_ms": self.load_ms,
             "warm_ms": self.warm_ms,
+            "prompt_cache": self.prompt_cache,
+            "prompt_ms": self.prompt_ms,
             "loaded_now": self.loaded_now,
             "n_threads": engine.n_threads if engine else self.n_threads,
             "n_ctx": engine.n_ctx if engine else self.n_ctx,

@@ -1,0 +1,252 @@
+"""Cold start of the local model: how long a new user waits for the first answer (issue 14).
+
+Prints, for the seed goal on the ``local`` provider:
+
+- ``cli``: a new ``python -m agent_core run`` process, with the prompt cache absent (the
+  ``agent_data/cache/`` folder removed first) and then present, wall clock to the answer;
+- ``browser``: a fresh Streamlit server, the first Run clicked in headless Chromium as soon as the
+  page shows, measured from the click to the answer (and from the server's start);
+- ``steps``: the median step over an everyday eval (a spread of goals from
+  ``evals/everyday.yaml``) in one process, all steps and the generated ones (planned calls cost
+  no model time), with the pass count so a speed-up that loses answers shows;
+- the peak RSS of each process, and the load average (``uptime``) next to every figure: the
+  machine is shared, and on 2 cores a load of 4 doubles every time here.
+
+It prints figures; it is not a timed test. Each part ends with one ``BENCH_COLDSTART`` JSON line.
+
+    python bench/coldstart.py                 # all parts
+    python bench/coldstart.py cli --repeats 2
+    python bench/coldstart.py browser
+    python bench/coldstart.py steps --goals 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED_GOAL = "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요."
+
+
+def load() -> str:
+    """The 1/5/15-minute load averages, as ``uptime`` prints them."""
+    one, five, fifteen = os.getloadavg()
+    return f"load {one:.2f} {five:.2f} {fifteen:.2f}"
+
+
+def fresh_data_dir() -> Path:
+    root = Path(tempfile.mkdtemp(prefix="coldstart-bench-")) / "agent_data"
+    shutil.copytree(ROOT / "agent_data" / "workspace", root / "workspace")
+    (root / "runs").mkdir()
+    return root
+
+
+def timed_process(args: list[str], env: dict[str, str]) -> tuple[float, int, str, int]:
+    """Run ``args``; ``(wall s, peak RSS MB, stdout, exit code)``."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdout is not None
+    out = proc.stdout.read().decode("utf-8", "replace")
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return wall, round(usage.ru_maxrss / 1024), out, proc.returncode
+
+
+def emit(part: str, **figures: Any) -> None:
+    print("BENCH_COLDSTART " + json.dumps({"part": part, **figures}, ensure_ascii=False), flush=True)
+
+
+def bench_cli(repeats: int) -> None:
+    data = fresh_data_dir()
+    env = {**os.environ, "AGENT_DATA_DIR": str(data)}
+    cmd = [sys.executable, "-m", "agent_core", "run", SEED_GOAL, "--provider", "local", "--json"]
+    rows = []
+    for label in ["cache absent"] + ["cache present"] * repeats:
+        if label == "cache absent":
+            shutil.rmtree(data / "cache", ignore_errors=True)
+        before = load()
+        wall, rss, out, code = timed_process(cmd, env)
+        try:
+            record = json.loads(out)
+        except ValueError:
+            record = {}
+        answer = (record.get("answer") or "").replace("\n", " ")
+        meta = record.get("provider_meta") or {}
+        row = {
+            "case": label,
+            "wall_s": round(wall, 1),
+            "peak_rss_mb": rss,
+            "exit": code,
+            "load_ms": meta.get("load_ms"),
+            "warm_ms": meta.get("warm_ms"),
+            "prompt_cache": meta.get("prompt_cache"),
+            "answer": answer[:60],
+            "load_before": before,
+            "load_after": load(),
+        }
+        rows.append(row)
+        print(
+            f"cli, {label}: {wall:.1f} s to the answer, peak RSS {rss} MB, exit {code}; "
+            f"load {meta.get('load_ms')} ms, warm {meta.get('warm_ms')} ms, cache {meta.get('prompt_cache')}; "
+            f"{answer[:50]!r}  [{before} → {load()}]",
+            flush=True,
+        )
+    emit("cli", rows=rows)
+
+
+def bench_browser(timeout_s: float) -> None:
+    sys.path.insert(0, str(ROOT / "tests"))
+    from browser_kit import browser_page, chromium, streamlit_app, wait_idle
+
+    data = fresh_data_dir()
+    # The prompt cache of this data folder: built by one CLI run first, as a user who ran the
+    # app once before has it.
+    env = {**os.environ, "AGENT_DATA_DIR": str(data)}
+    warm = [sys.executable, "-m", "agent_core", "run", "hello", "--provider", "local", "-q"]
+    with_cache = os.environ.get("COLDSTART_BROWSER_CACHE", "1") != "0"
+    if with_cache:
+        timed_process(warm, env)
+    before = load()
+    started = time.perf_counter()
+    with streamlit_app(data) as app, chromium() as browser, browser_page(browser) as page:
+        page.goto(app.url + "/")
+        page.get_by_label("Goal", exact=True).wait_for(timeout=60_000)
+        shown = time.perf_counter() - started
+        area = page.get_by_label("Goal", exact=True)
+        area.fill(SEED_GOAL)
+        area.press("Control+Enter")
+        wait_idle(page)
+        clicked = time.perf_counter()
+        page.locator(".st-key-run_start button").click()
+        page.get_by_text("Outcome:").first.wait_for(timeout=timeout_s * 1000)
+        answered = time.perf_counter()
+        outcome = page.get_by_text("Outcome:").first.inner_text()
+        records = [json.loads(p.read_text(encoding="utf-8")) for p in (data / "runs").glob("*.json")]
+        seed = [r for r in records if r.get("goal") == SEED_GOAL]
+        answer = (seed[0].get("answer") or "") if seed else ""
+        rss = _streamlit_peak_rss(app.url)
+    click_s = answered - clicked
+    total_s = answered - started
+    print(
+        f"browser, cache {'present' if with_cache else 'absent'}: first Run click → answer {click_s:.1f} s "
+        f"(page shown {shown:.1f} s after the server start, answer {total_s:.1f} s after it); "
+        f"{outcome!r} {answer[:50]!r}; peak RSS {rss} MB  [{before} → {load()}]",
+        flush=True,
+    )
+    emit(
+        "browser",
+        click_to_answer_s=round(click_s, 1),
+        page_shown_s=round(shown, 1),
+        start_to_answer_s=round(total_s, 1),
+        cache=with_cache,
+        answer=answer[:60],
+        peak_rss_mb=rss,
+        load_before=before,
+        load_after=load(),
+    )
+
+
+def _streamlit_peak_rss(url: str) -> int | None:
+    """Peak RSS (MB) of the streamlit process serving ``url`` (found by its port), or None."""
+    port = url.rsplit(":", 1)[1]
+    for status in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            cmdline = status.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"streamlit" in b" ".join(cmdline) and port.encode() in cmdline:
+            for line in (status.parent / "status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    return round(int(line.split()[1]) / 1024)
+    return None
+
+
+def bench_steps(goals: int) -> None:
+    import yaml
+
+    everyday = yaml.safe_load((ROOT / "evals" / "everyday.yaml").read_text(encoding="utf-8"))
+    every = everyday["goals"]
+    stride = max(1, len(every) // max(1, goals))
+    subset = {**everyday, "name": "everyday-bench", "goals": every[::stride][:goals]}
+    data = fresh_data_dir()
+    goal_file = data.parent / "everyday-bench.yaml"
+    goal_file.write_text(yaml.safe_dump(subset, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    env = {**os.environ, "AGENT_DATA_DIR": str(data)}
+    before = load()
+    cmd = [sys.executable, "-m", "agent_core", "eval", str(goal_file), "--provider", "local", "--json", "-q"]
+    wall, rss, out, code = timed_process(cmd, env)
+    records = [json.loads(p.read_text(encoding="utf-8")) for p in (data / "runs").glob("*.json")]
+    steps = [s for r in records for s in r.get("steps") or []]
+    all_ms = [s.get("model_duration_ms") or 0.0 for s in steps]
+    generated = [s.get("model_duration_ms") or 0.0 for s in steps if (s.get("usage") or {}).get("total_tokens")]
+    loads = sum(1 for r in records if (r.get("provider_meta") or {}).get("loaded_now"))
+    prompt_n = [
+        (item.get("timings") or {}).get("prompt_n", 0)
+        for r in records
+        for b in r.get("context_blocks") or []
+        for item in b.get("raw") or []
+        if item.get("timings")
+    ]
+    try:
+        passed = _pass_count(json.loads(out))
+    except ValueError:
+        passed = "?"
+    median_all = statistics.median(all_ms) / 1000 if all_ms else None
+    median_gen = statistics.median(generated) / 1000 if generated else None
+    print(
+        f"steps over {len(records)} everyday goals in one process ({wall:.0f} s): median step "
+        f"{median_all or 0:.2f} s (all {len(all_ms)}), {median_gen or 0:.2f} s (the {len(generated)} generated); "
+        f"model loads {loads}; median uncached prompt tokens {statistics.median(prompt_n) if prompt_n else 0}; "
+        f"passed {passed}; peak RSS {rss} MB; exit {code}  [{before} → {load()}]",
+        flush=True,
+    )
+    emit(
+        "steps",
+        goals=len(records),
+        median_step_s=median_all and round(median_all, 2),
+        median_generated_step_s=median_gen and round(median_gen, 2),
+        model_loads=loads,
+        passed=passed,
+        wall_s=round(wall),
+        peak_rss_mb=rss,
+        load_before=before,
+        load_after=load(),
+    )
+
+
+def _pass_count(result: Any) -> str:
+    """``passed/total`` over the eval's cells (one per goal and model)."""
+    cells = result.get("cells") or []
+    return f"{sum(c.get('passed', 0) for c in cells)}/{sum(c.get('total', 0) for c in cells)}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("parts", nargs="*", choices=["cli", "browser", "steps"], default=[])
+    parser.add_argument("--repeats", type=int, default=1, help="CLI runs with the cache present")
+    parser.add_argument("--goals", type=int, default=10, help="everyday goals for the median step")
+    parser.add_argument("--timeout", type=float, default=300, help="seconds the browser waits for the answer")
+    args = parser.parse_args()
+    parts = args.parts or ["cli", "browser", "steps"]
+    print(f"bench/coldstart.py on {os.cpu_count()} cores, {load()}", flush=True)
+    if "cli" in parts:
+        bench_cli(args.repeats)
+    if "browser" in parts:
+        bench_browser(args.timeout)
+    if "steps" in parts:
+        bench_steps(args.goals)
+
+
+if __name__ == "__main__":
+    main()
