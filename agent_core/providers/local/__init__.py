@@ -163,7 +163,9 @@ class _Engine:
             headers={"Authorization": f"Bearer {self.api_key}", "Content-Type": "application/json"},
         )
         try:
-            with urllib.request.urlopen(request, timeout=120) as response:
+            # No proxy: http_proxy in the environment must not see this loopback call (or its key).
+            opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+            with opener.open(request, timeout=120) as response:
                 reply = json.loads(response.read() or b"{}")
         except urllib.error.HTTPError as exc:
             raise OSError(f"HTTP {exc.code}: {exc.read()[:300].decode('utf-8', 'replace')}") from exc
