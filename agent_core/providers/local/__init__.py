@@ -445,7 +445,8 @@ class LocalProvider:
             yield LoadProgress("load", 1, 2, f"restoring the saved prompt ({cached.n_tokens} tokens)")
             with engine.busy:
                 try:
-                    engine.slot("restore", cached.filename)
+                    if engine.prompt_key != key:  # another run may have put it there while we waited
+                        engine.slot("restore", cached.filename)
                     engine.prompt_key = key
                 except OSError as exc:  # a file llama.cpp refuses: compute the prompt instead
                     log.warning("the saved prompt could not be restored (%s); computing it", exc)
@@ -457,6 +458,9 @@ class LocalProvider:
             "load", 1, 2, f"Warming up the model (first run only, about {WARM_UP_S} s): it reads the tool list once"
         )
         with engine.busy:
+            if engine.prompt_key == key:  # another run warmed it up while we waited for the model
+                self.prompt_cache = "in memory"
+                return
             self.warm_ms = self._warm_up(engine, messages)
             if self.warm_ms is None:
                 return
