@@ -7,6 +7,7 @@ import json
 import math
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -196,3 +197,26 @@ def test_run_detail_and_rows(backends: tuple[FolderQueries, PgQueries]) -> None:
             pg.load(bad)
     with pytest.raises(ValueError):
         pg.page(RunFilter(), order=("record; DROP TABLE runs", False))
+
+
+def test_cli_runs_reads_the_team_store(
+    backends: tuple[FolderQueries, PgQueries], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from types import SimpleNamespace
+
+    from agent_core.cli import cmd_runs
+    from tests.pgserver import PASSWORD
+
+    folder, pg = backends
+    url = pg.url
+    args = SimpleNamespace(limit=5, json=True)
+    assert cmd_runs(args, SimpleNamespace(store_url=url, runs_dir=tmp_path)) == 0  # type: ignore[arg-type]
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["run_id"] for r in rows] == folder.page(RunFilter(), size=5).rows["run_id"].tolist()
+    args = SimpleNamespace(limit=3, json=False)
+    assert cmd_runs(args, SimpleNamespace(store_url=url, runs_dir=tmp_path)) == 0  # type: ignore[arg-type]
+    assert len(capsys.readouterr().out.splitlines()) == 2 + 3
+    wrong = url.replace(PASSWORD, "not-the-password")
+    assert cmd_runs(args, SimpleNamespace(store_url=wrong, runs_dir=tmp_path)) == 1  # type: ignore[arg-type]
+    err = capsys.readouterr().err
+    assert "refused" in err and "not-the-password" not in err and PASSWORD not in err

@@ -106,6 +106,8 @@ class PgQueries:
         self._lock = threading.RLock()
         self._work_mem = work_mem
         self._failed: tuple[float, Exception] | None = None
+        self.url: str | None = None
+        """The store's URL when made by :meth:`from_url` (it holds the password: never show it)."""
 
     @classmethod
     def from_url(cls, url: str, **options: Any) -> PgQueries:
@@ -119,7 +121,9 @@ class PgQueries:
             except psycopg.Error as exc:
                 raise explain(exc, url) from None
 
-        return cls(opened, **options)
+        reader = cls(opened, **options)
+        reader.url = url
+        return reader
 
     def ping(self) -> None:
         """Raise when the database cannot be read now (a cheap round trip)."""
@@ -335,13 +339,13 @@ class PgQueries:
         )
         query = sql.SQL(
             "SELECT GROUPING(tool, provider, model), tool, provider, model, count(*), avg(success::int::float8), "
-            "percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms), "
-            "percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms), avg(duration_ms), "
+            "percentile_cont(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY duration_ms), avg(duration_ms), "
             "count(*) FILTER (WHERE retried), count(fallback), count(*) FILTER (WHERE duplicate), {errors} "
             "FROM tool_calls c WHERE {condition} "
             "GROUP BY GROUPING SETS ((), (tool), (provider, model), (provider, model, tool))"
         ).format(errors=errors, condition=condition)
-        rows = self._all(query, params)
+        # (the two percentiles come as one array: one sort per group)
+        rows = [(*r[:6], *(r[6] if r[6] is not None else (None, None)), *r[7:]) for r in self._all(query, params)]
         total = next((r for r in rows if r[0] == 7), None)
         if total is None or not total[4]:
             return None
@@ -380,7 +384,8 @@ class PgQueries:
         (runs,) = self._one(sql.SQL("SELECT count(*) FROM runs WHERE {}").format(condition), params)
         offered = self._all(
             sql.SQL(
-                "SELECT provider, model, t.tool, count(DISTINCT run_id) FROM runs "
+                # (a run's offered tools are each named once: a row per run)
+                "SELECT provider, model, t.tool, count(*) FROM runs "
                 "CROSS JOIN LATERAL jsonb_array_elements_text(tools_offered::jsonb) AS t(tool) "
                 "WHERE {} AND tools_offered IS NOT NULL GROUP BY 1, 2, 3"
             ).format(condition),
@@ -388,9 +393,12 @@ class PgQueries:
         )
         used = self._all(
             sql.SQL(
-                "SELECT provider, model, tool, count(DISTINCT run_id), count(*), "
-                "count(*) FILTER (WHERE error_category = 'validation') FROM tool_calls "
-                "WHERE run_id IN (SELECT run_id FROM runs WHERE {}) AND tool IS NOT NULL GROUP BY 1, 2, 3"
+                # per run first (a hash aggregate), then per tool: no count(DISTINCT …) sort
+                "SELECT provider, model, tool, count(*), sum(calls)::bigint, sum(invalid)::bigint FROM ("
+                "SELECT provider, model, tool, run_id, count(*) AS calls, "
+                "count(*) FILTER (WHERE error_category = 'validation') AS invalid FROM tool_calls "
+                "WHERE run_id IN (SELECT run_id FROM runs WHERE {}) AND tool IS NOT NULL GROUP BY 1, 2, 3, 4"
+                ") per_run GROUP BY 1, 2, 3"
             ).format(condition),
             params,
         )
