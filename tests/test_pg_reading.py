@@ -221,3 +221,26 @@ def test_cli_runs_reads_the_team_store(
     assert cmd_runs(args, SimpleNamespace(store_url=wrong, runs_dir=tmp_path)) == 1  # type: ignore[arg-type]
     err = capsys.readouterr().err
     assert "refused" in err and "not-the-password" not in err and PASSWORD not in err
+
+
+def test_team_run_store_for_compare_and_the_cli(backends: tuple[FolderQueries, PgQueries], tmp_path: Path) -> None:
+    from agent_core.pgstore.reading import TeamRunStore
+    from tests.pgserver import PASSWORD
+
+    folder, pg = backends
+    local = RunStore(tmp_path / "runs", persist=False)
+    (tmp_path / "runs").mkdir()
+    team = TeamRunStore(pg, local)
+    _same_rows(team.runs(), folder.store.runs())  # the whole table, summary columns
+    run_id = team.runs()["run_id"].iloc[0]
+    assert team.load(run_id) == folder.load(run_id)
+    # A run kept only in the local folder (saved while the store was down) still opens.
+    record = folder.load(run_id)
+    record.pop("status_shown")
+    record["run_id"] = "local-only"
+    (tmp_path / "runs" / "local-only.json").write_text(json.dumps(record), encoding="utf-8")
+    assert team.load("local-only")["run_id"] == "local-only"
+    # The store cannot be read: the local folder's table, and no password in the log.
+    down = TeamRunStore(PgQueries.from_url(pg.url.replace(PASSWORD, "wrong-pw")), local)  # type: ignore[union-attr]
+    assert down.runs()["run_id"].tolist() == ["local-only"]
+    assert down.load("local-only")["run_id"] == "local-only"
