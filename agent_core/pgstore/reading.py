@@ -285,8 +285,9 @@ class PgQueries:
         column, ascending = check_order(order)
         params: dict[str, Any] = {"dead": self.dead_runs()}
         condition = self._where(where, params)
-        (matching,) = self._one(sql.SQL("SELECT count(*) FROM runs WHERE {}").format(condition), params)
-        (saved,) = self._one(sql.SQL("SELECT count(*) FROM runs"))
+        matching, saved = self._one(
+            sql.SQL("SELECT count(*) FILTER (WHERE {}), count(*) FROM runs").format(condition), params
+        )
         offset, limit = page_bounds(page, size, matching)
         if (column, ascending) == NEWEST:
             order_by: sql.Composable = _NEWEST
