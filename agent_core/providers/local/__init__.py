@@ -86,6 +86,8 @@ CALL_TOKENS = 96
 """Longest tool call: a call is 10-40 tokens; more is the model rambling inside an argument."""
 ANSWER_TOKENS = 200
 """Longest answer: one to three sentences, in Korean too (a cut answer is kept and marked)."""
+ANSWER_REPEAT_PENALTY = 1.1
+"""llama.cpp's repeat penalty for answers (calls have none: "24 * 24" repeats by right)."""
 TEMPERATURE = 0.0
 """Greedy decoding: the same goal gives the same run (tool choice is what matters here)."""
 SEED = 42
@@ -163,7 +165,9 @@ class _Engine:
             headers={"Authorization": f"Bearer {self.api_key}", "Content-Type": "application/json"},
         )
         try:
-            with urllib.request.urlopen(request, timeout=120) as response:
+            # No proxy: http_proxy in the environment must not see this loopback call (or its key).
+            opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+            with opener.open(request, timeout=120) as response:
                 reply = json.loads(response.read() or b"{}")
         except urllib.error.HTTPError as exc:
             raise OSError(f"HTTP {exc.code}: {exc.read()[:300].decode('utf-8', 'replace')}") from exc
@@ -443,7 +447,8 @@ class LocalProvider:
             yield LoadProgress("load", 1, 2, f"restoring the saved prompt ({cached.n_tokens} tokens)")
             with engine.busy:
                 try:
-                    engine.slot("restore", cached.filename)
+                    if engine.prompt_key != key:  # another run may have put it there while we waited
+                        engine.slot("restore", cached.filename)
                     engine.prompt_key = key
                 except OSError as exc:  # a file llama.cpp refuses: compute the prompt instead
                     log.warning("the saved prompt could not be restored (%s); computing it", exc)
@@ -455,6 +460,9 @@ class LocalProvider:
             "load", 1, 2, f"Warming up the model (first run only, about {WARM_UP_S} s): it reads the tool list once"
         )
         with engine.busy:
+            if engine.prompt_key == key:  # another run warmed it up while we waited for the model
+                self.prompt_cache = "in memory"
+                return
             self.warm_ms = self._warm_up(engine, messages)
             if self.warm_ms is None:
                 return
@@ -626,6 +634,10 @@ class LocalProvider:
             "stream": True,
             "return_progress": True,  # a chunk per prompt batch: a Stop is seen during a long prompt too
         }
+        if plan and plan.answer:
+            # Held to the figures it must state, the model looped on a phrase until the token limit
+            # ("약한 비가 약한 비가 …", 165 s on a busy machine); a mild penalty ends that.
+            body["repeat_penalty"] = ANSWER_REPEAT_PENALTY
         content, final, elapsed = self._generate(engine, body, deadline, request.timeout, request.cancel)
         if required and not content.startswith("{"):
             # llguidance could not compile the grammar and llama.cpp generated without one (it
