@@ -62,9 +62,30 @@ def coverage_table(
     chosen = grouped["run_id"].nunique()
     counts = grouped.size()
     invalid = grouped["validation"].sum()
-    table = pd.DataFrame({"runs_offered": off}).join(
-        pd.DataFrame({"runs_chosen": chosen, "calls": counts, "validation_failures": invalid}), how="outer"
-    )
+    used = pd.DataFrame({"runs_chosen": chosen, "calls": counts, "validation_failures": invalid})
+    return _finish(pd.DataFrame({"runs_offered": off}), used, by)
+
+
+USED_COLUMNS = ["runs_chosen", "calls", "validation_failures"]
+
+
+def coverage_from_counts(
+    offered: pd.DataFrame, used: pd.DataFrame, by: tuple[str, ...] = ("provider", "model")
+) -> pd.DataFrame:
+    """:func:`coverage_table` from counts made elsewhere (SQL): ``offered`` has the ``by``
+    columns, ``tool`` and ``runs_offered``; ``used`` has them, ``tool`` and :data:`USED_COLUMNS`."""
+    keys = [*by, "tool"]
+    return _finish(offered.set_index(keys)[["runs_offered"]], used.set_index(keys)[USED_COLUMNS], by)
+
+
+def never_from_table(table: pd.DataFrame) -> list[str]:
+    """:func:`never_chosen` from a coverage table: tools offered somewhere that no run chose."""
+    per_tool = table.groupby("tool")[["runs_offered", "runs_chosen"]].sum()
+    return sorted(str(t) for t in per_tool.index[(per_tool["runs_offered"] > 0) & (per_tool["runs_chosen"] == 0)])
+
+
+def _finish(offered: pd.DataFrame, used: pd.DataFrame, by: tuple[str, ...]) -> pd.DataFrame:
+    table = offered.join(used, how="outer")
     table = table.fillna(0).astype(int).reset_index()
     table["choice_rate"] = (table["runs_chosen"] / table["runs_offered"].where(table["runs_offered"] > 0)).astype(float)
     table["never_chosen"] = table["runs_chosen"] == 0

@@ -7,6 +7,9 @@ from datetime import date, datetime, timedelta, timezone
 
 import pandas as pd
 
+GROUNDING_STATUSES = ("grounded", "partly", "ungrounded", "no_claims")
+"""The answer check's verdicts (a run's ``grounding``); any other value counts as not checked."""
+
 
 def date_bounds(column: pd.Series) -> tuple[date, date]:
     """(first day, last day) in a timestamp column, or today twice when empty."""
@@ -36,10 +39,17 @@ def filter_runs(
     statuses: Iterable[str] = (),
     days: Iterable[date] | None = None,
     text: str = "",
+    users: Iterable[str] = (),
+    checks: Iterable[str] = (),
+    run_ids: Iterable[str] | None = None,
+    include_demos: bool = True,
 ) -> pd.DataFrame:
-    """Rows of the store's run table that pass every filter given (empty filter = all)."""
+    """Rows of the store's run table that pass every filter given (empty filter = all).
+
+    ``checks``: answer-check verdicts (``grounding`` values; ``""`` = not checked, any other
+    value); ``run_ids``: only those runs; ``include_demos=False`` leaves out scripted runs."""
     mask = in_dates(runs["started_at"], days)
-    for column, wanted in (("provider", providers), ("model", models), ("status", statuses)):
+    for column, wanted in (("provider", providers), ("model", models), ("status", statuses), ("user", users)):
         wanted = list(wanted)
         if wanted:
             mask &= runs[column].isin(wanted)
@@ -47,6 +57,16 @@ def filter_runs(
     if text:
         hay = runs["goal"].fillna("") + " " + runs["run_id"].fillna("")
         mask &= hay.str.contains(text, case=False, regex=False)
+    checks = list(checks)
+    if checks:
+        grounding = runs["grounding"].astype("object")
+        known = grounding.isin(GROUNDING_STATUSES)
+        picked = grounding.isin([c for c in checks if c])
+        mask &= (picked & known) | (~known if "" in checks else False)
+    if run_ids is not None:
+        mask &= runs["run_id"].isin(list(run_ids))
+    if not include_demos:
+        mask &= ~runs["scripted"].astype(bool)
     return runs[mask].reset_index(drop=True)
 
 

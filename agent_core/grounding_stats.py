@@ -36,3 +36,22 @@ def ungrounded_rates(runs: pd.DataFrame, by: Sequence[str] = ("provider", "model
     table["checked"] = table[list(CHECKED)].sum(axis=1)
     table["ungrounded_rate"] = (table["partly"] + table["ungrounded"]) / table["checked"]
     return table[columns].sort_values(["ungrounded_rate", "checked"], ascending=[False, False]).reset_index(drop=True)
+
+
+def rates_from_counts(counts: pd.DataFrame, by: Sequence[str] = ("provider", "model")) -> pd.DataFrame:
+    """:func:`ungrounded_rates` from counted runs: ``counts`` has the ``by`` columns, ``grounding``
+    (a verdict) and ``runs`` (how many runs of that group had it); rows of other verdicts are ignored."""
+    columns = [*by, "checked", "grounded", "partly", "ungrounded", "no_claims", "ungrounded_rate"]
+    counts = counts[counts["grounding"].isin(CHECKED)]
+    if counts.empty:
+        return pd.DataFrame(columns=columns)
+    table = (
+        counts.pivot_table(index=list(by), columns="grounding", values="runs", aggfunc="sum", fill_value=0)
+        .reindex(columns=list(CHECKED), fill_value=0)
+        .astype("int64")
+        .reset_index()
+    )
+    table.columns.name = None
+    table["checked"] = table[list(CHECKED)].sum(axis=1)
+    table["ungrounded_rate"] = (table["partly"] + table["ungrounded"]) / table["checked"]
+    return table[columns].sort_values(["ungrounded_rate", "checked"], ascending=[False, False]).reset_index(drop=True)

@@ -129,6 +129,7 @@ RUN_COLUMN_SPEC: tuple[RunColumn, ...] = (
     RunColumn("owner_pid", lambda r, f: as_int(f.owner.get("pid")), None),
     RunColumn("owner_host", lambda r, f: as_text(f.owner.get("host")), None),
     RunColumn("updated_at", lambda r, f: as_text(r.get("updated_at")), None),
+    RunColumn("user_name", lambda r, f: as_text(r.get("user")), "text", table_name="user"),
 )
 """Every summary column, in table order; ``status`` is the stored one (``running`` is re-checked on read)."""
 

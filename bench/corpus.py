@@ -313,3 +313,63 @@ def build_corpus(
         "size_p90": sizes[len(sizes) * 9 // 10] if sizes else 0,
         "size_max": sizes[-1] if sizes else 0,
     }
+
+
+USERS = ["ana", "bo", "chen.li", "dara@example.com", None]
+"""Who ran a team-store run (``user``); None: a record from before the field."""
+HOSTILE_GOALS = [
+    "Price of O'Brien's order; DROP TABLE runs; --",
+    "100% of the _total_ (not 10_0%)",
+    'Path C:\\temp\\new "quoted" \\\\share',
+    "' OR '1'='1",
+]
+
+
+def team_record(template: dict[str, Any], rng: random.Random, start: datetime) -> dict[str, Any]:
+    """A :func:`clone` varied the way a team's shared history is: who ran it, every answer-check
+    verdict, scripted demos, a few runs left running or cancelled, hostile goals, and tool calls
+    with retries, fallbacks (worked or not), timeouts, transient errors and missing durations."""
+    r = rng.random()
+    status = "cancelled" if r < 0.03 else "running" if r < 0.05 else None
+    rec = clone(template, rng, start, status=status)
+    user = rng.choice(USERS)
+    if user is not None:
+        rec["user"] = user
+    verdict = rng.choice(["grounded", "partly", "ungrounded", "no_claims", None, "weird"])
+    if verdict is None:
+        rec.pop("grounding", None)
+    else:
+        rec["grounding"] = {"status": verdict, "tools_used": [], "claims": []}
+    rec["scripted"] = rng.random() < 0.1
+    if rng.random() < 0.04:
+        rec["goal"] = rng.choice(HOSTILE_GOALS)
+    for call in rec["tool_calls"]:
+        roll = rng.random()
+        if roll < 0.08:
+            call["attempts"] = [{"attempt": n + 1} for n in range(rng.randint(2, 3))]
+        elif roll < 0.12:
+            ok = rng.random() < 0.6
+            call["success"] = ok
+            call["error_category"] = None if ok else "transient"
+            call["fallback"] = {"tool": "search_cached", "success": ok}
+        elif roll < 0.14:
+            call["success"], call["error_category"] = False, "timeout"
+        elif roll < 0.16:
+            call["success"], call["error_category"] = False, "transient"
+        elif roll < 0.17:
+            call["duration_ms"] = None
+    return rec
+
+
+def team_records(n: int, *, templates: int = 40, seed: int = 5, work_dir: Path | None = None) -> list[dict[str, Any]]:
+    """``n`` :func:`team_record` s started over the last 90 days, each at a different millisecond."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        tpl = make_templates(templates, work_dir or Path(scratch), seed=seed)
+    rng = random.Random(seed)
+    now = datetime.now(timezone.utc).replace(microsecond=0)
+    seconds = rng.sample(range(1, 90 * 86400), n)
+    return [
+        team_record(rng.choice(tpl), rng, now - timedelta(seconds=s, milliseconds=rng.randint(0, 999))) for s in seconds
+    ]

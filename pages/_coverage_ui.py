@@ -7,7 +7,7 @@ from typing import Any
 
 import streamlit as st
 
-from agent_core.coverage import coverage_table, never_chosen, offered_from_runs, validation_matrix
+from agent_core.queries import RunFilter
 from pages import _ui as ui
 
 COLUMNS = {
@@ -35,39 +35,20 @@ def _heat(value: Any) -> str:
     return "background-color: #fee2e2; color: #991b1b; font-weight: 600" if value else "color: #94a3b8"
 
 
-def runs_for(runs: Any, *, providers: list[str], models: list[str], days: Any, include_demos: bool) -> Any:
-    """The run-table rows that pass the Tool-stats filters."""
-    view = ui.filter_runs(runs, providers=providers, models=models, days=days)
-    if not include_demos:
-        view = view[~view["scripted"].astype(bool)]
-    return view
-
-
 @st.cache_data(max_entries=16, show_spinner=False)
-def _coverage(
-    runs_dir: str, version: int, providers: list[str], models: list[str], days: Any, include_demos: bool, _store: Any
-) -> dict[str, Any]:
-    """Coverage for one set of filters, from the run table (its ``tools_offered`` column) and the
-    tool-call table: no record file is read. Cached until the store changes (``version``)."""
-    view = runs_for(_store.runs(), providers=providers, models=models, days=days, include_demos=include_demos)
-    offered = offered_from_runs(view)
-    calls = _store.tool_calls()
-    calls = calls[calls["run_id"].isin(view["run_id"])]
-    table = coverage_table(offered, calls)
-    return {
-        "table": table,
-        "matrix": validation_matrix(table),
-        "never": never_chosen(offered, calls),
-        "runs": len(view),
-    }
+def _coverage(version: Any, where: RunFilter, _queries: Any) -> dict[str, Any]:
+    """Coverage for one set of filters, from the store's tables (the folder's, or SQL): no record
+    file is read. Cached until the store changes (``version``)."""
+    return _queries.coverage(where)
 
 
-def show_coverage(store: Any, *, providers: list[str], models: list[str], days: Any, include_demos: bool) -> None:
+def show_coverage(queries: Any, *, providers: list[str], models: list[str], days: Any, include_demos: bool) -> None:
     """The Coverage section for the runs that pass the page's filters."""
     st.subheader(
         "Coverage", help="Which tools each model actually uses: tells a tool's author which description to fix."
     )
-    data = _coverage(str(store.runs_dir), store.version, providers, models, days, include_demos, store)
+    where = RunFilter(providers=tuple(providers), models=tuple(models), days=tuple(days), include_demos=include_demos)
+    data = _coverage(queries.version(), where, queries)
     if not data["runs"]:
         st.info("No runs match these filters.", icon="🔍")
         return

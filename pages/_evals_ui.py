@@ -330,18 +330,18 @@ def results_of(config: Settings, name: str | None = None) -> list[dict[str, Any]
 # --- History: the filter by eval ---------------------------------------------------------
 
 
-def history_eval_filter(view: pd.DataFrame, config: Settings) -> pd.DataFrame:
-    """History narrowed to one eval's runs (``?eval=ID``, optionally ``&goal=GOAL``), with a
-    note saying so and a way back to all runs. Unchanged without those parameters."""
+def history_eval_ids(config: Settings) -> tuple[str, ...] | None:
+    """The run ids of one eval (``?eval=ID``, optionally ``&goal=GOAL``) with a note saying
+    History shows only them and a way back to all runs; None without those parameters."""
     eval_id = st.query_params.get("eval")
     if not eval_id:
-        return view
+        return None
     goal = st.query_params.get("goal")
     try:
         result = load_result(eval_id, config)
     except ValueError as exc:
         st.warning(f"{ui.md_label(exc, 200)} — showing all runs.")
-        return view
+        return None
     ids = {str(r["run_id"]) for r in result.get("runs") or [] if not goal or r["goal_id"] == goal}
     note, clear = st.columns([4, 1], vertical_alignment="center")
     what = f"goal **{ui.escape_md(goal)}** of " if goal else ""
@@ -355,4 +355,4 @@ def history_eval_filter(view: pd.DataFrame, config: Settings) -> pd.DataFrame:
             if key in st.query_params:
                 del st.query_params[key]
         st.rerun()
-    return view[view["run_id"].astype(str).isin(ids)]
+    return tuple(sorted(ids))

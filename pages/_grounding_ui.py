@@ -163,6 +163,18 @@ def add_labels(runs: pd.DataFrame) -> pd.DataFrame:
 def filter_control(where: Any, runs: pd.DataFrame, key: str) -> list[str]:
     """A multiselect over the answer-check labels present in ``runs``; the labels chosen."""
     present = {label(g) or NOT_CHECKED for g in runs["grounding"].astype("object")} if "grounding" in runs else set()
+    return _check_select(where, present, key)
+
+
+def verdict_control(where: Any, present: list[str], key: str) -> tuple[str, ...]:
+    """History's answer-check filter over the verdicts present (:attr:`agent_core.queries.Choices.checks`,
+    ``""`` = not checked); the verdicts chosen, in the same terms."""
+    chosen = _check_select(where, {LABELS.get(v, NOT_CHECKED) for v in present}, key)
+    by_label = {text: status for status, text in LABELS.items()}
+    return tuple(by_label.get(text, "") for text in chosen)
+
+
+def _check_select(where: Any, present: set[str], key: str) -> list[str]:
     options = [v for v in (*LABELS.values(), NOT_CHECKED) if v in present]
     return list(
         where.multiselect(
@@ -204,8 +216,12 @@ RATE_COLUMNS = {
 
 def show_rates(runs: pd.DataFrame) -> None:
     """Tool stats: the ungrounded-answer rate per provider and model."""
+    show_rates_table(ungrounded_rates(runs))
+
+
+def show_rates_table(table: pd.DataFrame) -> None:
+    """Tool stats: the ungrounded-answer rates (:func:`agent_core.grounding_stats.ungrounded_rates`)."""
     st.subheader("Answers with made-up figures", help=HELP)
-    table = ungrounded_rates(runs)
     if table.empty:
         st.caption("No checked answers match these filters yet (the check needs a run that answered).")
         return

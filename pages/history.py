@@ -13,11 +13,12 @@ import streamlit as st
 
 from agent_core import stats
 from agent_core.errors import RecordError
-from pages import _explain_ui, _history_ui, _live, _otel_ui, _outcome_ui
+from agent_core.queries import RunFilter
+from pages import _explain_ui, _history_ui, _live, _otel_ui, _outcome_ui, _query_ui
 from pages import _grounding_ui as grounding_ui
 from pages import _ui as ui
 from pages._compare_ui import compare_picker, replay_panel
-from pages._evals_ui import history_eval_filter
+from pages._evals_ui import history_eval_ids
 from pages._ledger_ui import show_ledger
 from pages._run_view import name_blocks, show_outcome, show_saved_run
 
@@ -55,6 +56,7 @@ TABLE_COLUMNS = {
     "tokens": st.column_config.NumberColumn("Tokens", help=ui.explain("token"), format="%d"),
     "provider": st.column_config.TextColumn("Provider", help=ui.explain("provider")),
     "model": st.column_config.TextColumn("Model"),
+    "user": st.column_config.TextColumn("User", help="Who ran it (AGENT_USER, or the signed-in user)."),
     "scripted": st.column_config.CheckboxColumn("Demo", help=ui.explain("scripted")),
 }
 TABLE_COLUMNS = grounding_ui.with_column(_explain_ui.with_summary_column(TABLE_COLUMNS))
@@ -135,7 +137,7 @@ def _timeline_chart(record: dict[str, Any]) -> None:
 def run_detail(run_id: str) -> None:
     """Everything about one run: summary, steps, context ledger, tool calls, transcript, downloads."""
     try:
-        record = store.load(run_id)
+        record = _query_ui.queries(store, config).load(run_id)
     except RecordError as exc:
         st.error(f"Run {ui.md_label(run_id, 60)} could not be opened: {ui.md_label(exc, 200)}", icon="🔎")
         return
@@ -323,15 +325,16 @@ st.title("🗂️ History")
 st.caption("Every saved run, newest first. Pick a row to see what happened at each step.")
 ui.problems_warning(store)
 _explain_ui.import_box(store)
-runs = store.runs()
+queries = _query_ui.queries(store, config)
+choices = queries.choices()
 selected = st.query_params.get("run")
-if _history_ui.open_on_run(store, selected):  # a link to a run opens on it: the detail first
+if _history_ui.open_on_run(store, selected, queries):  # a link to a run opens on it: the detail first
     run_detail(selected)
     st.stop()
 elif selected:
     selected = None  # unknown id: said at the top, the list as usual
 
-if runs.empty:
+if not choices.saved:
     ui.no_runs_yet("saved runs")
     if selected:
         run_detail(selected)
@@ -340,36 +343,35 @@ if runs.empty:
 with st.container(border=True):
     f1, f2, f3 = st.columns([2, 1.3, 1])
     text = f1.text_input("Search goals", key="history_text", placeholder="words in the goal, or a run id")
-    days = ui.date_filter(f2, runs["started_at"], "history_days")
+    days = ui.date_filter(f2, choices.day_span(), "history_days")
     order = f3.selectbox("Order", list(ORDERS), key="history_order", help="How the matching runs are listed.")
-    f4, f5, f6, f7 = st.columns(4)
-    providers = ui.choice_filter(f4, "Provider", runs["provider"], "history_providers", ui.explain("provider"))
-    models = ui.choice_filter(f5, "Model", runs["model"], "history_models")
-    statuses = ui.choice_filter(
-        f6, "Status", runs["status"], "history_statuses", "interrupted = left 'running' by a process that is gone"
+    f4, f5, f6, f7, *f8 = st.columns(5 if choices.users else 4)
+    providers = _query_ui.choice_filter(f4, "Provider", choices.providers, "history_providers", ui.explain("provider"))
+    models = _query_ui.choice_filter(f5, "Model", choices.models, "history_models")
+    statuses = _query_ui.choice_filter(
+        f6, "Status", choices.statuses, "history_statuses", "interrupted = left 'running' by a process that is gone"
     )
-    checks = grounding_ui.filter_control(f7, runs, "history_checks")
+    checks = grounding_ui.verdict_control(f7, choices.checks, "history_checks")
+    users = _query_ui.user_filter(f8, choices.users, "history_users")
 
-view = ui.filter_runs(
-    runs,
-    providers=providers,
-    models=models,
-    statuses=statuses,
-    days=days,
+where = RunFilter(
+    providers=tuple(providers),
+    models=tuple(models),
+    statuses=tuple(statuses),
+    users=tuple(users),
+    days=tuple(days),
     text=text,
+    checks=checks,
+    run_ids=history_eval_ids(config),  # ?eval=ID[&goal=G]: one eval's runs
 )
-view = grounding_ui.apply_filter(view, checks)
-view = history_eval_filter(view, config)  # ?eval=ID[&goal=G]: one eval's runs
-column, ascending = ORDERS[order]
-if (column, ascending) != ("started_at", False):  # the store's table is already newest first
-    view = view.sort_values(column, ascending=ascending, na_position="last", kind="stable")
-pages = max(1, -(-len(view) // PAGE_SIZE))
 # A new filter or order starts again at page 1; a page that no longer exists becomes the last.
-wanted = (text, str(days), tuple(providers), tuple(models), tuple(statuses), order, tuple(checks))
+wanted = (text, str(days), tuple(providers), tuple(models), tuple(statuses), order, checks, tuple(users))
 if st.session_state.get("history_filters_seen") != wanted:
     st.session_state["history_filters_seen"] = wanted
     st.session_state["history_page"] = 1
-elif st.session_state.get("history_page", 1) > pages:
+result = queries.page(where, order=ORDERS[order], page=st.session_state.get("history_page", 1), size=PAGE_SIZE)
+pages = max(1, -(-result.matching // PAGE_SIZE))
+if st.session_state.get("history_page", 1) > pages:
     st.session_state["history_page"] = pages
 page_no = 1
 if pages > 1:
@@ -377,13 +379,13 @@ if pages > 1:
     page_no = int(n1.number_input("Page", min_value=1, max_value=pages, step=1, key="history_page"))
     start = (page_no - 1) * PAGE_SIZE
     n2.caption(
-        f"Runs {start + 1:,}–{min(start + PAGE_SIZE, len(view)):,} of {len(view):,} matching "
-        f"({len(runs):,} saved) · page {page_no} of {pages}. Clicking a column header sorts this page; "
+        f"Runs {start + 1:,}–{min(start + PAGE_SIZE, result.matching):,} of {result.matching:,} matching "
+        f"({result.saved:,} saved) · page {page_no} of {pages}. Clicking a column header sorts this page; "
         "**Order** sorts them all."
     )
 else:
-    st.caption(f"{len(view):,} of {len(runs):,} runs shown.")
-shown = view.iloc[(page_no - 1) * PAGE_SIZE : page_no * PAGE_SIZE].reset_index(drop=True)
+    st.caption(f"{result.matching:,} of {result.saved:,} runs shown.")
+shown = result.rows
 shown = shown.assign(duration_s=pd.to_numeric(shown["duration_ms"], errors="coerce") / 1000)
 shown = grounding_ui.add_labels(_explain_ui.add_one_liners(shown))
 ids = shown["run_id"].tolist()
@@ -393,7 +395,7 @@ st.dataframe(
     shown,
     hide_index=True,
     width="stretch",
-    column_order=list(TABLE_COLUMNS),
+    column_order=[c for c in TABLE_COLUMNS if c != "user" or choices.users],
     column_config=TABLE_COLUMNS,
     height=38 + 35 * max(3, min(len(shown), 18)),  # up to 18 rows in view; the grid scrolls for more
     key="history_table",
@@ -404,7 +406,7 @@ st.dataframe(
 
 # The picker offers the runs of the page in view (and the open run, wherever it is).
 options = ids if not selected or selected in ids else [selected, *ids]
-picks = runs[runs["run_id"].isin(options)]
+picks = shown if not selected or selected in ids else queries.rows(options)
 labels = {
     rid: f"{ui.fmt_time(started)} · {status} · {ui.one_line(goal, 60)}"
     for rid, started, status, goal in zip(picks["run_id"], picks["started_at"], picks["status"], picks["goal"])

@@ -7,7 +7,8 @@ from typing import Any
 import streamlit as st
 
 from agent_core import stats
-from pages import _coverage_ui, _toolstats_ui
+from agent_core.queries import RunFilter
+from pages import _coverage_ui, _query_ui, _toolstats_ui
 from pages import _grounding_ui as grounding_ui
 from pages import _ui as ui
 
@@ -57,11 +58,11 @@ st.caption(
     "long it took, and what went wrong."
 )
 ui.problems_warning(store)
-runs = store.runs()
+queries = _query_ui.queries(store, config)
 with st.spinner("Gathering every tool call… (once; later visits are quick)", show_time=True):
-    calls = store.tool_calls()
-if calls.empty:
-    if runs.empty:
+    choices = queries.call_choices()
+if choices.first_day is None:  # no tool call at all
+    if not choices.saved:
         ui.no_runs_yet("tool statistics")
     else:
         st.info("The saved runs made no tool calls yet.", icon="ℹ️")
@@ -69,44 +70,22 @@ if calls.empty:
 
 with st.container(border=True):
     f1, f2, f3 = st.columns([1, 1, 1])
-    days = ui.date_filter(f1, calls["run_started_at"], "stats_days")
-    providers = ui.choice_filter(f2, "Provider", calls["provider"], "stats_providers", ui.explain("provider"))
-    models = ui.choice_filter(f3, "Model", calls["model"], "stats_models")
+    days = ui.date_filter(f1, choices.day_span(), "stats_days")
+    providers = _query_ui.choice_filter(f2, "Provider", choices.providers, "stats_providers", ui.explain("provider"))
+    models = _query_ui.choice_filter(f3, "Model", choices.models, "stats_models")
     include_demos = st.checkbox(
         "Include scripted demo runs", value=True, key="stats_demos", help=ui.explain("scripted")
     )
+where = RunFilter(providers=tuple(providers), models=tuple(models), days=tuple(days), include_demos=include_demos)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def _stats_tables(
-    runs_dir: str, version: int, providers: list[str], models: list[str], days: tuple, include_demos: bool, _store: Any
-) -> dict[str, Any] | None:
+def _stats_tables(version: Any, where: RunFilter, _queries: Any) -> dict[str, Any] | None:
     """The page's numbers for one set of filters; cached until the store changes (``version``)."""
-    all_runs, all_calls = _store.runs(), _store.tool_calls()
-    run_ids = None if include_demos else all_runs.loc[~all_runs["scripted"].astype(bool), "run_id"]
-    view = ui.filter_calls(all_calls, providers=providers, models=models, days=days, run_ids=run_ids)
-    if view.empty:
-        return None
-    return {
-        "total": stats.summary(view),
-        "retried": int(view["retried"].sum()),
-        "fallbacks": int(view["fallback"].notna().sum()),
-        "duplicates": int(view["duplicate"].sum()),
-        "tool": stats.tool_stats(view, by=["tool"]),
-        "provider_model": stats.tool_stats(view, by=["provider", "model"]),
-        "provider_model_tool": stats.tool_stats(view, by=["provider", "model", "tool"]),
-    }
+    return _queries.tool_stats(where)
 
 
-tables = _stats_tables(
-    str(store.runs_dir),
-    store.version,
-    providers,
-    models,
-    days,
-    include_demos,
-    store,
-)
+tables = _stats_tables(queries.version(), where, queries)
 if tables is None:
     st.info("No tool calls match these filters.", icon="🔍")
     st.stop()
@@ -198,11 +177,7 @@ st.caption("The same numbers split by which model made the calls.")
 st.dataframe(tables["provider_model"], hide_index=True, width="stretch", column_config=STATS_COLUMNS)
 with st.expander("Per provider, model and tool"):
     st.dataframe(tables["provider_model_tool"], hide_index=True, width="stretch", column_config=STATS_COLUMNS)
-grounding_ui.show_rates(
-    ui.filter_runs(
-        runs if include_demos else runs[~runs["scripted"].astype(bool)], providers=providers, models=models, days=days
-    )
-)
+grounding_ui.show_rates_table(queries.grounding_rates(where))
 st.download_button(
     "Download per-tool stats (CSV)",
     per_tool.to_csv(index=False).encode("utf-8"),
@@ -210,4 +185,4 @@ st.download_button(
     mime="text/csv",
     key="stats_dl",
 )
-_coverage_ui.show_coverage(store, providers=providers, models=models, days=days, include_demos=include_demos)
+_coverage_ui.show_coverage(queries, providers=providers, models=models, days=days, include_demos=include_demos)

@@ -1,0 +1,417 @@
+"""History and Tool stats as SQL: :class:`PgQueries`, the PostgreSQL side of
+:class:`agent_core.queries.RunQueries`.
+
+Paging, every filter, ordering, counts, filter choices and the Tool-stats aggregates (p50/p95
+with ``percentile_cont``, error categories, retries, fallbacks, duplicates) run in the database;
+only a page of runs or the finished tables come back. Every value is a query parameter; column
+names come from fixed lists (:data:`agent_core.queries.SORTABLE`), never from input.
+
+The results equal the folder's (:class:`agent_core.queries.FolderQueries`) on the same runs:
+same columns and dtypes, same order (ties broken newest first), a dead process's ``running``
+run shown as ``interrupted`` (the few rows stored as running are re-checked in Python, as the
+folder does, and the verdict is passed to the SQL).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from datetime import date, datetime, timedelta, timezone
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import psycopg
+from psycopg import sql
+
+from agent_core.coverage import USED_COLUMNS, coverage_from_counts, never_from_table, validation_matrix
+from agent_core.errors import RecordError
+from agent_core.filters import GROUNDING_STATUSES
+from agent_core.grounding_stats import CHECKED, rates_from_counts
+from agent_core.queries import (
+    NEWEST,
+    Choices,
+    HistoryPage,
+    RunFilter,
+    check_order,
+    page_bounds,
+)
+from agent_core.records import INTERRUPTED, effective_status, parse_record
+from agent_core.run_columns import RUN_COLUMN_SPEC
+from agent_core.stats import ERROR_CATEGORIES
+from agent_core.tables import _BUILD
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_TABLE = [(c.table_name or c.name, c.name, c.table) for c in RUN_COLUMN_SPEC if c.table is not None]
+"""(run-table column, SQL column, kind) of every column History's table shows."""
+_SQL_OF = {table: column for table, column, _ in _TABLE}
+_TEXT_KINDS = {table for table, _, kind in _TABLE if kind == "text"}
+STATUS = sql.SQL("CASE WHEN status = 'running' AND run_id = ANY(%(dead)s) THEN {} ELSE status END").format(
+    sql.Literal(INTERRUPTED)
+)
+"""The status as shown: ``%(dead)s`` holds the running runs whose process is gone."""
+_NEWEST = sql.SQL("started_us DESC NULLS LAST, run_id DESC")
+STATS_BY = {
+    "tool": ("tool",),
+    "provider_model": ("provider", "model"),
+    "provider_model_tool": ("provider", "model", "tool"),
+}
+STATS_COLUMNS = [
+    "calls",
+    "success_rate",
+    "p50_ms",
+    "p95_ms",
+    "mean_ms",
+    "retried",
+    "fallbacks",
+    "duplicates",
+    *[f"err_{c}" for c in ERROR_CATEGORIES],
+]
+_COUNT_COLUMNS = ["calls", "retried", "fallbacks", "duplicates", *[f"err_{c}" for c in ERROR_CATEGORIES]]
+
+
+def day_us(day: date) -> int:
+    """Microseconds since the epoch at 00:00 UTC of ``day``."""
+    delta = datetime(day.year, day.month, day.day, tzinfo=timezone.utc) - _EPOCH
+    return (delta.days * 86400 + delta.seconds) * 1_000_000
+
+
+def _texts(values: Sequence[str]) -> list[str]:
+    """Filter values as query parameters: one holding a NUL matches nothing stored (PostgreSQL
+    text never holds one) and is left out."""
+    return [str(v) for v in values if "\x00" not in str(v)]
+
+
+def _day(us: int | None) -> date | None:
+    return None if us is None else (_EPOCH + timedelta(microseconds=int(us))).date()
+
+
+class PgQueries:
+    """:class:`agent_core.queries.RunQueries` in a PostgreSQL database of the team store's schema.
+
+    Args:
+        connect: opens a connection (e.g. ``lambda: psycopg.connect(url)``); called again after
+            a connection is lost. One connection is kept and shared under a lock.
+        work_mem: the sort memory of this session (Tool stats sorts every call for its p50/p95).
+    """
+
+    retry_after: float = 15.0
+    """Seconds after a failed connection attempt during which reads fail at once with the same
+    error (a page rerun does not wait for the connect timeout again)."""
+
+    def __init__(self, connect: Callable[[], psycopg.Connection[Any]], *, work_mem: str = "64MB") -> None:
+        self._connect = connect
+        self._conn: psycopg.Connection[Any] | None = None
+        self._lock = threading.RLock()
+        self._work_mem = work_mem
+        self._failed: tuple[float, Exception] | None = None
+
+    @classmethod
+    def from_url(cls, url: str, **options: Any) -> PgQueries:
+        """Reads from the team store at ``url`` (its schema brought up to date on connect); errors
+        are :class:`agent_core.pgstore.StoreError` with plain messages, never the password."""
+        from agent_core.pgstore import connect, explain
+
+        def opened() -> psycopg.Connection[Any]:
+            try:
+                return connect(url)
+            except psycopg.Error as exc:
+                raise explain(exc, url) from None
+
+        return cls(opened, **options)
+
+    def ping(self) -> None:
+        """Raise when the database cannot be read now (a cheap round trip)."""
+        self._all(sql.SQL("SELECT 1"))
+
+    def _connection(self) -> psycopg.Connection[Any]:
+        conn = self._conn
+        if conn is not None and not conn.closed:
+            return conn
+        failed = self._failed
+        if failed is not None and time.monotonic() - failed[0] < self.retry_after:
+            raise failed[1]
+        try:
+            conn = self._connect()
+            conn.autocommit = True
+            conn.execute("SELECT set_config('work_mem', %s, false)", [self._work_mem])
+        except Exception as exc:
+            self._failed = (time.monotonic(), exc)
+            raise
+        self._failed = None
+        self._conn = conn
+        return conn
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def _all(self, query: sql.SQL | sql.Composed, params: Any = None) -> list[tuple[Any, ...]]:
+        """Run one read on the shared connection (autocommit); a connection that was lost is
+        opened again once."""
+        with self._lock:
+            for attempt in (1, 2):
+                conn = self._connection()
+                try:
+                    with conn.cursor() as cur:
+                        cur.execute(query, params)
+                        return cur.fetchall()
+                except psycopg.OperationalError:
+                    if attempt == 2 or not conn.closed:
+                        raise
+                    self._conn = None
+            raise AssertionError("unreachable")
+
+    def _one(self, query: sql.SQL | sql.Composed, params: Any = None) -> tuple[Any, ...]:
+        rows = self._all(query, params)
+        return rows[0]
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def dead_runs(self) -> list[str]:
+        """Runs stored as ``running`` whose process is gone (shown as interrupted)."""
+        rows = self._all(
+            sql.SQL("SELECT run_id, owner_pid, owner_host, updated_at, started_at FROM runs WHERE status = 'running'")
+        )
+        return [
+            run_id
+            for run_id, pid, host, updated, started in rows
+            if effective_status(
+                {"status": "running", "owner": {"pid": pid, "host": host}, "updated_at": updated, "started_at": started}
+            )
+            != "running"
+        ]
+
+    def _where(self, where: RunFilter, params: dict[str, Any]) -> sql.Composable:
+        """The SQL condition of ``where`` on ``runs``; its values go into ``params``."""
+        parts: list[sql.Composable] = []
+        if where.days:
+            params["day0"] = day_us(where.days[0])
+            params["day1"] = day_us(where.days[-1] + timedelta(days=1))
+            parts.append(sql.SQL("started_us >= %(day0)s AND started_us < %(day1)s"))
+        for name, values in (("provider", where.providers), ("model", where.models), ("user_name", where.users)):
+            if values:
+                params[name] = _texts(values)
+                parts.append(sql.SQL("{} = ANY(%({})s)").format(sql.Identifier(name), sql.SQL(name)))
+        if where.statuses:
+            params["statuses"] = _texts(where.statuses)
+            parts.append(sql.SQL("{} = ANY(%(statuses)s)").format(STATUS))
+        text = where.text.strip()
+        if "\x00" in text:  # no stored text holds a NUL (PostgreSQL refuses it): nothing matches
+            parts.append(sql.SQL("false"))
+        elif text:
+            params["text"] = text
+            parts.append(sql.SQL("strpos(lower(goal || ' ' || run_id), lower(%(text)s)) > 0"))
+        if where.checks:
+            params["checks"] = [c for c in _texts(where.checks) if c]
+            params["known"] = list(GROUNDING_STATUSES)
+            condition: sql.Composable = sql.SQL("grounding = ANY(%(checks)s)")
+            if "" in where.checks:
+                condition = sql.SQL("({} OR grounding IS NULL OR NOT grounding = ANY(%(known)s))").format(condition)
+            parts.append(condition)
+        if where.run_ids is not None:
+            params["run_ids"] = _texts(where.run_ids)
+            parts.append(sql.SQL("run_id = ANY(%(run_ids)s)"))
+        if not where.include_demos:
+            parts.append(sql.SQL("NOT scripted"))
+        return sql.SQL(" AND ").join(parts) if parts else sql.SQL("true")
+
+    def _frame(self, rows: Sequence[tuple[Any, ...]]) -> pd.DataFrame:
+        """Rows of :func:`_select` as the folder's run table (same columns, same dtypes)."""
+        cols = list(zip(*rows)) if rows else [()] * len(_TABLE)
+        data = {name: _BUILD[kind](list(values)) for (name, _, kind), values in zip(_TABLE, cols)}
+        data["path"] = _BUILD["text"]([None] * len(rows))
+        return pd.DataFrame(data)
+
+    @staticmethod
+    def _select() -> sql.Composable:
+        return sql.SQL(", ").join(STATUS if column == "status" else sql.Identifier(column) for _, column, _ in _TABLE)
+
+    # -- RunQueries --------------------------------------------------------------------------------
+    def version(self) -> Any:
+        return self._one(sql.SQL("SELECT count(*), max(written_at), max(updated_at) FROM runs"))
+
+    def choices(self) -> Choices:
+        params: dict[str, Any] = {"dead": self.dead_runs()}
+        rows = self._all(
+            sql.SQL(
+                "SELECT provider, model, {status}, user_name, grounding, count(*), min(started_us), max(started_us) "
+                "FROM runs GROUP BY 1, 2, 3, 4, 5"
+            ).format(status=STATUS),
+            params,
+        )
+        first = min((r[6] for r in rows if r[6] is not None), default=None)
+        last = max((r[7] for r in rows if r[7] is not None), default=None)
+        checks = {r[4] if r[4] in GROUNDING_STATUSES else "" for r in rows}
+        return Choices(
+            saved=sum(r[5] for r in rows),
+            providers=sorted({r[0] for r in rows if r[0] is not None}),
+            models=sorted({r[1] for r in rows if r[1] is not None}),
+            statuses=sorted({r[2] for r in rows if r[2] is not None}),
+            users=sorted({r[3] for r in rows if r[3] is not None}),
+            checks=[c for c in (*GROUNDING_STATUSES, "") if c in checks],
+            first_day=_day(first) if first is not None else (None if not rows else datetime.now(timezone.utc).date()),
+            last_day=_day(last) if last is not None else (None if not rows else datetime.now(timezone.utc).date()),
+        )
+
+    def call_choices(self) -> Choices:
+        rows = self._all(
+            sql.SQL("SELECT provider, model, min(run_started_us), max(run_started_us) FROM tool_calls GROUP BY 1, 2")
+        )
+        (saved,) = self._one(sql.SQL("SELECT count(*) FROM runs"))
+        first = min((r[2] for r in rows if r[2] is not None), default=None)
+        last = max((r[3] for r in rows if r[3] is not None), default=None)
+        today = datetime.now(timezone.utc).date()
+        return Choices(
+            saved=saved,
+            providers=sorted({r[0] for r in rows if r[0] is not None}),
+            models=sorted({r[1] for r in rows if r[1] is not None}),
+            first_day=_day(first) if first is not None else (today if rows else None),
+            last_day=_day(last) if last is not None else (today if rows else None),
+        )
+
+    def page(
+        self, where: RunFilter, *, order: tuple[str, bool] = NEWEST, page: int = 1, size: int = 500
+    ) -> HistoryPage:
+        column, ascending = check_order(order)
+        params: dict[str, Any] = {"dead": self.dead_runs()}
+        condition = self._where(where, params)
+        (matching,) = self._one(sql.SQL("SELECT count(*) FROM runs WHERE {}").format(condition), params)
+        (saved,) = self._one(sql.SQL("SELECT count(*) FROM runs"))
+        offset, limit = page_bounds(page, size, matching)
+        if (column, ascending) == NEWEST:
+            order_by: sql.Composable = _NEWEST
+        else:
+            target: sql.Composable = STATUS if column == "status" else sql.Identifier(_SQL_OF[column])
+            if column in _TEXT_KINDS:
+                target = sql.SQL('{} COLLATE "C"').format(target)
+            order_by = sql.SQL("{} {} NULLS LAST, {}").format(target, sql.SQL("ASC" if ascending else "DESC"), _NEWEST)
+        params.update(limit=limit, offset=offset)
+        rows = self._all(
+            sql.SQL("SELECT {} FROM runs WHERE {} ORDER BY {} LIMIT %(limit)s OFFSET %(offset)s").format(
+                self._select(), condition, order_by
+            ),
+            params,
+        )
+        return HistoryPage(self._frame(rows), matching, saved)
+
+    def rows(self, run_ids: Sequence[str]) -> pd.DataFrame:
+        params = {"dead": self.dead_runs(), "ids": _texts(run_ids)}
+        rows = self._all(
+            sql.SQL("SELECT {} FROM runs WHERE run_id = ANY(%(ids)s) ORDER BY {}").format(self._select(), _NEWEST),
+            params,
+        )
+        return self._frame(rows)
+
+    def load(self, run_id: str) -> dict[str, Any]:
+        if not isinstance(run_id, str) or not run_id or "\x00" in run_id:
+            raise RecordError(f"{run_id!r} is not a run id")
+        rows = self._all(sql.SQL("SELECT record::text FROM runs WHERE run_id = %s"), [run_id])
+        if not rows:
+            raise RecordError(f"no run {run_id!r} in the team store")
+        record = parse_record(rows[0][0].encode("utf-8"), run_id)
+        record["status_shown"] = effective_status(record)
+        return record
+
+    def tool_stats(self, where: RunFilter) -> dict[str, Any] | None:
+        params: dict[str, Any] = {}
+        parts: list[sql.Composable] = []
+        if where.days:
+            params["day0"] = day_us(where.days[0])
+            params["day1"] = day_us(where.days[-1] + timedelta(days=1))
+            parts.append(sql.SQL("run_started_us >= %(day0)s AND run_started_us < %(day1)s"))
+        for name, values in (("provider", where.providers), ("model", where.models)):
+            if values:
+                params[name] = _texts(values)
+                parts.append(sql.SQL("{} = ANY(%({})s)").format(sql.Identifier(name), sql.SQL(name)))
+        if not where.include_demos:
+            parts.append(sql.SQL("NOT EXISTS (SELECT 1 FROM runs r WHERE r.run_id = c.run_id AND r.scripted)"))
+        condition = sql.SQL(" AND ").join(parts) if parts else sql.SQL("true")
+        errors = sql.SQL(", ").join(
+            sql.SQL("count(*) FILTER (WHERE NOT success AND error_category = {})").format(sql.Literal(cat))
+            for cat in ERROR_CATEGORIES
+        )
+        query = sql.SQL(
+            "SELECT GROUPING(tool, provider, model), tool, provider, model, count(*), avg(success::int::float8), "
+            "percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms), "
+            "percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms), avg(duration_ms), "
+            "count(*) FILTER (WHERE retried), count(fallback), count(*) FILTER (WHERE duplicate), {errors} "
+            "FROM tool_calls c WHERE {condition} "
+            "GROUP BY GROUPING SETS ((), (tool), (provider, model), (provider, model, tool))"
+        ).format(errors=errors, condition=condition)
+        rows = self._all(query, params)
+        total = next((r for r in rows if r[0] == 7), None)
+        if total is None or not total[4]:
+            return None
+        mean = total[8]
+        out: dict[str, Any] = {
+            "total": {
+                "total_calls": int(total[4]),
+                "success_rate": float(total[5]),
+                "avg_duration_ms": round(float(mean), 3) if mean is not None else float("nan"),
+            },
+            "retried": int(total[9]),
+            "fallbacks": int(total[10]),
+            "duplicates": int(total[11]),
+        }
+        keys = {"tool": 3, "provider_model": 4, "provider_model_tool": 0}
+        for name, by in STATS_BY.items():
+            picked = [r for r in rows if r[0] == keys[name]]
+            out[name] = _stats_frame(picked, list(by))
+        return out
+
+    def grounding_rates(self, where: RunFilter) -> pd.DataFrame:
+        params: dict[str, Any] = {"dead": self.dead_runs(), "checked": list(CHECKED)}
+        condition = self._where(where, params)
+        rows = self._all(
+            sql.SQL(
+                "SELECT provider, model, grounding, count(*) FROM runs WHERE {} AND grounding = ANY(%(checked)s) "
+                "GROUP BY 1, 2, 3"
+            ).format(condition),
+            params,
+        )
+        return rates_from_counts(pd.DataFrame(rows, columns=["provider", "model", "grounding", "runs"]))
+
+    def coverage(self, where: RunFilter) -> dict[str, Any]:
+        params: dict[str, Any] = {"dead": self.dead_runs()}
+        condition = self._where(where, params)
+        (runs,) = self._one(sql.SQL("SELECT count(*) FROM runs WHERE {}").format(condition), params)
+        offered = self._all(
+            sql.SQL(
+                "SELECT provider, model, t.tool, count(DISTINCT run_id) FROM runs "
+                "CROSS JOIN LATERAL jsonb_array_elements_text(tools_offered::jsonb) AS t(tool) "
+                "WHERE {} AND tools_offered IS NOT NULL GROUP BY 1, 2, 3"
+            ).format(condition),
+            params,
+        )
+        used = self._all(
+            sql.SQL(
+                "SELECT provider, model, tool, count(DISTINCT run_id), count(*), "
+                "count(*) FILTER (WHERE error_category = 'validation') FROM tool_calls "
+                "WHERE run_id IN (SELECT run_id FROM runs WHERE {}) AND tool IS NOT NULL GROUP BY 1, 2, 3"
+            ).format(condition),
+            params,
+        )
+        table = coverage_from_counts(
+            pd.DataFrame(offered, columns=["provider", "model", "tool", "runs_offered"]),
+            pd.DataFrame(used, columns=["provider", "model", "tool", *USED_COLUMNS]),
+        )
+        return {"table": table, "matrix": validation_matrix(table), "never": never_from_table(table), "runs": runs}
+
+
+def _stats_frame(rows: Sequence[tuple[Any, ...]], by: list[str]) -> pd.DataFrame:
+    """GROUPING SETS rows of one grouping as :func:`agent_core.stats.tool_stats` lays them out."""
+    at = {"tool": 1, "provider": 2, "model": 3}
+    data: dict[str, Any] = {key: pd.array([r[at[key]] for r in rows], dtype="str") for key in by}
+    values = [r[4:] for r in rows]
+    for i, name in enumerate(STATS_COLUMNS):
+        column = [v[i] for v in values]
+        if name in _COUNT_COLUMNS:
+            data[name] = np.array(column, dtype="int64")
+        else:
+            data[name] = np.array([np.nan if x is None else float(x) for x in column], dtype="float64")
+    frame = pd.DataFrame(data, columns=[*by, *STATS_COLUMNS])
+    frame = frame.sort_values(by, na_position="last", kind="stable")
+    return frame.sort_values("calls", ascending=False, kind="stable").reset_index(drop=True)
