@@ -53,9 +53,10 @@ def load_records(store: RunStore, run_ids: Sequence[str]) -> tuple[list[dict[str
 
 def compare_picker(options: Sequence[str], labels: Mapping[str, str], *, key: str = "history_compare") -> None:
     """History's "select runs → Compare": a multiselect of the runs in view and a button."""
-    with st.container(border=True):
-        c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
-        picked = c1.multiselect(
+    # One row: the picker takes what the button's whole label leaves (a fifth of the row cut it
+    # to "Comp…" at 800 px).
+    with st.container(border=True, horizontal=True, vertical_alignment="bottom", wrap=False):
+        picked = st.multiselect(
             "Compare runs",
             list(options),
             key=key,
@@ -63,8 +64,9 @@ def compare_picker(options: Sequence[str], labels: Mapping[str, str], *, key: st
             placeholder=f"Pick {MIN_RUNS}–{MAX_RUNS} runs to see them side by side…",
             help="Side by side: what each run did at each step, where they first differ, and why.",
             format_func=lambda rid: labels.get(rid, rid),
+            width="stretch",
         )
-        if c2.button("Compare", key=f"{key}_go", disabled=len(picked) < MIN_RUNS, width="stretch"):
+        if st.button("Compare", key=f"{key}_go", disabled=len(picked) < MIN_RUNS, width="content"):
             st.switch_page(COMPARE_PAGE, query_params={"runs": ",".join(picked)})
 
 
@@ -166,18 +168,33 @@ def _ranges(values: Sequence[int]) -> str:
     return ", ".join(parts)
 
 
+def _by_step(ids: Sequence[int], made_in: Mapping[Any, Any]) -> str:
+    """Context blocks named by the steps that made them ("from steps 1–3"), as on the Run page and
+    in History, not by the engine's 0-based index; "#i" for an index with no known step."""
+    if not ids:
+        return "none"
+    steps = sorted({int(made_in[i]) for i in ids if isinstance(made_in.get(i), int)})
+    unknown = [f"#{i}" for i in ids if not isinstance(made_in.get(i), int)]
+    named = [("from step " if len(steps) == 1 else "from steps ") + _ranges(steps)] if steps else []
+    return ", ".join(named + unknown)
+
+
 def context_frame(result: Comparison) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per step and run: blocks sent and trimmed; differing cells styled."""
     columns = [f"Run {label}" for label in result.labels]
+    made_in = [
+        {b.get("index"): b.get("step") for b in record.get("context_blocks") or [] if isinstance(b, Mapping)}
+        for record in result.records
+    ]
     rows, styles = [], []
     for entry in result.context:
         cells = []
-        for cell in entry["cells"]:
+        for run, cell in enumerate(entry["cells"]):
             if cell is None:
                 cells.append("")
             else:
-                trimmed = f" · trimmed {_ranges(cell['trimmed'])}" if cell["trimmed"] else ""
-                cells.append(f"sent {_ranges(cell['sent'])}{trimmed}")
+                trimmed = f" · trimmed {_by_step(cell['trimmed'], made_in[run])}" if cell["trimmed"] else ""
+                cells.append(f"sent {_by_step(cell['sent'], made_in[run])}{trimmed}")
         rows.append([entry["step"], *cells])
         styles.append(["", *[DIFF_STYLE if d else "" for d in entry["differs"]]])
     return pd.DataFrame(rows, columns=["Step", *columns]), pd.DataFrame(styles, columns=["Step", *columns])

@@ -21,7 +21,12 @@ COLUMNS = {
         "Runs chosen", format="%d", help="Runs in which the model called it at least once."
     ),
     "choice_rate": st.column_config.ProgressColumn(
-        "Chosen", min_value=0.0, max_value=1.0, format="percent", help="Runs chosen ÷ runs offered."
+        "Chosen",
+        min_value=0.0,
+        max_value=1.0,
+        format="percent",
+        step=0.01,  # whole percents ("67%"), as elsewhere on Tool stats
+        help="Runs chosen ÷ runs offered.",
     ),
     "calls": st.column_config.NumberColumn("Calls", format="%d"),
     "validation_failures": st.column_config.NumberColumn(

@@ -203,6 +203,7 @@ RATE_COLUMNS = {
     "ungrounded_rate": st.column_config.ProgressColumn(
         "Ungrounded answers",
         format="percent",
+        step=0.01,  # whole percents ("67%"): one format with the metrics and charts
         min_value=0.0,
         max_value=1.0,
         help="Share of checked answers with at least one figure found in no tool result (partly + ungrounded).",

@@ -6,6 +6,8 @@ was never really run. "Worked when called correctly" leaves them out; "model mis
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import streamlit as st
 
@@ -18,6 +20,7 @@ COLUMNS = {
         min_value=0.0,
         max_value=1.0,
         format="percent",
+        step=0.01,  # whole percents ("67%"): one format with the metrics and charts
         help="The tool's own reliability: calls that returned a result, out of those the model made correctly "
         "(refused duplicates and bad arguments left out).",
     ),
@@ -47,3 +50,9 @@ def column_order(columns: list[str]) -> list[str]:
 def tool_label(tool: str, calls: int) -> str:
     """``search_web (n=12)``; ``lookup (n=3 · few)`` when a rate on it says little."""
     return f"{tool} (n={calls}{' · few' if calls < FEW_CALLS else ''})"
+
+
+def log_ticks(largest: float) -> list[float]:
+    """Axis ticks for a log-scaled duration axis: 0, then 1, 10, 100 … up to past ``largest`` ms."""
+    top = max(1, math.ceil(math.log10(largest))) if largest and largest > 1 else 1
+    return [0, *(10**k for k in range(top + 1))]

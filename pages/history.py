@@ -69,8 +69,8 @@ def _select_run(run_id: str | None) -> None:
         del st.query_params["run"]
 
 
-def _on_table_select() -> None:
-    state = st.session_state.get("history_table")
+def _on_table_select(key: str = "history_table") -> None:
+    state = st.session_state.get(key)
     ids = st.session_state.get("history_view_ids") or []
     rows = list(getattr(getattr(state, "selection", None), "rows", []) or [])
     if not rows and isinstance(state, dict):
@@ -215,8 +215,14 @@ def _run_detail(record: dict[str, Any]) -> None:
                 hide_index=True,
                 width="stretch",
                 column_config={
+                    "step": st.column_config.NumberColumn("Step", format="%d"),
                     "duration_ms": st.column_config.NumberColumn("Step ms", format="%.1f"),
                     "model_ms": st.column_config.NumberColumn("Model ms", format="%.1f"),
+                    "model_attempts": st.column_config.NumberColumn("Attempts", help=ui.explain("retry"), format="%d"),
+                    "input_tokens": st.column_config.NumberColumn("Tokens in", help=ui.explain("token"), format="%d"),
+                    "output_tokens": st.column_config.NumberColumn("Tokens out", format="%d"),
+                    "tool_calls": st.column_config.NumberColumn("Tool calls", format="%d"),
+                    "model_text": st.column_config.TextColumn("Model said", width="large"),
                     "blocks_sent": st.column_config.TextColumn("Blocks sent", help=ui.explain("context block")),
                     "blocks_trimmed": st.column_config.TextColumn("Blocks trimmed", help=ui.explain("trimmed")),
                 },
@@ -340,7 +346,8 @@ if not choices.saved:
         run_detail(selected)
     st.stop()
 
-with st.container(border=True):
+ui.wrapping_columns("history_filters")  # at 800 px the dates and the order move to a line of their own
+with st.container(border=True, key="history_filters"):
     f1, f2, f3 = st.columns([2, 1.3, 1])
     text = f1.text_input("Search goals", key="history_text", placeholder="words in the goal, or a run id")
     days = ui.date_filter(f2, choices.day_span(), "history_days")
@@ -391,17 +398,12 @@ shown = grounding_ui.add_labels(_explain_ui.add_one_liners(shown))
 ids = shown["run_id"].tolist()
 st.session_state["history_view_ids"] = ids
 preselect = [int(i) for i in shown.index[shown["run_id"] == selected]] if selected else []
-st.dataframe(
+_history_ui.runs_table(  # every column on a wide screen, the essentials on a narrow one
     shown,
-    hide_index=True,
-    width="stretch",
-    column_order=[c for c in TABLE_COLUMNS if c != "user" or choices.users],
-    column_config=TABLE_COLUMNS,
+    {k: v for k, v in TABLE_COLUMNS.items() if k != "user" or choices.users},
     height=38 + 35 * max(3, min(len(shown), 18)),  # up to 18 rows in view; the grid scrolls for more
-    key="history_table",
+    preselect=preselect,
     on_select=_on_table_select,
-    selection_mode="single-row",
-    selection_default={"selection": {"rows": preselect[:1]}} if preselect else None,
 )
 
 # The picker offers the runs of the page in view (and the open run, wherever it is).

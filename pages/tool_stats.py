@@ -26,6 +26,7 @@ STATS_COLUMNS = {
         min_value=0.0,
         max_value=1.0,
         format="percent",
+        step=0.01,  # whole percents ("67%"): one format with the metrics and charts
         help="Share of calls that returned a result (after retries and fallbacks).",
     ),
     "p50_ms": st.column_config.NumberColumn(
@@ -68,7 +69,8 @@ if choices.first_day is None:  # no tool call at all
         st.info("The saved runs made no tool calls yet.", icon="ℹ️")
     st.stop()
 
-with st.container(border=True):
+ui.wrapping_columns("stats_filters")  # at 800 px the date range gets a line of its own
+with st.container(border=True, key="stats_filters"):
     f1, f2, f3 = st.columns([1, 1, 1])
     days = ui.date_filter(f1, choices.day_span(), "stats_days")
     providers = _query_ui.choice_filter(f2, "Provider", choices.providers, "stats_providers", ui.explain("provider"))
@@ -141,9 +143,18 @@ with c2:
     ui.bar_chart(
         durations,
         {
-            # Log scale: one slow tool no longer squashes the others to nothing.
-            "x": ui.quantitative("ms", "milliseconds (log scale)", scale={"type": "symlog"}),
-            "y": ui.nominal("tool", title=None),
+            # Log scale: one slow tool no longer squashes the others to nothing. Ticks at powers of
+            # ten (the scale's own were crowded into its right end); whole tool names with their n.
+            "x": ui.quantitative(
+                "ms",
+                "milliseconds (log scale)",
+                scale={"type": "symlog"},
+                axis={
+                    "values": _toolstats_ui.log_ticks(durations["ms"].max()),
+                    "labelExpr": "format(datum.value, ',')",
+                },
+            ),
+            "y": ui.nominal("tool", title=None, axis={"labelLimit": 240}),
             "yOffset": ui.nominal("measure", sort=measures),
             "color": ui.nominal("measure", sort=measures, title=None, legend={"orient": "bottom"}),
             "tooltip": [ui.nominal("tool"), ui.nominal("measure"), ui.quantitative("ms", format=".1f")],

@@ -8,6 +8,7 @@ from typing import Any
 import streamlit as st
 
 from agent_core.dispatcher import Dispatcher
+from pages import _tools_ui
 from pages import _ui as ui
 
 ui.ensure_app_frame()
@@ -112,8 +113,11 @@ if submitted:
     except ValueError as exc:
         st.error(ui.md_label(exc, 200))
     else:
+        attempts = st.empty()  # the attempt count while a failed attempt waits for its retry
         with st.spinner(f"Calling {ui.md_label(name, 64)}… (failed attempts are retried)", show_time=True):
-            entry = Dispatcher(registry, config).call_direct(name, arguments)
+            dispatcher = Dispatcher(registry, config, sleep=_tools_ui.retry_waiter(attempts, name))
+            entry = dispatcher.call_direct(name, arguments)
+        attempts.empty()
         st.session_state["tools_last"] = entry
 
 last = st.session_state.get("tools_last")

@@ -160,11 +160,7 @@ def explain(exc: BaseException, url: str) -> StoreError:
             f"(createdb -O {where.user or 'USER'} {where.dbname}) or fix AGENT_STORE_URL.",
             where=where.where,
         )
-    return StoreUnreachable(
-        f"Cannot reach the team store at {where.where} ({reason}); runs are kept in the local folder "
-        "and sent when it is back.",
-        where=where.where,
-    )
+    return StoreUnreachable(f"Cannot reach the team store at {where.where} ({reason}).", where=where.where)
 
 
 def server_version_text(number: int) -> str:
