@@ -799,3 +799,4 @@ def test_an_answer_must_state_the_calculator_result_and_a_dropped_grammar_is_ret
     required = first["properties"]["answer"]
     assert "268" in required["pattern"] and "maxLength" not in required  # the figure is required
     assert "maxLength" in second["properties"]["answer"]  # the retry: figures allowed, none required
+    assert server.bodies[0]["repeat_penalty"] == local.ANSWER_REPEAT_PENALTY  # answers only

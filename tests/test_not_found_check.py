@@ -20,6 +20,7 @@ from agent_core.evals.not_found import says_not_found
         "The warranty length is not specified in the policy documents.",
         "That isn't listed anywhere.",
         "Weather data for Cairo is unavailable.",
+        "Cairo: no weather data (ERROR: get_weather failed)",
         "죄송합니다, 고객센터 전화번호를 찾을 수 없습니다.",
         "요청하신 정보는 문서에서 확인할 수 없습니다.",
         "죄송하지만 전화번호에 대한 정보가 문서에 없습니다.",

@@ -18,7 +18,7 @@ _ENGLISH = re.compile(
     r"\bnot (?:be |been )?(?:found|available|mentioned|specified|listed|included|stated|provided|given|known"
     r"|documented|recorded|in (?:the|our|any) (?:documents?|notes|files?|records|workspace|tool results))\b"
     r"|\bunavailable\b"
-    r"|\bno (?:information|info|mention|results?|data|details|records?|documents?|entry|entries)\b"
+    r"|\bno (?:[\w-]+ ){0,2}(?:information|info|mention|results?|data|details|records?|documents?|entry|entries)\b"
     r"|\b(?:couldn't|could not|can't|cannot|can not|unable to|wasn't able to|was not able to|am not able to"
     r"|I'm not able to|failed to) (?:find|locate|determine|provide|answer|see|get|retrieve|confirm|tell)\b"
     r"|\b(?:don't|do not|doesn't|does not|didn't|did not) (?:have|say|mention|specify|contain|include|provide"

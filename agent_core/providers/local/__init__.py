@@ -86,6 +86,8 @@ CALL_TOKENS = 96
 """Longest tool call: a call is 10-40 tokens; more is the model rambling inside an argument."""
 ANSWER_TOKENS = 200
 """Longest answer: one to three sentences, in Korean too (a cut answer is kept and marked)."""
+ANSWER_REPEAT_PENALTY = 1.1
+"""llama.cpp's repeat penalty for answers (calls have none: "24 * 24" repeats by right)."""
 TEMPERATURE = 0.0
 """Greedy decoding: the same goal gives the same run (tool choice is what matters here)."""
 SEED = 42
@@ -635,6 +637,10 @@ class LocalProvider:
             "stream": True,
             "return_progress": True,  # a chunk per prompt batch: a Stop is seen during a long prompt too
         }
+        if plan and plan.answer:
+            # Held to the figures it must state, the model looped on a phrase until the token limit
+            # ("약한 비가 약한 비가 …", 165 s on a busy machine); a mild penalty ends that.
+            body["repeat_penalty"] = ANSWER_REPEAT_PENALTY
         content, final, elapsed = self._generate(engine, body, deadline, request.timeout, request.cancel)
         if required and not content.startswith("{"):
             # llguidance could not compile the grammar and llama.cpp generated without one (it

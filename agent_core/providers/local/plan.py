@@ -520,6 +520,11 @@ def answer_reminder(goal: str, blocks: Sequence[ContextBlock]) -> str:
         for o in b.outputs
         if o.call_id == c.call_id and (o.is_error or o.output.startswith("No results"))
     ]
+    if any(o.name == "search_documents" and not o.is_error for b in blocks for o in b.outputs):
+        lines.append(
+            "If the results above do not contain what was asked, say plainly that it was not found; "
+            "do not answer with other details of the results."
+        )
     if failed and missing:
         lines.append(
             "These found nothing: " + ", ".join(missing[:3]) + ". Say plainly that this information was "
