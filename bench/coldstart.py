@@ -48,6 +48,12 @@ def load() -> str:
     return f"load {one:.2f} {five:.2f} {fifteen:.2f}"
 
 
+def bench_env(data: Path) -> dict[str, str]:
+    """The environment of a measured process: ``data`` as its data folder and a request timeout
+    long enough that a loaded machine measures a slow answer instead of a failed one."""
+    return {"REQUEST_TIMEOUT": "900", **os.environ, "AGENT_DATA_DIR": str(data)}
+
+
 def fresh_data_dir() -> Path:
     root = Path(tempfile.mkdtemp(prefix="coldstart-bench-")) / "agent_data"
     shutil.copytree(ROOT / "agent_data" / "workspace", root / "workspace")
@@ -73,7 +79,7 @@ def emit(part: str, **figures: Any) -> None:
 
 def bench_cli(repeats: int) -> None:
     data = fresh_data_dir()
-    env = {**os.environ, "AGENT_DATA_DIR": str(data)}
+    env = bench_env(data)
     cmd = [sys.executable, "-m", "agent_core", "run", SEED_GOAL, "--provider", "local", "--json"]
     rows = []
     for label in ["cache absent"] + ["cache present"] * repeats:
@@ -116,14 +122,14 @@ def bench_browser(timeout_s: float) -> None:
     data = fresh_data_dir()
     # The prompt cache of this data folder: built by one CLI run first, as a user who ran the
     # app once before has it.
-    env = {**os.environ, "AGENT_DATA_DIR": str(data)}
+    env = bench_env(data)
     warm = [sys.executable, "-m", "agent_core", "run", "hello", "--provider", "local", "-q"]
     with_cache = os.environ.get("COLDSTART_BROWSER_CACHE", "1") != "0"
     if with_cache:
         timed_process(warm, env)
     before = load()
     started = time.perf_counter()
-    with streamlit_app(data) as app, chromium() as browser, browser_page(browser) as page:
+    with streamlit_app(data, bench_env(data)) as app, chromium() as browser, browser_page(browser) as page:
         page.goto(app.url + "/")
         page.get_by_label("Goal", exact=True).wait_for(timeout=60_000)
         shown = time.perf_counter() - started
@@ -186,7 +192,7 @@ def bench_steps(goals: int) -> None:
     data = fresh_data_dir()
     goal_file = data.parent / "everyday-bench.yaml"
     goal_file.write_text(yaml.safe_dump(subset, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    env = {**os.environ, "AGENT_DATA_DIR": str(data)}
+    env = bench_env(data)
     before = load()
     cmd = [sys.executable, "-m", "agent_core", "eval", str(goal_file), "--provider", "local", "--json", "-q"]
     wall, rss, out, code = timed_process(cmd, env)
