@@ -324,18 +324,18 @@ def test_a_plain_quantity_is_priced_with_the_unit_price_found(tools: list[Tool])
             0, "lookup", {"topic": "unit price, shipping"}, "Unit price: $24 per unit\nShipping: free on $500 or more"
         )
     ]
-    assert quantity_times_price("If I order 25 units, do I get free shipping?", facts) == "25 * 24"
+    assert quantity_times_price("If I order 25 units, do I get free shipping?", facts) == "24 * 25"
     assert (
         quantity_times_price(
             "20개 주문하면 배송비 무료인가요?", [block(0, "lookup", {"topic": "단가"}, "단가: 개당 $24")]
         )
-        == "20 * 24"
+        == "24 * 20"
     )
     assert quantity_times_price("How much do 150 units cost after the volume discount?", facts) is None
     assert quantity_times_price("What do 10 units cost including shipping?", facts) is None
     assert quantity_times_price("How much do 7 units cost?", []) is None  # no price yet
     plan = plan_step("If I order 25 units, do I get free shipping?", facts, tools)
-    assert plan.arguments == {"calculator": {"expression": ["25 * 24"]}}
+    assert plan.arguments == {"calculator": {"expression": ["24 * 25"]}}
 
 
 def test_the_tier_that_holds_the_quantity_is_named_for_the_calculator(tools: list[Tool]) -> None:

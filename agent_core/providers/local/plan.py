@@ -333,7 +333,7 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
             pinned = {offered[0].name: {"query": dict(ENGLISH_QUERY)}}
         if need.key == "calculator" and (expression := quantity_times_price(goal, blocks)) is not None:
             pinned = {"calculator": {"expression": [expression]}}
-            reason += f" ({expression}: the quantity asked × the unit price found)"
+            reason += f" ({expression}: the unit price found × the quantity asked)"
         return StepPlan(offered, True, reason, pinned, hint=step_hint(need, state, goal, blocks))
     return StepPlan([], False, "every need met or tried: answer", answer=True)
 
@@ -368,7 +368,7 @@ _NOT_PLAIN = re.compile(
 
 
 def quantity_times_price(goal: str, blocks: Sequence[ContextBlock]) -> str | None:
-    """``"20 * 24"`` for a goal that prices one quantity ("is shipping free for 20 units?") once
+    """``"24 * 20"`` for a goal that prices one quantity ("is shipping free for 20 units?") once
     the unit price is in, else None. Left to write it, the model mixed the $500 threshold into the
     product ("25 * 24 - 500 * 24 / 100"); a goal with discounts, fees or percentages is left to it.
     """
@@ -387,7 +387,7 @@ def quantity_times_price(goal: str, blocks: Sequence[ContextBlock]) -> str | Non
     }
     if len(prices) != 1:
         return None
-    return f"{quantities[0].replace(',', '')} * {prices.pop()}"
+    return f"{prices.pop()} * {quantities[0].replace(',', '')}"  # price first, as the seed goals expect
 
 
 _QUANTITY_ASKED = re.compile(
