@@ -305,3 +305,17 @@ def test_compare_names_context_blocks_by_the_step_that_made_them(data_dir: Path)
     assert sent == [4, 5] and trimmed == [1, 2, 3]  # (the scenario's limit is 2)
     assert frame["Run B"].iloc[-1] == "sent from steps 4–5 · trimmed from steps 1–3"
     assert frame["Run A"].iloc[0] == "sent none" and frame["Run A"].iloc[1] == "sent from step 1"
+
+
+def test_a_finished_run_is_no_longer_called_live(data_dir: Path) -> None:
+    at = app()
+    at.selectbox(key="run_provider").select("offline").run()
+    at.text_area(key="run_goal").input("What is (24*7)+100?")
+    at.button(key="run_start").click().run()
+    headings = [s.value for s in at.subheader]
+    assert "Last run" in headings and "Live run" not in headings
+
+
+def test_evals_name_providers_as_the_run_page_does(data_dir: Path) -> None:
+    at = app("pages/evals.py")
+    assert "Instant demo — rule-based, no AI" in at.multiselect(key="evals_providers_seeds").options
