@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import _live, _preload_ui
+from pages import _live, _preload_ui, _store_ui
 from pages import _ui as ui
 
 st.set_page_config(page_title="Agent Workbench", page_icon="🧰", layout="wide")
@@ -22,6 +22,7 @@ except ValueError as exc:  # a bad value in the environment or .env
 
 _preload_ui.start(config)  # the local model starts loading with the server's first page, not the first Run
 
+_store_ui.send_outbox_at_start(config)  # AGENT_STORE_URL: runs an earlier session could not send
 _note = ui.sample_workspace_note(config)  # a data folder without workspace/ gets the samples
 if _note and not st.session_state.get("app_workspace_note_shown"):
     st.session_state["app_workspace_note_shown"] = True
@@ -36,11 +37,25 @@ PAGES = [
     st.Page("pages/tools.py", title="Tools", icon=":material/build:", url_path="tools"),
 ]
 
-ui.open_default_page_by_name("run")  # /run opens Run (the default page, whose URL is /)
+if config.read_only:  # AGENT_READ_ONLY=1, a viewer instance: History (and Compare) and Tool stats, no runs
+    PAGES = [
+        st.Page("pages/history.py", title="History", icon=":material/history:", url_path="history", default=True),
+        st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
+        st.Page("pages/tool_stats.py", title="Tool stats", icon=":material/bar_chart:", url_path="tool_stats"),
+    ]
+else:
+    ui.open_default_page_by_name("run")  # /run opens Run (the default page, whose URL is /)
 page = st.navigation(PAGES, position="sidebar")
 with st.sidebar:
     st.caption("Agent Workbench — run tool-calling agents and see every step, tool call and context block they used.")
     st.caption(f"Data folder: {ui.escape_md(config.data_dir)}", help="AGENT_DATA_DIR: runs/ and workspace/ live here.")
-    if page.title != "Run":
+    if config.store_url:
+        st.caption(
+            f"Team store: {ui.escape_md(config.store_label)}",
+            help="AGENT_STORE_URL: runs are shared in this PostgreSQL database (and kept in the data folder too).",
+        )
+    if config.read_only:
+        st.caption("Read-only instance (AGENT_READ_ONLY=1): History, Compare and Tool stats; no runs start here.")
+    elif page.title != "Run":
         _live.sidebar_note(PAGES[0])
 page.run()

@@ -22,7 +22,7 @@ from typing import Any
 
 from agent_core.events import Event, RunFinished, StepFinished
 from agent_core.providers.base import Provider
-from agent_core.records import load_record, save_record
+from agent_core.records import load_record, save_record, utc_now
 from agent_core.settings import Settings
 
 MIN_ENTRIES, MAX_ENTRIES = 2, 6
@@ -141,6 +141,7 @@ class Arena:
         try:
             record = load_record(event.path)
             record["error"] = error
+            record["updated_at"] = utc_now()  # a changed snapshot: a store keeps the newest one
             save_record(record, self.prepared[0].settings.runs_dir)
         except Exception:  # the record stays "cancelled by the user": still true, just less precise
             return event

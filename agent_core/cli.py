@@ -78,6 +78,9 @@ def _parser() -> argparse.ArgumentParser:
         "import", help="import runs from a file: an exported web page, a record's JSON, or OTLP JSON lines"
     )
     imp.add_argument("file", help="the file to import (.html, .json, .jsonl)")
+    from agent_core.cli_store import add_sync_parser
+
+    add_sync_parser(sub)
     return parser
 
 
@@ -168,6 +171,11 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         sys.stderr.write(f"run {finished.status}: {message}\n")
     _grounding_warnings(finished.grounding, sys.stderr)
     sys.stderr.write(f"record: {finished.path}\n")
+    if prepared.settings.store_url:
+        from agent_core.pgstore.sink import team_note
+
+        note = team_note(prepared.settings, finished.run_id)
+        sys.stderr.write(f"note: {note}\n" if note else f"team store: {prepared.settings.store_label}\n")
     from agent_core.otel import auto as otel_auto
 
     if otel_auto.enabled():  # AGENT_OTEL_EXPORT=auto sends from a thread: give it a moment before exit
@@ -256,6 +264,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_core.cli_compare import cmd_arena
 
         return cmd_arena(args, settings)
+    if args.command == "sync":
+        from agent_core.cli_store import cmd_sync
+
+        return cmd_sync(args, settings)
     if args.command == "eval":
         from agent_core.evals.cli import cmd_eval
 

@@ -24,6 +24,7 @@ import functools
 import itertools
 import json
 import math
+import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -195,10 +196,23 @@ def _status(found: int, total: int) -> Status:
     return "grounded" if found == total else "ungrounded" if found == 0 else "partly"
 
 
+_OPERATOR = re.compile(r"[-+*/×÷%^]|\d\s*x\s*\d")
+
+
+def _echo(call: Mapping[str, Any]) -> bool:
+    """A calculator call that does no arithmetic (``"200"`` in, ``200`` out) states nothing: asked
+    to ground a made-up 200, a model sent exactly that, and it would have counted as the source."""
+    if call.get("tool") != "calculator":
+        return False
+    args = call.get("arguments")
+    expression = args.get("expression") if isinstance(args, Mapping) else args
+    return isinstance(expression, str) and not _OPERATOR.search(expression.strip().lstrip("-−"))
+
+
 def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The ``grounding`` record field for ``answer`` given the goal and the run's tool calls
     (record ``tool_calls`` entries; only the successful ones are read)."""
-    ok_calls = [c for c in tool_calls if c.get("success") and not c.get("duplicate")]
+    ok_calls = [c for c in tool_calls if c.get("success") and not c.get("duplicate") and not _echo(c)]
     # Newest first: a figure found in several results is credited to the latest one.
     sources = [
         _read_source(_source_text(c), {"call_id": str(c.get("call_id", "")), "tool": str(c.get("tool", ""))})

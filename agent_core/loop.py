@@ -147,6 +147,12 @@ class _Run:
             {"role": "user", "content": mask_text(goal)},
         ]
         self.path = record_path(settings.runs_dir, run_id)
+        self.team: Any = None
+        """The team store's writer (:mod:`agent_core.pgstore.sink`) when ``AGENT_STORE_URL`` is set."""
+        if settings.store_url:
+            from agent_core.pgstore.sink import writer_for
+
+            self.team = writer_for(settings.store_url, settings.data_dir)
         self.answer_check = settings.answer_check_for(provider.id)
         self.checks_sent = 0
         """Corrective turns sent so far; the step after one is recorded with ``kind: answer_check``."""
@@ -208,6 +214,8 @@ class _Run:
             except Exception as exc:  # provider metadata is a nicety, never a failure
                 log.debug("provider meta() failed\n%s", masked_traceback(exc))
         save_record(self.record, self.settings.runs_dir, encoder=self.encoder, final=final)
+        if self.team is not None:  # after the folder, which keeps every step whatever the database does
+            self.team.save(self.record)
 
     def finish(self, status: Status, *, answer: str | None = None, error: RunError | None = None) -> RunFinished:
         self.record.update(

@@ -38,7 +38,7 @@ from agent_core.providers.base import (
     Provider,
     Usage,
 )
-from agent_core.records import load_record, save_record
+from agent_core.records import load_record, save_record, utc_now
 from agent_core.settings import Settings
 from agent_core.tools.registry import Tool, ToolRegistry
 from agent_core.trajectory import as_mapping, canonical_arguments
@@ -318,6 +318,7 @@ class Replay:
             message = "Strict replay failed: " + "; ".join(problems[:10]) + ("" if len(problems) <= 10 else " …")
             record["status"] = "error"
             record["error"] = {"type": "ReplayMismatch", "message": message}
+            record["updated_at"] = utc_now()  # a changed snapshot: a store keeps the newest one
             save_record(record, self.prepared.settings.runs_dir)
             event = replace(event, status="error", error=record["error"])
         self.record = record

@@ -29,6 +29,10 @@ from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
 from agent_core.tools.registry import ToolRegistry
 
+READ_ONLY_MESSAGE = (
+    "This is a read-only instance (AGENT_READ_ONLY=1): runs cannot be started here. "
+    "History and Tool stats show the team's runs; unset AGENT_READ_ONLY to run goals."
+)
 _SETTING_NAMES = frozenset(f.name for f in dataclasses.fields(Settings))
 
 
@@ -124,6 +128,11 @@ def prepare_run(
     goal = validate_goal(goal)
     model = (model or "").strip() or None
     config = run_settings(settings, overrides, model=model)
+    if config.read_only:
+        raise ValueError(READ_ONLY_MESSAGE)
+    extra = dict(record_extra or {})
+    if config.user and not extra.get("user"):
+        extra["user"] = config.user  # AGENT_USER, or the signed-in user the page put in the settings
     tool_registry = registry if registry is not None else build_default_registry(config)
     if tools is not None:
         tool_registry = tool_registry.subset(name.strip() for name in tools if name.strip())
@@ -142,5 +151,5 @@ def prepare_run(
         scripted=scripted,
         rng=rng,
         instructions=instructions,
-        record_extra=dict(record_extra or {}),
+        record_extra=extra,
     )

@@ -22,6 +22,15 @@ def _floats(text: str) -> tuple[float, ...]:
     return values
 
 
+def _flag(text: str, name: str) -> bool:
+    value = text.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError(f"{name} must be 1 or 0 (got {text[:20]!r})")
+
+
 ANSWER_CHECKS = ("off", "flag", "retry")
 """``ANSWER_CHECK`` values: no check; flag figures no tool result supports; flag them and send the
 model one corrective turn (at most twice)."""
@@ -56,6 +65,13 @@ class Settings:
     answer_check: str | None = None
     """``off`` | ``flag`` | ``retry`` (:mod:`agent_core.grounding`); None: ``retry`` for the local
     model, ``flag`` for the others (see :meth:`answer_check_for`)."""
+    store_url: str | None = field(default=None, repr=False)
+    """``AGENT_STORE_URL``: the team store (``postgresql://user:password@host:port/db``); None:
+    the runs folder only. Never shown (it holds the password): :attr:`store_label` is."""
+    user: str | None = None
+    """``AGENT_USER``: who runs are recorded as run by (the page passes the signed-in user instead)."""
+    read_only: bool = False
+    """``AGENT_READ_ONLY=1``: a viewer instance (History and Tool stats; no runs started here)."""
 
     @property
     def runs_dir(self) -> Path:
@@ -64,6 +80,15 @@ class Settings:
     @property
     def workspace_dir(self) -> Path:
         return self.data_dir / "workspace"
+
+    @property
+    def store_label(self) -> str:
+        """Where runs are stored, as it may be shown: the folder, or the team store's URL without its password."""
+        if not self.store_url:
+            return str(self.runs_dir)
+        from agent_core.pgstore.connection import safe_url
+
+        return safe_url(self.store_url)
 
     def answer_check_for(self, provider_id: str) -> str:
         """The answer check for a run on ``provider_id``: the setting, or its default (``retry``
@@ -100,6 +125,9 @@ class Settings:
                 data_dir=Path(get("AGENT_DATA_DIR", "agent_data")),
                 search_web_failure_rate=float(get("SEARCH_WEB_FAILURE_RATE", str(base.search_web_failure_rate))),
                 answer_check=get("ANSWER_CHECK", "").lower() or None,
+                store_url=get("AGENT_STORE_URL", "") or None,
+                user=get("AGENT_USER", "") or None,
+                read_only=_flag(get("AGENT_READ_ONLY", "0"), "AGENT_READ_ONLY"),
             ).validated()
         except ValueError as exc:
             raise ValueError(f"Bad setting in the environment or .env: {exc}") from None
@@ -116,6 +144,10 @@ class Settings:
             raise ValueError("timeouts must be positive")
         if not 0 <= self.search_web_failure_rate <= 1:
             raise ValueError("SEARCH_WEB_FAILURE_RATE must be between 0 and 1")
+        if self.store_url:
+            from agent_core.pgstore.connection import address
+
+            address(self.store_url)  # StoreURLError (a ValueError) for a URL that is not one
         if self.answer_check not in (None, *ANSWER_CHECKS):
             raise ValueError(f"ANSWER_CHECK must be one of {', '.join(ANSWER_CHECKS)} (got {self.answer_check!r})")
         return self

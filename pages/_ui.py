@@ -210,7 +210,9 @@ def settings() -> Settings:
     """
     current = st.session_state.get("app_settings")
     if current is None:
-        current = Settings.from_env()
+        from pages._store_ui import with_signed_in_user
+
+        current = with_signed_in_user(Settings.from_env())  # runs are recorded as the signed-in user
         st.session_state["app_settings"] = current
     return current
 
@@ -320,7 +322,8 @@ def problems_warning(store: RunStore) -> None:
 def no_runs_yet(what: str) -> None:
     """The empty state: say why the page is empty and point to the Run page."""
     st.info(f"No runs yet — {what} appear here once an agent has run.", icon="ℹ️")
-    st.page_link("pages/run.py", label="Go to Run and start one", icon=":material/play_arrow:")
+    if not settings().read_only:  # a viewer instance has no Run page
+        st.page_link("pages/run.py", label="Go to Run and start one", icon=":material/play_arrow:")
 
 
 def wrapping_columns(key: str, min_px: int = 170) -> None:

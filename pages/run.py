@@ -19,7 +19,7 @@ from agent_core.loop import MAX_GOAL_CHARS
 from agent_core.providers import default_provider_id, list_providers
 from agent_core.runs import PreparedRun, prepare_run
 from pages import _grounding_ui as grounding_ui
-from pages import _live, _preload_ui
+from pages import _live, _preload_ui, _store_ui
 from pages import _provider_ui as _providers
 from pages import _ui as ui
 from pages._arena_ui import arena_form, live_arena
@@ -31,6 +31,7 @@ EXAMPLES = demo.EXAMPLE_GOALS
 ui.ensure_app_frame()
 config = ui.settings()
 store = ui.run_store(config, refresh=False)  # this page only loads the record it ran
+_store_ui.run_banner(config)  # the team store is down: runs go on in the folder
 
 
 def _use_example() -> None:
@@ -58,6 +59,7 @@ def show_live(run: _live.BackgroundRun) -> None:
         st.session_state["run_last"] = run.run_id
     if run.finished is not None:
         show_outcome(run.finished.as_dict())
+        _store_ui.run_note(config, run.run_id)
         if run.scripted and run.run_id:
             try:
                 _trimming_ledger(store.load(run.run_id))

@@ -198,6 +198,14 @@ def test_latest_tool_result_gets_the_credit() -> None:
     assert result["claims"][0]["source"] == {"call_id": "c2", "tool": "calculator"}
 
 
+def test_a_calculator_call_that_does_no_arithmetic_supports_nothing() -> None:
+    # Asked to ground a made-up 200 °C, a model sent the calculator "200": that states nothing.
+    echo = call("calculator", "200", arguments={"expression": "200"})
+    assert check_answer("Cairo is 200 °C.", "Weather in Cairo?", [echo])["status"] == "ungrounded"
+    product = call("calculator", "200", arguments={"expression": "8 * 25"})
+    assert check_answer("8 boxes of 25 make 200.", "8 boxes of 25?", [product])["status"] == "grounded"
+
+
 def test_no_tool_note_when_no_call_succeeded() -> None:
     result = check_answer("It is 20 °C.", "weather?", [call("get_weather", "ERROR: boom", success=False)])
     assert result["note"] == NO_TOOL_NOTE

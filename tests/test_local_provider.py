@@ -450,7 +450,7 @@ def test_an_answer_cut_by_the_token_limit_is_kept_and_marked(
     install_engine(monkeypatch, fake_model, FakeServer(['{"answer": "A very long sto'], finish="length"))
     provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)})
     response = provider.complete(request(registry, goal="hello"))
-    assert response.text == f"A very long sto … [cut at the {local.ANSWER_TOKENS}-token limit]"
+    assert response.text == "A very long sto … [cut at the token limit]"
     assert response.raw[0]["finish_reason"] == "length"
     install_engine(monkeypatch, fake_model, FakeServer(['{"lookup": {"topic": "pri'], finish="length"))
     with pytest.raises(ProviderError, match="token limit"):
@@ -777,3 +777,26 @@ def test_real_model_answers_the_seed_goal(settings: Any) -> None:
     assert "168" in record["answer"].replace(",", "")
     assert {"lookup", "calculator"} <= {c["tool"] for c in record["tool_calls"]}
     assert record["provider_meta"]["load_ms"] is not None
+
+
+def test_an_answer_must_state_the_calculator_result_and_a_dropped_grammar_is_retried(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, registry: ToolRegistry
+) -> None:
+    call = ToolCallRequest("local_1_1", "calculator", {"expression": "(24*7)+100"})
+    done = ContextBlock(
+        index=0, step=1, provider="local", tool_calls=[call], outputs=[ToolOutput("local_1_1", "calculator", "268")]
+    )
+    # llguidance could not compile the grammar: llama.cpp answered without it (markdown, no JSON).
+    server = FakeServer(['```json\n{"answer": "268"}\n```', '{"answer": "It is 268."}'])
+    install_engine(monkeypatch, fake_model, server)
+    provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)})
+    goal = "What is (24*7)+100?"
+    response = provider.complete(
+        ModelRequest(instructions="sys", goal=goal, blocks=[done], tools=list(registry), step=2)
+    )
+    assert response.text == "It is 268."
+    first, second = (json.loads(b["grammar"].split("%json ", 1)[1]) for b in server.bodies)
+    required = first["properties"]["answer"]
+    assert "268" in required["pattern"] and "maxLength" not in required  # the figure is required
+    assert "maxLength" in second["properties"]["answer"]  # the retry: figures allowed, none required
+    assert server.bodies[0]["repeat_penalty"] == local.ANSWER_REPEAT_PENALTY  # answers only

@@ -139,7 +139,6 @@ def test_wrong_password_missing_database_and_no_server_have_plain_messages(pg_se
     port = free_port()
     kind, text = _message(pg_server.url().replace(str(pg_server.port), str(port)), connect_timeout=2)
     assert kind is pgstore.StoreUnreachable and f"Cannot reach the team store at 127.0.0.1:{port}" in text
-    assert "local folder" in text
 
 
 def test_a_url_that_is_not_postgresql_is_bad_input(pg_server: PgServer) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any, TypedDict
 
 from agent_core.evals.goalset import Check
+from agent_core.evals.not_found import says_not_found
 
 _NUMBER = re.compile(r"(?<![\w.])[-−]?\d[\d,]*(?:\.\d+)?|(?<![\w.])[-−]?\.\d+")
 
@@ -119,6 +120,11 @@ def _one(check: Check, record: dict[str, Any]) -> CheckResult:
         numbers = numbers_in(answer)
         ok = any(abs(n - arg["value"]) <= arg["tolerance"] + 1e-12 for n in numbers)
         return _result(check, ok, "" if ok else f"numbers in the answer: {numbers[:8] or 'none'}")
+    if kind == "answer_not_found":
+        said = says_not_found(answer)
+        return _result(
+            check, said == arg, "" if said == arg else ("no 'not found' in the answer" if arg else "says 'not found'")
+        )
     calls = successful_calls(record)
     if kind == "tool_used":
         missing = [t for t in arg if t not in calls]

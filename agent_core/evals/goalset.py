@@ -43,6 +43,7 @@ CHECK_KINDS = (
     "status",
     "judge",
     "grounded",
+    "answer_not_found",
 )
 GOAL_FIELDS = ("id", "goal", "tools", "max_steps", "checks", "scenario", "tags")
 SET_FIELDS = ("name", "description", "goals", "provider", "model", "judge")
@@ -279,6 +280,10 @@ def _check(raw: Any, where: _Where, path: str) -> Check:
         if samples > 9:
             raise where.error(f"{path}.samples", f"at most 9 samples, got {samples}")
         return Check(kind, {"rubric": _text(spec["rubric"], where, f"{path}.rubric"), "samples": samples})
+    if kind == "answer_not_found":
+        if not isinstance(arg, bool):
+            raise where.error(path, f"expected true or false, got {_type_name(arg)}")
+        return Check(kind, arg)
     # grounded
     if arg is not True:
         raise where.error(path, f"expected true, got {_type_name(arg)}")

@@ -90,6 +90,10 @@ def _parse(url: str) -> dict[str, Any]:
         ) from None
 
 
+STATEMENT_TIMEOUT_MS = 120_000
+"""The longest one statement may run (a Tool-stats aggregate over a large store takes seconds)."""
+
+
 def address(url: str) -> StoreAddress:
     """Host, port, user and database of ``url`` (libpq's defaults filled in); :class:`StoreURLError` if it is not a URL."""
     params = _parse(url)
@@ -97,6 +101,12 @@ def address(url: str) -> StoreAddress:
     port = str(params.get("port") or "5432")
     if not re.fullmatch(r"\d{1,5}(,\d{1,5})*", port):
         raise StoreURLError(f"AGENT_STORE_URL has a port that is not a number ({port[:20]!r})")
+    if (
+        "@" in host
+    ):  # postgresql://ana:p@ss@db/runs: libpq splits at the first @, so the host holds part of the password
+        raise StoreURLError(
+            "AGENT_STORE_URL has an '@' after the host's start: write an '@' in the user or password as %40"
+        )
     return StoreAddress(
         host=host, port=port, user=str(params.get("user") or ""), dbname=str(params.get("dbname") or "")
     )
@@ -160,11 +170,7 @@ def explain(exc: BaseException, url: str) -> StoreError:
             f"(createdb -O {where.user or 'USER'} {where.dbname}) or fix AGENT_STORE_URL.",
             where=where.where,
         )
-    return StoreUnreachable(
-        f"Cannot reach the team store at {where.where} ({reason}); runs are kept in the local folder "
-        "and sent when it is back.",
-        where=where.where,
-    )
+    return StoreUnreachable(f"Cannot reach the team store at {where.where} ({reason}).", where=where.where)
 
 
 def server_version_text(number: int) -> str:
@@ -186,6 +192,14 @@ def connect(url: str, *, connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> ps
             autocommit=True,
             connect_timeout=max(1, round(connect_timeout)),
             application_name=APPLICATION_NAME,
+            # A dead network path or a stuck query must not hold a page (and every page waiting
+            # behind the same connection) for the kernel's 15 minutes.
+            keepalives=1,
+            keepalives_idle=30,
+            keepalives_interval=10,
+            keepalives_count=3,
+            tcp_user_timeout=60_000,
+            options=f"-c statement_timeout={STATEMENT_TIMEOUT_MS}",
         )
     except psycopg.Error as exc:
         raise explain(exc, url) from None

@@ -236,12 +236,16 @@ def _snippet(section: Section, terms: list[str]) -> str:
     scores = [len(wanted & set(tokenize(sentence))) for sentence in sentences]
     best = scores.index(max(scores))
     first = last = best
-    for step in (-1, 1, -1, 1):
-        i = first - 1 if step < 0 else last + 1
-        if 0 <= i < len(sentences):
-            length = sum(len(sentences[j]) + 1 for j in range(min(first, i), max(last, i) + 1))
-            if length <= SNIPPET_CHARS:
-                first, last = min(first, i), max(last, i)
+    # Neighbours on either side, alternately, while they fit: a table's rows are short
+    # "sentences", and two on each side left a price table without the row asked about.
+    grown = True
+    while grown:
+        grown = False
+        for i in (first - 1, last + 1):
+            if 0 <= i < len(sentences):
+                length = sum(len(sentences[j]) + 1 for j in range(min(first, i), max(last, i) + 1))
+                if length <= SNIPPET_CHARS:
+                    first, last, grown = min(first, i), max(last, i), True
     text = " ".join(sentences[first : last + 1])
     if len(text) > SNIPPET_CHARS:
         text = text[: SNIPPET_CHARS - 1].rstrip() + "…"

@@ -39,6 +39,7 @@ from agent_core.providers.local.model_files import (
     resolve_source,
 )
 from agent_core.providers.local.plan import (
+    Required,
     StepPlan,
     allowed_numbers,
     answer_pattern,
@@ -46,8 +47,10 @@ from agent_core.providers.local.plan import (
     plan_step,
     planned_call,
     request_language,
+    required_facts,
 )
 from agent_core.providers.local.prompt import (
+    MAX_ANSWER_CHARS,
     RAW_TYPE,
     OutputError,
     build_messages,
@@ -83,6 +86,8 @@ CALL_TOKENS = 96
 """Longest tool call: a call is 10-40 tokens; more is the model rambling inside an argument."""
 ANSWER_TOKENS = 200
 """Longest answer: one to three sentences, in Korean too (a cut answer is kept and marked)."""
+ANSWER_REPEAT_PENALTY = 1.1
+"""llama.cpp's repeat penalty for answers (calls have none: "24 * 24" repeats by right)."""
 TEMPERATURE = 0.0
 """Greedy decoding: the same goal gives the same run (tool choice is what matters here)."""
 SEED = 42
@@ -160,7 +165,9 @@ class _Engine:
             headers={"Authorization": f"Bearer {self.api_key}", "Content-Type": "application/json"},
         )
         try:
-            with urllib.request.urlopen(request, timeout=120) as response:
+            # No proxy: http_proxy in the environment must not see this loopback call (or its key).
+            opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+            with opener.open(request, timeout=120) as response:
                 reply = json.loads(response.read() or b"{}")
         except urllib.error.HTTPError as exc:
             raise OSError(f"HTTP {exc.code}: {exc.read()[:300].decode('utf-8', 'replace')}") from exc
@@ -440,7 +447,8 @@ class LocalProvider:
             yield LoadProgress("load", 1, 2, f"restoring the saved prompt ({cached.n_tokens} tokens)")
             with engine.busy:
                 try:
-                    engine.slot("restore", cached.filename)
+                    if engine.prompt_key != key:  # another run may have put it there while we waited
+                        engine.slot("restore", cached.filename)
                     engine.prompt_key = key
                 except OSError as exc:  # a file llama.cpp refuses: compute the prompt instead
                     log.warning("the saved prompt could not be restored (%s); computing it", exc)
@@ -452,6 +460,9 @@ class LocalProvider:
             "load", 1, 2, f"Warming up the model (first run only, about {WARM_UP_S} s): it reads the tool list once"
         )
         with engine.busy:
+            if engine.prompt_key == key:  # another run warmed it up while we waited for the model
+                self.prompt_cache = "in memory"
+                return
             self.warm_ms = self._warm_up(engine, messages)
             if self.warm_ms is None:
                 return
@@ -597,16 +608,25 @@ class LocalProvider:
         # The final answer may only write numbers the goal or a successful result has: a made-up
         # figure cannot be generated (the answer check has nothing left to catch).
         numbers = None
+        required: list[Required] = []
         if plan and plan.answer:
             empty = nothing_found(request.blocks) and not plan.tools
-            numbers = answer_pattern(
-                allowed_numbers(request.goal, request.blocks),
-                not_found=request_language(request.goal) if empty else None,
-            )
+            allowed = allowed_numbers(request.goal, request.blocks)
+            not_found = request_language(request.goal) if empty else None
+            # Every temperature and calculator result must be stated (in the goal's order).
+            required = [] if empty else required_facts(request.goal, request.blocks)
+            numbers = answer_pattern(allowed, not_found=not_found, goal=request.goal, required=required)
         limit = min(self.max_tokens, CALL_TOKENS if force and tools else ANSWER_TOKENS)
+        schema = output_schema(
+            tools,
+            force_tool=force,
+            pinned=pinned,
+            answer_pattern=numbers,
+            answer_max_chars=None if required else MAX_ANSWER_CHARS,
+        )
         body = {
             "messages": messages,
-            "grammar": output_grammar(output_schema(tools, force_tool=force, pinned=pinned, answer_pattern=numbers)),
+            "grammar": output_grammar(schema),
             "max_tokens": limit,
             "temperature": self.temperature,
             "seed": SEED,
@@ -614,7 +634,20 @@ class LocalProvider:
             "stream": True,
             "return_progress": True,  # a chunk per prompt batch: a Stop is seen during a long prompt too
         }
+        if plan and plan.answer:
+            # Held to the figures it must state, the model looped on a phrase until the token limit
+            # ("약한 비가 약한 비가 …", 165 s on a busy machine); a mild penalty ends that.
+            body["repeat_penalty"] = ANSWER_REPEAT_PENALTY
         content, final, elapsed = self._generate(engine, body, deadline, request.timeout, request.cancel)
+        if required and not content.startswith("{"):
+            # llguidance could not compile the grammar and llama.cpp generated without one (it
+            # only logs that): answer again with the figures allowed but not required.
+            log.warning("the local answer grammar was not applied; answering without required figures")
+            numbers = answer_pattern(allowed, not_found=not_found, goal=request.goal)
+            schema = output_schema(tools, force_tool=force, pinned=pinned, answer_pattern=numbers)
+            body = {**body, "grammar": output_grammar(schema)}
+            content, final, more_ms = self._generate(engine, body, deadline, request.timeout, request.cancel)
+            elapsed = round(elapsed + more_ms, 1)
         cut = final.get("finish_reason") == "length"
         try:
             text, calls = parse_output(content, step=request.step)
@@ -623,7 +656,9 @@ class LocalProvider:
             if partial is None:
                 hint = f" (it stopped at the {limit}-token limit)" if cut else ""
                 raise ProviderError(f"{exc}{hint}", provider=PROVIDER_ID, error_type="LocalOutputError") from exc
-            text, calls = partial + f" … [cut at the {limit}-token limit]", []
+            # No digits in the mark: the answer check read "200" in "[cut at the 200-token limit]"
+            # as a claim and asked the model to ground it.
+            text, calls = partial + " … [cut at the token limit]", []
         items.append(
             {
                 "type": RAW_TYPE,

@@ -206,7 +206,7 @@ def analyse(goal: str, tool_names: Iterable[str]) -> Analysis:
         arithmetic and not figures_beyond_expression(text)
     ):
         if "search_documents" in enabled:
-            needs.append(Need("documents", ("search_documents",)))
+            needs.append(documents_need(text))
     if "word_count" in enabled and _WORD_COUNT.search(text):
         needs.append(Need("word_count", ("word_count",)))
         calculate = calculate and arithmetic
@@ -214,10 +214,19 @@ def analyse(goal: str, tool_names: Iterable[str]) -> Analysis:
         needs.append(Need("calculator", ("calculator",)))
     if not needs:
         if "search_documents" in enabled:
-            needs.append(Need("documents", ("search_documents",)))
+            needs.append(documents_need(text))
             return Analysis(False, tuple(needs), "a question nothing else explains: search the documents")
         return Analysis(False, (), "no tool fits: the model decides")
     return Analysis(False, tuple(needs), "needs: " + ", ".join(n.key for n in needs))
+
+
+def documents_need(goal: str) -> Need:
+    """A document search whose first query is the question itself: the search ranks by the words
+    that matter (BM25), and the model's own queries missed ("unit price" for "10 units including
+    standard shipping inside Korea", after it had just looked the price up). A search that finds
+    nothing is tried once more with the model's words (:func:`plan_step`)."""
+    query = re.sub(r"\s+", " ", goal).strip(" ?!.？")[:200]
+    return Need("documents", ("search_documents",), {"query": [query], "limit": [3]})
 
 
 def _has_difference(text: str) -> bool:
@@ -243,8 +252,9 @@ class StepPlan:
     force_tool: bool
     reason: str
     """Why, in a few words (kept in the raw output item, so the record shows it)."""
-    arguments: dict[str, dict[str, list[Any]]] = field(default_factory=dict)
-    """Per tool, argument values pinned for this step (enums in its schema)."""
+    arguments: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per tool, argument values pinned for this step (a list: an enum in its schema; a mapping:
+    a schema for the argument, e.g. ``{"pattern": …}``)."""
     answer: bool = False
     """The model must answer now (every need met or tried)."""
     hint: str = ""
@@ -314,12 +324,22 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
         if not offered:
             continue
         reason = f"must call for {need.key}" + (" (again, other words)" if state == "failed" else "")
-        pinned = {offered[0].name: need.arguments} if need.arguments else {}
+        pinned: dict[str, dict[str, Any]] = (
+            {offered[0].name: need.arguments} if need.arguments and state == "open" else {}
+        )
+        if need.key == "documents" and state == "failed":
+            # Once more in English words only: asked for "other words", the model searched the
+            # same Korean words again, and the notes are in English.
+            pinned = {offered[0].name: {"query": dict(ENGLISH_QUERY)}}
         if need.key == "calculator" and (expression := quantity_times_price(goal, blocks)) is not None:
             pinned = {"calculator": {"expression": [expression]}}
             reason += f" ({expression}: the quantity asked × the unit price found)"
-        return StepPlan(offered, True, reason, pinned, hint=step_hint(need, state, goal))
+        return StepPlan(offered, True, reason, pinned, hint=step_hint(need, state, goal, blocks))
     return StepPlan([], False, "every need met or tried: answer", answer=True)
+
+
+ENGLISH_QUERY: dict[str, Any] = {"type": "string", "pattern": "^[A-Za-z][A-Za-z' -]{2,60}$"}
+"""The schema of a search query written again after one found nothing: English words only."""
 
 
 def planned_call(plan: StepPlan) -> tuple[str, dict[str, Any]] | None:
@@ -334,7 +354,7 @@ def planned_call(plan: StepPlan) -> tuple[str, dict[str, Any]] | None:
     tool = plan.tools[0]
     pinned = plan.arguments.get(tool.name, {})
     properties = tool.parameters.get("properties", {})
-    if not properties or any(len(pinned.get(key, ())) != 1 for key in properties):
+    if not properties or any(not isinstance(pinned.get(key), list) or len(pinned[key]) != 1 for key in properties):
         return None
     return tool.name, {key: pinned[key][0] for key in properties}
 
@@ -370,15 +390,76 @@ def quantity_times_price(goal: str, blocks: Sequence[ContextBlock]) -> str | Non
     return f"{quantities[0].replace(',', '')} * {prices.pop()}"
 
 
-def step_hint(need: Need, state: str, goal: str = "") -> str:
+_QUANTITY_ASKED = re.compile(
+    r"(?<![$\d.,])(\d[\d,]*)\s*(?:units?|items?|pieces?|products?|boxes|orders?|개)", re.IGNORECASE
+)
+_RANGE = re.compile(
+    r"(?<![$\d.,])(\d[\d,]*)\s*(?:to|-|–|~)\s*(\d[\d,]*)(?![\d%])"
+    r"|(?<![$\d.,])(\d[\d,]*)\s*(?:units?|items?|개)?\s*(?:or more|and above|or above|or over|\+|이상)",
+    re.IGNORECASE,
+)
+
+_NOT_A_QUANTITY = re.compile(
+    r"\s*(?:(?:business |working |calendar )?(?:days?|weeks?|months?|years?|hours?|minutes?|pm|am)\b|%|°)"
+    r"|(?:일|주|개월|년|시간)",
+    re.IGNORECASE,
+)
+
+
+def tier_rows(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
+    """The rows of a tiered rule in the results (a discount table, "100개 이상 …") whose range
+    holds the quantity the goal names, as written: "100 to 499, 5%, $22.80". Left to pick, the
+    model applied the 10 % row to 150 units; finding a number in a range is done here instead.
+    Amounts in dollars are not quantities (thresholds are compared in :func:`comparisons`)."""
+    quantities = {v for q in _QUANTITY_ASKED.findall(_norm(goal)) if (v := _number(q)) is not None}
+    if not quantities:
+        return []
+    rows: list[str] = []
+    for block in blocks:
+        for output in block.outputs:
+            if output.is_error or output.name in ("calculator", "get_weather"):
+                continue
+            for row in re.split(r"[;\n]|\.\s|\\n", output.output):
+                matches = [m for m in _RANGE.finditer(row) if not _NOT_A_QUANTITY.match(row, m.end())]
+                for i, m in enumerate(matches):
+                    following = matches[i + 1] if i + 1 < len(matches) else None
+                    low = _number(m.group(1) or m.group(3) or "")
+                    high = _number(m.group(2)) if m.group(2) else None
+                    if low is None or not any(q >= low and (high is None or q <= high) for q in quantities):
+                        continue
+                    # From this range to the next one: "100개 이상 주문하면 5%", not the 500개 tier too.
+                    text = row[m.start() : following.start() if following else len(row)].strip(" \"'|,.")
+                    # A tier of a rule has a rate ("5%"); "21 units or more ($504)" is a threshold.
+                    if text and "%" in text and text not in rows and len(text) <= 160:
+                        rows.append(text)
+    return rows[:3]
+
+
+_AVERAGE = re.compile(r"average|mean\b|평균", re.IGNORECASE)
+
+
+def _average_hint(goal: str) -> str:
+    """ "; the average of 3 numbers is (their sum) / 3 …" for a goal that asks for one."""
+    if not _AVERAGE.search(goal):
+        return ""
+    count = len([n for n in _NUMBER.findall(goal) if not _YEARISH.match(n.replace(",", ""))])
+    n = str(count) if count >= 2 else "their count"
+    return f"; the average of the numbers is (the sum, in brackets) / {n}: ( … + … ) / {n}"
+
+
+def step_hint(need: Need, state: str, goal: str = "", blocks: Sequence[ContextBlock] = ()) -> str:
     """What to put in this step's call, where the model tends to get it wrong."""
     if need.key == "calculator":
+        rows = tier_rows(goal, blocks)
         return (
             "\n\n(Next: one calculator expression that gives the final figure asked for, with the "
             "numbers from the request and the tool results"
             # Only where a percentage is asked: said always, the model divided every total by 100
             # ("25 * 24 / 100" for the price of 25 units).
-            + ("; p% of x is x * p / 100.)" if re.search(r"%|percent|퍼센트|프로", goal, re.IGNORECASE) else ".)")
+            + ("; p% of x is x * p / 100" if re.search(r"%|percent|퍼센트|프로", goal, re.IGNORECASE) else "")
+            + _average_hint(goal)
+            + ".)"
+            + (f"\n(The quantity asked falls in this row of the results: {' / '.join(rows)}. Use it.)" if rows else "")
         )
     if need.key == "documents":
         again = "That search found nothing: try other, simpler English keywords. " if state == "failed" else ""
@@ -417,6 +498,13 @@ def answer_reminder(goal: str, blocks: Sequence[ContextBlock]) -> str:
         "add no other number or detail.",
     ]
     korean = request_language(goal) == "Korean"
+    required = [] if nothing_found(blocks) else required_facts(goal, blocks)
+    if required:
+        lines.append(
+            "Your answer must state "
+            + "; ".join(r.label for r in required)
+            + (", in that order." if len(required) > 1 else ".")
+        )
     worked = comparisons(blocks, korean)
     if worked:
         lead = (
@@ -432,6 +520,11 @@ def answer_reminder(goal: str, blocks: Sequence[ContextBlock]) -> str:
         for o in b.outputs
         if o.call_id == c.call_id and (o.is_error or o.output.startswith("No results"))
     ]
+    if any(o.name == "search_documents" and not o.is_error for b in blocks for o in b.outputs):
+        lines.append(
+            "If the results above do not contain what was asked, say plainly that it was not found; "
+            "do not answer with other details of the results."
+        )
     if failed and missing:
         lines.append(
             "These found nothing: " + ", ".join(missing[:3]) + ". Say plainly that this information was "
@@ -547,34 +640,210 @@ def allowed_numbers(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
                     found.add(value.lstrip("0") or "0")
             number = _number(plain)
             if number is not None and "," not in plain:
-                found.add(_fmt(number))  # 3420 → 3,420
-                if number == int(number):
-                    found.add(str(int(number)))
+                found.update(figure_forms(plain))  # 3420 → 3,420; 42.1648128 → 42.16
     return sorted(found, key=lambda v: (-len(v), v))
 
 
-def answer_pattern(numbers: Sequence[str], *, not_found: str | None = None) -> str:
+def figure_forms(written: str) -> list[str]:
+    """The ways an answer may write a figure a result gives: as written, with or without thousands
+    separators, without a ".0", and rounded to two or one decimals or none (42.1648128 km → 42.16).
+    """
+    number = _number(written)
+    if number is None:
+        return [written]
+    forms = {written, written.replace(",", ""), _fmt(number), _fmt(number).replace(",", "")}
+    if number == int(number):
+        forms.add(str(int(number)))
+    elif "." in written and len(written.split(".")[1]) > 2:
+        for places in (2, 1, 0):
+            rounded = round(number, places)
+            forms.update({f"{rounded:,.{places}f}", f"{rounded:.{places}f}"})
+    return sorted(forms, key=lambda v: (-len(v), v))
+
+
+@dataclass(frozen=True)
+class Required:
+    """A fact the answer must state: one of ``forms`` (a figure's spellings) and, when given, one
+    of ``words`` as well, in either order (a temperature and the weather: "sunny, 22 °C")."""
+
+    forms: tuple[str, ...]
+    label: str
+    """What it is, for the reminder ("22 (Seoul temperature)")."""
+    words: tuple[str, ...] = ()
+
+
+def required_facts(goal: str, blocks: Sequence[ContextBlock]) -> list[Required]:
+    """What the answer must state, in the order the goal asks for it: the temperature (and, in the
+    answer's language, the condition) of each city whose weather was fetched, and each result of
+    the calculator. Left free, the model answered "Yes, you get free shipping." after computing
+    $600, and a Seoul-weather-and-price question with the price alone.
+
+    Facts from documents are not required: which of a document's numbers answers is the model's
+    reading, and the not-found rule covers what is missing.
+    """
+    korean = request_language(goal) == "Korean"
+    text = _norm(goal).casefold()
+    found: list[tuple[int, int, Required]] = []
+    seen: set[Any] = set()
+    order = 0
+    for block in blocks:
+        calls = {c.call_id: c for c in block.tool_calls}
+        for output in block.outputs:
+            if output.is_error:
+                continue
+            order += 1
+            call = calls.get(output.call_id)
+            args = _arguments(call.arguments) if call is not None else {}
+            if output.name == "get_weather":
+                try:
+                    data = json.loads(output.output)
+                except ValueError:
+                    continue
+                if not isinstance(data, dict) or not isinstance(data.get("temperature"), (int, float)):
+                    continue
+                city = str(data.get("city", ""))
+                where = _position(text, [city, str(args.get("city", ""))])
+                value = _fmt(float(data["temperature"])).replace(",", "")
+                condition = str(data.get("condition", "")).strip()
+                # The condition where the goal asks about the weather (not "which is warmer"), and
+                # only where it is written in the answer's language (the tool answers in the
+                # language the city was named in).
+                words: tuple[str, ...] = ()
+                if condition and bool(_HANGUL.search(condition)) == korean and _CONDITION_ASKED.search(goal):
+                    words = _condition_forms(condition)
+                unit = "°F" if str(data.get("unit", "")).startswith("f") else "°C"
+                if (value, words) not in seen:
+                    seen.add((value, words))
+                    label = f"{value} {unit}" + (f' and "{condition}"' if words else "") + f" ({city} weather)"
+                    found.append(
+                        (where, order, Required(tuple(figure_forms(value)), label, tuple(dict.fromkeys(words))))
+                    )
+            elif output.name == "calculator":
+                expression = str(args.get("expression", ""))
+                result = output.output.strip()
+                if _number(result) is None or not re.search(r"\d\s*[-+*/×÷^]", expression) or result in seen:
+                    continue
+                seen.add(result)
+                operands = [n for n in _NUMBER.findall(expression) if n in _NUMBER.findall(goal)]
+                where = _position(text, operands)
+                found.append(
+                    (where, order, Required(tuple(figure_forms(result)), f"{result} (calculator: {expression})"))
+                )
+    return [r for _, _, r in sorted(found, key=lambda f: (f[0], f[1]))][:4]
+
+
+_CONDITION_ASKED = re.compile(
+    r"weather|forecast|rain|umbrella|snow|sunny|cloud|wind|storm|fog|날씨|일기|우산|비가|비 와|비와|눈이|눈 와|맑|흐리|흐려",
+    re.IGNORECASE,
+)
+
+
+def _condition_forms(condition: str) -> tuple[str, ...]:
+    """Ways to state a weather condition: whole, its last word ("light rain" → "rain"), capitalised,
+    and for a Korean noun made from a verb its stem ("맑음" → "맑", "흐림" → "흐리": "맑고", "흐립니다")."""
+    last = condition.split()[-1]
+    forms = [condition, last]
+    if _HANGUL.fullmatch(last[-1]):
+        code = ord(last[-1]) - 0xAC00
+        if code % 28 == 16:  # final ㅁ: a noun form
+            stem = last[:-1] if last[-1] == "음" else last[:-1] + chr(ord(last[-1]) - 16)
+            if stem:
+                forms.append(stem)
+    forms += [f[:1].upper() + f[1:] for f in forms]
+    return tuple(dict.fromkeys(forms))
+
+
+def _position(text: str, names: Sequence[str]) -> int:
+    """Where the first of ``names`` appears in ``text`` (casefolded), else after its end."""
+    hits = [text.find(n.casefold()) for n in names if n and n.casefold() in text]
+    return min(hits) if hits else len(text)
+
+
+def answer_pattern(
+    numbers: Sequence[str], *, not_found: str | None = None, goal: str = "", required: Sequence[Required] = ()
+) -> str:
     """A regex for an answer whose digits all belong to ``numbers``: any text without digits,
     and digits only as one of those numbers (the model cannot write a figure no result has).
 
-    ``not_found`` ("English" or "Korean"): nothing was found at all, so the answer must start by
-    saying so. Blocked from digits, the model still tried to write "Cairo is currently  …°C" and
-    ran on in combining marks until the token limit.
+    The text between figures is limited to the scripts of an English or Korean answer (and those
+    the goal itself is written in): blocked from a digit it wanted, the model ran on in Thai
+    combining marks ("a temperature of  ํํํํ…") until the token limit.
+
+    ``not_found`` ("English" or "Korean"): nothing was found at all, so the answer is one sentence
+    that starts by saying so. Blocked from digits, the model still went on to "The closest city I
+    have data for is Seoul, which has a temperature of …" after saying it found nothing.
+
+    ``required`` (:func:`required_facts`): facts the answer must state, in this order.
     """
     options = "|".join(re.escape(n) for n in numbers)
-    # Every decimal digit system, not only 0-9: blocked from ASCII digits, the model once wrote
-    # "١٢°C" in Arabic-Indic digits.
-    other = f"[^{_ALL_DIGITS}]"
+    text = _TEXT_CHARS + _goal_scripts(goal)
+    other = f"[{text}]"
     # A figure ends where its digits end: the next character is no digit, nor a decimal or
     # thousands separator that runs on into digits. Without this, allowed numbers could be run
     # together into a made-up one ("108" + "08" → "10808", "100" + "." + "8" → "100.8").
-    after = f"(?:[^{_ALL_DIGITS}.,]|[.,][^{_ALL_DIGITS}])"
-    body = f"(?:{other}|(?:{options}){after})*(?:(?:{options})[.,]?)?" if options else f"{other}*"
-    if not_found == "Korean":
-        return f"^(?:죄송합니다|죄송하지만|아쉽게도)[^{_ALL_DIGITS}]*(?:찾을 수 없|찾지 못했|없습니다|없어요){body}$"
+    after = f"(?:[{_TEXT_NO_SEPARATOR}{_goal_scripts(goal)}]|[.,][{text}])"
     if not_found:
-        return f"^(?:Sorry, I could not find|I could not find|I couldn't find){body}$"
-    return f"^{body}$"
+        # One sentence: no sentence end inside it, a sentence end at the end.
+        sentence = f"[{_TEXT_NO_END}{_goal_scripts(goal)}]"
+        after = f"(?:[{_TEXT_NO_END_OR_COMMA}{_goal_scripts(goal)}]|,{sentence})"
+        body = f"(?:{sentence}|(?:{options}){after})*" if options else f"{sentence}*"
+        end = "[.!?。]"
+        if not_found == "Korean":
+            return f"^(?:죄송합니다|죄송하지만|아쉽게도){sentence}*(?:찾을 수 없|찾지 못했|없습니다|없어요){body}{end}$"
+        return f"^(?:Sorry, I could not find|I could not find|I couldn't find){body}{end}$"
+    core = f"(?:{other}|(?:{options}){after})*" if options else f"{other}*"
+    tail = f"(?:(?:{options})[.,]?)?" if options else ""
+    if not required:
+        return f"^{core}{tail}$"
+
+    def alternatives(forms: Sequence[str]) -> str:
+        return "(?:" + "|".join(re.escape(f) for f in forms) + ")"
+
+    def inside(fact: Required) -> str:  # the fact, followed by text
+        figure = alternatives(fact.forms) + after
+        if not fact.words:
+            return figure
+        words = alternatives(fact.words)
+        return f"(?:{figure}{core}{words}|{words}{core}{figure})"
+
+    prefix = core + "".join(inside(fact) + core for fact in required[:-1])
+    last = required[-1]
+    ends = [prefix + inside(last) + core + tail]
+    # The answer may also end on the last figure ("… cost $72.").
+    ends.append(
+        prefix + (f"{alternatives(last.words)}{core}" if last.words else "") + alternatives(last.forms) + "[.,]?"
+    )
+    return "^(?:" + "|".join(ends) + ")$"
+
+
+# What an answer may write between its figures: printable ASCII but the digits, Latin-1 and
+# Latin Extended-A (°, ×, é) without the superscript digits, dashes, quotes and ellipses, the
+# currency and degree signs, Hangul and CJK punctuation. (Characters, not escapes: the pattern
+# travels as JSON to llguidance and is also compiled by Python in the tests.)
+_TEXT_CHARS = (
+    " -/:-~\u00a0-\u00b1\u00b4-\u00b8\u00ba-\u017f\u2010-\u2027\u20a9\u20ac\u2103\u2109"
+    "\u1100-\u11ff\u3000-\u3003\u3008-\u3011\u3131-\u318e\uac00-\ud7a3"
+)
+_NON_ASCII = _TEXT_CHARS[len(" -/:-~") :]
+_TEXT_NO_SEPARATOR = " -+\\-/:-~" + _NON_ASCII
+"""The same without "." and "," (what may follow a figure's last digit)."""
+_TEXT_NO_END = ' "-\\-/:->@-~' + _NON_ASCII.replace("\u3000-\u3003", "\u3000\u3001\u3003")
+"""The same without ".", "!", "?" and "。" (inside a one-sentence answer)."""
+_TEXT_NO_END_OR_COMMA = _TEXT_NO_END.replace('"-\\-', '"-+\\-', 1)
+
+
+def _goal_scripts(goal: str) -> str:
+    """Character ranges for the letters of ``goal`` outside :data:`_TEXT_CHARS` (a question in
+    Japanese may be answered in Japanese): the 128-character block of each such letter, all of
+    the CJK ideographs for one of them."""
+    ranges = set()
+    for c in goal:
+        if c.isalpha() and not re.match(f"[{_TEXT_CHARS}]", c):
+            if "\u4e00" <= c <= "\u9fff":
+                ranges.add((0x4E00, 0x9FFF))
+            else:
+                ranges.add((ord(c) & ~0x7F, (ord(c) & ~0x7F) + 0x7F))
+    return "".join(f"{chr(a)}-{chr(b)}" for a, b in sorted(ranges))
 
 
 def nothing_found(blocks: Sequence[ContextBlock]) -> bool:

@@ -50,23 +50,29 @@ ANSWER_BRANCH: dict[str, Any] = {
 
 CALCULATOR_EXPRESSION: dict[str, Any] = {
     "type": "string",
-    "pattern": r"^[0-9][0-9 .,+*/()\-]*$",
+    "pattern": r"^[0-9(][0-9 .,()]*[+*/\-][0-9 .,+*/()\-]*$",
     "maxLength": 80,
 }
 """What the model may write as a calculator expression: digits, operators and brackets only.
 
 Without it the model wrote ``17% * 2340`` (``%`` is the remainder there) and ``24 * units``; with
 the characters pinned it writes ``17 / 100 * 2340``. The calculator itself accepts more.
+At least one operator: asked to ground a made-up "200", the model sent the calculator "200". It
+may start with "(": when it could not, "the average of 12, 18 and 27" became ``12 + 18 + 27 / 3``.
 """
 
 
-def _pin(parameters: dict[str, Any], name: str, pinned: Mapping[str, Sequence[Any]]) -> dict[str, Any]:
+def _pin(parameters: dict[str, Any], name: str, pinned: Mapping[str, Any]) -> dict[str, Any]:
     """``parameters`` with the pinned argument values as enums (required), and the calculator's
     expression narrowed to :data:`CALCULATOR_EXPRESSION`."""
     properties = dict(parameters.get("properties", {}))
     required = list(parameters.get("required", []))
     for key, values in pinned.items():
-        if key in properties and values:
+        if key in properties and isinstance(values, Mapping):  # a schema of its own ({"pattern": …})
+            properties[key] = {**properties[key], **values}
+            if key not in required:
+                required.append(key)
+        elif key in properties and values:
             properties[key] = {"enum": list(values)}
             if key not in required:
                 required.append(key)
@@ -91,7 +97,7 @@ MAX_ANSWER_CHARS = 600
 """Longest answer text: a bound on a run-on answer (one to three sentences are asked for)."""
 
 
-def tool_branch(tool: Tool, pinned: Mapping[str, Sequence[Any]] | None = None) -> dict[str, Any]:
+def tool_branch(tool: Tool, pinned: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """``{"<this tool's name>": <this tool's parameters>}``, with ``pinned`` argument values.
 
     Keyed by the name rather than ``{"tool": …, "arguments": …}``: the same constraint in 10
@@ -109,14 +115,18 @@ def output_schema(
     tools: Sequence[Tool],
     *,
     force_tool: bool,
-    pinned: Mapping[str, Mapping[str, Sequence[Any]]] | None = None,
+    pinned: Mapping[str, Mapping[str, Any]] | None = None,
     checked_answer: bool = False,
     answer_pattern: str | None = None,
+    answer_max_chars: int | None = MAX_ANSWER_CHARS,
 ) -> dict[str, Any]:
     """The schema for one step: an answer or one call of an enabled tool (``force_tool``: a call).
 
     ``pinned`` fixes argument values per tool (``{"get_weather": {"city": ["Seoul"]}}``);
-    ``answer_pattern`` constrains the answer text (:func:`~agent_core.providers.local.plan.answer_pattern`).
+    ``answer_pattern`` constrains the answer text (:func:`~agent_core.providers.local.plan.answer_pattern`),
+    ``answer_max_chars`` its length (None: only the token limit). llguidance cannot combine a
+    length with a pattern that requires figures ("Unable to determine if regex is empty") and
+    then drops the whole grammar.
     Branches are mutually exclusive (different required keys, no extra keys), so ``anyOf`` here
     means ``oneOf``; with ``oneOf`` a first probe got a garbled answer ("]24*7+100 = 1700").
     """
@@ -126,7 +136,8 @@ def output_schema(
         answer = copy.deepcopy(CHECKED_ANSWER if checked_answer else ANSWER_BRANCH)
         if answer_pattern:
             answer["properties"]["answer"]["pattern"] = answer_pattern
-            answer["properties"]["answer"]["maxLength"] = MAX_ANSWER_CHARS
+            if answer_max_chars is not None:
+                answer["properties"]["answer"]["maxLength"] = answer_max_chars
         branches.insert(0, answer)
     return branches[0] if len(branches) == 1 else {"anyOf": branches}
 
