@@ -319,3 +319,24 @@ def test_a_finished_run_is_no_longer_called_live(data_dir: Path) -> None:
 def test_evals_name_providers_as_the_run_page_does(data_dir: Path) -> None:
     at = app("pages/evals.py")
     assert "Instant demo — rule-based, no AI" in at.multiselect(key="evals_providers_seeds").options
+
+
+def test_a_goal_too_long_for_the_local_model_says_shorten_the_goal() -> None:
+    """llama.cpp's "exceeds the context" answer reaches the user as "shorten the goal" first (it
+    said "lower the context-block limit", which a first-time user cannot act on)."""
+    import time
+    from types import SimpleNamespace
+
+    from agent_core.errors import ProviderError
+    from agent_core.providers.local import LocalProvider
+
+    class Server:  # the embedded llama.cpp server, answering as it does for a too-long prompt
+        def handle_chat_completions(self, body: dict[str, Any], on_chunk: Any = None) -> dict[str, Any]:
+            message = "the request exceeds the available context size, try increasing it"
+            return {"error": {"type": "exceed_context_size_error", "message": message}}
+
+    provider = LocalProvider(env={})
+    with pytest.raises(ProviderError) as raised:
+        provider._generate(SimpleNamespace(server=Server()), {"messages": []}, time.perf_counter() + 5, 5.0)
+    assert raised.value.error_type == "exceed_context_size_error"
+    assert "(shorten the goal;" in raised.value.message
