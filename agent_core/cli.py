@@ -203,20 +203,39 @@ def _fmt_ms(ms: float | None) -> str:
 def cmd_runs(args: argparse.Namespace, settings: Settings) -> int:
     import pandas as pd
 
+    from agent_core.queries import FolderQueries, RunFilter
     from agent_core.store import RunStore
 
-    store = RunStore(settings.runs_dir)
-    store.refresh()
-    for name, reason in store.problems():
-        sys.stderr.write(f"skipped {name}: {reason}\n")
-    runs = store.runs().head(max(0, args.limit))
+    url = getattr(settings, "store_url", None)
+    if url:  # the team store: the newest runs, read with SQL
+        import psycopg
+
+        from agent_core.pgstore import StoreError, explain, safe_url
+        from agent_core.pgstore.reading import PgQueries
+
+        reader = PgQueries.from_url(url)
+        try:
+            runs = reader.page(RunFilter(), size=max(1, args.limit)).rows.head(max(0, args.limit))
+        except (StoreError, psycopg.Error) as exc:
+            sys.stderr.write(f"error: {explain(exc, url)}\n")
+            return EXIT_FAILED
+        finally:
+            reader.close()
+        where = f"the team store {safe_url(url)}"
+    else:
+        store = RunStore(settings.runs_dir)
+        store.refresh()
+        for name, reason in store.problems():
+            sys.stderr.write(f"skipped {name}: {reason}\n")
+        runs = FolderQueries(store).page(RunFilter(), size=max(1, args.limit)).rows.head(max(0, args.limit))
+        where = str(settings.runs_dir)
     if args.json:
         for row in runs.to_dict("records"):
             row["started_at"] = row["started_at"].isoformat() if row["started_at"] is not None else None
             sys.stdout.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
         return EXIT_OK
     if runs.empty:
-        sys.stdout.write(f"no runs yet in {settings.runs_dir}\n")
+        sys.stdout.write(f"no runs yet in {where}\n")
         return EXIT_OK
     header = f"{'time (UTC)':<19}  {'status':<11} {'provider':<11} {'steps':>5} {'tools':>5} {'duration':>9}  goal"
     lines = [header, "-" * len(header)]

@@ -25,7 +25,11 @@ def load_runs(settings: Settings, run_ids: list[str]) -> list[dict[str, Any]]:
     """The records of ``run_ids``; ValueError naming every id that is unknown or unreadable."""
     from agent_core.store import RunStore
 
-    store = RunStore(settings.runs_dir)
+    store: Any = RunStore(settings.runs_dir)
+    if getattr(settings, "store_url", None):
+        from agent_core.pgstore.reading import reading_store
+
+        store = reading_store(settings)
     records, bad = [], []
     refreshed = False
     for run_id in run_ids:

@@ -58,7 +58,7 @@ def ingest(url: str, runs: int, batch: int, templates: int, seed: int) -> dict[s
     from agent_core.pgstore import connect, upsert_records
 
     with tempfile.TemporaryDirectory() as scratch:
-        tpl = make_templates(templates, Path(scratch), seed=seed)
+        tpl = [json.dumps(t) for t in make_templates(templates, Path(scratch), seed=seed)]  # JSON: quick copies
     rng = random.Random(seed)
     now = datetime.now(timezone.utc)
     span = 180 * 86400

@@ -54,3 +54,17 @@ def user_filter(where: list[Any], users: list[str], key: str) -> list[str]:
     if not users or not where:
         return []
     return choice_filter(where[0], "User", users, key, "Who ran it (AGENT_USER, or the signed-in user).")
+
+
+def reading_store(store: Any, config: Any) -> Any:
+    """For pages that read whole tables and records (Compare): the team store
+    (:class:`~agent_core.pgstore.reading.TeamRunStore`, summary columns only) when
+    ``AGENT_STORE_URL`` is set and readable, else ``store`` (the runs folder)."""
+    if not getattr(config, "store_url", None):
+        return store
+    reader = queries(store, config)
+    if isinstance(reader, FolderQueries):  # not readable now: the banner is shown
+        return store
+    from agent_core.pgstore.reading import TeamRunStore
+
+    return TeamRunStore(reader, store)  # type: ignore[arg-type]

@@ -7,11 +7,12 @@ import streamlit as st
 
 from agent_core.compare import MAX_RUNS, MIN_RUNS
 from pages import _compare_ui as cmp
+from pages import _query_ui
 from pages import _ui as ui
 
 ui.ensure_app_frame()
 config = ui.settings()
-store = ui.run_store(config, refresh=False)
+store = _query_ui.reading_store(ui.run_store(config, refresh=False), config)  # the team store, if set
 
 st.title("⚖️ Compare runs")
 st.caption(

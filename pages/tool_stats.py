@@ -60,8 +60,17 @@ st.caption(
 )
 ui.problems_warning(store)
 queries = _query_ui.queries(store, config)
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def _choices(version: Any, _queries: Any) -> Any:
+    """The filter choices (providers, models, days of the calls); cached until the store changes."""
+    return _queries.call_choices()
+
+
+version = queries.version()
 with st.spinner("Gathering every tool call… (once; later visits are quick)", show_time=True):
-    choices = queries.call_choices()
+    choices = _choices(version, queries)
 if choices.first_day is None:  # no tool call at all
     if not choices.saved:
         ui.no_runs_yet("tool statistics")
@@ -87,7 +96,7 @@ def _stats_tables(version: Any, where: RunFilter, _queries: Any) -> dict[str, An
     return _queries.tool_stats(where)
 
 
-tables = _stats_tables(queries.version(), where, queries)
+tables = _stats_tables(version, where, queries)
 if tables is None:
     st.info("No tool calls match these filters.", icon="🔍")
     st.stop()

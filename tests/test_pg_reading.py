@@ -7,6 +7,7 @@ import json
 import math
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -143,6 +144,7 @@ def test_tool_stats_tables_are_the_same(backends: tuple[FolderQueries, PgQueries
         RunFilter(models=("gpt-5-mini", "llama3.1:8b"), include_demos=False),
         RunFilter(days=(choices.first_day + timedelta(days=30), choices.first_day + timedelta(days=60))),
         RunFilter(providers=("nobody",)),
+        RunFilter(text="refund", statuses=("completed",), users=("ana",)),  # coverage: the runs' calls by id
     ):
         cover, theirs_cover = folder.coverage(where), pg.coverage(where)
         assert cover["runs"] == theirs_cover["runs"] and cover["never"] == theirs_cover["never"]
@@ -196,3 +198,49 @@ def test_run_detail_and_rows(backends: tuple[FolderQueries, PgQueries]) -> None:
             pg.load(bad)
     with pytest.raises(ValueError):
         pg.page(RunFilter(), order=("record; DROP TABLE runs", False))
+
+
+def test_cli_runs_reads_the_team_store(
+    backends: tuple[FolderQueries, PgQueries], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from types import SimpleNamespace
+
+    from agent_core.cli import cmd_runs
+    from tests.pgserver import PASSWORD
+
+    folder, pg = backends
+    url = pg.url
+    args = SimpleNamespace(limit=5, json=True)
+    assert cmd_runs(args, SimpleNamespace(store_url=url, runs_dir=tmp_path)) == 0  # type: ignore[arg-type]
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["run_id"] for r in rows] == folder.page(RunFilter(), size=5).rows["run_id"].tolist()
+    args = SimpleNamespace(limit=3, json=False)
+    assert cmd_runs(args, SimpleNamespace(store_url=url, runs_dir=tmp_path)) == 0  # type: ignore[arg-type]
+    assert len(capsys.readouterr().out.splitlines()) == 2 + 3
+    wrong = url.replace(PASSWORD, "not-the-password")
+    assert cmd_runs(args, SimpleNamespace(store_url=wrong, runs_dir=tmp_path)) == 1  # type: ignore[arg-type]
+    err = capsys.readouterr().err
+    assert "refused" in err and "not-the-password" not in err and PASSWORD not in err
+
+
+def test_team_run_store_for_compare_and_the_cli(backends: tuple[FolderQueries, PgQueries], tmp_path: Path) -> None:
+    from agent_core.pgstore.reading import TeamRunStore
+    from tests.pgserver import PASSWORD
+
+    folder, pg = backends
+    local = RunStore(tmp_path / "runs", persist=False)
+    (tmp_path / "runs").mkdir()
+    team = TeamRunStore(pg, local)
+    _same_rows(team.runs(), folder.store.runs())  # the whole table, summary columns
+    run_id = team.runs()["run_id"].iloc[0]
+    assert team.load(run_id) == folder.load(run_id)
+    # A run kept only in the local folder (saved while the store was down) still opens.
+    record = folder.load(run_id)
+    record.pop("status_shown")
+    record["run_id"] = "local-only"
+    (tmp_path / "runs" / "local-only.json").write_text(json.dumps(record), encoding="utf-8")
+    assert team.load("local-only")["run_id"] == "local-only"
+    # The store cannot be read: the local folder's table, and no password in the log.
+    down = TeamRunStore(PgQueries.from_url(pg.url.replace(PASSWORD, "wrong-pw")), local)  # type: ignore[union-attr]
+    assert down.runs()["run_id"].tolist() == ["local-only"]
+    assert down.load("local-only")["run_id"] == "local-only"

@@ -361,3 +361,30 @@ def test_sync_bad_input_is_exit_code_2(tmp_path: Path) -> None:
     assert _sync("--from", str(tmp_path), "--to", str(tmp_path)).returncode == 2
     assert _sync("--to", "mysql://x@y/z").returncode == 2
     assert cli.main(["sync", "--from", str(tmp_path / "nope"), "--to", "postgresql://u@127.0.0.1:1/db"]) == 2
+
+
+def test_sync_to_a_folder_never_writes_outside_it(pg_url: str, settings: Settings, tmp_path: Path) -> None:
+    good = run_with(settings, _echo(), [{"text": "ok"}])
+    evil = copy.deepcopy(good)
+    evil["run_id"] = "../../escaped"
+    with pgstore.connect(pg_url) as conn:
+        pgstore.upsert_records(conn, [good, evil])
+        from agent_core.pgstore import sync
+
+        report = sync.store_to_folder(conn, tmp_path / "copy")
+    assert report.written == 1 and len(report.problems) == 1 and "escaped" in report.problems[0]
+    assert [p.name for p in (tmp_path / "copy" / "runs").iterdir()] == [f"{good['run_id']}.json"]
+    assert not list(tmp_path.glob("**/escaped.json")) and not (tmp_path.parent / "escaped.json").exists()
+
+
+def test_settings_of_the_team_store(monkeypatch: pytest.MonkeyPatch) -> None:
+    env = {"AGENT_STORE_URL": f"postgresql://u:{PASSWORD}@db:5432/runs", "AGENT_USER": "ana", "AGENT_READ_ONLY": "yes"}
+    config = Settings.from_env(env)
+    assert (config.user, config.read_only, config.store_label) == ("ana", True, "postgresql://u@db:5432/runs")
+    assert PASSWORD not in repr(config)
+    with pytest.raises(ValueError, match="AGENT_READ_ONLY must be 1 or 0"):
+        Settings.from_env({"AGENT_READ_ONLY": "maybe"})
+    with pytest.raises(ValueError, match="must start with postgresql://") as info:
+        Settings.from_env({"AGENT_STORE_URL": f"mysql://u:{PASSWORD}@db/runs"})
+    assert PASSWORD not in str(info.value)
+    assert Settings.from_env({}).store_url is None and not Settings.from_env({}).read_only

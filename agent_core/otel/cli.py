@@ -64,16 +64,18 @@ def _since(text: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
-def select_records(runs_dir: Path, run_ids: list[str], since: str | None) -> list[dict[str, Any]]:
+def select_records(runs_dir: Path, run_ids: list[str], since: str | None, *, store: Any = None) -> list[dict[str, Any]]:
     """The records named by id (or unique prefix) and/or started since a date, oldest first.
 
-    Read through :class:`agent_core.store.RunStore`, the one reading path for many runs.
+    Read through :class:`agent_core.store.RunStore`, the one reading path for many runs (or
+    ``store``: the team store's :class:`agent_core.pgstore.reading.TeamRunStore`).
     """
     import pandas as pd
 
     from agent_core.store import RunStore
 
-    store = RunStore(runs_dir, persist=False)
+    if store is None:
+        store = RunStore(runs_dir, persist=False)
     store.refresh()
     table = store.runs()
     known = [str(v) for v in table["run_id"]]
@@ -132,7 +134,12 @@ def cmd_export_otlp(args: argparse.Namespace, settings: Settings) -> int:
 
             from_env = target_from_env() or Target("")
             target = Target(traces_url(args.otlp), {**from_env.headers, **headers})
-        records = select_records(settings.runs_dir, list(args.run_ids), args.since)
+        team = None
+        if getattr(settings, "store_url", None):
+            from agent_core.pgstore.reading import reading_store
+
+            team = reading_store(settings, persist=False)
+        records = select_records(settings.runs_dir, list(args.run_ids), args.since, store=team)
     except ValueError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE

@@ -14,6 +14,7 @@ folder does, and the verdict is passed to the SQL).
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -29,6 +30,7 @@ from agent_core.coverage import USED_COLUMNS, coverage_from_counts, never_from_t
 from agent_core.errors import RecordError
 from agent_core.filters import GROUNDING_STATUSES
 from agent_core.grounding_stats import CHECKED, rates_from_counts
+from agent_core.pgstore.connection import StoreError
 from agent_core.queries import (
     NEWEST,
     Choices,
@@ -42,6 +44,7 @@ from agent_core.run_columns import RUN_COLUMN_SPEC
 from agent_core.stats import ERROR_CATEGORIES
 from agent_core.tables import _BUILD
 
+log = logging.getLogger("agent_core.pgstore.reading")
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _TABLE = [(c.table_name or c.name, c.name, c.table) for c in RUN_COLUMN_SPEC if c.table is not None]
 """(run-table column, SQL column, kind) of every column History's table shows."""
@@ -106,6 +109,8 @@ class PgQueries:
         self._lock = threading.RLock()
         self._work_mem = work_mem
         self._failed: tuple[float, Exception] | None = None
+        self.url: str | None = None
+        """The store's URL when made by :meth:`from_url` (it holds the password: never show it)."""
 
     @classmethod
     def from_url(cls, url: str, **options: Any) -> PgQueries:
@@ -119,7 +124,9 @@ class PgQueries:
             except psycopg.Error as exc:
                 raise explain(exc, url) from None
 
-        return cls(opened, **options)
+        reader = cls(opened, **options)
+        reader.url = url
+        return reader
 
     def ping(self) -> None:
         """Raise when the database cannot be read now (a cheap round trip)."""
@@ -278,8 +285,9 @@ class PgQueries:
         column, ascending = check_order(order)
         params: dict[str, Any] = {"dead": self.dead_runs()}
         condition = self._where(where, params)
-        (matching,) = self._one(sql.SQL("SELECT count(*) FROM runs WHERE {}").format(condition), params)
-        (saved,) = self._one(sql.SQL("SELECT count(*) FROM runs"))
+        matching, saved = self._one(
+            sql.SQL("SELECT count(*) FILTER (WHERE {}), count(*) FROM runs").format(condition), params
+        )
         offset, limit = page_bounds(page, size, matching)
         if (column, ascending) == NEWEST:
             order_by: sql.Composable = _NEWEST
@@ -296,6 +304,13 @@ class PgQueries:
             params,
         )
         return HistoryPage(self._frame(rows), matching, saved)
+
+    def summaries(self) -> pd.DataFrame:
+        """Every run's summary row, newest first (for readers that want the whole run table)."""
+        rows = self._all(
+            sql.SQL("SELECT {} FROM runs ORDER BY {}").format(self._select(), _NEWEST), {"dead": self.dead_runs()}
+        )
+        return self._frame(rows)
 
     def rows(self, run_ids: Sequence[str]) -> pd.DataFrame:
         params = {"dead": self.dead_runs(), "ids": _texts(run_ids)}
@@ -315,47 +330,73 @@ class PgQueries:
         record["status_shown"] = effective_status(record)
         return record
 
-    def tool_stats(self, where: RunFilter) -> dict[str, Any] | None:
-        params: dict[str, Any] = {}
+    @staticmethod
+    def _call_where(where: RunFilter, params: dict[str, Any]) -> sql.Composable | None:
+        """The condition of ``where`` on ``tool_calls`` (alias ``c``), when it only filters by
+        what a call row repeats from its run (provider, model, days) and scripted runs; None
+        for any other filter."""
+        if where.statuses or where.users or where.text.strip() or where.checks or where.run_ids is not None:
+            return None
         parts: list[sql.Composable] = []
         if where.days:
             params["day0"] = day_us(where.days[0])
             params["day1"] = day_us(where.days[-1] + timedelta(days=1))
-            parts.append(sql.SQL("run_started_us >= %(day0)s AND run_started_us < %(day1)s"))
+            parts.append(sql.SQL("c.run_started_us >= %(day0)s AND c.run_started_us < %(day1)s"))
         for name, values in (("provider", where.providers), ("model", where.models)):
             if values:
                 params[name] = _texts(values)
-                parts.append(sql.SQL("{} = ANY(%({})s)").format(sql.Identifier(name), sql.SQL(name)))
+                parts.append(sql.SQL("c.{} = ANY(%({})s)").format(sql.Identifier(name), sql.SQL(name)))
         if not where.include_demos:
             parts.append(sql.SQL("NOT EXISTS (SELECT 1 FROM runs r WHERE r.run_id = c.run_id AND r.scripted)"))
-        condition = sql.SQL(" AND ").join(parts) if parts else sql.SQL("true")
+        return sql.SQL(" AND ").join(parts) if parts else sql.SQL("true")
+
+    def _calls_of(self, where: RunFilter, params: dict[str, Any]) -> sql.Composable:
+        """The condition selecting the calls of the runs passing ``where`` (alias ``c``)."""
+        direct = self._call_where(where, params)
+        if direct is not None:
+            return direct
+        params["dead"] = self.dead_runs()
+        return sql.SQL("c.run_id IN (SELECT run_id FROM runs WHERE {})").format(self._where(where, params))
+
+    def tool_stats(self, where: RunFilter) -> dict[str, Any] | None:
+        # Tool stats filters by these only (as the folder's does)
+        where = RunFilter(
+            providers=where.providers, models=where.models, days=where.days, include_demos=where.include_demos
+        )
+        params: dict[str, Any] = {}
+        condition = self._calls_of(where, params)
+        (calls, success_rate, mean, retried, fallbacks, duplicates) = self._one(
+            sql.SQL(
+                "SELECT count(*), avg(success::int::float8), avg(duration_ms), count(*) FILTER (WHERE retried), "
+                "count(fallback), count(*) FILTER (WHERE duplicate) FROM tool_calls c WHERE {}"
+            ).format(condition),
+            params,
+        )
+        if not calls:
+            return None
+        out: dict[str, Any] = {
+            "total": {
+                "total_calls": int(calls),
+                "success_rate": float(success_rate),
+                "avg_duration_ms": round(float(mean), 3) if mean is not None else float("nan"),
+            },
+            "retried": int(retried),
+            "fallbacks": int(fallbacks),
+            "duplicates": int(duplicates),
+        }
         errors = sql.SQL(", ").join(
             sql.SQL("count(*) FILTER (WHERE NOT success AND error_category = {})").format(sql.Literal(cat))
             for cat in ERROR_CATEGORIES
         )
         query = sql.SQL(
             "SELECT GROUPING(tool, provider, model), tool, provider, model, count(*), avg(success::int::float8), "
-            "percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms), "
-            "percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms), avg(duration_ms), "
+            "percentile_cont(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY duration_ms), avg(duration_ms), "
             "count(*) FILTER (WHERE retried), count(fallback), count(*) FILTER (WHERE duplicate), {errors} "
             "FROM tool_calls c WHERE {condition} "
-            "GROUP BY GROUPING SETS ((), (tool), (provider, model), (provider, model, tool))"
+            "GROUP BY GROUPING SETS ((tool), (provider, model), (provider, model, tool))"
         ).format(errors=errors, condition=condition)
-        rows = self._all(query, params)
-        total = next((r for r in rows if r[0] == 7), None)
-        if total is None or not total[4]:
-            return None
-        mean = total[8]
-        out: dict[str, Any] = {
-            "total": {
-                "total_calls": int(total[4]),
-                "success_rate": float(total[5]),
-                "avg_duration_ms": round(float(mean), 3) if mean is not None else float("nan"),
-            },
-            "retried": int(total[9]),
-            "fallbacks": int(total[10]),
-            "duplicates": int(total[11]),
-        }
+        # (the two percentiles come as one array: one sort per group)
+        rows = [(*r[:6], *(r[6] if r[6] is not None else (None, None)), *r[7:]) for r in self._all(query, params)]
         keys = {"tool": 3, "provider_model": 4, "provider_model_tool": 0}
         for name, by in STATS_BY.items():
             picked = [r for r in rows if r[0] == keys[name]]
@@ -380,18 +421,26 @@ class PgQueries:
         (runs,) = self._one(sql.SQL("SELECT count(*) FROM runs WHERE {}").format(condition), params)
         offered = self._all(
             sql.SQL(
-                "SELECT provider, model, t.tool, count(DISTINCT run_id) FROM runs "
-                "CROSS JOIN LATERAL jsonb_array_elements_text(tools_offered::jsonb) AS t(tool) "
+                # Runs offering the same list are counted first, so each distinct list is parsed
+                # once; a run's list names each tool once.
+                "SELECT provider, model, t.tool, sum(n)::bigint FROM ("
+                "SELECT provider, model, tools_offered, count(*) AS n FROM runs "
                 "WHERE {} AND tools_offered IS NOT NULL GROUP BY 1, 2, 3"
+                ") lists CROSS JOIN LATERAL jsonb_array_elements_text(lists.tools_offered::jsonb) AS t(tool) "
+                "GROUP BY 1, 2, 3"
             ).format(condition),
             params,
         )
+        calls = self._calls_of(where, params)
         used = self._all(
             sql.SQL(
-                "SELECT provider, model, tool, count(DISTINCT run_id), count(*), "
-                "count(*) FILTER (WHERE error_category = 'validation') FROM tool_calls "
-                "WHERE run_id IN (SELECT run_id FROM runs WHERE {}) AND tool IS NOT NULL GROUP BY 1, 2, 3"
-            ).format(condition),
+                # per run first (a hash aggregate), then per tool: no count(DISTINCT …) sort
+                "SELECT provider, model, tool, count(*), sum(calls)::bigint, sum(invalid)::bigint FROM ("
+                "SELECT c.provider, c.model, c.tool, c.run_id, count(*) AS calls, "
+                "count(*) FILTER (WHERE c.error_category = 'validation') AS invalid FROM tool_calls c "
+                "WHERE {} AND c.tool IS NOT NULL GROUP BY 1, 2, 3, 4"
+                ") per_run GROUP BY 1, 2, 3"
+            ).format(calls),
             params,
         )
         table = coverage_from_counts(
@@ -415,3 +464,69 @@ def _stats_frame(rows: Sequence[tuple[Any, ...]], by: list[str]) -> pd.DataFrame
     frame = pd.DataFrame(data, columns=[*by, *STATS_COLUMNS])
     frame = frame.sort_values(by, na_position="last", kind="stable")
     return frame.sort_values("calls", ascending=False, kind="stable").reset_index(drop=True)
+
+
+class TeamRunStore:
+    """The team store for readers that want a store's tables and records (Compare, the CLI's
+    ``compare`` / ``replay`` / ``export --otlp``): :meth:`runs` is the summary table of every
+    run (summary columns only, read with SQL; no ``path``), :meth:`load` reads a record from the
+    database and falls back to the local folder (a run kept there while the store was down).
+    History and Tool stats use :meth:`queries` instead (SQL per page)."""
+
+    def __init__(self, reader: PgQueries, folder: Any) -> None:
+        self.reader = reader
+        self.folder = folder
+
+    @property
+    def runs_dir(self) -> Any:
+        return self.folder.runs_dir
+
+    @property
+    def version(self) -> Any:
+        return self.reader.version()
+
+    def queries(self) -> PgQueries:
+        return self.reader
+
+    def refresh(self) -> bool:
+        """Nothing to bring up to date (every read asks the database); False."""
+        return False
+
+    def problems(self) -> list[tuple[str, str]]:
+        return []
+
+    def runs(self) -> pd.DataFrame:
+        """Every run's summary row, newest first (the columns of the folder's run table); the
+        local folder's while the database cannot be read (logged, with host and port)."""
+        try:
+            return self.reader.summaries()
+        except (StoreError, psycopg.Error) as exc:
+            log.warning("team store not read, using the local folder: %s", _plain(exc, self.reader.url))
+            self.folder.refresh()
+            frame: pd.DataFrame = self.folder.runs()
+            return frame
+
+    def load(self, run_id: str) -> dict[str, Any]:
+        """The record from the database; from the local folder when it is not there (kept
+        locally while the store was down) or the database cannot be read."""
+        try:
+            return self.reader.load(run_id)
+        except (RecordError, StoreError, psycopg.Error):
+            record: dict[str, Any] = self.folder.load(run_id)
+            return record
+
+
+def _plain(exc: BaseException, url: str | None) -> str:
+    from agent_core.pgstore import explain
+
+    return str(explain(exc, url)) if url else type(exc).__name__
+
+
+def reading_store(settings: Any, *, persist: bool = True) -> Any:
+    """The store the CLI reads runs from: the team store when ``settings.store_url`` is set
+    (:class:`TeamRunStore`), else the runs folder (:class:`agent_core.store.RunStore`)."""
+    from agent_core.store import RunStore
+
+    folder = RunStore(settings.runs_dir, persist=persist)
+    url = getattr(settings, "store_url", None)
+    return TeamRunStore(PgQueries.from_url(url), folder) if url else folder
