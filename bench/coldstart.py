@@ -9,6 +9,9 @@ Prints, for the seed goal on the ``local`` provider:
 - ``steps``: the median step over an everyday eval (a spread of goals from
   ``evals/everyday.yaml``) in one process, all steps and the generated ones (planned calls cost
   no model time), with the pass count so a speed-up that loses answers shows;
+- ``profile``: the same goals in this process, each generated step taken apart: prompt tokens
+  reused from the cache and computed, generated tokens, their times, and the grammar's share
+  (a few steps generated again without the grammar, from the cached prompt);
 - the peak RSS of each process, and the load average (``uptime``) next to every figure: the
   machine is shared, and on 2 cores a load of 4 doubles every time here.
 
@@ -18,6 +21,7 @@ It prints figures; it is not a timed test. Each part ends with one ``BENCH_COLDS
     python bench/coldstart.py cli --repeats 2
     python bench/coldstart.py browser
     python bench/coldstart.py steps --goals 10
+    python bench/coldstart.py profile --goals 6
 """
 
 from __future__ import annotations
@@ -231,9 +235,76 @@ def _pass_count(result: Any) -> str:
     return f"{sum(c.get('passed', 0) for c in cells)}/{sum(c.get('total', 0) for c in cells)}"
 
 
+def bench_profile(goals: int, grammar_checks: int = 3) -> None:
+    sys.path.insert(0, str(ROOT))
+    import yaml
+
+    from agent_core.loop import run_to_end
+    from agent_core.providers import local
+    from agent_core.settings import Settings
+    from agent_core.tools.builtins import build_default_registry
+
+    data = fresh_data_dir()
+    settings = Settings.from_env({**os.environ, "AGENT_DATA_DIR": str(data)}).replace(request_timeout=600.0)
+    every = yaml.safe_load((ROOT / "evals" / "everyday.yaml").read_text(encoding="utf-8"))["goals"]
+    chosen = every[:: max(1, len(every) // max(1, goals))][:goals]
+    rows: list[dict[str, Any]] = []
+    real = local.LocalProvider._generate
+
+    def recording(self: Any, engine: Any, body: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        content, final, elapsed = real(self, engine, body, *args, **kwargs)
+        kind = "answer" if '"answer"' in body["grammar"] else "call"
+        rows.append({"kind": kind, "ms": elapsed, "body": body, **(final.get("timings") or {})})
+        return content, final, elapsed
+
+    local.LocalProvider._generate = recording  # type: ignore[method-assign]
+    provider = local.create(model=None, base_url=None, settings=settings)
+    before = load()
+    for goal in chosen:
+        run_to_end(goal["goal"], provider=provider, registry=build_default_registry(settings), settings=settings)
+    engine = local._ENGINE
+    overhead = []
+    for row in [r for r in rows if r.get("predicted_n", 0) >= 8][:grammar_checks]:
+        free = {k: v for k, v in row["body"].items() if k not in ("grammar", "stream", "return_progress")}
+        free["max_tokens"] = row["predicted_n"]
+        with engine.busy:
+            reply = engine.server.handle_chat_completions(free)
+        timings = reply.get("timings") or {}
+        if timings.get("predicted_n"):
+            with_grammar = row["predicted_ms"] / row["predicted_n"]
+            without = timings["predicted_ms"] / timings["predicted_n"]
+            overhead.append((with_grammar, without))
+    for kind in ("call", "answer"):
+        mine = [r for r in rows if r["kind"] == kind]
+        if not mine:
+            continue
+
+        def med(key: str, rows: list[dict[str, Any]] = mine) -> float:
+            return statistics.median(r.get(key, 0) for r in rows)
+
+        print(
+            f"profile, {len(mine)} {kind} steps (medians): {med('ms') / 1000:.2f} s; prompt {med('cache_n'):.0f} "
+            f"tokens from the cache + {med('prompt_n'):.0f} computed ({med('prompt_ms') / 1000:.2f} s); "
+            f"{med('predicted_n'):.0f} generated ({med('predicted_ms') / 1000:.2f} s)",
+            flush=True,
+        )
+    if overhead:
+        g = statistics.median(o[0] for o in overhead)
+        f = statistics.median(o[1] for o in overhead)
+        print(f"profile, grammar: {g:.0f} ms per generated token with it, {f:.0f} without ({len(overhead)} steps)")
+    print(f"  [{before} → {load()}]", flush=True)
+    emit(
+        "profile",
+        steps=[{k: v for k, v in r.items() if k != "body"} for r in rows],
+        grammar_ms_per_token=[list(o) for o in overhead],
+        load_before=before,
+        load_after=load(),
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("parts", nargs="*", choices=["cli", "browser", "steps"], default=[])
+    parser.add_argument("parts", nargs="*", choices=["cli", "browser", "steps", "profile"], default=[])
     parser.add_argument("--repeats", type=int, default=1, help="CLI runs with the cache present")
     parser.add_argument("--goals", type=int, default=10, help="everyday goals for the median step")
     parser.add_argument("--timeout", type=float, default=300, help="seconds the browser waits for the answer")
@@ -246,6 +317,8 @@ def main() -> None:
         bench_browser(args.timeout)
     if "steps" in parts:
         bench_steps(args.goals)
+    if "profile" in parts:
+        bench_profile(args.goals)
 
 
 if __name__ == "__main__":

@@ -348,11 +348,12 @@ if not choices.saved:
 
 ui.wrapping_columns("history_filters")  # at 800 px the dates and the order move to a line of their own
 with st.container(border=True, key="history_filters"):
-    f1, f2, f3 = st.columns([2, 1.3, 1])
+    # (a User filter, once runs say who ran them, shares the first line)
+    f1, f2, f3, *f8 = st.columns([1.5, 1.3, 1, 1] if choices.users else [2, 1.3, 1])
     text = f1.text_input("Search goals", key="history_text", placeholder="words in the goal, or a run id")
     days = ui.date_filter(f2, choices.day_span(), "history_days")
     order = f3.selectbox("Order", list(ORDERS), key="history_order", help="How the matching runs are listed.")
-    f4, f5, f6, f7, *f8 = st.columns(5 if choices.users else 4)
+    f4, f5, f6, f7 = st.columns(4)
     providers = _query_ui.choice_filter(f4, "Provider", choices.providers, "history_providers", ui.explain("provider"))
     models = _query_ui.choice_filter(f5, "Model", choices.models, "history_models")
     statuses = _query_ui.choice_filter(

@@ -109,6 +109,7 @@ class PgQueries:
         self._lock = threading.RLock()
         self._work_mem = work_mem
         self._failed: tuple[float, Exception] | None = None
+        self._choices: tuple[Any, float, Choices] | None = None
         self.url: str | None = None
         """The store's URL when made by :meth:`from_url` (it holds the password: never show it)."""
 
@@ -142,7 +143,9 @@ class PgQueries:
         try:
             conn = self._connect()
             conn.autocommit = True
-            conn.execute("SELECT set_config('work_mem', %s, false)", [self._work_mem])
+            # Sorts in memory (Tool stats sorts every call); no JIT: these queries are short and
+            # compiling them cost more than it saved.
+            conn.execute("SELECT set_config('work_mem', %s, false), set_config('jit', 'off', false)", [self._work_mem])
         except Exception as exc:
             self._failed = (time.monotonic(), exc)
             raise
@@ -238,10 +241,26 @@ class PgQueries:
 
     # -- RunQueries --------------------------------------------------------------------------------
     def version(self) -> Any:
-        return self._one(sql.SQL("SELECT count(*), max(written_at), max(updated_at) FROM runs"))
+        """The newest write (``written_at`` is set by every insert and update; one index probe)
+        and the runs shown as interrupted (their process ended without a write)."""
+        (newest,) = self._one(sql.SQL("SELECT max(written_at) FROM runs"))
+        return (newest, tuple(self.dead_runs()))
+
+    choices_ttl: float = 10.0
+    """Seconds the filter choices are reused while :meth:`version` is unchanged (a write
+    committed out of order is seen this late at worst)."""
 
     def choices(self) -> Choices:
-        params: dict[str, Any] = {"dead": self.dead_runs()}
+        version = self.version()
+        cached = self._choices
+        if cached is not None and cached[0] == version and time.monotonic() - cached[1] < self.choices_ttl:
+            return cached[2]
+        found = self._choices_now(list(version[1]))
+        self._choices = (version, time.monotonic(), found)
+        return found
+
+    def _choices_now(self, dead: list[str]) -> Choices:
+        params: dict[str, Any] = {"dead": dead}
         rows = self._all(
             sql.SQL(
                 "SELECT provider, model, {status}, user_name, grounding, count(*), min(started_us), max(started_us) "

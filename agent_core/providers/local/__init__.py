@@ -226,6 +226,9 @@ def _load_engine(path: Path, *, n_threads: int, n_ctx: int, slot_dir: Path | Non
         params.n_ubatch = N_BATCH
         params.cpuparams.n_threads = n_threads
         params.cpuparams_batch.n_threads = n_threads
+        # llama.cpp's warm-up is one dummy decode at load (it pages GPU/mmap'd weights in); here
+        # the weights are repacked into RAM while loading anyway, and it cost ~1 CPU-second.
+        params.warmup = False
         params.sampling.temp = TEMPERATURE
         params.sampling.seed = SEED
         params.verbosity = -1
