@@ -17,6 +17,7 @@ from typing import Any, TextIO, assert_never
 
 from agent_core import cli_explain
 from agent_core.cli_common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, usage_error
+from agent_core.cli_store import with_store_note
 from agent_core.errors import ProviderUnavailable
 from agent_core.events import (
     AnswerSentBack,
@@ -278,11 +279,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "replay":
         from agent_core.cli_compare import cmd_replay
 
-        return cmd_replay(args, settings)
+        return with_store_note(cmd_replay(args, settings), settings)
     if args.command == "arena":
         from agent_core.cli_compare import cmd_arena
 
-        return cmd_arena(args, settings)
+        return with_store_note(cmd_arena(args, settings), settings)
     if args.command == "sync":
         from agent_core.cli_store import cmd_sync
 
@@ -290,7 +291,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "eval":
         from agent_core.evals.cli import cmd_eval
 
-        return cmd_eval(args, settings)
+        return with_store_note(cmd_eval(args, settings), settings)
     if args.command in ("export", "import"):
         from agent_core.otel import cli as otel_cli
 

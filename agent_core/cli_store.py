@@ -29,6 +29,17 @@ def add_sync_parser(sub: Any) -> None:
     sync.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
 
 
+def with_store_note(code: int, settings: Settings) -> int:
+    """``code``, after a note on stderr when runs of this command did not all reach the team store."""
+    if settings.store_url:
+        from agent_core.pgstore.sink import missed_note
+
+        note = missed_note(settings)
+        if note:
+            sys.stderr.write(f"note: {note}\n")
+    return code
+
+
 def _is_url(text: str) -> bool:
     return "://" in text or text.startswith(("host=", "dbname="))
 

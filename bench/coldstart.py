@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+LAST_CPU_S = [0.0]
 SEED_GOAL = "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요."
 
 
@@ -46,6 +47,12 @@ def load() -> str:
     """The 1/5/15-minute load averages, as ``uptime`` prints them."""
     one, five, fifteen = os.getloadavg()
     return f"load {one:.2f} {five:.2f} {fifteen:.2f}"
+
+
+def bench_env(data: Path) -> dict[str, str]:
+    """The environment of a measured process: ``data`` as its data folder and a request timeout
+    long enough that a loaded machine measures a slow answer instead of a failed one."""
+    return {"REQUEST_TIMEOUT": "900", **os.environ, "AGENT_DATA_DIR": str(data)}
 
 
 def fresh_data_dir() -> Path:
@@ -56,13 +63,15 @@ def fresh_data_dir() -> Path:
 
 
 def timed_process(args: list[str], env: dict[str, str]) -> tuple[float, int, str, int]:
-    """Run ``args``; ``(wall s, peak RSS MB, stdout, exit code)``."""
+    """Run ``args``; ``(wall s, peak RSS MB, stdout, exit code)``; its CPU seconds (user + system,
+    all threads: far less sensitive to the machine's load than the wall clock) in ``LAST_CPU_S``."""
     started = time.perf_counter()
     proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert proc.stdout is not None
     out = proc.stdout.read().decode("utf-8", "replace")
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - started
+    LAST_CPU_S[0] = round(usage.ru_utime + usage.ru_stime, 1)
     proc.returncode = os.waitstatus_to_exitcode(status)
     return wall, round(usage.ru_maxrss / 1024), out, proc.returncode
 
@@ -73,7 +82,7 @@ def emit(part: str, **figures: Any) -> None:
 
 def bench_cli(repeats: int) -> None:
     data = fresh_data_dir()
-    env = {**os.environ, "AGENT_DATA_DIR": str(data)}
+    env = bench_env(data)
     cmd = [sys.executable, "-m", "agent_core", "run", SEED_GOAL, "--provider", "local", "--json"]
     rows = []
     for label in ["cache absent"] + ["cache present"] * repeats:
@@ -90,6 +99,7 @@ def bench_cli(repeats: int) -> None:
         row = {
             "case": label,
             "wall_s": round(wall, 1),
+            "cpu_s": LAST_CPU_S[0],
             "peak_rss_mb": rss,
             "exit": code,
             "load_ms": meta.get("load_ms"),
@@ -101,7 +111,7 @@ def bench_cli(repeats: int) -> None:
         }
         rows.append(row)
         print(
-            f"cli, {label}: {wall:.1f} s to the answer, peak RSS {rss} MB, exit {code}; "
+            f"cli, {label}: {wall:.1f} s to the answer ({LAST_CPU_S[0]:.1f} CPU s), peak RSS {rss} MB, exit {code}; "
             f"load {meta.get('load_ms')} ms, warm {meta.get('warm_ms')} ms, cache {meta.get('prompt_cache')}; "
             f"{answer[:50]!r}  [{before} → {load()}]",
             flush=True,
@@ -116,14 +126,14 @@ def bench_browser(timeout_s: float) -> None:
     data = fresh_data_dir()
     # The prompt cache of this data folder: built by one CLI run first, as a user who ran the
     # app once before has it.
-    env = {**os.environ, "AGENT_DATA_DIR": str(data)}
+    env = bench_env(data)
     warm = [sys.executable, "-m", "agent_core", "run", "hello", "--provider", "local", "-q"]
     with_cache = os.environ.get("COLDSTART_BROWSER_CACHE", "1") != "0"
     if with_cache:
         timed_process(warm, env)
     before = load()
     started = time.perf_counter()
-    with streamlit_app(data) as app, chromium() as browser, browser_page(browser) as page:
+    with streamlit_app(data, bench_env(data)) as app, chromium() as browser, browser_page(browser) as page:
         page.goto(app.url + "/")
         page.get_by_label("Goal", exact=True).wait_for(timeout=60_000)
         shown = time.perf_counter() - started
@@ -186,7 +196,7 @@ def bench_steps(goals: int) -> None:
     data = fresh_data_dir()
     goal_file = data.parent / "everyday-bench.yaml"
     goal_file.write_text(yaml.safe_dump(subset, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    env = {**os.environ, "AGENT_DATA_DIR": str(data)}
+    env = bench_env(data)
     before = load()
     cmd = [sys.executable, "-m", "agent_core", "eval", str(goal_file), "--provider", "local", "--json", "-q"]
     wall, rss, out, code = timed_process(cmd, env)

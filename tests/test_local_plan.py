@@ -304,6 +304,12 @@ def test_when_nothing_was_found_the_answer_must_say_so() -> None:
     assert not korean.fullmatch("카이로는 맑습니다.")
 
 
+def test_a_conversion_gets_its_formula(tools: list[Tool]) -> None:
+    assert "°F = °C * 9 / 5 + 32" in plan_step("섭씨 30도는 화씨로 몇 도야?", [], tools).hint
+    assert "km = miles * 1.609344" in plan_step("How many kilometres is 26.2 miles?", [], tools).hint
+    assert "°F" not in plan_step("What is 17% of 2,340?", [], tools).hint
+
+
 def test_the_percentage_hint_only_where_a_percentage_is_asked(tools: list[Tool]) -> None:
     assert "p / 100" in plan_step("What is 17% of 2,340?", [], tools).hint
     facts = block(0, "lookup", {"topic": "unit price"}, "Unit price: $24 per unit")
@@ -353,7 +359,7 @@ def test_the_tier_that_holds_the_quantity_is_named_for_the_calculator(tools: lis
     price = block(0, "lookup", {"topic": "unit price"}, "Unit price: $24 per unit")
     found = [price, block(1, "search_documents", {"query": "volume discount"}, table)]
     hint = plan_step("How much do 150 units cost after the volume discount?", found, tools).hint
-    assert "falls in this row of the results: 100 to 499, 5%, $22.80. Use it." in hint
+    assert "falls in this row of the results: 100 to 499, 5%, $22.80. Use its rate for the whole" in hint
 
 
 def test_the_first_document_search_asks_the_question_itself(tools: list[Tool]) -> None:

@@ -388,3 +388,16 @@ def test_settings_of_the_team_store(monkeypatch: pytest.MonkeyPatch) -> None:
         Settings.from_env({"AGENT_STORE_URL": f"mysql://u:{PASSWORD}@db/runs"})
     assert PASSWORD not in str(info.value)
     assert Settings.from_env({}).store_url is None and not Settings.from_env({}).read_only
+
+
+def test_a_command_of_several_runs_says_once_what_did_not_reach_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    port = free_port()
+    monkeypatch.setenv("AGENT_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("AGENT_STORE_URL", f"postgresql://workbench:{PASSWORD}@127.0.0.1:{port}/workbench")
+    assert cli.main(["arena", "what is 2+2", "--provider", "offline", "--provider", "offline", "-q"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("note: ") == 1 and f"127.0.0.1:{port}" in err and "2 run(s) are saved in" in err
+    assert PASSWORD not in err
+    assert len(outbox.pending(tmp_path / "data")) == 2

@@ -178,6 +178,23 @@ def team_note(settings: Any, run_id: str) -> str | None:
     return writer_for(settings.store_url, settings.data_dir).note(run_id, settings.runs_dir)
 
 
+def missed_note(settings: Any) -> str | None:
+    """For a command that ran several runs (eval, arena, replay): one note when some of them did not
+    all reach the team store; None when they did (or there is no team store)."""
+    url = getattr(settings, "store_url", None)
+    if not url:
+        return None
+    with _writers_lock:
+        writer = _writers.get((url, str(Path(settings.data_dir).resolve())))
+    if writer is None or not writer.missed:
+        return None
+    why = (writer.problem or f"the team store at {writer.where} could not be reached").rstrip(".")
+    return (
+        f"{why}. {len(writer.missed)} run(s) are saved in {settings.runs_dir} and will be sent to the team store "
+        "at the next start, or now with: python -m agent_core sync"
+    )
+
+
 def forget_writers() -> None:
     """Close and drop every writer (tests; a process that changes its settings)."""
     with _writers_lock:

@@ -438,6 +438,20 @@ def tier_rows(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
 _AVERAGE = re.compile(r"average|mean\b|평균", re.IGNORECASE)
 
 
+_CONVERSIONS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"fahrenheit|화씨|°\s*f\b", re.IGNORECASE), "°F = °C * 9 / 5 + 32; °C = (°F - 32) * 5 / 9"),
+    (re.compile(r"kilomet|km\b|miles?\b|마일|킬로미터", re.IGNORECASE), "km = miles * 1.609344"),
+    (re.compile(r"pounds?\b|lbs?\b|kg\b|kilogram|파운드|킬로그램", re.IGNORECASE), "kg = lb * 0.45359237"),
+    (re.compile(r"inch|inches|\bcm\b|centimet|인치|센티", re.IGNORECASE), "cm = inches * 2.54"),
+)
+
+
+def _conversion_hint(goal: str) -> str:
+    """The formula of a unit conversion the goal asks for: "섭씨 30도는 화씨로" became ``30 * 9 / 5``."""
+    formulas = [formula for pattern, formula in _CONVERSIONS if pattern.search(goal)]
+    return "; " + "; ".join(formulas) if formulas else ""
+
+
 def _average_hint(goal: str) -> str:
     """ "; the average of 3 numbers is (their sum) / 3 …" for a goal that asks for one."""
     if not _AVERAGE.search(goal):
@@ -458,8 +472,13 @@ def step_hint(need: Need, state: str, goal: str = "", blocks: Sequence[ContextBl
             # ("25 * 24 / 100" for the price of 25 units).
             + ("; p% of x is x * p / 100" if re.search(r"%|percent|퍼센트|프로", goal, re.IGNORECASE) else "")
             + _average_hint(goal)
+            + _conversion_hint(goal)
             + ".)"
-            + (f"\n(The quantity asked falls in this row of the results: {' / '.join(rows)}. Use it.)" if rows else "")
+            + (
+                f"\n(The quantity asked falls in this row of the results: {' / '.join(rows)}. Use its rate for the whole quantity asked.)"
+                if rows
+                else ""
+            )
         )
     if need.key == "documents":
         again = "That search found nothing: try other, simpler English keywords. " if state == "failed" else ""
