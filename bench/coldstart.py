@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+LAST_CPU_S = [0.0]
 SEED_GOAL = "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요."
 
 
@@ -62,13 +63,15 @@ def fresh_data_dir() -> Path:
 
 
 def timed_process(args: list[str], env: dict[str, str]) -> tuple[float, int, str, int]:
-    """Run ``args``; ``(wall s, peak RSS MB, stdout, exit code)``."""
+    """Run ``args``; ``(wall s, peak RSS MB, stdout, exit code)``; its CPU seconds (user + system,
+    all threads: far less sensitive to the machine's load than the wall clock) in ``LAST_CPU_S``."""
     started = time.perf_counter()
     proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert proc.stdout is not None
     out = proc.stdout.read().decode("utf-8", "replace")
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - started
+    LAST_CPU_S[0] = round(usage.ru_utime + usage.ru_stime, 1)
     proc.returncode = os.waitstatus_to_exitcode(status)
     return wall, round(usage.ru_maxrss / 1024), out, proc.returncode
 
@@ -96,6 +99,7 @@ def bench_cli(repeats: int) -> None:
         row = {
             "case": label,
             "wall_s": round(wall, 1),
+            "cpu_s": LAST_CPU_S[0],
             "peak_rss_mb": rss,
             "exit": code,
             "load_ms": meta.get("load_ms"),
@@ -107,7 +111,7 @@ def bench_cli(repeats: int) -> None:
         }
         rows.append(row)
         print(
-            f"cli, {label}: {wall:.1f} s to the answer, peak RSS {rss} MB, exit {code}; "
+            f"cli, {label}: {wall:.1f} s to the answer ({LAST_CPU_S[0]:.1f} CPU s), peak RSS {rss} MB, exit {code}; "
             f"load {meta.get('load_ms')} ms, warm {meta.get('warm_ms')} ms, cache {meta.get('prompt_cache')}; "
             f"{answer[:50]!r}  [{before} → {load()}]",
             flush=True,

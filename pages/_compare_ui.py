@@ -310,8 +310,9 @@ def show_comparison(records: Sequence[Mapping[str, Any]], *, key: str = "cmp") -
         selection_mode="single-cell",
         column_config={
             "#": st.column_config.NumberColumn("#", width=40, format="%d", pinned=True),
-            "Note": st.column_config.TextColumn("Note", width=150),
-            **{f"Run {label}": st.column_config.TextColumn(f"Run {label}", width=200) for label in result.labels},
+            # Narrow minimums: two runs fit beside the note at 800 px; a wide screen shares out the rest.
+            "Note": st.column_config.TextColumn("Note", width=140),
+            **{f"Run {label}": st.column_config.TextColumn(f"Run {label}", width=130) for label in result.labels},
         },
     )
     cells = list(getattr(getattr(event, "selection", None), "cells", []) or [])

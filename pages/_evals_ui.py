@@ -18,6 +18,7 @@ from agent_core.evals.runner import SCRIPTED, Target, list_results, load_result
 from agent_core.evals.scores import flips_of, trend_of
 from agent_core.providers import list_providers
 from agent_core.settings import Settings
+from pages import _provider_ui
 from pages import _ui as ui
 
 HISTORY_PAGE = "pages/history.py"
@@ -57,7 +58,7 @@ def provider_choices(goal_set: GoalSet) -> tuple[list[str], dict[str, str]]:
         labels[SCRIPTED] = "scripted — replays the demo scenarios"
     for info in list_providers():
         if info.available:
-            labels[info.id] = f"{info.id} — {info.label}"
+            labels[info.id] = _provider_ui.label(info)  # the Run page's plain words
     return list(labels), labels
 
 

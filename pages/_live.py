@@ -149,7 +149,8 @@ def follow(run: BackgroundRun, view_factory: Any) -> BackgroundRun:
     st.html(_LIVE_CSS)
     bar = st.container(key="run_stopbar")
     head, stop = bar.columns([4, 1], vertical_alignment="center")
-    head.subheader("Live run")
+    title = head.empty()
+    title.subheader("Live run")
     stop_slot = stop.empty()
     if not run.done.is_set():
         stop_slot.button(
@@ -187,6 +188,7 @@ def follow(run: BackgroundRun, view_factory: Any) -> BackgroundRun:
             pulse.empty()
         run.done.wait(POLL_S)
     stop_slot.empty()
+    title.subheader("Last run")  # over: no longer "Live", as after a rerun
     return run
 
 

@@ -305,3 +305,38 @@ def test_compare_names_context_blocks_by_the_step_that_made_them(data_dir: Path)
     assert sent == [4, 5] and trimmed == [1, 2, 3]  # (the scenario's limit is 2)
     assert frame["Run B"].iloc[-1] == "sent from steps 4–5 · trimmed from steps 1–3"
     assert frame["Run A"].iloc[0] == "sent none" and frame["Run A"].iloc[1] == "sent from step 1"
+
+
+def test_a_finished_run_is_no_longer_called_live(data_dir: Path) -> None:
+    at = app()
+    at.selectbox(key="run_provider").select("offline").run()
+    at.text_area(key="run_goal").input("What is (24*7)+100?")
+    at.button(key="run_start").click().run()
+    headings = [s.value for s in at.subheader]
+    assert "Last run" in headings and "Live run" not in headings
+
+
+def test_evals_name_providers_as_the_run_page_does(data_dir: Path) -> None:
+    at = app("pages/evals.py")
+    assert "Instant demo — rule-based, no AI" in at.multiselect(key="evals_providers_seeds").options
+
+
+def test_a_goal_too_long_for_the_local_model_says_shorten_the_goal() -> None:
+    """llama.cpp's "exceeds the context" answer reaches the user as "shorten the goal" first (it
+    said "lower the context-block limit", which a first-time user cannot act on)."""
+    import time
+    from types import SimpleNamespace
+
+    from agent_core.errors import ProviderError
+    from agent_core.providers.local import LocalProvider
+
+    class Server:  # the embedded llama.cpp server, answering as it does for a too-long prompt
+        def handle_chat_completions(self, body: dict[str, Any], on_chunk: Any = None) -> dict[str, Any]:
+            message = "the request exceeds the available context size, try increasing it"
+            return {"error": {"type": "exceed_context_size_error", "message": message}}
+
+    provider = LocalProvider(env={})
+    with pytest.raises(ProviderError) as raised:
+        provider._generate(SimpleNamespace(server=Server()), {"messages": []}, time.perf_counter() + 5, 5.0)
+    assert raised.value.error_type == "exceed_context_size_error"
+    assert "(shorten the goal;" in raised.value.message

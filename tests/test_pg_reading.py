@@ -244,3 +244,25 @@ def test_team_run_store_for_compare_and_the_cli(backends: tuple[FolderQueries, P
     down = TeamRunStore(PgQueries.from_url(pg.url.replace(PASSWORD, "wrong-pw")), local)  # type: ignore[union-attr]
     assert down.runs()["run_id"].tolist() == ["local-only"]
     assert down.load("local-only")["run_id"] == "local-only"
+
+
+def test_search_folds_case_in_every_script_like_the_folder(pg_server: PgServer, tmp_path: Path) -> None:
+    records = team_records(3, templates=3, seed=11)
+    goals = ["ÉTÉ À PARIS: will it rain?", "Straße prices in München", "Wetter in Köln"]
+    for record, goal in zip(records, goals):
+        record["goal"] = goal
+    runs_dir = tmp_path / "runs"
+    runs_dir.mkdir()
+    for record in records:
+        (runs_dir / f"{record['run_id']}.json").write_text(json.dumps(record), encoding="utf-8")
+    store = RunStore(runs_dir, persist=False, workers=1)
+    store.refresh()
+    url = pg_server.create_database("folding")
+    _load_into(url, records)
+    folder, pg = FolderQueries(store), PgQueries.from_url(url)
+    try:
+        for text in ("été à paris", "Été", "MÜNCHEN", "köln"):
+            assert folder.page(RunFilter(text=text)).matching == 1, text
+            assert pg.page(RunFilter(text=text)).matching == 1, text
+    finally:
+        pg.close()

@@ -110,6 +110,7 @@ class PgQueries:
         self._work_mem = work_mem
         self._failed: tuple[float, Exception] | None = None
         self._choices: tuple[Any, float, Choices] | None = None
+        self._icu = False
         self.url: str | None = None
         """The store's URL when made by :meth:`from_url` (it holds the password: never show it)."""
 
@@ -146,6 +147,9 @@ class PgQueries:
             # Sorts in memory (Tool stats sorts every call); no JIT: these queries are short and
             # compiling them cost more than it saved.
             conn.execute("SELECT set_config('work_mem', %s, false), set_config('jit', 'off', false)", [self._work_mem])
+            # lower() folds only ASCII under the C locale; ICU's root collation folds every script,
+            # as the folder's search does ("été" finds "Été"). Servers built without ICU keep lower().
+            self._icu = conn.execute("SELECT 1 FROM pg_collation WHERE collname = 'und-x-icu'").fetchone() is not None
         except Exception as exc:
             self._failed = (time.monotonic(), exc)
             raise
@@ -213,7 +217,15 @@ class PgQueries:
             parts.append(sql.SQL("false"))
         elif text:
             params["text"] = text
-            parts.append(sql.SQL("strpos(lower(goal || ' ' || run_id), lower(%(text)s)) > 0"))
+            if self._icu:
+                parts.append(
+                    sql.SQL(
+                        "strpos(lower((goal || ' ' || run_id) COLLATE \"und-x-icu\"), "
+                        'lower(%(text)s COLLATE "und-x-icu")) > 0'
+                    )
+                )
+            else:
+                parts.append(sql.SQL("strpos(lower(goal || ' ' || run_id), lower(%(text)s)) > 0"))
         if where.checks:
             params["checks"] = [c for c in _texts(where.checks) if c]
             params["known"] = list(GROUNDING_STATUSES)

@@ -92,7 +92,8 @@ def _run(preload: Preload, settings: Settings) -> None:
         provider.use_run(SYSTEM_PROMPT, list(build_default_registry(settings)))
         for progress in provider.prepare():
             preload.progress = progress
-        preload.summary = f"loaded in {(provider.load_ms or 0) / 1000:.1f} s, prompt {provider.prompt_cache}"
+        prompt = f"prompt {provider.prompt_cache}" if provider.prompt_cache else "the prompt is read at the first run"
+        preload.summary = f"loaded in {(provider.load_ms or 0) / 1000:.1f} s, {prompt}"
         log.info("local model preloaded in %.1f s (%s)", preload.elapsed_s(), preload.summary)
     except Exception as exc:  # reported on the Run page; the run itself will try again and say why
         preload.error = str(exc) or type(exc).__name__
