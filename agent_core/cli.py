@@ -252,6 +252,21 @@ def cmd_runs(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_OK
 
 
+def _ensure_workspace(settings: Settings) -> None:
+    """A data folder with no ``workspace/`` gets the sample documents (as the app does), said on stderr."""
+    from agent_core.sample_workspace import ensure_sample_workspace
+
+    try:
+        if ensure_sample_workspace(settings.workspace_dir):
+            sys.stderr.write(
+                f"note: the data folder had no workspace/: copied the sample documents to {settings.workspace_dir}\n"
+            )
+    except OSError as exc:
+        sys.stderr.write(
+            f"warning: no workspace folder at {settings.workspace_dir} and the sample could not be copied ({exc})\n"
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -267,6 +282,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
+    if args.command in ("run", "eval", "arena", "replay"):
+        _ensure_workspace(settings)
     if args.command == "run":
         return cmd_run(args, settings)
     handled = cli_explain.run_command(args, settings)

@@ -64,3 +64,15 @@ def test_bad_input_gets_one_line_and_nonzero_exit(data_dir: Path) -> None:
 def test_failed_run_exits_nonzero(data_dir: Path) -> None:
     done = cli(data_dir, "run", "What is 1+1?", "--provider", "offline", "--max-steps", "1", "-q")
     assert done.returncode == 1 and "run max_steps" in done.stderr
+
+
+def test_a_fresh_data_folder_gets_the_sample_documents(tmp_path: Path) -> None:
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    done = cli(fresh, "run", "Search the documents for refund", "--provider", "offline")
+    assert done.returncode == 0, done.stderr
+    assert "copied the sample documents" in done.stderr
+    assert (fresh / "workspace" / "refund_policy.md").is_file()
+    assert "refund_policy.md" in done.stdout  # the search found the sample document
+    again = cli(fresh, "run", "hello", "--provider", "offline")
+    assert "copied the sample" not in again.stderr  # once

@@ -392,3 +392,26 @@ def test_a_search_that_found_nothing_is_tried_again_in_english_words(tools: list
     query = schema["properties"]["search_documents"]["properties"]["query"]
     assert re.fullmatch(query["pattern"][1:-1], "next operations meeting")
     assert not re.fullmatch(query["pattern"][1:-1], "운영 회의")
+
+
+@pytest.mark.parametrize(
+    ("goal", "query"),
+    [
+        ("Search the documents for refund", "refund"),
+        ("please look through our notes about the next meeting.", "the next meeting"),
+        ("Check the policies for 'volume discount'", "volume discount"),
+        ("What is the refund window?", "What is the refund window"),  # a question: asked as it is
+    ],
+)
+def test_a_search_request_searches_for_what_it_names(goal: str, query: str) -> None:
+    from agent_core.providers.local.plan import documents_need
+
+    assert documents_need(goal).arguments["query"] == [query]
+
+
+def test_a_web_search_request_searches_the_web() -> None:
+    names = ["search_documents", "search_web", "search_cached", "lookup", "calculator", "get_weather"]
+    needs = analyse("search the web for streamlit", names).needs
+    assert [(n.key, n.tools, n.arguments) for n in needs] == [("web", ("search_web",), {"query": ["streamlit"]})]
+    assert [n.key for n in analyse("인터넷에서 파이썬 최신 버전 찾아줘", names).needs] == ["web"]
+    assert "web" not in [n.key for n in analyse("What is the refund window?", names).needs]

@@ -212,6 +212,9 @@ def analyse(goal: str, tool_names: Iterable[str]) -> Analysis:
         calculate = calculate and arithmetic
     if calculate:
         needs.append(Need("calculator", ("calculator",)))
+    if "search_web" in enabled and _WEB.search(text):  # "search the web for streamlit": not our documents
+        named = _SEARCH_WEB_FOR.search(re.sub(r"\s+", " ", text).strip(" ?!.？"))
+        needs.append(Need("web", ("search_web",), {"query": [named.group(1).strip(" \"'")]} if named else {}))
     if not needs:
         if "search_documents" in enabled:
             needs.append(documents_need(text))
@@ -220,12 +223,27 @@ def analyse(goal: str, tool_names: Iterable[str]) -> Analysis:
     return Analysis(False, tuple(needs), "needs: " + ", ".join(n.key for n in needs))
 
 
+_WEB = re.compile(r"\b(?:the web|web search|internet|online)\b|웹|인터넷|온라인", re.IGNORECASE)
+"""A goal that asks for the web, not the workspace's documents."""
+_SEARCH_WEB_FOR = re.compile(
+    r"^(?:please\s+)?search\s+(?:the\s+)?(?:web|internet|online)\s+(?:for|about)\s+(.{2,120})$", re.IGNORECASE
+)
+_SEARCH_FOR = re.compile(
+    r"^(?:please\s+)?(?:search|look\s+through|look\s+in|check)\s+(?:(?:the|our|my)\s+)?"
+    r"(?:documents?|docs|files|notes|policies|workspace)\s+(?:for|about)\s+(.{2,120})$",
+    re.IGNORECASE,
+)
+"""A goal that is itself a search request and names what to look for."""
+
+
 def documents_need(goal: str) -> Need:
     """A document search whose first query is the question itself: the search ranks by the words
     that matter (BM25), and the model's own queries missed ("unit price" for "10 units including
     standard shipping inside Korea", after it had just looked the price up). A search that finds
     nothing is tried once more with the model's words (:func:`plan_step`)."""
     query = re.sub(r"\s+", " ", goal).strip(" ?!.？")[:200]
+    if named := _SEARCH_FOR.search(query):  # "Search the documents for refund": the person named the query
+        query = named.group(1).strip(" \"'")
     return Need("documents", ("search_documents",), {"query": [query], "limit": [3]})
 
 
