@@ -65,8 +65,8 @@ NARROW_TIME = st.column_config.DatetimeColumn(
 )
 # Our own CSS (no run text in it): one of the two tables per window width.
 _CSS = f"""<style>
-@media (min-width: {NARROW_BELOW_PX}px) {{ .st-key-history_narrow {{ display: none; }} }}
-@media (max-width: {NARROW_BELOW_PX - 0.02}px) {{ .st-key-history_wide {{ display: none; }} }}
+@media (min-width: {NARROW_BELOW_PX}px) {{ .st-key-history_narrow {{ display: none !important; }} }}
+@media (max-width: {NARROW_BELOW_PX - 0.02}px) {{ .st-key-history_wide {{ display: none !important; }} }}
 </style>"""
 
 
