@@ -13,6 +13,20 @@ from typing import Any
 import pandas as pd
 
 ERROR_CATEGORIES = ("validation", "transient", "non_transient", "timeout", "duplicate")
+COUNT_COLUMNS = ["calls", "retried", "fallbacks", "duplicates", *[f"err_{c}" for c in ERROR_CATEGORIES]]
+"""The whole-number columns of a Tool-stats table."""
+STATS_COLUMNS = [
+    "calls",
+    "success_rate",
+    "p50_ms",
+    "p95_ms",
+    "mean_ms",
+    "retried",
+    "fallbacks",
+    "duplicates",
+    *[f"err_{c}" for c in ERROR_CATEGORIES],
+]
+"""A Tool-stats table's columns after its group columns (both backends)."""
 
 
 def call_failed(call: dict[str, Any]) -> bool:
@@ -25,17 +39,7 @@ def tool_stats(calls: pd.DataFrame, by: Sequence[str] = ("tool",)) -> pd.DataFra
     """Per group: calls, success rate, p50/p95/mean duration, retries, fallbacks, duplicates,
     and a column per error category."""
     by = list(by)
-    columns = by + [
-        "calls",
-        "success_rate",
-        "p50_ms",
-        "p95_ms",
-        "mean_ms",
-        "retried",
-        "fallbacks",
-        "duplicates",
-        *[f"err_{c}" for c in ERROR_CATEGORIES],
-    ]
+    columns = by + STATS_COLUMNS
     if calls.empty:
         return pd.DataFrame(columns=columns)
     df = calls.assign(
@@ -66,7 +70,7 @@ def tool_stats(calls: pd.DataFrame, by: Sequence[str] = ("tool",)) -> pd.DataFra
     for cat in ERROR_CATEGORIES:
         out[f"err_{cat}"] = cats[cat] if cat in cats.columns else 0
     out = out.fillna({f"err_{c}": 0 for c in ERROR_CATEGORIES}).reset_index()
-    for col in ["retried", "fallbacks", "duplicates", *[f"err_{c}" for c in ERROR_CATEGORIES]]:
+    for col in COUNT_COLUMNS[1:]:
         out[col] = out[col].astype(int)
     return out[columns].sort_values("calls", ascending=False, kind="stable").reset_index(drop=True)
 

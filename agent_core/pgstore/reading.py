@@ -41,7 +41,8 @@ from agent_core.queries import (
 )
 from agent_core.records import INTERRUPTED, effective_status, parse_record
 from agent_core.run_columns import RUN_COLUMN_SPEC
-from agent_core.stats import ERROR_CATEGORIES
+from agent_core.stats import COUNT_COLUMNS as _COUNT_COLUMNS
+from agent_core.stats import ERROR_CATEGORIES, STATS_COLUMNS
 from agent_core.tables import _BUILD
 
 log = logging.getLogger("agent_core.pgstore.reading")
@@ -60,18 +61,6 @@ STATS_BY = {
     "provider_model": ("provider", "model"),
     "provider_model_tool": ("provider", "model", "tool"),
 }
-STATS_COLUMNS = [
-    "calls",
-    "success_rate",
-    "p50_ms",
-    "p95_ms",
-    "mean_ms",
-    "retried",
-    "fallbacks",
-    "duplicates",
-    *[f"err_{c}" for c in ERROR_CATEGORIES],
-]
-_COUNT_COLUMNS = ["calls", "retried", "fallbacks", "duplicates", *[f"err_{c}" for c in ERROR_CATEGORIES]]
 
 
 def day_us(day: date) -> int:
