@@ -415,3 +415,9 @@ def test_a_web_search_request_searches_the_web() -> None:
     assert [(n.key, n.tools, n.arguments) for n in needs] == [("web", ("search_web",), {"query": ["streamlit"]})]
     assert [n.key for n in analyse("인터넷에서 파이썬 최신 버전 찾아줘", names).needs] == ["web"]
     assert "web" not in [n.key for n in analyse("What is the refund window?", names).needs]
+
+
+@pytest.mark.parametrize("goal", ["How much do 5 items cost?", "What do 12 pieces cost?", "How much for 3 products?"])
+def test_a_count_of_items_is_priced_like_a_count_of_units(goal: str) -> None:
+    names = ["search_documents", "lookup", "calculator"]
+    assert [n.key for n in analyse(goal, names).needs] == ["lookup:unit price", "calculator"]

@@ -98,7 +98,7 @@ _CALC_WORDS = re.compile(
     r"calculat|compute|total|sum\b|add up|multipl|divid|plus|minus|times|percent|%|average|mean\b"
     r"|convert|in fahrenheit|in celsius|to fahrenheit|to celsius|kilomet|km\b|miles?\b|kg\b|kilo|pounds?\b|lbs?\b"
     r"|inch|feet|foot|cm\b|how many degrees|difference|warmer than|colder than|more than|less than"
-    r"| off\b|discount|free|including|with shipping|\beach\b|per\b|units?\b|split"
+    r"| off\b|discount|free|including|with shipping|\beach\b|per\b|units?\b|items?\b|pieces?\b|products?\b|split"
     r"|계산|합계|총|모두|전부|더하|빼|곱|나누|퍼센트|프로|평균|변환|화씨|섭씨|킬로|마일|차이|몇 도|할인|무료|포함|개",
     re.IGNORECASE,
 )
