@@ -166,6 +166,14 @@ def test_comparisons_are_worked_out_in_code_for_the_answer() -> None:
     at = [facts, block(1, "calculator", {"expression": "500"}, "500")]
     assert comparisons(at) == ["500 is equal to 500, so it meets the threshold (yes)."]
     assert comparisons([block(0, "calculator", {"expression": "2 + 2"}, "4")]) == []
+    # "Is shipping free for a $600 order?": 600 - 500 is how far above the threshold, not the order.
+    above = [facts, block(1, "calculator", {"expression": "600 - 500"}, "100")]
+    assert comparisons(above) == []
+    assert comparisons(above, goal="Is shipping free for a $600 order?") == [
+        "600 is more than 500, so it meets the threshold (yes)."
+    ]
+    assert "기준을 충족" in comparisons(above, korean=True, goal="600달러 주문이면 배송비가 무료인가요?")[0]
+    assert comparisons(below, goal="Is shipping free for 20 units at $24?")[0].startswith("480 is less than 500")
     reminder = answer_reminder("Is shipping free for 20 units?", below)
     assert "Worked out from the results" in reminder and "does not meet" in reminder
 
@@ -421,3 +429,11 @@ def test_a_web_search_request_searches_the_web() -> None:
 def test_a_count_of_items_is_priced_like_a_count_of_units(goal: str) -> None:
     names = ["search_documents", "lookup", "calculator"]
     assert [n.key for n in analyse(goal, names).needs] == ["lookup:unit price", "calculator"]
+
+
+@pytest.mark.parametrize(
+    "goal", ["600달러 주문이면 배송비가 무료인가요?", "배송비 정책 알려줘", "What is your shipping policy?"]
+)
+def test_shipping_questions_look_up_the_shipping_rule(goal: str) -> None:
+    needs = analyse(goal, ["search_documents", "lookup", "calculator"]).needs
+    assert "lookup:shipping" in [n.key for n in needs]

@@ -68,7 +68,9 @@ LOOKUP_TOPICS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         "shipping",
         "배송",
         re.compile(
-            r"free shipping|shipping free|ship(?:s|ping)? for free|무료\s*배송|배송비?\s*무료|free", re.IGNORECASE
+            r"free shipping|shipping free|ship(?:s|ping)? for free|shipping (?:policy|cost|fee)s?|free"
+            r"|무료\s*배송|배송비?\s*(?:가|는|이)?\s*무료|배송비|배송\s*정책",
+            re.IGNORECASE,
         ),
     ),
 )
@@ -542,7 +544,7 @@ def answer_reminder(goal: str, blocks: Sequence[ContextBlock]) -> str:
             + "; ".join(r.label for r in required)
             + (", in that order." if len(required) > 1 else ".")
         )
-    worked = comparisons(blocks, korean)
+    worked = comparisons(blocks, korean, goal)
     if worked:
         lead = (
             "결과에서 계산한 비교 (예/아니요·어느 쪽 질문에 사용):"
@@ -588,13 +590,22 @@ def _fmt(value: float) -> str:
     return f"{value:,.2f}".rstrip("0").rstrip(".")
 
 
-def comparisons(blocks: Sequence[ContextBlock], korean: bool = False) -> list[str]:
+_GOAL_AMOUNT = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s*(?:달러|dollars?\b|USD\b)", re.IGNORECASE)
+
+
+def _operands(expression: str) -> set[float | None]:
+    return {_number(n) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", expression)}
+
+
+def comparisons(blocks: Sequence[ContextBlock], korean: bool = False, goal: str = "") -> list[str]:
     """Comparisons the answer may need, worked out in code from the tool results (a 1.5B model
     wrote "480 > 500" and answered "yes, shipping is free"): the warmest and coldest of the
     temperatures fetched, and each calculator result against each threshold ("$500 or more")
-    stated in a fact."""
+    stated in a fact. The amount compared is the last calculator result that is not itself worked
+    from a threshold ("600 - 500" is how far above it, not the order), else the goal's own amount
+    ("a $600 order")."""
     temps: list[tuple[str, float, str]] = []
-    results: list[float] = []
+    results: list[tuple[float, str]] = []  # (value, the expression that gave it)
     thresholds: list[tuple[float, bool]] = []  # (value, inclusive lower bound?)
     for block in blocks:
         for output in block.outputs:
@@ -611,7 +622,10 @@ def comparisons(blocks: Sequence[ContextBlock], korean: bool = False) -> list[st
             elif output.name == "calculator":
                 value = _number(output.output.strip())
                 if value is not None:
-                    results.append(value)
+                    calls = [c for c in block.tool_calls if c.call_id == output.call_id]
+                    arguments = calls[0].arguments if calls else None
+                    expression = arguments.get("expression", "") if isinstance(arguments, dict) else ""
+                    results.append((value, str(expression)))
             else:
                 for m in _THRESHOLD.finditer(output.output):
                     value = _number(m.group(1) or m.group(4) or "")
@@ -631,8 +645,11 @@ def comparisons(blocks: Sequence[ContextBlock], korean: bool = False) -> list[st
             )
         else:
             out.append(f"가장 따뜻한 곳: {w}. 가장 추운 곳: {c}." if korean else f"Warmest: {w}. Coldest: {c}.")
-    for value in results[-1:]:
-        for limit, inclusive in dict.fromkeys(thresholds):
+    for limit, inclusive in dict.fromkeys(thresholds):
+        own = [v for v, e in results if not (limit in _operands(e) and len(_operands(e)) > 1)]
+        stated = [_number(m.group(1) or m.group(2)) for m in _GOAL_AMOUNT.finditer(goal)]
+        candidates = own[-1:] or [v for v in stated if v is not None][-1:]
+        for value in candidates:
             meets = value > limit or (inclusive and value == limit)
             v, t = _fmt(value), _fmt(limit)
             if korean:
