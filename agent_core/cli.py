@@ -259,7 +259,7 @@ def _ensure_workspace(settings: Settings) -> None:
     try:
         if ensure_sample_workspace(settings.workspace_dir):
             sys.stderr.write(
-                f"note: the data folder had no workspace/: copied the sample documents to {settings.workspace_dir}\n"
+                f"The data folder had no workspace/: copied the sample documents to {settings.workspace_dir}\n"
             )
     except OSError as exc:
         sys.stderr.write(

@@ -48,9 +48,10 @@ def test_history_shows_the_analysts_columns_wide_and_the_essentials_narrow(data_
     # One of the two per window width, by CSS on their containers.
     (style,) = [h.proto.body for h in at.get("html") if "history_narrow" in h.proto.body]
     assert (
-        f"@media (min-width: {_history_ui.NARROW_BELOW_PX}px) {{ .st-key-history_narrow {{ display: none; }}" in style
+        f"@media (min-width: {_history_ui.NARROW_BELOW_PX}px) {{ .st-key-history_narrow {{ display: none !important; }}"
+        in style
     )
-    assert ".st-key-history_wide { display: none; }" in style
+    assert ".st-key-history_wide { display: none !important; }" in style
     assert any("Show/hide columns" in c.value for c in at.caption)
 
 
