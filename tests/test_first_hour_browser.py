@@ -71,13 +71,16 @@ def test_every_page_opens_in_a_new_session_and_history_fits_800_px(tmp_path: Pat
             page.goto(srv.url + "/history")
             page.get_by_text("runs shown").first.wait_for(timeout=45_000)
             wait_idle(page)
-            shown = page.evaluate(
-                """() => ['history_wide', 'history_narrow'].map(k => {
+            # Streamlit draws st.html (our CSS) and the grids lazily, after the script has ended:
+            # for up to ~2 s both tables' placeholders show, so wait for the CSS to apply.
+            shown = """() => ['history_wide', 'history_narrow'].map(k => {
                     const e = document.querySelector('.st-key-' + k);
                     return e && getComputedStyle(e).display !== 'none' && e.getBoundingClientRect().height > 0;
-                })"""
-            )
-            assert shown == [False, True]  # only time, status and goal at 800 px
+                }).join()"""
+            try:  # only time, status and goal at 800 px
+                page.wait_for_function(f"() => ({shown})() === 'false,true'", timeout=20_000)
+            except Exception:
+                raise AssertionError(f"tables shown at 800 px (wide, narrow): {page.evaluate(shown)}") from None
             button = page.locator(".st-key-history_compare_go button")
             assert button.inner_text().strip() == "Compare"
             assert button.evaluate(_OVERFLOWING) == []  # the label is not cut ("Comp…")
@@ -91,8 +94,5 @@ def test_every_page_opens_in_a_new_session_and_history_fits_800_px(tmp_path: Pat
             page.get_by_role("button", name="← all runs").click()
             page.get_by_text("runs shown").first.wait_for()
             wait_idle(page)
-            assert (
-                page.evaluate("() => getComputedStyle(document.querySelector('.st-key-history_narrow')).display")
-                == "none"
-            )
+            page.wait_for_function(f"() => ({shown})() === 'true,false'", timeout=20_000)
         assert_clean_log(srv.log)
