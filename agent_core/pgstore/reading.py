@@ -362,13 +362,6 @@ class PgQueries:
         column, ascending = check_order(order)
         params: dict[str, Any] = {"dead": self.dead_runs()}
         condition = self._where(where, params)
-        # two counts, each through its own index (one pass over every run with both conditions
-        # cannot use the filter's index)
-        matching, saved = self._one(
-            sql.SQL("SELECT (SELECT count(*) FROM runs WHERE {}), (SELECT count(*) FROM runs)").format(condition),
-            params,
-        )
-        offset, limit = page_bounds(page, size, matching)
         if (column, ascending) == NEWEST:
             order_by: sql.Composable = _NEWEST
         else:
@@ -376,6 +369,29 @@ class PgQueries:
             if column in _TEXT_KINDS:
                 target = sql.SQL('{} COLLATE "C"').format(target)
             order_by = sql.SQL("{} {} NULLS LAST, {}").format(target, sql.SQL("ASC" if ascending else "DESC"), _NEWEST)
+        saved_sql = sql.SQL("(SELECT count(*) FROM runs)")
+        if where.text.strip() and "\x00" not in where.text:
+            # A search has no index: one pass over the runs counts the matches (a window over the
+            # matching rows) and picks the page, instead of a pass for each.
+            offset, limit = page_bounds(page, size, (max(1, int(page)) - 1) * max(1, int(size)) + 1)
+            params.update(limit=limit, offset=offset)
+            found = self._all(
+                sql.SQL(
+                    "SELECT {}, count(*) OVER (), {} FROM runs WHERE {} ORDER BY {} LIMIT %(limit)s OFFSET %(offset)s"
+                ).format(self._select(), saved_sql, condition, order_by),
+                params,
+            )
+            if found or offset == 0:  # (nothing on a later page: past the end, counted below)
+                matching, saved = (
+                    (found[0][-2], found[0][-1]) if found else (0, self._one(sql.SQL("SELECT {}").format(saved_sql))[0])
+                )
+                return HistoryPage(self._frame([r[:-2] for r in found]), matching, saved)
+        # two counts, each through its own index (one pass over every run with both conditions
+        # cannot use the filter's index)
+        matching, saved = self._one(
+            sql.SQL("SELECT (SELECT count(*) FROM runs WHERE {}), {}").format(condition, saved_sql), params
+        )
+        offset, limit = page_bounds(page, size, matching)
         params.update(limit=limit, offset=offset)
         rows = self._all(
             sql.SQL("SELECT {} FROM runs WHERE {} ORDER BY {} LIMIT %(limit)s OFFSET %(offset)s").format(
