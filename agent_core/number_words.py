@@ -11,8 +11,12 @@ replaced, never a word that merely looks like one:
 - Sino-Korean numbers (일, 이, 삼 … 십, 백, 천, 만: 이십오, 삼백) before a counter; a single
   syllable (이, 사, 오 …) only before money, percent or degrees ("오 달러", "삼 퍼센트"), where it
   cannot be "this" or "buy";
-- English number words (two … ninety-nine, hundred, thousand, a dozen); "one" and "a" only inside
-  a larger number or before what they count ("one unit", "a hundred"), never in "which one".
+- English number words (two … ninety-nine, hundred, thousand, a dozen); "a" only in "a hundred",
+  "a dozen".
+
+One alone ("one unit", "한 개", "하나에 얼마") is left as a word unless it is an operand ("one plus
+two", "하나 더하기 둘"): the price of one unit is the unit price, with nothing to multiply, and
+"which one" or "one of them" is no figure at all.
 
 Pure functions, no I/O.
 """
@@ -114,10 +118,12 @@ def _native(m: re.Match[str]) -> str:
     word = m.group("word")
     if m.group("counter") is None and word in _ATTRIBUTIVE_ONLY:
         return m.group(0)  # "네" (yes), "세" alone: not a count
-    if m.group("counter") is None and word in _NATIVE_TENS:
+    if m.group("counter") is None and word in _NATIVE_TENS and not _operand(m):
         return m.group(0)  # "열" alone is "open", "쉰" "rested": a bare ten only before a counter
     value = native_korean_value(word)
-    return m.group(0) if value is None else f"{value}{m.group('space') or ''}"
+    if value is None or (value == 1 and not _operand(m)):
+        return m.group(0)  # "한 개에 얼마야?" asks for the unit price: no quantity to multiply
+    return f"{value}{m.group('space') or ''}"
 
 
 def _sino(m: re.Match[str]) -> str:
@@ -150,13 +156,20 @@ _EN_NUMBER = re.compile(
     re.IGNORECASE,
 )
 # What "one" (or a lone small number) may count for it to be a figure: "one unit", "one plus two".
-_COUNTED = re.compile(
-    r"\s*(?:units?|items?|pieces?|products?|boxes|box|pack|packs|orders?|dollars?|usd|percent|%|degrees?"
-    r"|kilo\w*|km|miles?|pounds?|lbs?|kg|inch(?:es)?|feet|foot|cm|days?|weeks?|months?|years?|hours?"
-    r"|plus|minus|times|multiplied|divided|over|and a half)\b",
+# An operand of arithmetic: next to an operator, in words or signs ("one plus two", "하나 더하기 둘").
+_OPERATOR_AFTER = re.compile(
+    r"\s*(?:plus|minus|times|multiplied|divided|over|[-+*/×÷=^]|더하기|빼기|곱하기|나누기|플러스|마이너스)",
     re.IGNORECASE,
 )
-_OPERATOR_BEFORE = re.compile(r"(?:\bplus|\bminus|\btimes|\bmultiplied by|\bdivided by|[-+*/×÷=])\s*$", re.IGNORECASE)
+_OPERATOR_BEFORE = re.compile(
+    r"(?:\bplus|\bminus|\btimes|\bmultiplied by|\bdivided by|\bover|[-+*/×÷=^]|더하기|빼기|곱하기|나누기|플러스|마이너스)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _operand(m: re.Match[str]) -> bool:
+    """Whether the number matched stands next to an arithmetic operator."""
+    return bool(_OPERATOR_AFTER.match(m.string, m.end()) or _OPERATOR_BEFORE.search(m.string[: m.start()]))
 
 
 def english_value(words: str) -> int | None:
@@ -193,15 +206,16 @@ def english_value(words: str) -> int | None:
     return total + current
 
 
-def _english(m: re.Match[str], text: str) -> str:
+def _english(m: re.Match[str]) -> str:
     words = m.group("words")
     value = english_value(words)
     if value is None:
         # Several numbers in a row ("three four"): each on its own.
         return re.sub(_EN_WORD, lambda w: str(english_value(w.group(0))), m.group(0), flags=re.IGNORECASE)
     if m.group("article") is None and words.lower() in ("one", "zero"):
-        # "which one", "one of them": a figure only where it counts something or is an operand.
-        if not (_COUNTED.match(text, m.end()) or _OPERATOR_BEFORE.search(text[: m.start()])):
+        # "which one", "one of them", and "one unit" (the unit price: nothing to multiply): a
+        # figure only as an operand.
+        if not _operand(m):
             return m.group(0)
     return str(value)
 
@@ -212,4 +226,4 @@ def with_digits(text: str) -> str:
         return text
     out = _NATIVE_NUMBER.sub(_native, text)
     out = _SINO_NUMBER.sub(_sino, out)
-    return _EN_NUMBER.sub(lambda m: _english(m, out), out)
+    return _EN_NUMBER.sub(_english, out)

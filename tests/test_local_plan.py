@@ -448,13 +448,14 @@ def test_shipping_questions_look_up_the_shipping_rule(goal: str) -> None:
     [
         ("단가 기준으로 세 개 사면 총 얼마야?", "단가 기준으로 3 개 사면 총 얼마야?"),
         ("제품 다섯 개", "제품 5 개"),
-        ("한 개에 얼마야", "1 개에 얼마야"),
+        ("한 개에 얼마야", "한 개에 얼마야"),  # one: the unit price, nothing to multiply
+        ("하나 더하기 둘", "1 더하기 2"),
         ("두 박스", "2 박스"),
         ("열두개 사면", "12개 사면"),
         ("스무 개", "20 개"),
         ("스물다섯 명", "25 명"),
         ("아흔아홉 개", "99 개"),
-        ("하나에 얼마야?", "1에 얼마야?"),
+        ("하나에 얼마야?", "하나에 얼마야?"),
         ("셋이면 총 얼마?", "3이면 총 얼마?"),
         ("이십 개", "20 개"),
         ("백 개 주문", "100 개 주문"),
@@ -467,7 +468,8 @@ def test_shipping_questions_look_up_the_shipping_rule(goal: str) -> None:
         ("twenty-five items", "25 items"),
         ("two hundred and fifty units", "250 units"),
         ("a dozen boxes", "12 boxes"),
-        ("one unit", "1 unit"),
+        ("one unit", "one unit"),
+        ("one plus two", "1 plus 2"),
         ("What is three times four plus two?", "What is 3 times 4 plus 2?"),
         ("fifteen percent of two hundred", "15 percent of 200"),
         # Words that only look like numbers stay words.
