@@ -53,6 +53,8 @@ def tools() -> list[Tool]:
         ("How much extra does express delivery cost?", ["documents"]),
         ("Who is the CEO of the company?", ["documents"]),
         ("Read notes.txt and summarize it.", ["read_file:notes.txt"]),
+        ("How many words are in refund_policy.md?", ["read_file:refund_policy.md", "word_count"]),
+        ("What does shipping_policy.md say about free shipping?", ["lookup:shipping", "read_file:shipping_policy.md"]),
         ("Why is the sky blue?", ["documents"]),  # nothing else explains it: search, never guess
     ],
 )

@@ -200,7 +200,8 @@ def analyse(goal: str, tool_names: Iterable[str]) -> Analysis:
     )
     if calculate and fahrenheit and cities and not arithmetic:
         calculate = False  # get_weather gives Fahrenheit itself
-    topics = [(en, ko) for en, ko, pattern in LOOKUP_TOPICS if pattern.search(counted)]
+    # A file's name is no topic: "How many words are in refund_policy.md?" asks for no refund policy.
+    topics = [(en, ko) for en, ko, pattern in LOOKUP_TOPICS if pattern.search(_FILE_NAME.sub(" ", counted))]
     if calculate and not arithmetic and not topics and _QUANTITY.search(counted):
         topics.append(("unit price", "단가"))  # "10 units including shipping": the price first
     if "lookup" in enabled and topics:
