@@ -800,3 +800,68 @@ def test_an_answer_must_state_the_calculator_result_and_a_dropped_grammar_is_ret
     assert "268" in required["pattern"] and "maxLength" not in required  # the figure is required
     assert "maxLength" in second["properties"]["answer"]  # the retry: figures allowed, none required
     assert server.bodies[0]["repeat_penalty"] == local.ANSWER_REPEAT_PENALTY  # answers only
+
+
+# A rambling answer stops at the sentence that said it all (answer_end).
+
+
+class TokenServer:
+    """Streams an answer a few characters at a time, counting the chunks it got to send."""
+
+    def __init__(self, content: str) -> None:
+        self.content = content
+        self.sent = 0
+        self.bodies: list[dict[str, Any]] = []
+
+    def handle_chat_completions(self, body: dict[str, Any], callback: Any = None) -> Any:
+        self.bodies.append(body)
+        for start in range(0, len(self.content), 4):
+            self.sent += 1
+            timings = {"cache_n": 600, "prompt_n": 200, "predicted_n": self.sent}
+            chunk = {"choices": [{"index": 0, "delta": {"content": self.content[start : start + 4]}}]}
+            if callback({**chunk, "timings": timings}):
+                return None
+        callback({"choices": [{"index": 0, "delta": {}, "finish_reason": "length"}], "timings": timings})
+        return None
+
+
+def test_the_provider_stops_a_rambling_answer_at_the_sentence_that_said_it_all(
+    fake_model: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    registry: ToolRegistry,
+) -> None:
+    goal = "Which is warmer, London or Seoul? And what is 15% of 240?"
+    blocks = []
+    for index, (name, arguments, output) in enumerate(
+        [
+            ("get_weather", {"city": "London", "unit": "celsius"}, '{"temperature": 15, "condition": "cloudy"}'),
+            ("get_weather", {"city": "Seoul", "unit": "celsius"}, '{"temperature": 22, "condition": "sunny"}'),
+            ("calculator", {"expression": "15 * 240 / 100"}, "36"),
+        ]
+    ):
+        call = ToolCallRequest(f"local_{index + 1}_1", name, arguments)
+        blocks.append(
+            ContextBlock(
+                index=index,
+                step=index + 1,
+                provider="local",
+                tool_calls=[call],
+                outputs=[ToolOutput(call.call_id, name, output)],
+            )
+        )
+    ramble = (
+        "Seoul is warmer than London. The temperature in Seoul is 22 °C, while it is 15 °C in London. "
+        "15% of 240 is 36. Therefore, the warmest city is Seoul. The final answer is: Seoul is warmer than L"
+    )
+    server = TokenServer('{"answer": "' + ramble + ' and on and on."}')
+    install_engine(monkeypatch, fake_model, server)
+    provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)})
+    request = ModelRequest(instructions="sys", goal=goal, blocks=blocks, tools=list(registry), step=4)
+    response = provider.complete(request)
+    assert response.text == ramble[: ramble.index("36.") + 3] and response.tool_calls == []
+    assert server.bodies[0]["timings_per_token"] is True
+    assert server.sent < len(server.content) / 4 - 10  # generation stopped, the rest never asked for
+    raw = response.raw[-1]
+    assert raw["finish_reason"] == "enough" and raw["timings"]["predicted_n"] == server.sent
+    assert response.usage.output_tokens == server.sent
+    assert json.loads(json.dumps(raw))  # the record keeps it as plain JSON

@@ -99,6 +99,7 @@ class PgQueries:
         self._work_mem = work_mem
         self._failed: tuple[float, Exception] | None = None
         self._choices: tuple[Any, float, Choices] | None = None
+        self._used: tuple[Any, float, list[tuple[Any, ...]]] | None = None
         self._icu = False
         self.url: str | None = None
         """The store's URL when made by :meth:`from_url` (it holds the password: never show it)."""
@@ -175,10 +176,14 @@ class PgQueries:
     # -- helpers ---------------------------------------------------------------------------------
     def dead_runs(self) -> list[str]:
         """Runs stored as ``running`` whose process is gone (shown as interrupted)."""
+        return self._running()[0]
+
+    def _running(self) -> tuple[list[str], int]:
+        """(the dead runs, how many runs are stored as ``running``)."""
         rows = self._all(
             sql.SQL("SELECT run_id, owner_pid, owner_host, updated_at, started_at FROM runs WHERE status = 'running'")
         )
-        return [
+        dead = [
             run_id
             for run_id, pid, host, updated, started in rows
             if effective_status(
@@ -186,6 +191,7 @@ class PgQueries:
             )
             != "running"
         ]
+        return dead, len(rows)
 
     def _where(self, where: RunFilter, params: dict[str, Any]) -> sql.Composable:
         """The SQL condition of ``where`` on ``runs``; its values go into ``params``."""
@@ -199,22 +205,27 @@ class PgQueries:
                 params[name] = _texts(values)
                 parts.append(sql.SQL("{} = ANY(%({})s)").format(sql.Identifier(name), sql.SQL(name)))
         if where.statuses:
-            params["statuses"] = _texts(where.statuses)
-            parts.append(sql.SQL("{} = ANY(%(statuses)s)").format(STATUS))
+            # The status as shown (STATUS) tested on the stored one, so the status index serves it:
+            # a stored "running" run is shown as interrupted when its process is gone (%(dead)s).
+            wanted = set(_texts(where.statuses))
+            running, interrupted = "running" in wanted, INTERRUPTED in wanted
+            params["statuses"] = sorted(wanted | ({"running"} if interrupted else set()))
+            parts.append(sql.SQL("status = ANY(%(statuses)s)"))
+            if running != interrupted:
+                dead = sql.SQL("run_id = ANY(%(dead)s)")
+                parts.append(
+                    sql.SQL("(status <> 'running' OR {}{})").format(sql.SQL("" if interrupted else "NOT "), dead)
+                )
         text = where.text.strip()
         if "\x00" in text:  # no stored text holds a NUL (PostgreSQL refuses it): nothing matches
             parts.append(sql.SQL("false"))
         elif text:
             params["text"] = text
+            # runs.search is lower(goal || ' ' || run_id), folded the same way (migration 0003)
             if self._icu:
-                parts.append(
-                    sql.SQL(
-                        "strpos(lower((goal || ' ' || run_id) COLLATE \"und-x-icu\"), "
-                        'lower(%(text)s COLLATE "und-x-icu")) > 0'
-                    )
-                )
+                parts.append(sql.SQL('strpos(search, lower(%(text)s COLLATE "und-x-icu")) > 0'))
             else:
-                parts.append(sql.SQL("strpos(lower(goal || ' ' || run_id), lower(%(text)s)) > 0"))
+                parts.append(sql.SQL("strpos(search, lower(%(text)s)) > 0"))
         if where.checks:
             params["checks"] = [c for c in _texts(where.checks) if c]
             params["known"] = list(GROUNDING_STATUSES)
@@ -261,42 +272,88 @@ class PgQueries:
         return found
 
     def _choices_now(self, dead: list[str]) -> Choices:
-        params: dict[str, Any] = {"dead": dead}
-        rows = self._all(
-            sql.SQL(
-                "SELECT provider, model, {status}, user_name, grounding, count(*), min(started_us), max(started_us) "
-                "FROM runs GROUP BY 1, 2, 3, 4, 5"
-            ).format(status=STATUS),
-            params,
+        saved, first, last, pairs, values = self._distinct(
+            "runs", "provider", "model", ("status", "user_name", "grounding")
         )
-        first = min((r[6] for r in rows if r[6] is not None), default=None)
-        last = max((r[7] for r in rows if r[7] is not None), default=None)
-        checks = {r[4] if r[4] in GROUNDING_STATUSES else "" for r in rows}
-        return Choices(
-            saved=sum(r[5] for r in rows),
-            providers=sorted({r[0] for r in rows if r[0] is not None}),
-            models=sorted({r[1] for r in rows if r[1] is not None}),
-            statuses=sorted({r[2] for r in rows if r[2] is not None}),
-            users=sorted({r[3] for r in rows if r[3] is not None}),
-            checks=[c for c in (*GROUNDING_STATUSES, "") if c in checks],
-            first_day=_day(first) if first is not None else (None if not rows else datetime.now(timezone.utc).date()),
-            last_day=_day(last) if last is not None else (None if not rows else datetime.now(timezone.utc).date()),
-        )
-
-    def call_choices(self) -> Choices:
-        rows = self._all(
-            sql.SQL("SELECT provider, model, min(run_started_us), max(run_started_us) FROM tool_calls GROUP BY 1, 2")
-        )
-        (saved,) = self._one(sql.SQL("SELECT count(*) FROM runs"))
-        first = min((r[2] for r in rows if r[2] is not None), default=None)
-        last = max((r[3] for r in rows if r[3] is not None), default=None)
+        dead_now, running = self._running()
+        statuses = set(values["status"])
+        if "running" in statuses and running and len(dead_now) >= running:  # every one shown as interrupted
+            statuses.discard("running")
+        if dead_now:
+            statuses.add(INTERRUPTED)
+        checks = {g if g in GROUNDING_STATUSES else "" for g in values["grounding"]}
         today = datetime.now(timezone.utc).date()
         return Choices(
             saved=saved,
-            providers=sorted({r[0] for r in rows if r[0] is not None}),
-            models=sorted({r[1] for r in rows if r[1] is not None}),
-            first_day=_day(first) if first is not None else (today if rows else None),
-            last_day=_day(last) if last is not None else (today if rows else None),
+            providers=sorted({p for p, _ in pairs}),
+            models=sorted({m for _, m in pairs}),
+            statuses=sorted(s for s in statuses if s is not None),
+            users=sorted(u for u in values["user_name"] if u is not None),
+            checks=[c for c in (*GROUNDING_STATUSES, "") if c in checks],
+            first_day=_day(first) if first is not None else (today if saved else None),
+            last_day=_day(last) if last is not None else (today if saved else None),
+        )
+
+    def _distinct(
+        self, table: str, first: str, second: str, singles: Sequence[str] = ()
+    ) -> tuple[int, int | None, int | None, list[tuple[Any, Any]], dict[str, list[Any]]]:
+        """(runs saved, first and last start, the distinct (first, second) pairs of ``table``, the
+        distinct values of each of ``singles`` in ``runs`` — None among them when a row has none).
+
+        Each distinct value is one probe of an index that starts with that column (a "skip
+        scan" as a recursive query), so this costs a few dozen index probes, not a pass over
+        every run or call. ``table`` and the column names are fixed names, never input."""
+        at = sql.Identifier(table)
+        a, b = sql.Identifier(first), sql.Identifier(second)
+        started = sql.Identifier("started_us" if table == "runs" else "run_started_us")
+        parts = [
+            sql.SQL(
+                "WITH RECURSIVE pairs(a, b) AS ("
+                " (SELECT {a}, {b} FROM {t} ORDER BY {a}, {b} LIMIT 1)"
+                " UNION ALL SELECT n.a, n.b FROM pairs CROSS JOIN LATERAL"
+                " (SELECT {a} AS a, {b} AS b FROM {t} WHERE ({a}, {b}) > (pairs.a, pairs.b) ORDER BY {a}, {b} LIMIT 1) n"
+                ") SELECT 'pair', a, b FROM pairs"
+            ).format(a=a, b=b, t=at),
+            sql.SQL(
+                "SELECT 'saved', (SELECT count(*) FROM runs)::text, NULL "
+                "UNION ALL SELECT 'days', min({s})::text, max({s})::text FROM {t}"
+            ).format(s=started, t=at),
+        ]
+        for name in singles:
+            column = sql.Identifier(name)
+            parts.append(
+                sql.SQL(
+                    "SELECT {name}, v, NULL FROM (WITH RECURSIVE d(v) AS ("
+                    " (SELECT {c} FROM runs WHERE {c} IS NOT NULL ORDER BY {c} LIMIT 1)"
+                    " UNION ALL SELECT (SELECT {c} FROM runs WHERE {c} > d.v ORDER BY {c} LIMIT 1) FROM d"
+                    " WHERE d.v IS NOT NULL) SELECT v FROM d WHERE v IS NOT NULL"
+                    " UNION ALL SELECT NULL WHERE EXISTS (SELECT 1 FROM runs WHERE {c} IS NULL)) {alias}"
+                ).format(name=sql.Literal(name), c=column, alias=sql.Identifier(f"d_{name}"))
+            )
+        rows = self._all(sql.SQL(" UNION ALL ").join(sql.SQL("({})").format(p) for p in parts))
+        saved, low, high = 0, None, None
+        pairs: list[tuple[Any, Any]] = []
+        values: dict[str, list[Any]] = {name: [] for name in singles}
+        for kind, x, y in rows:
+            if kind == "pair":
+                pairs.append((x, y))
+            elif kind == "saved":
+                saved = int(x)
+            elif kind == "days":
+                low, high = (None if x is None else int(x)), (None if y is None else int(y))
+            else:
+                values[kind].append(x)
+        return saved, low, high, pairs, values
+
+    def call_choices(self) -> Choices:
+        saved, first, last, pairs, _ = self._distinct("tool_calls", "provider", "model")
+        today = datetime.now(timezone.utc).date()
+        return Choices(
+            saved=saved,
+            providers=sorted({p for p, _ in pairs if p is not None}),
+            models=sorted({m for _, m in pairs if m is not None}),
+            first_day=_day(first) if first is not None else (today if pairs else None),
+            last_day=_day(last) if last is not None else (today if pairs else None),
         )
 
     def page(
@@ -305,10 +362,6 @@ class PgQueries:
         column, ascending = check_order(order)
         params: dict[str, Any] = {"dead": self.dead_runs()}
         condition = self._where(where, params)
-        matching, saved = self._one(
-            sql.SQL("SELECT count(*) FILTER (WHERE {}), count(*) FROM runs").format(condition), params
-        )
-        offset, limit = page_bounds(page, size, matching)
         if (column, ascending) == NEWEST:
             order_by: sql.Composable = _NEWEST
         else:
@@ -316,6 +369,29 @@ class PgQueries:
             if column in _TEXT_KINDS:
                 target = sql.SQL('{} COLLATE "C"').format(target)
             order_by = sql.SQL("{} {} NULLS LAST, {}").format(target, sql.SQL("ASC" if ascending else "DESC"), _NEWEST)
+        saved_sql = sql.SQL("(SELECT count(*) FROM runs)")
+        if where.text.strip() and "\x00" not in where.text:
+            # A search has no index: one pass over the runs counts the matches (a window over the
+            # matching rows) and picks the page, instead of a pass for each.
+            offset, limit = page_bounds(page, size, (max(1, int(page)) - 1) * max(1, int(size)) + 1)
+            params.update(limit=limit, offset=offset)
+            found = self._all(
+                sql.SQL(
+                    "SELECT {}, count(*) OVER (), {} FROM runs WHERE {} ORDER BY {} LIMIT %(limit)s OFFSET %(offset)s"
+                ).format(self._select(), saved_sql, condition, order_by),
+                params,
+            )
+            if found or offset == 0:  # (nothing on a later page: past the end, counted below)
+                matching, saved = (
+                    (found[0][-2], found[0][-1]) if found else (0, self._one(sql.SQL("SELECT {}").format(saved_sql))[0])
+                )
+                return HistoryPage(self._frame([r[:-2] for r in found]), matching, saved)
+        # two counts, each through its own index (one pass over every run with both conditions
+        # cannot use the filter's index)
+        matching, saved = self._one(
+            sql.SQL("SELECT (SELECT count(*) FROM runs WHERE {}), {}").format(condition, saved_sql), params
+        )
+        offset, limit = page_bounds(page, size, matching)
         params.update(limit=limit, offset=offset)
         rows = self._all(
             sql.SQL("SELECT {} FROM runs WHERE {} ORDER BY {} LIMIT %(limit)s OFFSET %(offset)s").format(
@@ -385,43 +461,92 @@ class PgQueries:
         )
         params: dict[str, Any] = {}
         condition = self._calls_of(where, params)
-        (calls, success_rate, mean, retried, fallbacks, duplicates) = self._one(
-            sql.SQL(
-                "SELECT count(*), avg(success::int::float8), avg(duration_ms), count(*) FILTER (WHERE retried), "
-                "count(fallback), count(*) FILTER (WHERE duplicate) FROM tool_calls c WHERE {}"
-            ).format(condition),
-            params,
-        )
-        if not calls:
-            return None
-        out: dict[str, Any] = {
-            "total": {
-                "total_calls": int(calls),
-                "success_rate": float(success_rate),
-                "avg_duration_ms": round(float(mean), 3) if mean is not None else float("nan"),
-            },
-            "retried": int(retried),
-            "fallbacks": int(fallbacks),
-            "duplicates": int(duplicates),
-        }
+        newest = self._newest()
         errors = sql.SQL(", ").join(
             sql.SQL("count(*) FILTER (WHERE NOT success AND error_category = {})").format(sql.Literal(cat))
             for cat in ERROR_CATEGORIES
         )
-        query = sql.SQL(
-            "SELECT GROUPING(tool, provider, model), tool, provider, model, count(*), avg(success::int::float8), "
-            "percentile_cont(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY duration_ms), avg(duration_ms), "
-            "count(*) FILTER (WHERE retried), count(fallback), count(*) FILTER (WHERE duplicate), {errors} "
-            "FROM tool_calls c WHERE {condition} "
-            "GROUP BY GROUPING SETS ((tool), (provider, model), (provider, model, tool))"
+        # Three groupings, each read in its group order from an index that holds every column
+        # used (tool_calls_stats: tool, …; tool_calls_by_model: provider, model, tool, duration):
+        # no sort of all calls (GROUPING SETS sorted them again for its second grouping, on
+        # disk), and per (provider, model, tool) the durations come sorted. Only the finest
+        # grouping counts everything (and Coverage's runs and validation failures); the other
+        # two take their p50/p95 (which do not add up) and add the rest up from it, in Python.
+        # The two percentiles come as one array: one sort per group.
+        pct = "percentile_cont(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY duration_ms)"
+        finest = sql.SQL(
+            "SELECT 0, tool, provider, model, count(*), " + pct + ", count(*) FILTER (WHERE success), "
+            "sum(duration_ms), count(duration_ms), count(*) FILTER (WHERE retried), count(fallback), "
+            "count(*) FILTER (WHERE duplicate), {errors}, count(*) FILTER (WHERE first_use), "
+            "count(*) FILTER (WHERE error_category = 'validation') "
+            "FROM tool_calls c WHERE {condition} GROUP BY provider, model, tool"
         ).format(errors=errors, condition=condition)
-        # (the two percentiles come as one array: one sort per group)
-        rows = [(*r[:6], *(r[6] if r[6] is not None else (None, None)), *r[7:]) for r in self._all(query, params)]
+        coarse = "SELECT {key}, {cols}, count(*), " + pct + ", {rest} FROM tool_calls c WHERE {condition} GROUP BY {by}"
+        rest = sql.SQL(", ").join([sql.NULL] * (8 + len(ERROR_CATEGORIES)))  # (the finest grouping's other counts)
+        by_tool = sql.SQL(coarse).format(
+            key=sql.Literal(3), cols=sql.SQL("tool, NULL, NULL"), rest=rest, condition=condition, by=sql.SQL("tool")
+        )
+        by_model = sql.SQL(coarse).format(
+            key=sql.Literal(4),
+            cols=sql.SQL("NULL, provider, model"),
+            rest=rest,
+            condition=condition,
+            by=sql.SQL("provider, model"),
+        )
+        rows = self._all(
+            sql.SQL(" UNION ALL ").join(sql.SQL("({})").format(q) for q in (finest, by_tool, by_model)), params
+        )
+        fine = [r for r in rows if r[0] == 0]
+        # Coverage's counts of the same calls (provider, model, tool, runs that chose it, calls,
+        # validation failures), for its call right after this one (the Tool stats page)
+        used = [(r[2], r[3], r[1], r[-2], r[4], r[-1]) for r in fine if r[1] is not None]
+        self._used = ((newest, where), time.monotonic(), used)
+        if not fine:
+            return None
+        n_err = len(ERROR_CATEGORIES)
+        # per finest group: calls, successes, sum of durations, timed calls, retried, fallbacks,
+        # duplicates, errors…
+        sums = {(r[1], r[2], r[3]): [r[4], *r[6 : 12 + n_err]] for r in fine}
+        totals = [sum(col) for col in zip(*sums.values())]
+        out: dict[str, Any] = {
+            "total": {
+                "total_calls": int(totals[0]),
+                "success_rate": totals[1] / totals[0],
+                "avg_duration_ms": round(totals[2] / totals[3], 3) if totals[3] else float("nan"),
+            },
+            "retried": int(totals[4]),
+            "fallbacks": int(totals[5]),
+            "duplicates": int(totals[6]),
+        }
+
+        def added(keep: Callable[[tuple[Any, Any, Any]], tuple[Any, Any, Any]]) -> dict[tuple[Any, ...], list[Any]]:
+            grouped: dict[tuple[Any, ...], list[Any]] = {}
+            for key, values in sums.items():
+                have = grouped.get(keep(key))
+                grouped[keep(key)] = list(values) if have is None else [a + b for a, b in zip(have, values)]
+            return grouped
+
+        added_up = {
+            0: sums,
+            3: added(lambda k: (k[0], None, None)),
+            4: added(lambda k: (None, k[1], k[2])),
+        }
+        percentiles = {(r[0], r[1], r[2], r[3]): r[5] for r in rows}
         keys = {"tool": 3, "provider_model": 4, "provider_model_tool": 0}
         for name, by in STATS_BY.items():
-            picked = [r for r in rows if r[0] == keys[name]]
+            picked = []
+            for group, values in added_up[keys[name]].items():
+                pcts = percentiles[(keys[name], *group)]  # (one statement: the same calls in each grouping)
+                p50, p95 = pcts if pcts is not None else (None, None)
+                n, ok, total_ms, timed, *counts = values
+                mean = total_ms / timed if timed else None
+                picked.append((keys[name], *group, n, ok / n, p50, p95, mean, *counts))
             out[name] = _stats_frame(picked, list(by))
         return out
+
+    def _newest(self) -> Any:
+        (newest,) = self._one(sql.SQL("SELECT max(written_at) FROM runs"))
+        return newest
 
     def grounding_rates(self, where: RunFilter) -> pd.DataFrame:
         params: dict[str, Any] = {"dead": self.dead_runs(), "checked": list(CHECKED)}
@@ -451,23 +576,33 @@ class PgQueries:
             ).format(condition),
             params,
         )
-        calls = self._calls_of(where, params)
-        used = self._all(
-            sql.SQL(
-                # per run first (a hash aggregate), then per tool: no count(DISTINCT …) sort
-                "SELECT provider, model, tool, count(*), sum(calls)::bigint, sum(invalid)::bigint FROM ("
-                "SELECT c.provider, c.model, c.tool, c.run_id, count(*) AS calls, "
-                "count(*) FILTER (WHERE c.error_category = 'validation') AS invalid FROM tool_calls c "
-                "WHERE {} AND c.tool IS NOT NULL GROUP BY 1, 2, 3, 4"
-                ") per_run GROUP BY 1, 2, 3"
-            ).format(calls),
-            params,
-        )
+        cached, direct = self._used, self._call_where(where, {})
+        if (
+            cached is not None
+            and direct is not None
+            and cached[0] == (self._newest(), where)
+            and time.monotonic() - cached[1] < self.choices_ttl
+        ):
+            used = cached[2]  # Tool stats just counted them
+        else:
+            used = self._used_now(where, params)
         table = coverage_from_counts(
             pd.DataFrame(offered, columns=["provider", "model", "tool", "runs_offered"]),
             pd.DataFrame(used, columns=["provider", "model", "tool", *USED_COLUMNS]),
         )
         return {"table": table, "matrix": validation_matrix(table), "never": never_from_table(table), "runs": runs}
+
+    def _used_now(self, where: RunFilter, params: dict[str, Any]) -> list[tuple[Any, ...]]:
+        calls = self._calls_of(where, params)
+        return self._all(
+            sql.SQL(
+                # the runs that chose a tool: its first call in each run (first_use, set on write)
+                "SELECT c.provider, c.model, c.tool, count(*) FILTER (WHERE c.first_use), count(*), "
+                "count(*) FILTER (WHERE c.error_category = 'validation') FROM tool_calls c "
+                "WHERE {} AND c.tool IS NOT NULL GROUP BY 1, 2, 3"
+            ).format(calls),
+            params,
+        )
 
 
 def _stats_frame(rows: Sequence[tuple[Any, ...]], by: list[str]) -> pd.DataFrame:

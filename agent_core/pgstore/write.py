@@ -50,11 +50,21 @@ RUN_SQL_COLUMNS: tuple[str, ...] = (
     "record",
 )
 """The ``runs`` columns one record fills, in order (``written_at`` is the server's clock)."""
-CALL_SQL_COLUMNS: tuple[str, ...] = ("run_id", "run_started_at", "run_started_us", "provider", "model", *CALL_FIELDS)
-"""The ``tool_calls`` columns one call fills (``retried`` is computed by the database)."""
+CALL_SQL_COLUMNS: tuple[str, ...] = (
+    "run_id",
+    "run_started_at",
+    "run_started_us",
+    "provider",
+    "model",
+    *CALL_FIELDS,
+    "first_use",
+)
+"""The ``tool_calls`` columns one call fills (``retried`` is computed by the database;
+``first_use``: the run's first call of that tool, what Coverage counts runs by)."""
 _AT = {name: i for i, name in enumerate(RUN_FIELDS)}
 _INT4 = 2**31
 _INT4_CALL_FIELDS = tuple(i for i, name in enumerate(CALL_FIELDS) if name in ("seq", "step", "attempts"))
+_TOOL = CALL_FIELDS.index("tool")
 _NUL_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\u0000")
 _strict_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False).encode
 
@@ -160,11 +170,16 @@ def rows_of(record: Mapping[str, Any]) -> RunRows:
     run.append(record_json(record))
     head = (run[0], run[_AT["started_at"]], run[_AT["started_us"]], run[_AT["provider"]], run[_AT["model"]])
     calls = []
-    for call in zip(*columns):
+    used: set[str] = set()
+    for call in zip(*columns):  # in the record's order (seq)
         cells = [_cell(v) for v in call]
         for i in _INT4_CALL_FIELDS:
             cells[i] = _int4(cells[i])
-        calls.append((*head, *cells))
+        tool = cells[_TOOL]
+        first_use = tool is not None and tool not in used
+        if first_use:
+            used.add(tool)
+        calls.append((*head, *cells, first_use))
     return RunRows(tuple(run), calls)
 
 
@@ -210,6 +225,7 @@ CALL_SQL_TYPES: Mapping[str, str] = {
     "duplicate": "boolean",
     "truncated": "boolean",
     "duration_ms": "double precision",
+    "first_use": "boolean",
 }
 """SQL types of the ``tool_calls`` columns that are not ``text``."""
 

@@ -20,7 +20,7 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from typing import Any
 from agent_core.context import ToolCallRequest
 from agent_core.errors import ProviderError
 from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Usage
+from agent_core.providers.local.answer_end import enough_said
 from agent_core.providers.local.llama_reply import _timings, _usage
 from agent_core.providers.local.model_files import (
     PART_COUNT,
@@ -642,7 +643,10 @@ class LocalProvider:
             # Held to the figures it must state, the model looped on a phrase until the token limit
             # ("약한 비가 약한 비가 …", 165 s on a busy machine); a mild penalty ends that.
             body["repeat_penalty"] = ANSWER_REPEAT_PENALTY
-        content, final, elapsed = self._generate(engine, body, deadline, request.timeout, request.cancel)
+        enough = enough_said([r.forms for r in required]) if plan and plan.answer else None
+        if enough is not None:
+            body["timings_per_token"] = True  # a stop at a sentence end still has the counts
+        content, final, elapsed = self._generate(engine, body, deadline, request.timeout, request.cancel, enough)
         if required and not content.startswith("{"):
             # llguidance could not compile the grammar and llama.cpp generated without one (it
             # only logs that): answer again with the figures allowed but not required.
@@ -653,8 +657,9 @@ class LocalProvider:
             content, final, more_ms = self._generate(engine, body, deadline, request.timeout, request.cancel)
             elapsed = round(elapsed + more_ms, 1)
         cut = final.get("finish_reason") == "length"
+        said = final.get("said")
         try:
-            text, calls = parse_output(content, step=request.step)
+            text, calls = (said, []) if isinstance(said, str) else parse_output(content, step=request.step)
         except OutputError as exc:
             partial = cut_answer(content) if cut else None
             if partial is None:
@@ -682,11 +687,16 @@ class LocalProvider:
         deadline: float,
         timeout: float,
         cancel: threading.Event | None = None,
+        enough: Callable[[str], str | None] | None = None,
     ) -> tuple[str, dict[str, Any], float]:
         """Stream one completion, stopping at ``deadline`` (or at the next token or prompt batch once
         ``cancel`` is set: the run was stopped, and the model is free for the next one at once).
 
-        Returns ``(content, {finish_reason, timings, usage}, ms)``.
+        ``enough`` (:func:`~agent_core.providers.local.answer_end.enough_said`) sees the output so
+        far after each token; once it returns the answer, generation stops there, and the final
+        dict has it as ``said`` with ``finish_reason`` ``"enough"``.
+
+        Returns ``(content, {finish_reason, timings, usage[, said]}, ms)``.
         """
         pieces: list[str] = []
         final: dict[str, Any] = {}
@@ -694,8 +704,10 @@ class LocalProvider:
         started = time.perf_counter()
         timed_out = False
 
+        ended = False
+
         def on_chunk(chunk: Any) -> bool:
-            nonlocal timed_out
+            nonlocal timed_out, ended
             if isinstance(chunk, dict):
                 if "error" in chunk:
                     errors.append(chunk["error"])
@@ -704,11 +716,17 @@ class LocalProvider:
                     piece = (choice.get("delta") or {}).get("content")
                     if piece:
                         pieces.append(piece)
+                        said = enough("".join(pieces)) if enough is not None else None
+                        if said is not None:
+                            final["said"], final["finish_reason"] = said, "enough"
+                            ended = True
                     if choice.get("finish_reason"):
                         final["finish_reason"] = choice["finish_reason"]
                 for key in ("timings", "usage"):
                     if chunk.get(key):
                         final[key] = chunk[key]
+            if ended:
+                return True
             if time.perf_counter() > deadline:
                 timed_out = True
                 return True

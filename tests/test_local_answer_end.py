@@ -1,0 +1,42 @@
+"""A local answer stops once it has said enough (agent_core.providers.local.answer_end): three
+complete sentences that state every required figure, or six whatever they state."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_core.providers.local.answer_end import complete_sentences, enough_said
+
+RAMBLE = (
+    "Seoul is warmer than London. The temperature in Seoul is 22 °C, while it is 15 °C in London. "
+    "15% of 240 is 36. Therefore, the warmest city is Seoul. The final answer is: Seoul is warmer than L"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "ends"),
+    [
+        ("It is 3.5 km. Done.", [13]),  # a decimal point is no end; the last mark has no space yet
+        ("See example.com for more! Then ask? ", [25, 35]),
+        ("서울은 22 °C입니다. 런던은 15 °C입니다. ", [13, 27]),
+        ("No end here", []),
+    ],
+)
+def test_sentence_ends_need_the_space_after_them(text: str, ends: list[int]) -> None:
+    assert complete_sentences(text) == ends
+
+
+def test_enough_once_three_sentences_state_every_figure() -> None:
+    enough = enough_said([("15 °C", "15°C"), ("22 °C",), ("36",)])
+    assert enough('{"check": "22 > 15. So Seoul. Done. More') is None  # the answer has not started
+    assert enough('{"answer": "Seoul is warmer than London. It is 22 °C') is None
+    said = enough('{"answer": "' + RAMBLE)
+    assert said == RAMBLE[: RAMBLE.index("15% of 240 is 36.") + len("15% of 240 is 36.")]
+    # A figure still missing after three sentences: on to the sentence that states it.
+    late = enough_said([("36",)])
+    three = '{"answer": "Seoul is warmer. London is cooler. Both are cities. '
+    assert late(three) is None
+    assert late(three + "And 15% of 240 is 36. Then") == three[len('{"answer": "') :] + "And 15% of 240 is 36."
+    # Six sentences end it whatever they state (the grammar still owed a figure).
+    six = '{"answer": "' + "It is so. " * 6
+    assert late(six) == ("It is so. " * 6).rstrip()

@@ -1,0 +1,158 @@
+"""What migration 0003 stores for reading at scale stays right: a store written before it is
+brought up to date with the same values the writer now stores (runs.search, tool_calls.first_use),
+the writer keeps first_use right when a run's calls are replaced, and the status filter and the
+filter choices treat runs whose process is gone as interrupted."""
+
+from __future__ import annotations
+
+import copy
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+pytestmark = pytest.mark.postgres
+psycopg = pytest.importorskip("psycopg")
+
+from agent_core import pgstore  # noqa: E402
+from agent_core.pgstore.migrate import MIGRATIONS_DIR, migrate  # noqa: E402
+from agent_core.pgstore.reading import PgQueries  # noqa: E402
+from agent_core.pgstore.write import CALL_SQL_COLUMNS, RUN_SQL_COLUMNS, rows_of  # noqa: E402
+from agent_core.queries import RunFilter  # noqa: E402
+from bench.corpus import team_records  # noqa: E402
+from tests.pgserver import PgServer  # noqa: E402
+
+
+def _first_uses(record: dict[str, Any]) -> list[bool]:
+    seen: set[str] = set()
+    out = []
+    for call in record.get("tool_calls") or ():
+        tool = call.get("tool")
+        out.append(isinstance(tool, str) and tool not in seen)
+        if isinstance(tool, str):
+            seen.add(tool)
+    return out
+
+
+def _stored_first_uses(url: str) -> dict[str, list[bool]]:
+    with pgstore.connect(url) as conn:
+        rows = conn.execute("SELECT run_id, first_use FROM tool_calls ORDER BY run_id, seq").fetchall()
+    out: dict[str, list[bool]] = {}
+    for run_id, first in rows:
+        out.setdefault(run_id, []).append(first)
+    return out
+
+
+def _old_store(server: PgServer, tmp_path: Path, records: list[dict[str, Any]]) -> str:
+    """A database with the schema before 0003 (0001, 0002) and ``records`` in it, as the writer of
+    that time stored them (no first_use column)."""
+    url = server.create_database("old_" + tmp_path.name.lower().replace("-", "_")[-20:])
+    old = tmp_path / "old_migrations"
+    old.mkdir()
+    for path in sorted(MIGRATIONS_DIR.glob("000[12]_*.sql")):
+        shutil.copy(path, old / path.name)
+    run_cols = ", ".join(RUN_SQL_COLUMNS)
+    call_cols = [c for c in CALL_SQL_COLUMNS if c != "first_use"]
+    with psycopg.connect(url, autocommit=True) as conn:
+        assert migrate(conn, old) == ["0001_initial", "0002_reading_indexes"]
+        with conn.transaction(), conn.cursor() as cur:
+            with cur.copy(f"COPY runs ({run_cols}) FROM STDIN") as copy_runs:
+                for record in records:
+                    copy_runs.write_row(rows_of(record).run)
+            with cur.copy(f"COPY tool_calls ({', '.join(call_cols)}) FROM STDIN") as copy_calls:
+                for record in records:
+                    for call in rows_of(record).calls:
+                        copy_calls.write_row(call[: len(call_cols)])
+    return url
+
+
+def test_a_store_written_before_0003_is_migrated_with_the_values_the_writer_stores(
+    pg_server: PgServer, tmp_path: Path
+) -> None:
+    records = team_records(150, templates=12, seed=21)
+    old_url = _old_store(pg_server, tmp_path, records)
+    new_url = pg_server.create_database("new_" + tmp_path.name.lower().replace("-", "_")[-20:])
+    with pgstore.connect(new_url) as conn:
+        pgstore.upsert_records(conn, records)
+    with pgstore.connect(old_url) as conn:  # applies 0003 to the old store, backfilling it
+        names = [n for (n,) in conn.execute("SELECT name FROM schema_migrations ORDER BY version").fetchall()]
+        assert names[-1] == "0003_reading_at_scale"
+        indexes = {n for (n,) in conn.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'tool_calls'")}
+    assert "tool_calls_by_model" in indexes and "tool_calls_provider_model" not in indexes
+
+    expected = {r["run_id"]: _first_uses(r) for r in records if r.get("tool_calls")}
+    assert _stored_first_uses(old_url) == _stored_first_uses(new_url) == expected
+    assert any(flags.count(False) for flags in expected.values())  # runs calling a tool twice
+
+    old, new = PgQueries.from_url(old_url), PgQueries.from_url(new_url)
+    try:
+        goal = next(r["goal"] for r in records if r["goal"].strip())
+        for where in (RunFilter(), RunFilter(text=goal.upper()[:12]), RunFilter(statuses=("completed",))):
+            mine, theirs = old.page(where), new.page(where)
+            assert mine.matching == theirs.matching > 0 and mine.rows.equals(theirs.rows)
+            # past the last page: the last page (a search counts and pages in one pass)
+            last = -(-mine.matching // 7)
+            past, at_last = old.page(where, page=last + 5, size=7), old.page(where, page=last, size=7)
+            assert past.matching == mine.matching and past.rows.equals(at_last.rows) and len(past.rows) > 0
+        nothing = old.page(RunFilter(text="no run has this goal"), page=3)
+        assert (nothing.matching, nothing.saved, len(nothing.rows)) == (0, len(records), 0)
+        cover_old, cover_new = old.coverage(RunFilter()), new.coverage(RunFilter())
+        assert cover_old["table"].equals(cover_new["table"]) and cover_old["never"] == cover_new["never"]
+        stats_old, stats_new = old.tool_stats(RunFilter()), new.tool_stats(RunFilter())
+        assert stats_old is not None and stats_new is not None
+        for key in ("tool", "provider_model", "provider_model_tool"):
+            # (sums of float durations in another row order: equal to the last few bits)
+            pd.testing.assert_frame_equal(stats_old[key], stats_new[key], check_exact=False, rtol=1e-12)
+    finally:
+        old.close()
+        new.close()
+
+
+def test_first_use_follows_the_newest_snapshot_of_a_run(pg_url: str) -> None:
+    """A run's calls are replaced by each newer snapshot (batch and one-run writes); a stale
+    snapshot arriving late changes nothing."""
+    final = next(r for r in team_records(60, templates=12, seed=22) if len(r.get("tool_calls") or ()) >= 3)
+    tools = [c["tool"] for c in final["tool_calls"]]
+    early = copy.deepcopy(final)
+    early["status"], early["steps"] = "running", early["steps"][:1]
+    # the early snapshot calls the last tool first: its first use moves when the final one lands
+    early["tool_calls"] = [copy.deepcopy(final["tool_calls"][-1]), *copy.deepcopy(final["tool_calls"][:1])]
+    early["tool_calls"][0]["tool"] = tools[-1]
+    for batch in (True, False):
+        run = copy.deepcopy(final)
+        run["run_id"] = run["run_id"][:-1] + ("a" if batch else "b")
+        first = copy.deepcopy(early)
+        first["run_id"] = run["run_id"]
+        with pgstore.connect(pg_url) as conn:
+            write = (lambda rs: pgstore.upsert_records(conn, rs)) if batch else None
+            for snapshot in (first, run, first):  # the early one again, late: the guard keeps the final
+                if write is not None:
+                    write([snapshot, copy.deepcopy(final) | {"run_id": "other-" + run["run_id"]}])
+                else:
+                    pgstore.upsert_records(conn, [snapshot])
+        assert _stored_first_uses(pg_url)[run["run_id"]] == _first_uses(run)
+
+
+def test_status_filter_and_choices_show_a_dead_running_run_as_interrupted(pg_url: str) -> None:
+    records = team_records(40, templates=8, seed=23)
+    for i, record in enumerate(records[:3]):  # "running", from a process on another host long gone
+        record["status"] = "running"
+        record["owner"] = {"pid": 4_000_000 + i, "host": "gone-host"}
+        record["updated_at"] = "2020-01-01T00:00:00+00:00"
+    with pgstore.connect(pg_url) as conn:
+        pgstore.upsert_records(conn, records)
+    reader = PgQueries.from_url(pg_url)
+    try:
+        dead = set(reader.dead_runs())
+        assert {r["run_id"] for r in records[:3]} <= dead
+        assert "interrupted" in reader.choices().statuses
+        shown = reader.page(RunFilter(statuses=("interrupted",)), size=100).rows
+        assert dead <= set(shown["run_id"]) and set(shown["status"]) == {"interrupted"}
+        assert reader.page(RunFilter(statuses=("running",)), size=100).matching == 0
+        everything = reader.page(RunFilter(), size=100)
+        by_status = sum(reader.page(RunFilter(statuses=(s,))).matching for s in reader.choices().statuses)
+        assert by_status == everything.matching == everything.saved == len(records)
+    finally:
+        reader.close()
