@@ -21,7 +21,7 @@ Kind = Literal["number", "money", "percent", "quantity", "temperature", "date", 
 # Patterns
 
 _NUM = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-_SIGNED = rf"(?:(?<![\w.,])[-−]\s?)?{_NUM}"
+_SIGNED = rf"(?:(?<![\w.,])(?<![\d)%]\s)[-−]\s?)?{_NUM}"  # "22 - 15": a minus between figures is no sign
 _KO_BIG = "조억만"
 _KO_SMALL = "천백십"
 # 2만 5천, 1억 2천만, 3천: digits with Korean place units (at least one unit).
@@ -178,9 +178,14 @@ class Claim:
     minutes: int | None = None
     converted: tuple[float, ...] = ()
     """Values obtained by a unit conversion (matched with a conversion's rounding slack)."""
+    arithmetic: str | None = None
+    """For a sum the answer writes out wrong (``22 - 15 = 15``): the right one, ``22 - 15 = 7``."""
 
     def as_record(self, source: dict[str, Any] | None) -> dict[str, Any]:
-        return {"text": self.text, "value": self.value, "kind": self.kind, "source": source}
+        record: dict[str, Any] = {"text": self.text, "value": self.value, "kind": self.kind, "source": source}
+        if self.arithmetic:
+            record["arithmetic"] = self.arithmetic
+        return record
 
 
 def _blank(text: str, spans: Iterable[tuple[int, int]]) -> str:
@@ -425,3 +430,57 @@ def find_claims(answer: str) -> list[Claim]:
         stated.update(claim.numbers[:1])
         claims.append(claim)
     return claims
+
+
+# ---------------------------------------------------------------------------------------------
+# Sums written out in the answer
+
+_OPERAND = r"\$?\s?" + _NUM
+_EQUATION = re.compile(
+    rf"(?<![\w.,:\-−])({_OPERAND}(?:\s*[-+−×x*/÷]\s*{_OPERAND})+)\s*=\s*({_OPERAND})(?![\d]|[.,]\d)",
+)
+_OPERATORS = {"+": "+", "-": "-", "−": "-", "×": "*", "x": "*", "*": "*", "/": "/", "÷": "/"}
+
+
+def _evaluate(left: str) -> float | None:
+    """The value of ``24 * 7 + 15`` by the calculator tool's own rules, or None."""
+    from agent_core.tools.calculator import calculate
+
+    tokens = re.findall(r"\d[\d,]*(?:\.\d+)?|[-+−×x*/÷]", left.replace("$", ""))
+    try:
+        return float(calculate(" ".join(_OPERATORS.get(t, t.replace(",", "")) for t in tokens)))
+    except ValueError:
+        return None
+
+
+def wrong_arithmetic(answer: str) -> list[Claim]:
+    """The sums ``answer`` writes out (``22 - 15 = 15``) whose result is wrong, as claims with
+    the right sum in :attr:`Claim.arithmetic`. Each figure in them may be found in a tool
+    result, so the check on figures alone passed "the difference is 22 - 15 = 15 degrees"."""
+    text = unicodedata.normalize("NFC", answer or "")
+    masked = _masked_answer(text)
+    wrong = []
+    position = 0
+    while m := _EQUATION.search(masked, position):
+        position = m.start(2)  # "24 * 7 = 168 + 15 = 183": the result starts the next sum
+        computed = _evaluate(m.group(1))
+        stated = _number(m.group(2).replace("$", "").strip())
+        if computed is None:
+            continue
+        places = decimals(m.group(2))
+        if abs(computed - stated) <= 0.5 * 10**-places + 1e-9:
+            continue
+        left = " ".join(m.group(1).split())
+        wrong.append(
+            Claim(
+                text=text[m.start() : m.end()].strip(),
+                value=fmt(stated),
+                kind="number",
+                start=m.start(),
+                end=m.end(),
+                numbers=(stated,),
+                decimals=places,
+                arithmetic=f"{left} = {fmt(round(computed, max(places, 2)))}",
+            )
+        )
+    return wrong

@@ -186,11 +186,11 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
 
 def _grounding_warnings(grounding: Mapping[str, Any] | None, out: TextIO) -> None:
     """One warning line per figure of the answer that no tool result (nor the goal) supports."""
-    from agent_core.grounding import unsupported
+    from agent_core.grounding import unsupported, warning
 
     missing = unsupported(grounding)
     for claim in missing:
-        out.write(f"warning: {claim['text']} appears in no tool result: the model may have made it up\n")
+        out.write(f"warning: {warning(claim)}\n")
     if grounding and missing and grounding.get("note"):
         out.write(f"warning: {grounding['note']}\n")
 

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agent_core.claims import ANY_DIGITS, Claim, decimals, find_all, find_claims
+from agent_core.claims import ANY_DIGITS, Claim, decimals, find_all, find_claims, wrong_arithmetic
 
 Status = Literal["grounded", "partly", "ungrounded", "no_claims"]
 
@@ -243,6 +243,8 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
             found = [(c, ref if ref is not None else _derived(c, left, right)) for c, ref in found]
             if sum(ref is None for _, ref in found) in (0, before):
                 break
+    # A sum written out wrong ("22 - 15 = 15") is unsupported, whatever its figures' sources.
+    found += [(claim, None) for claim in wrong_arithmetic(answer or "")]
     result: dict[str, Any] = {
         "status": _status(sum(ref is not None for _, ref in found), len(found)),
         "tools_used": len(ok_calls),
@@ -287,7 +289,9 @@ def summary(grounding: Mapping[str, Any] | None) -> str:
         return "every number comes from a tool result" + (
             "" if not any((c.get("source") or {}).get("goal") for c in claims) else " or your goal"
         )
-    if len(missing) == 1:
+    if len(missing) == 1 and missing[0].get("arithmetic"):
+        text = f"⚠ {missing[0]['text']} is wrong: {missing[0]['arithmetic']}"
+    elif len(missing) == 1:
         text = f"⚠ {missing[0]['text']} appears in no tool result: the model may have made it up"
     else:
         shown = ", ".join(c["text"] for c in missing[:4]) + (" …" if len(missing) > 4 else "")
@@ -304,8 +308,21 @@ def found_line(grounding: Mapping[str, Any] | None) -> str:
     return f"{found} of {len(claims)} numbers found in tool results"
 
 
+def warning(claim: Mapping[str, Any]) -> str:
+    """One unsupported claim in plain words (the CLI prints one line each)."""
+    if claim.get("arithmetic"):
+        return f"{claim['text']} is wrong arithmetic: {claim['arithmetic']}"
+    return f"{claim['text']} appears in no tool result: the model may have made it up"
+
+
 def correction(grounding: Mapping[str, Any]) -> str:
     """The corrective turn sent to the model when ``ANSWER_CHECK=retry`` finds made-up figures."""
+    sums = [c for c in unsupported(grounding) if c.get("arithmetic")]
+    if sums:
+        wrong = "; ".join(f"{c['text']}, but {c['arithmetic']}" for c in sums[:3])
+        return (
+            f"Your answer says {wrong}. Do not do arithmetic yourself: use the calculator, or answer without the sum."
+        )
     missing = [c["text"] for c in unsupported(grounding)]
     listed = ", ".join(missing[:6])
     says = f"says {listed}" if len(missing) == 1 else f"states {listed}"

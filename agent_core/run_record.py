@@ -247,6 +247,9 @@ class Claim(TypedDict):
     ]
     kind: ClaimKind
     source: CallSource | GoalSource | None
+    arithmetic: NotRequired[
+        Annotated[str, Field(description="a sum the answer writes out wrong: the right one (22 - 15 = 7)")]
+    ]
 
 
 class Grounding(TypedDict):

@@ -73,7 +73,12 @@ def show_badge(record: Mapping[str, Any], container: Any = None) -> None:
             st.markdown(
                 "\n".join(
                     f"- {'✅' if c.get('source') else '⚠️'} **{ui.md_label(c.get('text'), 60)}** "
-                    f"({ui.md_label(c.get('kind'), 20)}) — {_where(c.get('source'), calls)}"
+                    f"({ui.md_label(c.get('kind'), 20)}) — "
+                    + (
+                        f"wrong arithmetic: {ui.md_label(c.get('arithmetic'), 80)}"
+                        if c.get("arithmetic")
+                        else _where(c.get("source"), calls)
+                    )
                     for c in claims
                 )
             )

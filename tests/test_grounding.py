@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from agent_core.claims import find_claims, korean_number
+from agent_core.claims import find_claims, korean_number, wrong_arithmetic
 from agent_core.grounding import (
     NO_TOOL_NOTE,
     NO_TOOL_NOTE_PLAIN,
@@ -250,3 +250,44 @@ def test_large_tool_outputs_are_all_searched() -> None:
     result = check_answer("a 123456.789 b 98765.4321 c 5555.5 d 77777", "goal 12 13", big)
     assert result["status"] == "ungrounded"
     assert [c["source"] for c in result["claims"]] == [None] * len(result["claims"]) and len(result["claims"]) == 4
+
+
+# --- sums written out in the answer ------------------------------------------------------------
+
+LONDON = call("get_weather", '{"city": "London", "temperature": 15, "unit": "celsius"}', call_id="london")
+SEOUL = call("get_weather", '{"city": "Seoul", "temperature": 22, "unit": "celsius"}', call_id="seoul")
+
+
+@pytest.mark.parametrize(
+    ("answer", "wrong"),
+    [
+        ("The difference is 22 - 15 = 15 degrees Celsius.", [("22 - 15 = 15", "22 - 15 = 7")]),
+        ("24 x 7 = 170", [("24 x 7 = 170", "24 x 7 = 168")]),
+        ("2 + 2 = 5, but 10 / 3 = 3.33", [("2 + 2 = 5", "2 + 2 = 4")]),  # rounding as written is fine
+        ("24 * 7 = 168 + 15 = 183", []),  # a chain: each sum right
+        ("24 * 7 = 168 + 15 = 193", [("168 + 15 = 193", "168 + 15 = 183")]),
+        ("$24 × 20 = $480; 1,000 + 250 = 1,250", []),
+        ("−5 + 3 = 2 is not a sum we read", []),  # a signed operand: not read as 5 + 3
+        ("`2+2=5`, v1.2.3 = 4, https://x.io/2-1=9 and 10:00 - 11 = 1", []),  # code, versions, URLs, times
+        ("2 * (3 + 4) = 14", []),  # brackets: not read
+    ],
+)
+def test_wrong_sums_written_out_are_found(answer: str, wrong: list[tuple[str, str]]) -> None:
+    assert [(c.text, c.arithmetic) for c in wrong_arithmetic(answer)] == wrong
+
+
+def test_a_wrong_sum_of_supported_figures_is_flagged_everywhere() -> None:
+    answer = "Seoul is warmer. The difference is 22 - 15 = 15 degrees Celsius."
+    result = check_answer(answer, "Which is warmer, London or Seoul?", [LONDON, SEOUL])
+    assert result["status"] == "partly"  # 22 and 15 are found; the sum is not right
+    [wrong] = unsupported(result)
+    assert wrong == {
+        "text": "22 - 15 = 15",
+        "value": "15",
+        "kind": "number",
+        "source": None,
+        "arithmetic": "22 - 15 = 7",
+    }
+    assert summary(result).startswith("⚠ 22 - 15 = 15 is wrong: 22 - 15 = 7")
+    assert correction(result).startswith("Your answer says 22 - 15 = 15, but 22 - 15 = 7.")
+    assert check_answer("The difference is 22 - 15 = 7.", "w", [LONDON, SEOUL])["status"] == "grounded"

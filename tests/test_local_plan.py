@@ -53,6 +53,8 @@ def tools() -> list[Tool]:
         ("How much extra does express delivery cost?", ["documents"]),
         ("Who is the CEO of the company?", ["documents"]),
         ("Read notes.txt and summarize it.", ["read_file:notes.txt"]),
+        ("How many words are in refund_policy.md?", ["read_file:refund_policy.md", "word_count"]),
+        ("What does shipping_policy.md say about free shipping?", ["lookup:shipping", "read_file:shipping_policy.md"]),
         ("Why is the sky blue?", ["documents"]),  # nothing else explains it: search, never guess
     ],
 )
@@ -437,3 +439,162 @@ def test_a_count_of_items_is_priced_like_a_count_of_units(goal: str) -> None:
 def test_shipping_questions_look_up_the_shipping_rule(goal: str) -> None:
     needs = analyse(goal, ["search_documents", "lookup", "calculator"]).needs
     assert "lookup:shipping" in [n.key for n in needs]
+
+
+# ---------------------------------------------------------------------------------------------
+# Number words as quantities, a text to count, the document named
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("단가 기준으로 세 개 사면 총 얼마야?", "단가 기준으로 3 개 사면 총 얼마야?"),
+        ("제품 다섯 개", "제품 5 개"),
+        ("한 개에 얼마야", "한 개에 얼마야"),  # one: the unit price, nothing to multiply
+        ("하나 더하기 둘", "1 더하기 2"),
+        ("두 박스", "2 박스"),
+        ("열두개 사면", "12개 사면"),
+        ("스무 개", "20 개"),
+        ("스물다섯 명", "25 명"),
+        ("아흔아홉 개", "99 개"),
+        ("하나에 얼마야?", "하나에 얼마야?"),
+        ("셋이면 총 얼마?", "3이면 총 얼마?"),
+        ("이십 개", "20 개"),
+        ("백 개 주문", "100 개 주문"),
+        ("이십오 달러", "25 달러"),
+        ("오 달러", "5 달러"),
+        ("삼 퍼센트", "3 퍼센트"),
+        ("천이백 원", "1200 원"),
+        ("십만 원", "100000 원"),
+        ("How much do three units cost?", "How much do 3 units cost?"),
+        ("twenty-five items", "25 items"),
+        ("two hundred and fifty units", "250 units"),
+        ("a dozen boxes", "12 boxes"),
+        ("one unit", "one unit"),
+        ("one plus two", "1 plus 2"),
+        ("What is three times four plus two?", "What is 3 times 4 plus 2?"),
+        ("fifteen percent of two hundred", "15 percent of 200"),
+        # Words that only look like numbers stay words.
+        ("네, 좋아요", "네, 좋아요"),
+        ("세금은 얼마야?", "세금은 얼마야?"),
+        ("한국 날씨", "한국 날씨"),
+        ("네 번호 알려줘", "네 번호 알려줘"),
+        ("네 대답은?", "네 대답은?"),
+        ("세 분석 결과", "세 분석 결과"),
+        ("이 개 얼마야", "이 개 얼마야"),
+        ("사도 바울", "사도 바울"),
+        ("하나도 없어", "하나도 없어"),
+        ("문을 열 수 있어?", "문을 열 수 있어?"),
+        ("서울 날씨", "서울 날씨"),
+        ("Which one is warmer?", "Which one is warmer?"),
+        ("Tell me about one of them", "Tell me about one of them"),
+        ("Someone often said so", "Someone often said so"),
+    ],
+)
+def test_number_words_are_read_as_figures(text: str, expected: str) -> None:
+    from agent_core.number_words import with_digits
+
+    assert with_digits(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("goal", "quantity"),
+    [
+        ("단가 기준으로 세 개 사면 총 얼마야?", "3"),
+        ("제품 스무 개 가격은 얼마인가요?", "20"),
+        ("열두 개 사면 얼마야?", "12"),
+        ("How much do three units cost?", "3"),
+        ("What do twenty-five items cost?", "25"),
+    ],
+)
+def test_a_quantity_in_words_is_priced_like_one_in_digits(tools: list[Tool], goal: str, quantity: str) -> None:
+    from agent_core.providers.local.plan import planned_call
+
+    needs = analyse(goal, BUILTIN_TOOL_NAMES).needs
+    assert [n.key for n in needs] == ["lookup:unit price", "calculator"]
+    price = block(0, "lookup", {"topic": needs[0].match["topic"]}, "Unit price: $24 per unit")
+    assert planned_call(plan_step(goal, [price], tools)) == ("calculator", {"expression": f"24 * {quantity}"})
+
+
+def test_arithmetic_in_words_goes_to_the_calculator_with_the_figures_shown(tools: list[Tool]) -> None:
+    goal = "What is three times four plus two?"
+    assert [n.key for n in analyse(goal, BUILTIN_TOOL_NAMES).needs] == ["calculator"]
+    assert "The request in figures: What is 3 times 4 plus 2?" in plan_step(goal, [], tools).hint
+    # Words that are no figures change nothing: small talk stays small talk.
+    assert analyse("Tell me two jokes", BUILTIN_TOOL_NAMES).small_talk
+    assert "The request in figures" not in plan_step("What is 17% of 2,340?", [], tools).hint
+
+
+def test_the_text_of_a_file_read_is_what_gets_counted(tools: list[Tool]) -> None:
+    from agent_core.providers.local.plan import planned_call, required_facts
+
+    goal = "How many words are in notes.txt?"
+    notes = "Operations meeting moved to 2026-08-12.\nAction items: ship the new price list."
+    read = block(0, "read_file", {"path": "notes.txt"}, notes)
+    # The call needs no generation: its one argument is the text just read.
+    assert planned_call(plan_step(goal, [read], tools)) == ("word_count", {"text": notes})
+    counted = block(1, "word_count", {"text": notes}, "12")
+    assert plan_step(goal, [read, counted], tools).answer
+    # The answer must give the count, with the file's name.
+    [fact] = required_facts(goal, [read, counted])
+    assert fact.forms == ("12",) and fact.words == ("notes.txt",)
+    # A file read only in part is not counted as if whole: the model is left to it, with room.
+    cut = block(
+        0,
+        "read_file",
+        {"path": "notes.txt"},
+        notes
+        + "\n\n[read_file: showing the first 2,000 of 9,000 characters; call again with a larger max_chars to see more]",
+    )
+    plan = plan_step(goal, [cut], tools)
+    assert planned_call(plan) is None and [t.name for t in plan.tools] == ["word_count"]
+
+
+def test_quoted_words_are_counted_as_quoted_and_long_calls_get_room(tools: list[Tool]) -> None:
+    from agent_core.providers.local.plan import planned_call
+
+    assert planned_call(plan_step('Count the words in "a b c"', [], tools)) == ("word_count", {"text": "a b c"})
+    assert planned_call(plan_step("몇 단어야: '오늘 날씨가 좋다'", [], tools)) == (
+        "word_count",
+        {"text": "오늘 날씨가 좋다"},
+    )
+    long = "How many words are in this: " + " ".join(["word"] * 60)
+    plan = plan_step(long, [], tools)
+    assert planned_call(plan) is None and plan.call_tokens > len(long)
+    assert plan_step("What is 17% of 2,340?", [], tools).call_tokens == 0
+
+
+@pytest.mark.parametrize(
+    ("goal", "named"),
+    [
+        ("Search the documents for refund", True),
+        ("Which document describes the refund window?", True),
+        ("Where does it say refunds take 5 business days?", True),
+        ("Find the refund rules in the documents", True),
+        ("문서에서 환불 찾아줘", True),
+        ("어느 문서에 환불 기간이 나와 있어?", True),
+        ("What is the refund policy?", False),
+        ("How long do refunds take?", False),
+        ("환불 정책 알려줘", False),
+    ],
+)
+def test_a_question_about_where_it_is_written_must_name_the_document(goal: str, named: bool) -> None:
+    import re
+
+    from agent_core.providers.local.plan import allowed_numbers, answer_pattern, required_facts
+
+    hits = (
+        '[{"document": "refund_policy.md", "section": "Refund window", "score": 2.0, '
+        '"snippet": "You can request a refund within 30 days of delivery."}]'
+    )
+    found = [block(0, "search_documents", {"query": "refund", "limit": 3}, hits)]
+    facts = required_facts(goal, found)
+    assert [f.forms for f in facts] == ([("refund_policy.md",)] if named else [])
+    if named:
+        assert 'the document name "refund_policy.md"' in answer_reminder(goal, found)
+        pattern = answer_pattern(allowed_numbers(goal, found), goal=goal, required=facts)
+        assert re.fullmatch(pattern, "refund_policy.md says refunds are possible within 30 days.")
+        assert not re.fullmatch(pattern, "Refunds are possible within 30 days.")
+    # Nothing found: nothing to name.
+    empty = [block(0, "search_documents", {"query": "refund"}, "No results for 'refund'.")]
+    assert required_facts(goal, empty) == []

@@ -620,7 +620,8 @@ class LocalProvider:
             # Every temperature and calculator result must be stated (in the goal's order).
             required = [] if empty else required_facts(request.goal, request.blocks)
             numbers = answer_pattern(allowed, not_found=not_found, goal=request.goal, required=required)
-        limit = min(self.max_tokens, CALL_TOKENS if force and tools else ANSWER_TOKENS)
+        call_limit = max(CALL_TOKENS, plan.call_tokens if plan is not None else 0)  # a long text to count
+        limit = min(self.max_tokens, call_limit if force and tools else ANSWER_TOKENS)
         schema = output_schema(
             tools,
             force_tool=force,

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_core.context import ContextBlock
+from agent_core.number_words import with_digits
 from agent_core.tools.registry import Tool
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -175,9 +176,15 @@ def analyse(goal: str, tool_names: Iterable[str]) -> Analysis:
         return Analysis(False, (), "no tools enabled")
     if is_small_talk(text):
         return Analysis(True, (), "small talk: no tool needed")
+    if _WORD_COUNT.search(text):
+        # The words to count are no request: "몇 단어야: '오늘 날씨가 좋다'" asks for no weather.
+        text = _QUOTED.sub('""', text)
     needs: list[Need] = []
     cities = cities_in(text)
     fahrenheit = bool(_FAHRENHEIT.search(text))
+    # Number words count as figures ("세 개", "three units" ask for 3): read with digits for the
+    # rules below that look for quantities and arithmetic; the searches keep the goal's words.
+    counted = with_digits(text)
     if "get_weather" in enabled:
         unit = ["fahrenheit"] if fahrenheit else ["celsius"]
         for city in cities:
@@ -186,15 +193,16 @@ def analyse(goal: str, tool_names: Iterable[str]) -> Analysis:
             r"weather|forecast|temperature (?:in|of|at)|날씨|일기 ?예보|기온", text, re.IGNORECASE
         ):
             needs.append(Need("get_weather", ("get_weather",), {"unit": unit}))
-    arithmetic = _ARITHMETIC.search(text) is not None
-    figures = _has_figures(text)
+    arithmetic = _ARITHMETIC.search(counted) is not None
+    figures = _has_figures(counted)
     calculate = "calculator" in enabled and (
-        arithmetic or (figures and bool(_CALC_WORDS.search(text))) or (len(cities) > 1 and _has_difference(text))
+        arithmetic or (figures and bool(_CALC_WORDS.search(counted))) or (len(cities) > 1 and _has_difference(text))
     )
     if calculate and fahrenheit and cities and not arithmetic:
         calculate = False  # get_weather gives Fahrenheit itself
-    topics = [(en, ko) for en, ko, pattern in LOOKUP_TOPICS if pattern.search(text)]
-    if calculate and not arithmetic and not topics and _QUANTITY.search(text):
+    # A file's name is no topic: "How many words are in refund_policy.md?" asks for no refund policy.
+    topics = [(en, ko) for en, ko, pattern in LOOKUP_TOPICS if pattern.search(_FILE_NAME.sub(" ", counted))]
+    if calculate and not arithmetic and not topics and _QUANTITY.search(counted):
         topics.append(("unit price", "단가"))  # "10 units including shipping": the price first
     if "lookup" in enabled and topics:
         topic = ", ".join(ko if korean else en for en, ko in topics)
@@ -205,7 +213,7 @@ def analyse(goal: str, tool_names: Iterable[str]) -> Analysis:
     if files and "read_file" in enabled:
         needs.append(Need(f"read_file:{files[0]}", ("read_file",), {"path": [files[0]]}, {"path": files[0]}))
     elif _DOCUMENT_WORDS.search(_FREE_SHIPPING.sub(" ", text)) and not (
-        arithmetic and not figures_beyond_expression(text)
+        arithmetic and not figures_beyond_expression(counted)
     ):
         if "search_documents" in enabled:
             needs.append(documents_need(text))
@@ -279,6 +287,9 @@ class StepPlan:
     """The model must answer now (every need met or tried)."""
     hint: str = ""
     """A line for the model about this step's call, added to the last message."""
+    call_tokens: int = 0
+    """Tokens this step's call may need beyond the provider's usual limit for a call (0: the usual
+    limit): a text to count or a long expression written out from the goal."""
 
 
 def _arguments(arguments: Any) -> dict[str, Any]:
@@ -354,8 +365,61 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
         if need.key == "calculator" and (expression := quantity_times_price(goal, blocks)) is not None:
             pinned = {"calculator": {"expression": [expression]}}
             reason += f" ({expression}: the unit price found × the quantity asked)"
-        return StepPlan(offered, True, reason, pinned, hint=step_hint(need, state, goal, blocks))
+        if need.key == "word_count" and state == "open" and (counted := text_to_count(goal, blocks)) is not None:
+            # The text is known (the file just read, or the words quoted): copying it token by token
+            # ran into the call limit (notes.txt is ~300 tokens) and cost seconds for nothing.
+            pinned = {"word_count": {"text": [counted[0]]}}
+            reason += f" (the text of {counted[1]})"
+        return StepPlan(
+            offered,
+            True,
+            reason,
+            pinned,
+            hint=step_hint(need, state, goal, blocks),
+            call_tokens=call_tokens(need, goal),
+        )
     return StepPlan([], False, "every need met or tried: answer", answer=True)
+
+
+_READ_CUT = re.compile(r"\n*\[read_file: showing the first [\d,]+ of [\d,]+ characters[^\]]*\]\s*$")
+_QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|「([^」]+)」|『([^』]+)』|(?<![A-Za-z])\'([^\']+)\'(?![A-Za-z])|‘([^’]+)’')
+_TRUNCATED = "[TRUNCATED"
+
+
+def text_to_count(goal: str, blocks: Sequence[ContextBlock]) -> tuple[str, str] | None:
+    """The text a word count is asked for, when it is known without the model: ``(text, where)``.
+
+    The file the goal names, once read whole (a cut file is left to the model: counting the part
+    shown would be a wrong figure), else the one span the goal quotes ("Count the words in "a b
+    c""), else None.
+    """
+    files = _FILE_NAME.findall(_norm(goal))
+    if files:
+        for block in reversed(blocks):
+            calls = {c.call_id: c for c in block.tool_calls}
+            for output in block.outputs:
+                call = calls.get(output.call_id)
+                path = str(_arguments(call.arguments if call is not None else {}).get("path", ""))
+                if output.name != "read_file" or output.is_error or path.casefold() != files[0].casefold():
+                    continue
+                if _READ_CUT.search(output.output) or _TRUNCATED in output.output:
+                    return None
+                return output.output, files[0]
+        return None
+    spans = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(goal)]
+    spans = [span for span in spans if span.strip()]
+    if len(spans) == 1:
+        return spans[0], "the quoted words"
+    return None
+
+
+def call_tokens(need: Need, goal: str) -> int:
+    """Tokens a call for ``need`` may need, beyond the usual limit (0: the usual limit will do): a
+    word count or an expression the model writes out of the goal takes about one token per
+    character of it (digits are one token each)."""
+    if need.key in ("word_count", "calculator") and len(goal) > 60:
+        return 48 + len(goal)
+    return 0
 
 
 ENGLISH_QUERY: dict[str, Any] = {"type": "string", "pattern": "^[A-Za-z][A-Za-z' -]{2,60}$"}
@@ -394,6 +458,7 @@ def quantity_times_price(goal: str, blocks: Sequence[ContextBlock]) -> str | Non
     """
     if _NOT_PLAIN.search(goal):
         return None
+    goal = with_digits(_norm(goal))  # "세 개", "three units"
     quantities = re.findall(r"(\d[\d,]*)\s*(?:units?|items?|pieces?|개)", goal, re.IGNORECASE)
     figures = [n for n in _NUMBER.findall(goal) if not _YEARISH.match(n.replace(",", ""))]
     if len(quantities) != 1 or len(figures) != 1:
@@ -431,7 +496,7 @@ def tier_rows(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
     holds the quantity the goal names, as written: "100 to 499, 5%, $22.80". Left to pick, the
     model applied the 10 % row to 150 units; finding a number in a range is done here instead.
     Amounts in dollars are not quantities (thresholds are compared in :func:`comparisons`)."""
-    quantities = {v for q in _QUANTITY_ASKED.findall(_norm(goal)) if (v := _number(q)) is not None}
+    quantities = {v for q in _QUANTITY_ASKED.findall(with_digits(_norm(goal))) if (v := _number(q)) is not None}
     if not quantities:
         return []
     rows: list[str] = []
@@ -476,7 +541,7 @@ def _average_hint(goal: str) -> str:
     """ "; the average of 3 numbers is (their sum) / 3 …" for a goal that asks for one."""
     if not _AVERAGE.search(goal):
         return ""
-    count = len([n for n in _NUMBER.findall(goal) if not _YEARISH.match(n.replace(",", ""))])
+    count = len([n for n in _NUMBER.findall(with_digits(goal)) if not _YEARISH.match(n.replace(",", ""))])
     n = str(count) if count >= 2 else "their count"
     return f"; the average of the numbers is (the sum, in brackets) / {n}: ( … + … ) / {n}"
 
@@ -485,6 +550,7 @@ def step_hint(need: Need, state: str, goal: str = "", blocks: Sequence[ContextBl
     """What to put in this step's call, where the model tends to get it wrong."""
     if need.key == "calculator":
         rows = tier_rows(goal, blocks)
+        counted = with_digits(_norm(goal))
         return (
             "\n\n(Next: one calculator expression that gives the final figure asked for, with the "
             "numbers from the request and the tool results"
@@ -499,6 +565,8 @@ def step_hint(need: Need, state: str, goal: str = "", blocks: Sequence[ContextBl
                 if rows
                 else ""
             )
+            # Number words written as figures: the calculator takes digits only.
+            + (f"\n(The request in figures: {counted})" if counted != _norm(goal) else "")
         )
     if need.key == "documents":
         again = "That search found nothing: try other, simpler English keywords. " if state == "failed" else ""
@@ -647,7 +715,7 @@ def comparisons(blocks: Sequence[ContextBlock], korean: bool = False, goal: str 
             out.append(f"가장 따뜻한 곳: {w}. 가장 추운 곳: {c}." if korean else f"Warmest: {w}. Coldest: {c}.")
     for limit, inclusive in dict.fromkeys(thresholds):
         own = [v for v, e in results if not (limit in _operands(e) and len(_operands(e)) > 1)]
-        stated = [_number(m.group(1) or m.group(2)) for m in _GOAL_AMOUNT.finditer(goal)]
+        stated = [_number(m.group(1) or m.group(2)) for m in _GOAL_AMOUNT.finditer(with_digits(goal))]
         candidates = own[-1:] or [v for v in stated if v is not None][-1:]
         for value in candidates:
             meets = value > limit or (inclusive and value == limit)
@@ -733,7 +801,10 @@ def required_facts(goal: str, blocks: Sequence[ContextBlock]) -> list[Required]:
     $600, and a Seoul-weather-and-price question with the price alone.
 
     Facts from documents are not required: which of a document's numbers answers is the model's
-    reading, and the not-found rule covers what is missing.
+    reading, and the not-found rule covers what is missing. But where the goal asks where
+    something is written, or is itself a search of the documents, the document found is named
+    (:func:`source_document`): "Search the documents for refund" was answered with the policy
+    and no word of where it came from.
     """
     korean = request_language(goal) == "Korean"
     text = _norm(goal).casefold()
@@ -783,7 +854,61 @@ def required_facts(goal: str, blocks: Sequence[ContextBlock]) -> list[Required]:
                 found.append(
                     (where, order, Required(tuple(figure_forms(result)), f"{result} (calculator: {expression})"))
                 )
-    return [r for _, _, r in sorted(found, key=lambda f: (f[0], f[1]))][:4]
+            elif output.name == "word_count" and _number(output.output.strip()) is not None:
+                # The count is the answer; of a file the goal names, said with the file's name.
+                result = output.output.strip()
+                files = _FILE_NAME.findall(_norm(goal))
+                label = f"{result} (the word count" + (f" of {files[0]})" if files else ")")
+                found.append((len(text), order, Required(tuple(figure_forms(result)), label, tuple(files[:1]))))
+    facts = [r for _, _, r in sorted(found, key=lambda f: (f[0], f[1]))][:4]
+    document = source_document(goal, blocks)
+    if document is not None:
+        facts.append(Required((document,), f'the document name "{document}" (where it was found)'))
+    return facts
+
+
+_ASKS_SOURCE = re.compile(
+    # A search of the documents, asked for as such.
+    r"^\W*(?:please\s+)?(?:search|look\s+through|look\s+in|go\s+through)\s+(?:(?:the|our|my)\s+)?"
+    r"(?:documents?|docs|files|notes|policies|workspace)\b"
+    r"|\b(?:find|look\s+up|look\s+for|search\s+for)\b.{1,80}?\bin\s+(?:(?:the|our|my)\s+)?"
+    r"(?:documents?|docs|files|policies|workspace)\b"
+    # Which document, where it is written.
+    r"|\b(?:which|what)\s+(?:document|doc|file|policy|page|section)s?\b|\bin\s+which\b"
+    r"|\bwhere\b.{0,60}\b(?:say|says|said|written|stated|mentioned|documented|described|listed|explained)\b"
+    r"|\bwhere\s+(?:can|do|could)\s+i\s+(?:find|read|see)\b|\b(?:source|cite)\b"
+    r"|문서에서|파일에서|문서\s*(?:를|을)?\s*(?:검색|찾아)|(?:어느|어떤|무슨)\s*(?:문서|파일|정책|항목)"
+    r"|어디에\s*(?:나와|적혀|써|쓰여|명시)|어디서\s*(?:찾|볼|확인)|출처",
+    re.IGNORECASE,
+)
+
+
+def source_document(goal: str, blocks: Sequence[ContextBlock]) -> str | None:
+    """The document to name in the answer, for a goal that asks which document says something or
+    that is a search of the documents: the file read, else the best hit of the last search that
+    found something. None for other goals, or when no document was found."""
+    if not _ASKS_SOURCE.search(_norm(goal)):
+        return None
+    for block in reversed(blocks):
+        calls = {c.call_id: c for c in block.tool_calls}
+        for output in reversed(block.outputs):
+            if output.is_error or output.output.startswith("No results"):
+                continue
+            if output.name == "read_file":
+                call = calls.get(output.call_id)
+                path = _arguments(call.arguments if call is not None else {}).get("path")
+                if isinstance(path, str) and path.strip():
+                    return path.strip()
+            if output.name == "search_documents":
+                try:
+                    hits = json.loads(output.output)
+                except ValueError:
+                    continue
+                if isinstance(hits, list) and hits and isinstance(hits[0], dict):
+                    name = hits[0].get("document")
+                    if isinstance(name, str) and name.strip():
+                        return name.strip()
+    return None
 
 
 _CONDITION_ASKED = re.compile(
