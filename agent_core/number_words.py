@@ -12,7 +12,9 @@ replaced, never a word that merely looks like one:
   syllable (이, 사, 오 …) only before money, percent or degrees ("오 달러", "삼 퍼센트"), where it
   cannot be "this" or "buy";
 - English number words (two … ninety-nine, hundred, thousand, a dozen); "a" only in "a hundred",
-  "a dozen".
+  "a dozen". Words in a row that make no one number are a name or a saying ("twenty-four seven",
+  "Seven Eleven") and stay words; a hyphen inside a word ("one-time") is no minus, one with spaces
+  around it is ("twenty-four - seven" → "24 - 7").
 
 One alone ("one unit", "한 개", "하나에 얼마") is left as a word unless it is an operand ("one plus
 two", "하나 더하기 둘"): the price of one unit is the unit price, with nothing to multiply, and
@@ -152,17 +154,17 @@ _EN_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
 _EN_WORD = rf"(?:{_alternation([*_EN_UNITS, *_EN_TENS, *_EN_SCALES, 'dozen'])})"
 _EN_NUMBER = re.compile(
     rf"\b(?:(?P<article>an?)\s+(?=(?:hundred|thousand|million|dozen)\b))?"
-    rf"(?P<words>{_EN_WORD}(?:(?:\s*-\s*|\s+|(?<=hundred)\s+and\s+|(?<=thousand)\s+and\s+){_EN_WORD})*)\b",
+    rf"(?P<words>{_EN_WORD}(?:(?:-|\s+|(?<=hundred)\s+and\s+|(?<=thousand)\s+and\s+){_EN_WORD})*)\b",
     re.IGNORECASE,
 )
 # What "one" (or a lone small number) may count for it to be a figure: "one unit", "one plus two".
 # An operand of arithmetic: next to an operator, in words or signs ("one plus two", "하나 더하기 둘").
 _OPERATOR_AFTER = re.compile(
-    r"\s*(?:plus|minus|times|multiplied|divided|over|[-+*/×÷=^]|더하기|빼기|곱하기|나누기|플러스|마이너스)",
+    r"\s*(?:plus|minus|times|multiplied|divided|over|-(?![^\W\d_])|[+*/×÷=^]|더하기|빼기|곱하기|나누기|플러스|마이너스)",
     re.IGNORECASE,
 )
 _OPERATOR_BEFORE = re.compile(
-    r"(?:\bplus|\bminus|\btimes|\bmultiplied by|\bdivided by|\bover|[-+*/×÷=^]|더하기|빼기|곱하기|나누기|플러스|마이너스)\s*$",
+    r"(?:\bplus|\bminus|\btimes|\bmultiplied by|\bdivided by|\bover|(?<![^\W\d_])-|[+*/×÷=^]|더하기|빼기|곱하기|나누기|플러스|마이너스)\s*$",
     re.IGNORECASE,
 )
 
@@ -210,8 +212,10 @@ def _english(m: re.Match[str]) -> str:
     words = m.group("words")
     value = english_value(words)
     if value is None:
-        # Several numbers in a row ("three four"): each on its own.
-        return re.sub(_EN_WORD, lambda w: str(english_value(w.group(0))), m.group(0), flags=re.IGNORECASE)
+        # Words that make no one number are a name or a saying ("twenty-four seven", "Seven
+        # Eleven"), not figures: replaced one by one, "twenty-four seven" became "20-4 7", and the
+        # hyphen left between them read as a minus (the plan forced the calculator).
+        return m.group(0)
     if m.group("article") is None and words.lower() in ("one", "zero"):
         # "which one", "one of them", and "one unit" (the unit price: nothing to multiply): a
         # figure only as an operand.

@@ -489,6 +489,12 @@ def test_shipping_questions_look_up_the_shipping_rule(goal: str) -> None:
         ("Which one is warmer?", "Which one is warmer?"),
         ("Tell me about one of them", "Tell me about one of them"),
         ("Someone often said so", "Someone often said so"),
+        # Words that make no one number are a name or a saying, and a hyphen in a word is no minus.
+        ("Twenty-four seven support", "Twenty-four seven support"),
+        ("Seven Eleven", "Seven Eleven"),
+        ("one-time fee", "one-time fee"),
+        ("a two-day delivery", "a 2-day delivery"),
+        ("What is twenty-four - seven?", "What is 24 - 7?"),
     ],
 )
 def test_number_words_are_read_as_figures(text: str, expected: str) -> None:
@@ -598,3 +604,19 @@ def test_a_question_about_where_it_is_written_must_name_the_document(goal: str, 
     # Nothing found: nothing to name.
     empty = [block(0, "search_documents", {"query": "refund"}, "No results for 'refund'.")]
     assert required_facts(goal, empty) == []
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "Is support available twenty-four seven?",
+        "Is there a Seven Eleven near the office?",
+        "Is there a one-time setup fee?",
+    ],
+)
+def test_number_words_that_make_no_number_are_no_arithmetic(tools: list[Tool], goal: str) -> None:
+    # "twenty-four seven" became "20-4 7": a minus, and the calculator was forced.
+    plan = plan_step(goal, [], tools)
+    assert "calculator" not in [t.name for t in plan.tools]
+    assert "calculator" not in [n.key for n in analyse(goal, BUILTIN_TOOL_NAMES).needs]
+    assert [n.key for n in analyse(goal, BUILTIN_TOOL_NAMES).needs][0] == "documents"
