@@ -620,3 +620,38 @@ def test_number_words_that_make_no_number_are_no_arithmetic(tools: list[Tool], g
     assert "calculator" not in [t.name for t in plan.tools]
     assert "calculator" not in [n.key for n in analyse(goal, BUILTIN_TOOL_NAMES).needs]
     assert [n.key for n in analyse(goal, BUILTIN_TOOL_NAMES).needs][0] == "documents"
+
+
+@pytest.mark.parametrize(
+    ("goal", "path"),
+    [
+        ('How many words are in "notes.txt"?', "notes.txt"),
+        ("Count the words in 'refund_policy.md'", "refund_policy.md"),
+    ],
+)
+def test_a_quoted_file_name_is_read_not_counted_as_words(tools: list[Tool], goal: str, path: str) -> None:
+    from agent_core.providers.local.plan import planned_call, required_facts
+
+    # Blanking every quote lost the file: the model counted the words of the name, and the
+    # word_count result grounded that wrong figure.
+    first = plan_step(goal, [], tools)
+    assert [t.name for t in first.tools] == ["read_file"] and first.arguments == {"read_file": {"path": [path]}}
+    assert [n.key for n in analyse(goal, BUILTIN_TOOL_NAMES).needs] == [f"read_file:{path}", "word_count"]
+    text = "Refunds within 30 days of delivery."
+    read = block(0, "read_file", {"path": path}, text)
+    assert planned_call(plan_step(goal, [read], tools)) == ("word_count", {"text": text})
+    counted = block(1, "word_count", {"text": text}, "6")
+    assert [f.words for f in required_facts(goal, [read, counted])] == [(path,)]
+
+
+def test_a_quoted_city_is_kept_and_only_the_words_to_count_are_blanked(tools: list[Tool]) -> None:
+    from agent_core.providers.local.plan import planned_call
+
+    goal = "What's the weather in 'Seoul', and how many words are in 'hello there'?"
+    assert [n.key for n in analyse(goal, BUILTIN_TOOL_NAMES).needs] == ["get_weather:Seoul", "word_count"]
+    seoul = block(0, "get_weather", {"city": "Seoul"}, '{"city": "Seoul", "temperature": 22}')
+    assert planned_call(plan_step(goal, [seoul], tools)) == ("word_count", {"text": "hello there"})
+    # A file name or city inside the words to count is still no request.
+    goal = 'Count the words in "Seoul is nice, see notes.txt"'
+    assert [n.key for n in analyse(goal, BUILTIN_TOOL_NAMES).needs] == ["word_count"]
+    assert planned_call(plan_step(goal, [], tools)) == ("word_count", {"text": "Seoul is nice, see notes.txt"})

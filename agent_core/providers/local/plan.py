@@ -178,7 +178,7 @@ def analyse(goal: str, tool_names: Iterable[str]) -> Analysis:
         return Analysis(True, (), "small talk: no tool needed")
     if _WORD_COUNT.search(text):
         # The words to count are no request: "몇 단어야: '오늘 날씨가 좋다'" asks for no weather.
-        text = _QUOTED.sub('""', text)
+        text = without_words_to_count(text)
     needs: list[Need] = []
     cities = cities_in(text)
     fahrenheit = bool(_FAHRENHEIT.search(text))
@@ -381,6 +381,30 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
     return StepPlan([], False, "every need met or tried: answer", answer=True)
 
 
+def _is_reference(span: str) -> bool:
+    """Whether a quoted span names what the goal is about, a file or a city ("notes.txt",
+    'Seoul'), rather than being words to count."""
+    span = span.strip()
+    if _FILE_NAME.fullmatch(span):
+        return True
+    try:
+        from agent_core.tools.simulated import CITIES
+    except ImportError:  # pragma: no cover - a trimmed-down install
+        return False
+    return span.casefold() in {n.casefold() for c in CITIES for n in (c.english, c.korean, *c.aliases)}
+
+
+def _quoted_span(m: re.Match[str]) -> str:
+    return next(g for g in m.groups() if g is not None)
+
+
+def without_words_to_count(text: str) -> str:
+    """``text`` of a word-count goal with the quoted words to count blanked out (they are no
+    request), and a quoted file name or city kept: blanking every quote lost the file of
+    'How many words are in "notes.txt"?', and the model counted the words of the name."""
+    return _QUOTED.sub(lambda m: m.group(0) if _is_reference(_quoted_span(m)) else '""', text)
+
+
 _READ_CUT = re.compile(r"\n*\[read_file: showing the first [\d,]+ of [\d,]+ characters[^\]]*\]\s*$")
 _QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|「([^」]+)」|『([^』]+)』|(?<![A-Za-z])\'([^\']+)\'(?![A-Za-z])|‘([^’]+)’')
 _TRUNCATED = "[TRUNCATED"
@@ -393,7 +417,7 @@ def text_to_count(goal: str, blocks: Sequence[ContextBlock]) -> tuple[str, str] 
     shown would be a wrong figure), else the one span the goal quotes ("Count the words in "a b
     c""), else None.
     """
-    files = _FILE_NAME.findall(_norm(goal))
+    files = _FILE_NAME.findall(without_words_to_count(_norm(goal)))
     if files:
         for block in reversed(blocks):
             calls = {c.call_id: c for c in block.tool_calls}
@@ -406,8 +430,8 @@ def text_to_count(goal: str, blocks: Sequence[ContextBlock]) -> tuple[str, str] 
                     return None
                 return output.output, files[0]
         return None
-    spans = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(goal)]
-    spans = [span for span in spans if span.strip()]
+    spans = [_quoted_span(m) for m in _QUOTED.finditer(goal)]
+    spans = [span for span in spans if span.strip() and not _is_reference(span)]
     if len(spans) == 1:
         return spans[0], "the quoted words"
     return None
@@ -857,7 +881,7 @@ def required_facts(goal: str, blocks: Sequence[ContextBlock]) -> list[Required]:
             elif output.name == "word_count" and _number(output.output.strip()) is not None:
                 # The count is the answer; of a file the goal names, said with the file's name.
                 result = output.output.strip()
-                files = _FILE_NAME.findall(_norm(goal))
+                files = _FILE_NAME.findall(without_words_to_count(_norm(goal)))
                 label = f"{result} (the word count" + (f" of {files[0]})" if files else ")")
                 found.append((len(text), order, Required(tuple(figure_forms(result)), label, tuple(files[:1]))))
     facts = [r for _, _, r in sorted(found, key=lambda f: (f[0], f[1]))][:4]
