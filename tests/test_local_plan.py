@@ -655,3 +655,82 @@ def test_a_quoted_city_is_kept_and_only_the_words_to_count_are_blanked(tools: li
     goal = 'Count the words in "Seoul is nice, see notes.txt"'
     assert [n.key for n in analyse(goal, BUILTIN_TOOL_NAMES).needs] == ["word_count"]
     assert planned_call(plan_step(goal, [], tools)) == ("word_count", {"text": "Seoul is nice, see notes.txt"})
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "What are the top five items in the FAQ?",
+        "Which three items are best sellers?",
+        "What are the top 5 items in the FAQ?",
+        "How many units are in stock?",
+    ],
+)
+def test_a_count_of_things_is_no_quantity_to_price_unless_a_price_is_asked(tools: list[Tool], goal: str) -> None:
+    assert [n.key for n in analyse(goal, BUILTIN_TOOL_NAMES).needs] == ["documents"]
+    assert [t.name for t in plan_step(goal, [], tools).tools] == ["search_documents"]
+
+
+def test_a_quantity_beside_another_question_adds_no_calculator() -> None:
+    goal = "I need two units for the office, what is the refund policy?"
+    assert [n.key for n in analyse(goal, BUILTIN_TOOL_NAMES).needs] == ["lookup:refund policy"]
+    # Asked what they cost, the same units are priced.
+    goal = "I need two units for the office, what do they cost and what is the refund policy?"
+    assert [n.key for n in analyse(goal, BUILTIN_TOOL_NAMES).needs] == [
+        "lookup:unit price, refund policy",
+        "calculator",
+    ]
+
+
+# Every goal of the eval sets that names a count of things ("5 items", "세 개", "20 units"): the
+# plan these goals pass with. A new such goal needs its line here.
+PRICED_EVAL_GOALS = {
+    "price-total-ko": ["lookup:unit price", "calculator"],
+    "price-total-en": ["lookup:unit price", "calculator"],
+    "price-five-items": ["lookup:unit price", "calculator"],
+    "price-ten-ko": ["lookup:unit price", "calculator"],
+    "price-three-ko-words": ["lookup:unit price", "calculator"],
+    "unit-price": ["lookup:unit price"],
+    "total-7-units": ["lookup:unit price", "calculator"],
+    "free-shipping-20": ["lookup:unit price, shipping", "calculator"],
+    "free-shipping-25": ["lookup:unit price, shipping", "calculator"],
+    "price-and-weather": ["get_weather:Seoul", "lookup:unit price", "calculator"],
+    "price-and-refund": ["lookup:unit price, refund policy", "documents"],
+    "total-10-with-shipping": ["lookup:unit price", "documents", "calculator"],
+    "discount-150-units": ["lookup:unit price", "documents", "calculator"],
+    "ko-total-10": ["lookup:unit price", "calculator"],
+    "ko-free-shipping-20": ["lookup:unit price, shipping", "calculator"],
+}
+
+
+def _eval_goals() -> dict[str, str]:
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parent.parent / "evals"
+    goals: dict[str, str] = {}
+    for name in ("seeds.yaml", "everyday.yaml"):
+        for item in yaml.safe_load((root / name).read_text(encoding="utf-8"))["goals"]:
+            goals[item["id"]] = item["goal"]
+    return goals
+
+
+def test_the_eval_goals_that_price_quantities_still_plan_the_same(tools: list[Tool]) -> None:
+    import re
+
+    from agent_core.number_words import with_digits
+
+    goals = _eval_goals()
+    counted = {
+        gid
+        for gid, goal in goals.items()
+        if re.search(r"\d\s*(?:units?|items?|pieces?|products?|개)|\bunits?\b", with_digits(goal), re.IGNORECASE)
+    }
+    assert counted == set(PRICED_EVAL_GOALS)
+    for gid, keys in PRICED_EVAL_GOALS.items():
+        needs = analyse(goals[gid], BUILTIN_TOOL_NAMES).needs
+        assert [n.key for n in needs] == keys, gid
+        first = plan_step(goals[gid], [], tools)
+        assert [t.name for t in first.tools] == list(needs[0].tools), gid
+        assert first.arguments == {needs[0].tools[0]: needs[0].arguments}, gid

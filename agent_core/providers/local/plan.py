@@ -62,7 +62,7 @@ LOOKUP_TOPICS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     (
         "unit price",
         "단가",
-        re.compile(r"price|per unit|\bunits?\b|단가|가격|개당|\d+\s*개", re.IGNORECASE),
+        re.compile(r"price|per unit|단가|가격|개당", re.IGNORECASE),
     ),
     ("refund policy", "환불 정책", re.compile(r"refund|return|money back|환불|반품", re.IGNORECASE)),
     (
@@ -92,6 +92,17 @@ _FREE_SHIPPING = re.compile(
     re.IGNORECASE,
 )
 _QUANTITY = re.compile(r"\d[\d,]*\s*(?:units?|items?|pieces?|products?|개)|(?:order|buy|주문|구매)", re.IGNORECASE)
+_COUNT = re.compile(r"\d[\d,]*\s*(?:units?|items?|pieces?|products?|개)|\bunits?\b", re.IGNORECASE)
+"""A count of things ("5 items", "세 개" read as "3 개", "20 units"): a quantity to price only
+where :data:`_PRICE_ASKED` says the goal asks what it costs."""
+_PRICE_ASKED = re.compile(
+    r"price|cost|total|how much|\bpay|spend|charge|expensive|cheap|afford|bill\b|\$"
+    r"|얼마|가격|비용|금액|합계|총액|값|지불|" + _FREE_SHIPPING.pattern,
+    re.IGNORECASE,
+)
+"""A goal that asks for a price, a cost or a total, or whether shipping is free (which depends on
+the order's amount): "top five items in the FAQ" or "two units …, what is the refund policy?" ask
+for none, and were priced."""
 _FILE_NAME = re.compile(r"[\w.-]+\.(?:txt|md|csv|json)\b", re.IGNORECASE)
 _WORD_COUNT = re.compile(
     r"how many words|word count|count (?:the )?words|number of words|단어 ?(?:수|개수)|몇 단어", re.IGNORECASE
@@ -101,8 +112,8 @@ _CALC_WORDS = re.compile(
     r"calculat|compute|total|sum\b|add up|multipl|divid|plus|minus|times|percent|%|average|mean\b"
     r"|convert|in fahrenheit|in celsius|to fahrenheit|to celsius|kilomet|km\b|miles?\b|kg\b|kilo|pounds?\b|lbs?\b"
     r"|inch|feet|foot|cm\b|how many degrees|difference|warmer than|colder than|more than|less than"
-    r"| off\b|discount|free|including|with shipping|\beach\b|per\b|units?\b|items?\b|pieces?\b|products?\b|split"
-    r"|계산|합계|총|모두|전부|더하|빼|곱|나누|퍼센트|프로|평균|변환|화씨|섭씨|킬로|마일|차이|몇 도|할인|무료|포함|개",
+    r"| off\b|discount|free|including|with shipping|\beach\b|per\b|split"
+    r"|계산|합계|총|모두|전부|더하|빼|곱|나누|퍼센트|프로|평균|변환|화씨|섭씨|킬로|마일|차이|몇 도|할인|무료|포함",
     re.IGNORECASE,
 )
 _ARITHMETIC = re.compile(r"\d\s*[-+*/×÷^x]\s*\(?\s*\d|\d\s*\*\*\s*\d|\(\s*\d")
@@ -195,15 +206,26 @@ def analyse(goal: str, tool_names: Iterable[str]) -> Analysis:
             needs.append(Need("get_weather", ("get_weather",), {"unit": unit}))
     arithmetic = _ARITHMETIC.search(counted) is not None
     figures = _has_figures(counted)
+    # A count of things is a quantity to price only where the goal asks for a price, a total or
+    # free shipping; "the top 5 items in the FAQ" is a question about the documents.
+    priced = _PRICE_ASKED.search(_FILE_NAME.sub(" ", counted)) is not None
+    things_priced = priced and _COUNT.search(counted) is not None  # "how much does one unit cost": the price
+    to_price = things_priced and figures
     calculate = "calculator" in enabled and (
-        arithmetic or (figures and bool(_CALC_WORDS.search(counted))) or (len(cities) > 1 and _has_difference(text))
+        arithmetic
+        or (figures and bool(_CALC_WORDS.search(counted)))
+        or to_price
+        or (len(cities) > 1 and _has_difference(text))
     )
     if calculate and fahrenheit and cities and not arithmetic:
         calculate = False  # get_weather gives Fahrenheit itself
     # A file's name is no topic: "How many words are in refund_policy.md?" asks for no refund policy.
     topics = [(en, ko) for en, ko, pattern in LOOKUP_TOPICS if pattern.search(_FILE_NAME.sub(" ", counted))]
-    if calculate and not arithmetic and not topics and _QUANTITY.search(counted):
-        topics.append(("unit price", "단가"))  # "10 units including shipping": the price first
+    if ((things_priced and not arithmetic) or (calculate and priced and not topics and _QUANTITY.search(counted))) and (
+        "unit price",
+        "단가",
+    ) not in topics:
+        topics.insert(0, ("unit price", "단가"))  # "10 units including shipping": the price first
     if "lookup" in enabled and topics:
         topic = ", ".join(ko if korean else en for en, ko in topics)
         needs.append(
