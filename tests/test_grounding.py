@@ -311,3 +311,20 @@ def test_a_wrong_sum_of_supported_figures_is_flagged_everywhere() -> None:
 )
 def test_a_sign_is_read_where_it_is_one(text: str, values: list[str]) -> None:
     assert [c.value for c in find_claims(text)] == values
+
+
+@pytest.mark.parametrize(
+    ("answer", "status", "missing"),
+    [
+        ("Seoul is 22 °C, London 15 °C. The difference is 7 degrees: Seoul is 7 °C warmer.", "grounded", []),
+        ("서울은 22도, 런던은 15도입니다. 차이는 7도입니다.", "grounded", []),
+        ("Seoul is 8 degrees warmer than London (22 °C vs 15 °C).", "partly", ["8 degrees"]),  # wrong difference
+        ("Seoul is 22 °C and London 15 °C; Paris is 7 °C.", "partly", ["7 °C"]),  # not said as a difference
+        ("Seoul is 7 degrees warmer than London.", "ungrounded", ["7 degrees"]),  # no temperatures to take
+    ],
+)
+def test_a_temperature_difference_of_two_found_temperatures_is_found(
+    answer: str, status: str, missing: list[str]
+) -> None:
+    result = check_answer(answer, "Which is warmer, London or Seoul?", [LONDON, SEOUL])
+    assert (result["status"], [c["text"] for c in unsupported(result)]) == (status, missing)
