@@ -21,7 +21,9 @@ Kind = Literal["number", "money", "percent", "quantity", "temperature", "date", 
 # Patterns
 
 _NUM = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-_SIGNED = rf"(?:(?<![\w.,])(?<![\d)%]\s)[-−]\s?)?{_NUM}"  # "22 - 15": a minus between figures is no sign
+# A sign: a minus right before the digits ("-5", "week 2 -3 °C"), or a minus and a space unless a
+# figure and a space come before it ("22 - 15" is a difference, not 22 and -15).
+_SIGNED = rf"(?:(?<![\w.,])(?:[-−](?=\d)|(?<!\d\s)[-−]\s))?{_NUM}"
 _KO_BIG = "조억만"
 _KO_SMALL = "천백십"
 # 2만 5천, 1억 2천만, 3천: digits with Korean place units (at least one unit).
@@ -436,39 +438,63 @@ def find_claims(answer: str) -> list[Claim]:
 # Sums written out in the answer
 
 _OPERAND = r"\$?\s?" + _NUM
+# A minus or an "x" is an operator only with spaces around it: "9-5", "Mon-Fri 9-6" and "2x" are
+# ranges and words. A result followed by a space and three digits is a spaced thousands number.
+_OPERATOR = r"(?:\s*[+×*/÷]\s*|\s+[-−x]\s+)"
 _EQUATION = re.compile(
-    rf"(?<![\w.,:\-−])({_OPERAND}(?:\s*[-+−×x*/÷]\s*{_OPERAND})+)\s*=\s*({_OPERAND})(?![\d]|[.,]\d)",
+    rf"(?<![\w.,:\-−])({_OPERAND}(?:{_OPERATOR}{_OPERAND})+)\s*=\s*({_OPERAND})"
+    r"(?![\d]|[.,]\d|\s\d{3}\b)(\s?(?:%|％|percent\b|per\s?cent\b|퍼센트))?",
+    re.IGNORECASE,
 )
 _OPERATORS = {"+": "+", "-": "-", "−": "-", "×": "*", "x": "*", "*": "*", "/": "/", "÷": "/"}
 
 
 def _evaluate(left: str) -> float | None:
-    """The value of ``24 * 7 + 15`` by the calculator tool's own rules, or None."""
+    """The value of ``24 * 7 + 15`` by the calculator tool's own rules, or None when it mixes
+    ``+ -`` with ``× ÷`` (a model writes its steps in order: "100 - 20 / 2 = 40")."""
     from agent_core.tools.calculator import calculate
 
     tokens = re.findall(r"\d[\d,]*(?:\.\d+)?|[-+−×x*/÷]", left.replace("$", ""))
+    operators = {_OPERATORS[t] for t in tokens if t in _OPERATORS}
+    if operators & {"+", "-"} and operators & {"*", "/"}:
+        return None
     try:
         return float(calculate(" ".join(_OPERATORS.get(t, t.replace(",", "")) for t in tokens)))
     except ValueError:
         return None
 
 
+def _agrees(computed: float, stated: float, places: int) -> bool:
+    """``stated`` is ``computed`` rounded or cut to the decimals it shows (2/3 = 0.67 or 0.66)."""
+    if abs(computed - stated) <= 0.5 * 10**-places + 1e-9:
+        return True
+    return places > 0 and math.trunc(computed * 10**places + 1e-9) == round(stated * 10**places)
+
+
 def wrong_arithmetic(answer: str) -> list[Claim]:
     """The sums ``answer`` writes out (``22 - 15 = 15``) whose result is wrong, as claims with
     the right sum in :attr:`Claim.arithmetic`. Each figure in them may be found in a tool
-    result, so the check on figures alone passed "the difference is 22 - 15 = 15 degrees"."""
+    result, so the check on figures alone passed "the difference is 22 - 15 = 15 degrees".
+
+    Read only when plain: no bracket or operator just before it ("(98.6 - 32) × 5/9 = 37"), no
+    mix of ``+ -`` with ``× ÷``; a result in percent (``36 / 240 = 15%``) is compared as one."""
     text = unicodedata.normalize("NFC", answer or "")
     masked = _masked_answer(text)
     wrong = []
     position = 0
     while m := _EQUATION.search(masked, position):
         position = m.start(2)  # "24 * 7 = 168 + 15 = 183": the result starts the next sum
+        if re.search(r"[-+−×*/÷(\[)]\s*$", masked[: m.start()]):
+            continue
         computed = _evaluate(m.group(1))
-        stated = _number(m.group(2).replace("$", "").strip())
         if computed is None:
             continue
+        stated = _number(m.group(2).replace("$", "").strip())
         places = decimals(m.group(2))
-        if abs(computed - stated) <= 0.5 * 10**-places + 1e-9:
+        percent = bool(m.group(3))
+        if _agrees(computed * 100 if percent else computed, stated, places) or (
+            percent and _agrees(computed, stated, places)  # "0.15 × 100 = 15%"
+        ):
             continue
         left = " ".join(m.group(1).split())
         wrong.append(
@@ -480,7 +506,9 @@ def wrong_arithmetic(answer: str) -> list[Claim]:
                 end=m.end(),
                 numbers=(stated,),
                 decimals=places,
-                arithmetic=f"{left} = {fmt(round(computed, max(places, 2)))}",
+                arithmetic=f"{left} = {fmt(round(computed * 100, max(places, 2)))}%"
+                if percent
+                else f"{left} = {fmt(round(computed, max(places, 2)))}",
             )
         )
     return wrong

@@ -209,6 +209,38 @@ def _echo(call: Mapping[str, Any]) -> bool:
     return isinstance(expression, str) and not _OPERATOR.search(expression.strip().lstrip("-−"))
 
 
+_DIFFERENCE_WORDS = re.compile(
+    r"warmer|colder|cooler|hotter|higher|lower|difference|apart|더\s?(?:따뜻|덥|춥|추워|높|낮)|차이",
+    re.IGNORECASE,
+)
+
+
+def _temperature_differences(
+    answer: str, found: list[tuple[Claim, dict[str, Any] | None]]
+) -> list[tuple[Claim, dict[str, Any] | None]]:
+    """A temperature the answer gives as a difference ("7 degrees warmer", "차이는 7도") is found
+    when it is the difference of two found temperatures of the answer. Temperatures are not
+    derived in general (a made-up 20 °C would pass as 19 + 1); a difference must say it is one."""
+    known = [(c, ref) for c, ref in found if ref is not None and c.kind == "temperature" and c.numbers]
+    if len(known) < 2:
+        return found
+    result = []
+    for claim, ref in found:
+        if ref is None and claim.kind == "temperature" and claim.numbers:
+            start = max(answer.rfind(mark, 0, claim.start) for mark in ".!?\n")  # its sentence
+            ends = [i for i in (answer.find(mark, claim.end) for mark in ".!?\n") if i >= 0]
+            around = answer[start + 1 : min(ends, default=len(answer))]
+            if _DIFFERENCE_WORDS.search(around):
+                for (a, ref_a), (b, ref_b) in itertools.permutations(known, 2):
+                    if a.numbers[0] > b.numbers[0] and _same(
+                        claim.numbers[0], claim.decimals, a.numbers[0] - b.numbers[0], 12
+                    ):
+                        ref = _prefer_tool(ref_a, ref_b)
+                        break
+        result.append((claim, ref))
+    return result
+
+
 def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The ``grounding`` record field for ``answer`` given the goal and the run's tool calls
     (record ``tool_calls`` entries; only the successful ones are read)."""
@@ -243,6 +275,7 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
             found = [(c, ref if ref is not None else _derived(c, left, right)) for c, ref in found]
             if sum(ref is None for _, ref in found) in (0, before):
                 break
+    found = _temperature_differences(answer or "", found)
     # A sum written out wrong ("22 - 15 = 15") is unsupported, whatever its figures' sources.
     found += [(claim, None) for claim in wrong_arithmetic(answer or "")]
     result: dict[str, Any] = {

@@ -270,6 +270,13 @@ SEOUL = call("get_weather", '{"city": "Seoul", "temperature": 22, "unit": "celsi
         ("−5 + 3 = 2 is not a sum we read", []),  # a signed operand: not read as 5 + 3
         ("`2+2=5`, v1.2.3 = 4, https://x.io/2-1=9 and 10:00 - 11 = 1", []),  # code, versions, URLs, times
         ("2 * (3 + 4) = 14", []),  # brackets: not read
+        ("(98.6 - 32) × 5/9 = 37", []),  # nor the end of a bracketed sum
+        ("36 / 240 = 15%, 1 - 0.15 = 85%, 1/3 = 33.3% and 0.15 × 100 = 15%", []),  # percent results
+        ("36 / 240 = 20%", [("36 / 240 = 20%", "36 / 240 = 15%")]),
+        ("Open 9-5 = 8 hours, Mon-Fri 9-6 = 9 hours", []),  # ranges, not differences
+        ("60 x 60 x 24 = 86 400 seconds; 2/3 = 0.66", []),  # a spaced thousands result; cut decimals
+        ("100 - 20 / 2 = 40", []),  # steps in order, not precedence: not read
+        ("2/3 = 0.65", [("2/3 = 0.65", "2/3 = 0.67")]),
     ],
 )
 def test_wrong_sums_written_out_are_found(answer: str, wrong: list[tuple[str, str]]) -> None:
@@ -291,3 +298,33 @@ def test_a_wrong_sum_of_supported_figures_is_flagged_everywhere() -> None:
     assert summary(result).startswith("⚠ 22 - 15 = 15 is wrong: 22 - 15 = 7")
     assert correction(result).startswith("Your answer says 22 - 15 = 15, but 22 - 15 = 7.")
     assert check_answer("The difference is 22 - 15 = 7.", "w", [LONDON, SEOUL])["status"] == "grounded"
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("It is -5 °C", ["-5 °C"]),
+        ("Results: 1) -5 °C 2) 3 °C", ["1", "-5 °C", "2", "3 °C"]),  # a sign right before its digits
+        ("Week 2 -3 °C", ["2", "-3 °C"]),
+        ("22 - 15 = 7", ["22", "15", "7"]),  # a spaced minus between figures is a difference
+    ],
+)
+def test_a_sign_is_read_where_it_is_one(text: str, values: list[str]) -> None:
+    assert [c.value for c in find_claims(text)] == values
+
+
+@pytest.mark.parametrize(
+    ("answer", "status", "missing"),
+    [
+        ("Seoul is 22 °C, London 15 °C. The difference is 7 degrees: Seoul is 7 °C warmer.", "grounded", []),
+        ("서울은 22도, 런던은 15도입니다. 차이는 7도입니다.", "grounded", []),
+        ("Seoul is 8 degrees warmer than London (22 °C vs 15 °C).", "partly", ["8 degrees"]),  # wrong difference
+        ("Seoul is 22 °C and London 15 °C; Paris is 7 °C.", "partly", ["7 °C"]),  # not said as a difference
+        ("Seoul is 7 degrees warmer than London.", "ungrounded", ["7 degrees"]),  # no temperatures to take
+    ],
+)
+def test_a_temperature_difference_of_two_found_temperatures_is_found(
+    answer: str, status: str, missing: list[str]
+) -> None:
+    result = check_answer(answer, "Which is warmer, London or Seoul?", [LONDON, SEOUL])
+    assert (result["status"], [c["text"] for c in unsupported(result)]) == (status, missing)

@@ -20,6 +20,10 @@ RAMBLE = (
         ("See example.com for more! Then ask? ", [25, 35]),
         ("서울은 22 °C입니다. 런던은 15 °C입니다. ", [13, 27]),
         ("No end here", []),
+        ("Free in the U.S. and Canada. Yes. ", [28, 33]),  # initials are no end
+        ("Seoul is warmer, e.g. for a walk. Dr. Kim said no. ", [33, 50]),
+        ("Options:\n2. Seoul\n3. ", []),  # list numbers
+        ("15% of 240 is 36. So yes. ", [17, 25]),  # a figure that ends a sentence
     ],
 )
 def test_sentence_ends_need_the_space_after_them(text: str, ends: list[int]) -> None:
@@ -40,3 +44,22 @@ def test_enough_once_three_sentences_state_every_figure() -> None:
     # Six sentences end it whatever they state (the grammar still owed a figure).
     six = '{"answer": "' + "It is so. " * 6
     assert late(six) == ("It is so. " * 6).rstrip()
+
+
+def test_a_figure_is_stated_whole_and_escapes_wait_for_their_decoding() -> None:
+    # "2" is not stated by "22 °C": the answer goes on to the sentence with the result.
+    enough = enough_said([("22 °C",), ("2",)])
+    text = "Seoul is 22 °C and sunny. It is a warm day. Take sunglasses. And 30 / 15 is 2. More"
+    assert enough('{"answer": "' + text) == text[: text.index(" More")]
+    # Escapes in the streamed JSON are decoded; while one is still open, no early stop.
+    decoded = enough_said([])('{"answer": "He said \\"hi\\". It is 22 \\u00b0C. It is warm. More')
+    assert decoded == 'He said "hi". It is 22 °C. It is warm.'
+    assert enough_said([])('{"answer": "He said \\"hi\\". It is 22. It is warm. Then \\u00') is None
+
+
+def test_a_verdict_gets_one_sentence_more() -> None:
+    text = "London is 15 °C. Seoul is 22 °C. Both are from today. So Seoul is warmer. More"
+    three = enough_said([("15 °C",), ("22 °C",)])
+    four = enough_said([("15 °C",), ("22 °C",)], sentences=4)
+    assert three('{"answer": "' + text) == "London is 15 °C. Seoul is 22 °C. Both are from today."
+    assert four('{"answer": "' + text) == text[: text.index(" More")]

@@ -858,10 +858,13 @@ def test_the_provider_stops_a_rambling_answer_at_the_sentence_that_said_it_all(
     provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)})
     request = ModelRequest(instructions="sys", goal=goal, blocks=blocks, tools=list(registry), step=4)
     response = provider.complete(request)
-    assert response.text == ramble[: ramble.index("36.") + 3] and response.tool_calls == []
+    # A which-one question: one sentence more than three, for a verdict after the figures.
+    said = ramble[: ramble.index("Seoul. The final") + len("Seoul.")]
+    assert response.text == said and response.tool_calls == []
     assert server.bodies[0]["timings_per_token"] is True
     assert server.sent < len(server.content) / 4 - 10  # generation stopped, the rest never asked for
     raw = response.raw[-1]
     assert raw["finish_reason"] == "enough" and raw["timings"]["predicted_n"] == server.sent
     assert response.usage.output_tokens == server.sent
-    assert json.loads(json.dumps(raw))  # the record keeps it as plain JSON
+    assert json.loads(raw["content"]) == {"answer": said}  # what later prompts show: what the user saw
+    assert raw["generated"].startswith('{"answer": "' + said + " The")  # what the model wrote

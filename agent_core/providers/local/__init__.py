@@ -28,7 +28,7 @@ from typing import Any
 from agent_core.context import ToolCallRequest
 from agent_core.errors import ProviderError
 from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Usage
-from agent_core.providers.local.answer_end import enough_said
+from agent_core.providers.local.answer_end import SENTENCES, enough_said
 from agent_core.providers.local.llama_reply import _timings, _usage
 from agent_core.providers.local.model_files import (
     PART_COUNT,
@@ -44,6 +44,7 @@ from agent_core.providers.local.plan import (
     StepPlan,
     allowed_numbers,
     answer_pattern,
+    comparisons,
     nothing_found,
     plan_step,
     planned_call,
@@ -643,7 +644,11 @@ class LocalProvider:
             # Held to the figures it must state, the model looped on a phrase until the token limit
             # ("약한 비가 약한 비가 …", 165 s on a busy machine); a mild penalty ends that.
             body["repeat_penalty"] = ANSWER_REPEAT_PENALTY
-        enough = enough_said([r.forms for r in required]) if plan and plan.answer else None
+        enough = None
+        if plan and plan.answer:
+            # A yes/no or which-one verdict may follow the figures: one sentence more for it.
+            verdict = bool(comparisons(request.blocks, request_language(request.goal) == "Korean", request.goal))
+            enough = enough_said([r.forms for r in required], sentences=SENTENCES + verdict)
         if enough is not None:
             body["timings_per_token"] = True  # a stop at a sentence end still has the counts
         content, final, elapsed = self._generate(engine, body, deadline, request.timeout, request.cancel, enough)
@@ -668,10 +673,15 @@ class LocalProvider:
             # No digits in the mark: the answer check read "200" in "[cut at the 200-token limit]"
             # as a claim and asked the model to ground it.
             text, calls = partial + " … [cut at the token limit]", []
+        generated: dict[str, Any] = {}
+        if isinstance(said, str):  # later prompts show what the user saw; the record keeps both
+            generated = {"generated": content}
+            content = json.dumps({"answer": said}, ensure_ascii=False)
         items.append(
             {
                 "type": RAW_TYPE,
                 "content": content,
+                **generated,
                 "forced_tool": force,
                 "finish_reason": final.get("finish_reason"),
                 "duration_ms": elapsed,

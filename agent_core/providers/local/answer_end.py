@@ -27,25 +27,55 @@ MOST_SENTENCES = 6
 
 _SENTENCE_END = re.compile(r"[.!?。](?=\s)")
 """A sentence end: its mark followed by white space (``3.5`` and ``example.com`` are no end)."""
+_NOT_AN_END = re.compile(
+    r"(?:^|\s)(?:\w|\w\.\w(?:\.\w)*|e\.g|i\.e|etc|vs|approx|incl|dr|mr|mrs|ms|\d+)$", re.IGNORECASE
+)
+"""What a mark may follow without ending a sentence: a single letter or initials ("U.S."), a
+common abbreviation ("e.g.", "vs."), or a figure alone on its line or after a space (a list's
+"2.", which a sentence end written right after a figure, "… is 36.", is not: see below)."""
 
 
 def complete_sentences(text: str) -> list[int]:
-    """The offsets just after each complete sentence of ``text`` (its end mark, not the space)."""
-    return [m.end() for m in _SENTENCE_END.finditer(text)]
+    """The offsets just after each complete sentence of ``text`` (its end mark, not the space).
+
+    A mark after an abbreviation or initials is no end, nor is a list number ("2." that starts a
+    line); a mark right after a figure that ends a sentence ("… is 36. So …") is one."""
+    ends = []
+    for m in _SENTENCE_END.finditer(text):
+        before = text[: m.start()]
+        line = before.rsplit("\n", 1)[-1]
+        if m.group() == "." and _NOT_AN_END.search(before):
+            # A figure ends a sentence unless it is all the line holds (a list's "2.").
+            if not (re.search(r"\d$", before) and line.strip() and not line.strip().isdigit()):
+                continue
+        ends.append(m.end())
+    return ends
 
 
-def enough_said(required: Sequence[Sequence[str]]) -> Callable[[str], str | None]:
+def _states(text: str, form: str) -> bool:
+    """``form`` (a figure's spelling) in ``text`` as a whole figure: "2" is not in "22 °C"."""
+    pattern = re.escape(form)
+    if form[:1].isdigit():
+        pattern = r"(?<![\d.,])" + pattern
+    if form[-1:].isdigit():
+        pattern += r"(?![\d]|[.,]\d)"
+    return re.search(pattern, text) is not None
+
+
+def enough_said(required: Sequence[Sequence[str]], *, sentences: int = SENTENCES) -> Callable[[str], str | None]:
     """A test for the streamed output so far: the answer up to the first sentence end where it has
-    said enough, else None. ``required`` holds each required fact's accepted spellings."""
+    said enough, else None. ``required`` holds each required fact's accepted spellings;
+    ``sentences``: how many complete sentences that takes (one more where a yes/no or which-one
+    verdict may follow the figures)."""
 
     def test(content: str) -> str | None:
         text = cut_answer(content)  # None until the answer string has started (a check comes first)
-        if not text:
+        if not text or "\\" in text:  # an escape still open (\u00b0, \"): not decoded yet
             return None
         ends = complete_sentences(text)
-        for count, end in enumerate(ends[SENTENCES - 1 :], start=SENTENCES):  # the first end that will do
+        for count, end in enumerate(ends[sentences - 1 :], start=sentences):  # the first end that will do
             said = text[:end]
-            if count >= MOST_SENTENCES or all(any(form in said for form in forms) for forms in required):
+            if count >= MOST_SENTENCES or all(any(_states(said, form) for form in forms) for forms in required):
                 return said
         return None
 
