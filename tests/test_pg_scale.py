@@ -78,7 +78,7 @@ def test_a_store_written_before_0003_is_migrated_with_the_values_the_writer_stor
         pgstore.upsert_records(conn, records)
     with pgstore.connect(old_url) as conn:  # applies 0003 to the old store, backfilling it
         names = [n for (n,) in conn.execute("SELECT name FROM schema_migrations ORDER BY version").fetchall()]
-        assert names[-1] == "0003_reading_at_scale"
+        assert names[-2:] == ["0003_reading_at_scale", "0004_first_use_for_every_writer"]
         indexes = {n for (n,) in conn.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'tool_calls'")}
     assert "tool_calls_by_model" in indexes and "tool_calls_provider_model" not in indexes
 
@@ -156,3 +156,33 @@ def test_status_filter_and_choices_show_a_dead_running_run_as_interrupted(pg_url
         assert by_status == everything.matching == everything.saved == len(records)
     finally:
         reader.close()
+
+
+def test_runs_written_by_an_older_app_on_the_new_schema_still_count_in_coverage(pg_url: str) -> None:
+    """An app instance on the code before 0003 writes call rows without first_use (batch COPY and
+    one-run inserts, step by step); Coverage still counts its runs for every tool they used."""
+    records = team_records(40, templates=8, seed=31)
+    with pgstore.connect(pg_url) as conn:  # the current writer: migrates, sets first_use itself
+        pgstore.upsert_records(conn, records[:15])
+    old_cols = [c for c in CALL_SQL_COLUMNS if c != "first_use"]
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        with conn.transaction(), conn.cursor() as cur:  # the old writer's batch
+            with cur.copy(f"COPY runs ({', '.join(RUN_SQL_COLUMNS)}) FROM STDIN") as copy_runs:
+                for record in records[15:30]:
+                    copy_runs.write_row(rows_of(record).run)
+            with cur.copy(f"COPY tool_calls ({', '.join(old_cols)}) FROM STDIN") as copy_calls:
+                for record in records[15:30]:
+                    for call in rows_of(record).calls:
+                        copy_calls.write_row(call[: len(old_cols)])
+        insert = f"INSERT INTO tool_calls ({', '.join(old_cols)}) VALUES ({', '.join(['%s'] * len(old_cols))})"
+        for record in records[30:]:  # the old writer's per-step saves: one call row at a time
+            rows = rows_of(record)
+            conn.execute(
+                f"INSERT INTO runs ({', '.join(RUN_SQL_COLUMNS)}) VALUES ({', '.join(['%s'] * len(rows.run))})",
+                rows.run,
+            )
+            for call in rows.calls:
+                conn.execute(insert, call[: len(old_cols)])
+    stored = _stored_first_uses(pg_url)
+    for record in records:
+        assert stored.get(record["run_id"], []) == _first_uses(record), record["run_id"]
