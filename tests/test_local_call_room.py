@@ -15,14 +15,7 @@ from agent_core.providers.base import ModelRequest
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
 from tests.test_local_provider import FakeServer, install_engine
-
-
-@pytest.fixture
-def model_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "my-model.gguf"
-    path.write_bytes(b"GGUF fake")
-    monkeypatch.setattr(local, "_ENGINE", None)
-    return path
+from tests.test_local_provider import fake_model as model_path  # noqa: F401, F811 (a fixture)
 
 
 def ask(provider: local.LocalProvider, goal: str, blocks: list[ContextBlock] | None = None) -> ModelRequest:
@@ -31,7 +24,8 @@ def ask(provider: local.LocalProvider, goal: str, blocks: list[ContextBlock] | N
 
 
 def test_a_long_text_to_count_gets_room_and_a_short_call_does_not(
-    model_path: Path, monkeypatch: pytest.MonkeyPatch
+    model_path: Path,  # noqa: F811 (the fixture imported above)
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     words = " ".join(["lorem"] * 80)
     server = FakeServer(
@@ -48,7 +42,8 @@ def test_a_long_text_to_count_gets_room_and_a_short_call_does_not(
 
 
 def test_the_text_of_a_file_just_read_is_counted_without_the_model(
-    model_path: Path, monkeypatch: pytest.MonkeyPatch
+    model_path: Path,  # noqa: F811 (the fixture imported above)
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     server = FakeServer([])
     install_engine(monkeypatch, model_path, server)
