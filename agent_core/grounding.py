@@ -322,13 +322,15 @@ def summary(grounding: Mapping[str, Any] | None) -> str:
         return "every number comes from a tool result" + (
             "" if not any((c.get("source") or {}).get("goal") for c in claims) else " or your goal"
         )
-    if len(missing) == 1 and missing[0].get("arithmetic"):
-        text = f"⚠ {missing[0]['text']} is wrong: {missing[0]['arithmetic']}"
-    elif len(missing) == 1:
-        text = f"⚠ {missing[0]['text']} appears in no tool result: the model may have made it up"
-    else:
-        shown = ", ".join(c["text"] for c in missing[:4]) + (" …" if len(missing) > 4 else "")
-        text = f"⚠ {shown} appear in no tool result: the model may have made them up"
+    sums = [c for c in missing if c.get("arithmetic")]
+    others = [c for c in missing if not c.get("arithmetic")]
+    parts = [f"{c['text']} is wrong: {c['arithmetic']}" for c in sums[:2]]
+    if len(others) == 1:
+        parts.append(f"{others[0]['text']} appears in no tool result: the model may have made it up")
+    elif others:
+        shown = ", ".join(c["text"] for c in others[:4]) + (" …" if len(others) > 4 else "")
+        parts.append(f"{shown} appear in no tool result: the model may have made them up")
+    text = "⚠ " + "; ".join(parts)
     if len(missing) < len(claims):
         text += f" ({len(claims) - len(missing)} of {len(claims)} numbers found in tool results)"
     return text

@@ -102,6 +102,17 @@ def test_history_detail_names_the_tool_call(data_dir: Path) -> None:
     assert "get_weather" in text and "call_w" in text and "step 1" in text
 
 
+def test_history_detail_shows_a_wrong_sum_and_the_right_one(data_dir: Path) -> None:
+    record = scripted("It is 19 °C in Paris; 19 + 1 = 21.")
+    claims = record["grounding"]["claims"]
+    assert {"text": "19 + 1 = 21", "arithmetic": "19 + 1 = 20"}.items() <= claims[-1].items()
+    at = app("pages/history.py", {"run": record["run_id"]})
+    warning = " ".join(plain(w.value) for w in at.warning)
+    assert "19 + 1 = 21 is wrong: 19 + 1 = 20; 1, 21 appear in no tool result" in warning
+    where = next(e for e in at.expander if e.label.startswith("Where each figure was found"))
+    assert "wrong arithmetic: 19 + 1 = 20" in plain(" ".join(m.value for m in where.markdown))
+
+
 def test_history_column_and_filter(data_dir: Path) -> None:
     flagged = scripted("The weather in Paris is 20 °C.")
     honest = scripted("The weather in Paris is 19 °C.")
