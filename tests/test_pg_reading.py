@@ -35,21 +35,26 @@ def _load_into(url: str, records: list[dict[str, Any]]) -> None:
     assert result.inserted == len(records)
 
 
-@pytest.fixture(scope="module")
-def backends(
-    pg_server: PgServer, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[FolderQueries, PgQueries]]:
-    records = team_records(N, templates=24, seed=5)
-    runs_dir = tmp_path_factory.mktemp("parity") / "runs"
+def _both(server: PgServer, root: Path, name: str, records: list[dict[str, Any]]) -> tuple[FolderQueries, PgQueries]:
+    """``records`` as a runs folder under ``root`` and in a new database ``name``: both readers."""
+    runs_dir = root / "runs"
     runs_dir.mkdir()
     for record in records:
         (runs_dir / f"{record['run_id']}.json").write_text(json.dumps(record), encoding="utf-8")
     store = RunStore(runs_dir, persist=False, workers=1)
     store.refresh()
-    url = pg_server.create_database("parity")
+    url = server.create_database(name)
     _load_into(url, records)
-    pg = PgQueries.from_url(url)
-    yield FolderQueries(store), pg
+    return FolderQueries(store), PgQueries.from_url(url)
+
+
+@pytest.fixture(scope="module")
+def backends(
+    pg_server: PgServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[FolderQueries, PgQueries]]:
+    records = team_records(N, templates=24, seed=5)
+    folder, pg = _both(pg_server, tmp_path_factory.mktemp("parity"), "parity", records)
+    yield folder, pg
     pg.close()
 
 
@@ -251,15 +256,7 @@ def test_search_folds_case_in_every_script_like_the_folder(pg_server: PgServer, 
     goals = ["ÉTÉ À PARIS: will it rain?", "Straße prices in München", "Wetter in Köln"]
     for record, goal in zip(records, goals):
         record["goal"] = goal
-    runs_dir = tmp_path / "runs"
-    runs_dir.mkdir()
-    for record in records:
-        (runs_dir / f"{record['run_id']}.json").write_text(json.dumps(record), encoding="utf-8")
-    store = RunStore(runs_dir, persist=False, workers=1)
-    store.refresh()
-    url = pg_server.create_database("folding")
-    _load_into(url, records)
-    folder, pg = FolderQueries(store), PgQueries.from_url(url)
+    folder, pg = _both(pg_server, tmp_path, "folding", records)
     try:
         for text in ("été à paris", "Été", "MÜNCHEN", "köln"):
             assert folder.page(RunFilter(text=text)).matching == 1, text

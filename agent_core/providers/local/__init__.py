@@ -649,7 +649,6 @@ class LocalProvider:
             # A yes/no or which-one verdict may follow the figures: one sentence more for it.
             verdict = bool(comparisons(request.blocks, request_language(request.goal) == "Korean", request.goal))
             enough = enough_said([r.forms for r in required], sentences=SENTENCES + verdict)
-        if enough is not None:
             body["timings_per_token"] = True  # a stop at a sentence end still has the counts
         content, final, elapsed = self._generate(engine, body, deadline, request.timeout, request.cancel, enough)
         if required and not content.startswith("{"):
@@ -714,10 +713,8 @@ class LocalProvider:
         started = time.perf_counter()
         timed_out = False
 
-        ended = False
-
         def on_chunk(chunk: Any) -> bool:
-            nonlocal timed_out, ended
+            nonlocal timed_out
             if isinstance(chunk, dict):
                 if "error" in chunk:
                     errors.append(chunk["error"])
@@ -729,13 +726,12 @@ class LocalProvider:
                         said = enough("".join(pieces)) if enough is not None else None
                         if said is not None:
                             final["said"], final["finish_reason"] = said, "enough"
-                            ended = True
                     if choice.get("finish_reason"):
                         final["finish_reason"] = choice["finish_reason"]
                 for key in ("timings", "usage"):
                     if chunk.get(key):
                         final[key] = chunk[key]
-            if ended:
+            if "said" in final:
                 return True
             if time.perf_counter() > deadline:
                 timed_out = True
