@@ -35,7 +35,14 @@ def _unit(uid: str, kind: str, size: str, name: str, korean: str, pattern: str) 
 
 
 UNITS: tuple[Unit, ...] = (
-    _unit("C", "temperature", "", "°C", "섭씨", r"°\s*c\b|℃|degrees? (?:c\b|celsius|centigrade)|\bcelsius\b|\bcentigrade\b|섭씨"),
+    _unit(
+        "C",
+        "temperature",
+        "",
+        "°C",
+        "섭씨",
+        r"°\s*c\b|℃|degrees? (?:c\b|celsius|centigrade)|\bcelsius\b|\bcentigrade\b|섭씨",
+    ),
     _unit("F", "temperature", "", "°F", "화씨", r"°\s*f\b|℉|degrees? (?:f\b|fahrenheit)|\bfahrenheit\b|화씨"),
     _unit("kg", "mass", "1", "kg", "킬로그램", r"\bkilograms?\b|\bkgs?\b|킬로그램|키로그램"),
     _unit("lb", "mass", "0.45359237", "pounds", "파운드", r"\bpounds?\b|\blbs?\b|파운드"),
@@ -45,7 +52,9 @@ UNITS: tuple[Unit, ...] = (
     _unit("mi", "length", "1609.344", "miles", "마일", r"\bmiles?\b|\bmi\b|마일"),
     _unit("cm", "length", "0.01", "cm", "센티미터", r"\bcentimet(?:er|re)s?\b|\bcm\b|센티미터|센티|(?<=\d)cm"),
     _unit("in", "length", "0.0254", "inches", "인치", r"\binch(?:es)?\b|인치"),
-    _unit("m", "length", "1", "m", "미터", r"\bmet(?:er|re)s?\b|(?<=\d)\s*m\b|(?<!킬로)(?<!키로)(?<!센티)(?<!밀리)미터"),
+    _unit(
+        "m", "length", "1", "m", "미터", r"\bmet(?:er|re)s?\b|(?<=\d)\s*m\b|(?<!킬로)(?<!키로)(?<!센티)(?<!밀리)미터"
+    ),
     _unit("ft", "length", "0.3048", "feet", "피트", r"\bfeet\b|\bfoot\b|\bft\b|피트"),
     _unit("yd", "length", "0.9144", "yards", "야드", r"\byards?\b|\byds?\b|야드"),
     _unit("L", "volume", "1", "L", "리터", r"\blit(?:er|re)s?\b|(?<=\d)\s*l\b|리터"),
@@ -108,16 +117,17 @@ class Conversion:
         return written.format(x=self.value)
 
     def hint(self, korean: bool = False) -> str:
-        """A line for the answer: which unit the calculator's result is in."""
+        """A line for the answer: which unit the calculator's result is in (the model wrote
+        "212 degrees Celsius" for a result in °F)."""
         source, target = _BY_ID[self.source], _BY_ID[self.target]
         if korean:
-            return (
-                f"\n\n(계산기 결과는 {source.korean} {self.value}을(를) {target.korean}(으)로 바꾼 값입니다: "
-                f"답에 {source.korean} {self.value}와 {target.korean} 값을 함께 쓰세요.)"
+            given = (
+                f"{source.korean} {self.value}도" if source.kind == "temperature" else f"{self.value}{source.korean}"
             )
+            return f"\n\n(위 계산기 결과는 {target.korean} 값입니다: {given}을(를) {target.korean}(으)로 바꾼 값.)"
         return (
-            f"\n\n(The calculator result is {self.value} {source.name} converted to {target.name}: "
-            f"say {self.value} {source.name} is <the result> {target.name}.)"
+            f"\n\n(The calculator result above is in {target.name}: it is {self.value} {source.name} "
+            f"converted to {target.name}.)"
         )
 
 
@@ -162,7 +172,7 @@ def conversion(goal: str) -> Conversion | None:
         and _BY_ID[uid].kind == "temperature"
         and re.fullmatch(r"\s*(?:영하\s*)?", text[end : value.start()])
     ]
-    source = (after or before or [None])[0]
+    source = next(iter(after or before), None)
     others = [uid for _, _, uid in mentions if uid != source]
     if source is None:
         targets = {uid for uid in others if uid in _PARTNER}

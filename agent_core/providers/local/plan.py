@@ -96,7 +96,8 @@ _DOCUMENT_WORDS = re.compile(
     re.IGNORECASE,
 )
 _FREE_SHIPPING = re.compile(
-    r"free shipping|shipping (?:is |be )?free|ship(?:s|ped)? (?:for )?free|무료\s*배송|배송비?\s*(?:가|는|이)?\s*무료",
+    r"free (?:shipping|delivery)|(?:shipping|delivery) (?:is |be )?free|ship(?:s|ped)? (?:for )?free"
+    r"|무료\s*(?:배송|배달)|(?:배송비?|배달비?)\s*(?:가|는|이)?\s*무료",
     re.IGNORECASE,
 )
 _QUANTITY = re.compile(r"\d[\d,]*\s*(?:units?|items?|pieces?|products?|개)|(?:order|buy|주문|구매)", re.IGNORECASE)
@@ -464,7 +465,7 @@ _PLAIN_WORDS = frozenset(
     buying bought purchase purchases unit units item items product products piece pieces dollar dollars usd
     company store shop shops per each like just some something thing things sure right case when from after before
     under over above below them they their into than come came comes look compute calculate check find search
-    documents document tool tools lookup""".split()
+    documents document tool tools lookup ask asking single""".split()
 )
 """Words that ask rather than name what is asked: a lookup result need not hold them."""
 _PLAIN_KOREAN = (
@@ -526,13 +527,11 @@ def lookup_gaps(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
     asked beyond the one-line fact ("a custom-engraved product", "how fast … once the products
     arrive"), which only the documents answer. Words that ask (what, how, can, 알려 …), the
     lookup topics' own words (refund, shipping, 환불 …) and figures are not counted."""
-    facts = " ".join(
-        o.output for b in blocks for o in b.outputs if o.name == "lookup" and not o.is_error
-    ).casefold()
+    facts = " ".join(o.output for b in blocks for o in b.outputs if o.name == "lookup" and not o.is_error).casefold()
     if not facts:
         return []
-    text = _norm(goal).casefold()
-    for pattern in (*(p for _, _, p in LOOKUP_TOPICS), _WEATHER):
+    text = with_digits(_norm(goal)).casefold()  # "three units": no word to look for
+    for pattern in (_FREE_SHIPPING, *(p for _, _, p in LOOKUP_TOPICS), _WEATHER):
         text = pattern.sub(" ", text)
     for city in cities_in(text):  # asked of another tool
         text = re.sub(re.escape(city.casefold()), " ", text)
