@@ -39,6 +39,7 @@ from agent_core.providers.local.model_files import (
     missing_parts,
     resolve_source,
 )
+from agent_core.providers.local.evidence import must_say_not_found
 from agent_core.providers.local.plan import (
     Required,
     StepPlan,
@@ -617,6 +618,8 @@ class LocalProvider:
         if plan and plan.answer:
             empty = nothing_found(request.blocks) and not plan.tools
             allowed = allowed_numbers(request.goal, request.blocks)
+            # Nothing found, or the results lack what was asked (evidence.py): one "not found" sentence.
+            empty = empty or (not plan.tools and must_say_not_found(request.goal, request.blocks))
             not_found = request_language(request.goal) if empty else None
             # Every temperature and calculator result must be stated (in the goal's order).
             required = [] if empty else required_facts(request.goal, request.blocks)

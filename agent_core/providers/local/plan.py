@@ -31,6 +31,7 @@ from typing import Any
 
 from agent_core.context import ContextBlock
 from agent_core.number_words import with_digits
+from agent_core.providers.local.evidence import conditions, evidence_lines
 from agent_core.tools.registry import Tool
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -673,6 +674,9 @@ def answer_reminder(goal: str, blocks: Sequence[ContextBlock]) -> str:
         for o in b.outputs
         if o.call_id == c.call_id and (o.is_error or o.output.startswith("No results"))
     ]
+    # The sentence that answers, or what the results lack (evidence.py): told in general words to
+    # say "not found", the model answered a warranty question with the refund window.
+    lines.extend(evidence_lines(goal, blocks))
     if any(o.name == "search_documents" and not o.is_error for b in blocks for o in b.outputs):
         lines.append(
             "If the results above do not contain what was asked, say plainly that it was not found; "
@@ -761,7 +765,15 @@ def comparisons(blocks: Sequence[ContextBlock], korean: bool = False, goal: str 
             out.append(f"가장 따뜻한 곳: {w}. 가장 추운 곳: {c}." if korean else f"Warmest: {w}. Coldest: {c}.")
     for limit, inclusive in dict.fromkeys(thresholds):
         own = [v for v, e in results if not (limit in _operands(e) and len(_operands(e)) > 1)]
-        stated = [_number(m.group(1) or m.group(2)) for m in _GOAL_AMOUNT.finditer(with_digits(goal))]
+        # An amount the goal sets as a condition ("an international order under $500") is no
+        # order to compare: it made "500 is equal to 500, so it meets the threshold (yes)".
+        conditional = {_number(m.group(1) or m.group(4) or "") for m in _THRESHOLD.finditer(with_digits(goal))}
+        conditional |= {value for _, value in conditions(with_digits(goal))}
+        stated = [
+            v
+            for m in _GOAL_AMOUNT.finditer(with_digits(goal))
+            if (v := _number(m.group(1) or m.group(2))) not in conditional
+        ]
         candidates = own[-1:] or [v for v in stated if v is not None][-1:]
         for value in candidates:
             meets = value > limit or (inclusive and value == limit)
