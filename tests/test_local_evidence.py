@@ -15,6 +15,7 @@ from agent_core.providers import local
 from agent_core.providers.base import ModelRequest
 from agent_core.providers.local.evidence import (
     conditions,
+    english_query,
     evidence_lines,
     focus_clause,
     goal_parts,
@@ -22,7 +23,7 @@ from agent_core.providers.local.evidence import (
     not_found,
     pick_evidence,
 )
-from agent_core.providers.local.plan import answer_reminder, comparisons
+from agent_core.providers.local.plan import answer_reminder, comparisons, plan_step, planned_call
 from agent_core.tools.files import make_file_tools
 from agent_core.tools.knowledge import lookup
 from agent_core.tools.registry import ToolRegistry
@@ -106,7 +107,11 @@ def test_conditions(text: str, expected: set[tuple[str, float]]) -> None:
             "international delivery.",
             "Orders under $500 pay a flat shipping fee of $15 for standard delivery inside Korea",
         ),
-        ("해외 배송비는 얼마예요?", "$500 미만 주문은 국내 일반 배송비 $15, 해외 배송비 $35가 붙습니다.", "해외 배송비 $35가 붙습니다"),
+        (
+            "해외 배송비는 얼마예요?",
+            "$500 미만 주문은 국내 일반 배송비 $15, 해외 배송비 $35가 붙습니다.",
+            "해외 배송비 $35가 붙습니다",
+        ),
         # One amount, or nothing in the goal to tell the clauses apart: no clause.
         ("How much extra does express delivery cost?", "Express delivery costs $25 extra on any order.", None),
         ("What are the shipping fees?", "a fee of $15 for standard delivery and $35 for express delivery.", None),
@@ -148,7 +153,12 @@ def test_goal_parts() -> None:
         ),
         ("해외 배송은 며칠 걸려요?", [block(("search_documents", {"query": "해외"}, KOREAN_SNIPPET))], "5~10일", None),
         ("How long do I have to ask for a refund?", [looked_up("refund policy")], "30 days", None),
-        ("How much extra does express delivery cost?", [search("How much extra does express delivery cost")], "$25", None),
+        (
+            "How much extra does express delivery cost?",
+            [search("How much extra does express delivery cost")],
+            "$25",
+            None,
+        ),
         ("When is the next operations meeting?", [search("When is the next operations meeting")], "2026-09-09", None),
         (
             "Who attended the August operations meeting?",
@@ -181,7 +191,9 @@ def test_the_attendees_are_among_the_evidence() -> None:
 
 def test_no_evidence_without_a_shared_word_or_beside_the_calculator() -> None:
     assert pick_evidence("Tell me about gift wrapping", [looked_up("unit price")]) == []
-    calculated = block(("lookup", {"topic": "unit price"}, lookup("unit price")), ("calculator", {"expression": "24 * 7"}, "168"))
+    calculated = block(
+        ("lookup", {"topic": "unit price"}, lookup("unit price")), ("calculator", {"expression": "24 * 7"}, "168")
+    )
     assert evidence_lines("How much do 7 units cost in total?", [calculated]) == []
 
 
@@ -266,7 +278,9 @@ def test_present_things_are_not_called_missing(goal: str, blocks: list[ContextBl
 
 def test_the_reminder_carries_the_evidence() -> None:
     goal = "What's the shipping fee for an international order under $500?"
-    text = answer_reminder(goal, [looked_up("shipping"), block(("search_documents", {"query": "fee"}, SHIPPING_SNIPPET))])
+    text = answer_reminder(
+        goal, [looked_up("shipping"), block(("search_documents", {"query": "fee"}, SHIPPING_SNIPPET))]
+    )
     assert "The result that answers this: Orders under $500 pay a flat shipping fee of $35 for international" in text
     # The goal's own condition is no order amount to compare with the threshold.
     assert "equal to" not in text and "meets the threshold" not in text
@@ -275,7 +289,9 @@ def test_the_reminder_carries_the_evidence() -> None:
 def test_a_condition_in_the_goal_is_not_compared_as_an_order() -> None:
     threshold = [looked_up("shipping")]
     assert comparisons(threshold, goal="What's the fee for an international order under $500?") == []
-    assert comparisons(threshold, goal="Is a $600 order shipped free?") == ["600 is more than 500, so it meets the threshold (yes)."]
+    assert comparisons(threshold, goal="Is a $600 order shipped free?") == [
+        "600 is more than 500, so it meets the threshold (yes)."
+    ]
     assert comparisons(threshold, True, "500달러 미만 주문의 해외 배송비는?") == []
 
 
@@ -296,15 +312,15 @@ class _Server:
 
 
 @pytest.mark.parametrize(
-    ("goal", "query", "start", "lacks"),
+    ("goal", "queries", "start", "lacks"),
     [
-        ("How many years does the product warranty last?", "warranty years", "I could not find", True),
-        ("고객센터 전화번호가 뭐예요?", "고객센터 전화번호", "죄송", True),
-        ("How much extra does express delivery cost?", "express delivery cost", None, False),
+        ("How many years does the product warranty last?", ["warranty years"], "I could not find", True),
+        ("고객센터 전화번호가 뭐예요?", ["고객센터 전화번호", "contact customer service phone"], "죄송", True),
+        ("How much extra does express delivery cost?", ["express delivery cost"], None, False),
     ],
 )
 def test_the_answer_grammar_says_not_found_when_the_results_lack_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, goal: str, query: str, start: str | None, lacks: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, goal: str, queries: list[str], start: str | None, lacks: bool
 ) -> None:
     path = tmp_path / "m.gguf"
     path.write_bytes(b"GGUF fake")
@@ -318,10 +334,51 @@ def test_the_answer_grammar_says_not_found_when_the_results_lack_it(
         return query
 
     provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(path)})
-    provider.complete(ModelRequest(instructions="s", goal=goal, blocks=[search(query)], tools=list(registry), step=2))
+    blocks = [search(query) for query in queries]
+    provider.complete(ModelRequest(instructions="s", goal=goal, blocks=blocks, tools=list(registry), step=2))
     pattern = json.loads(str(server.bodies[0]["grammar"]).split("%json ", 1)[1])["properties"]["answer"]["pattern"]
     if start is not None:
         assert pattern.startswith("^(?:") and start in pattern.split(")", 1)[0]
     else:
         assert "could not find" not in pattern
-    assert must_say_not_found(goal, [search(query)]) is lacks
+    assert must_say_not_found(goal, blocks) is lacks
+
+
+# ---------------------------------------------------------------------------------------------
+# A Korean goal whose Korean search lacks the thing asked: once more in English
+
+
+@pytest.mark.parametrize(
+    ("goal", "query"),
+    [
+        ("특급 배송은 얼마예요?", "express ship"),
+        ("고객센터 전화번호가 뭐예요?", "contact customer service phone"),
+        ("보증 기간은 몇 년이에요?", "warranty"),
+        ("How long is the warranty?", None),  # English: searched in English already
+    ],
+)
+def test_english_query(goal: str, query: str | None) -> None:
+    assert english_query(goal) == query
+
+
+def test_a_korean_goal_is_searched_again_in_english_when_its_results_lack_the_thing() -> None:
+    registry = ToolRegistry()
+
+    @registry.tool
+    def search_documents(query: str, limit: int = 3) -> str:
+        """Search the workspace documents."""
+        return query
+
+    tools = list(registry)
+    goal = "특급 배송은 얼마예요?"
+    korean = search("특급 배송은 얼마예요")
+    assert "express" not in korean.outputs[0].output.lower()  # the Korean document only
+    plan = plan_step(goal, [korean], tools)
+    assert plan.force_tool and plan.arguments == {"search_documents": {"query": ["express ship"], "limit": [3]}}
+    assert planned_call(plan) == ("search_documents", {"query": "express ship", "limit": 3})  # no generation
+    english = block(("search_documents", {"query": "express ship"}, _search("express ship", 3)))
+    assert plan_step(goal, [korean, english], tools).answer  # once only
+    assert "$25" in " ".join(pick_evidence(goal, [korean, english]))
+    # Found in the Korean results: no second search.
+    refund = search("환불은 며칠 안에 신청해야 해")
+    assert plan_step("환불은 며칠 안에 신청해야 해?", [refund], tools).answer

@@ -29,6 +29,7 @@ from agent_core.context import ToolCallRequest
 from agent_core.errors import ProviderError
 from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Usage
 from agent_core.providers.local.answer_end import SENTENCES, enough_said
+from agent_core.providers.local.evidence import must_say_not_found
 from agent_core.providers.local.llama_reply import _timings, _usage
 from agent_core.providers.local.model_files import (
     PART_COUNT,
@@ -39,7 +40,6 @@ from agent_core.providers.local.model_files import (
     missing_parts,
     resolve_source,
 )
-from agent_core.providers.local.evidence import must_say_not_found
 from agent_core.providers.local.plan import (
     Required,
     StepPlan,

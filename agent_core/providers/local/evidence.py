@@ -23,11 +23,12 @@ Everything here is pure (no model needed), so it is unit-tested without the mode
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
 from agent_core.context import ContextBlock
@@ -43,7 +44,7 @@ CONCEPTS: tuple[tuple[str, ...], ...] = (
     # A concept's forms in English and Korean: a goal word that is one of them is present in the
     # results when any of them is. English forms are matched as words (after the search's stemming),
     # Korean ones as parts of words.
-    ("phone", "telephone", "tel", "hotline", "call", "전화", "전화번호", "통화"),
+    ("phone", "telephone", "tel", "hotline", "call", "전화", "전화번호"),
     ("email", "e-mail", "mail", "메일", "이메일"),
     ("contact", "support", "email", "연락", "연락처", "문의", "고객센터", "상담"),
     ("customer service", "support", "고객센터", "고객 센터", "고객지원", "상담"),
@@ -103,6 +104,9 @@ CONCEPTS: tuple[tuple[str, ...], ...] = (
     ("take", "takes", "걸리", "걸려", "걸립", "소요"),
     ("share", "percent", "percentage", "proportion", "rate", "ratio", "%", "비율", "퍼센트"),
     ("note", "notes", "minutes", "메모", "노트", "회의록"),
+    ("currency", "dollar", "dollars", "usd", "us dollars", "$", "달러"),
+    ("answer", "reply", "respond", "response", "답변", "응답", "회신"),
+    ("propose", "proposal", "suggest", "제안"),
 )
 
 _GENERIC_EN = frozenset(
@@ -137,7 +141,9 @@ _KINDS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
     ),
     (
         "date",
-        re.compile(r"\bwhen\b|\bwhat (?:time|date|day)\b|\bwhich (?:day|date)\b|언제|날짜|며칠에|몇 ?월", re.IGNORECASE),
+        re.compile(
+            r"\bwhen\b|\bwhat (?:time|date|day)\b|\bwhich (?:day|date)\b|언제|날짜|며칠에|몇 ?월", re.IGNORECASE
+        ),
         re.compile(
             r"\d{4}-\d\d-\d\d|\d+월 ?\d+일|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d|\d ?(?:am|pm)\b"
             r"|\d+시",
@@ -164,15 +170,22 @@ def gives_kind(kind: str, text: str) -> bool:
     """Whether ``text`` gives a figure of ``kind``."""
     return any(k == kind and gives.search(text) for k, _, gives in _KINDS)
 
+
 _DIGIT = re.compile(r"\d")
 _SENTENCE_END = re.compile(r"(?<=[.!?。;])\s+|\n+")
 _CLAUSE = re.compile(r",\s+(?:but|and|while|or|so)\s+|;\s*|,\s+|\s+but\s+|(?<=다),|(?<=지만)\s")
 _MONEY = r"\$\s?(\d[\d,]*(?:\.\d+)?)"
 _CONDITION = re.compile(
-    r"(?P<lt_word>under|below|less than|smaller than|up to)\s+" + _MONEY.replace("(\\d", "(?P<lt_value>\\d", 1)
-    + r"|(?P<ge_word>over|above|more than|at least|from)\s+" + _MONEY.replace("(\\d", "(?P<ge_value>\\d", 1)
-    + r"|" + _MONEY.replace("(\\d", "(?P<ge2_value>\\d", 1) + r"\s*(?:or more|or above|and above|and up|이상|초과)"
-    + r"|" + _MONEY.replace("(\\d", "(?P<lt2_value>\\d", 1) + r"\s*(?:or less|or below|미만|이하)"
+    r"(?P<lt_word>under|below|less than|smaller than|up to)\s+"
+    + _MONEY.replace("(\\d", "(?P<lt_value>\\d", 1)
+    + r"|(?P<ge_word>over|above|more than|at least|from)\s+"
+    + _MONEY.replace("(\\d", "(?P<ge_value>\\d", 1)
+    + r"|"
+    + _MONEY.replace("(\\d", "(?P<ge2_value>\\d", 1)
+    + r"\s*(?:or more|or above|and above|and up|이상|초과)"
+    + r"|"
+    + _MONEY.replace("(\\d", "(?P<lt2_value>\\d", 1)
+    + r"\s*(?:or less|or below|미만|이하)"
     + r"|(?P<ko_value>\d[\d,]*)\s*달러\s*(?P<ko_word>이상|초과|미만|이하)",
     re.IGNORECASE,
 )
@@ -267,7 +280,8 @@ def _hits(output: str) -> list[tuple[str, str]] | None:
 # Goal words and their forms
 
 
-def _concept_forms(word: str) -> set[str]:
+@functools.lru_cache(maxsize=4096)
+def _concept_forms(word: str) -> frozenset[str]:
     """Every form of the concepts ``word`` is a form of (itself when none)."""
     forms = {word}
     korean = bool(_HANGUL.search(word))
@@ -275,7 +289,7 @@ def _concept_forms(word: str) -> set[str]:
         for form in concept:
             if (korean and _HANGUL.search(form) and form in word) or (not korean and _stem_all(form) == word):
                 forms.update(concept)
-    return forms
+    return frozenset(forms)
 
 
 def _stem_all(text: str) -> str:
@@ -301,20 +315,34 @@ def goal_words(goal: str) -> list[str]:
     return [w for w, _ in _goal_pairs(goal)]
 
 
-def _present(form: str, text_tokens: set[str], text: str) -> bool:
+@functools.lru_cache(maxsize=8192)
+def _tokens(text: str) -> frozenset[str]:
+    return frozenset(tokenize(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _stems(form: str) -> tuple[str, ...]:
+    return tuple(tokenize(form))
+
+
+def _present(form: str, text_tokens: Set[str], text: str) -> bool:
     if _HANGUL.search(form) or not re.search(r"\w", form):
         return form in text
-    stems = tokenize(form)
+    stems = _stems(form)
     if not stems:
         return False
     if len(stems) == 1:
-        return stems[0] in text_tokens
+        stem = stems[0]
+        if stem in text_tokens:
+            return True
+        # The search's stemming is light: "proposed" → "propos", "propose" → "propose".
+        return len(stem) >= 5 and any(t.startswith(stem[:-1]) and len(t) <= len(stem) + 2 for t in text_tokens)
     return form.casefold() in text.casefold()
 
 
-def word_present(word: str, text: str, tokens: set[str] | None = None) -> bool:
+def word_present(word: str, text: str, tokens: Set[str] | None = None) -> bool:
     """Whether ``word`` (a :func:`goal_words` word) or another form of its concept is in ``text``."""
-    tokens = set(tokenize(text)) if tokens is None else tokens
+    tokens = _tokens(text) if tokens is None else tokens
     return any(_present(form, tokens, text) for form in _concept_forms(word))
 
 
@@ -381,7 +409,7 @@ def scored_sentences(goal: str, blocks: Sequence[ContextBlock]) -> list[tuple[fl
     scored = []
     for i, sentence in enumerate(sentences):
         text = sentence.scored_text
-        tokens = set(tokenize(text))
+        tokens = _tokens(text)
         score = sum(weights[w] for w in words if word_present(w, text, tokens))
         if score > 0:
             score += sum(1.0 for kind in kinds if gives_kind(kind, sentence.text))
@@ -512,7 +540,7 @@ def not_found(goal: str, blocks: Sequence[ContextBlock]) -> Missing:
     if not sentences:
         return Missing()
     text = "\n".join(s.scored_text for s in sentences)
-    tokens = set(tokenize(text))
+    tokens = _tokens(text)
     pairs = [(w, raw) for w, raw in _goal_pairs(goal) if _specific(w)]
     absent = [(w, raw) for w, raw in pairs if not word_present(w, text, tokens)]
     present = [w for w, _ in pairs if (w, _) not in absent]
@@ -607,3 +635,44 @@ def compact_search(goal: str, output: str) -> str | None:
         kept = [s for s in sentences if s in kept or (_TABLE_ROW.match(s) and _DIGIT.search(s))]
         lines.append(f"[{' › '.join(names)}] " + " ".join(kept))
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# A Korean goal against English documents
+
+
+def english_query(goal: str) -> str | None:
+    """English words for a Korean goal, from :data:`CONCEPTS` (the first English form of each
+    concept a goal word belongs to, in the goal's order) and the goal's own English words; None
+    when the goal is not Korean or no word of it is known ("특급 배송은 얼마예요?" → "express ship
+    price")."""
+    if not _HANGUL.search(goal):
+        return None
+    words: list[str] = []
+    for raw in _WORD.findall(_norm(goal)):
+        if not _HANGUL.search(raw):
+            words.extend(w for w in [raw.lower()] if w not in words and tokenize(w))
+            continue
+        word = (tokenize(raw) or [raw])[0]
+        for concept in CONCEPTS:
+            if any(_HANGUL.search(f) and f in word for f in concept):
+                english = next((f for f in concept if f.isascii() and re.search(r"[a-z]", f)), None)
+                if english and english not in words:
+                    words.append(english)
+    return " ".join(words)[:60] or None
+
+
+def english_search(goal: str, blocks: Sequence[ContextBlock]) -> str | None:
+    """The English query to search once more with, for a Korean goal whose search results (in
+    Korean words, so mostly the one Korean document) lack what was asked: the documents are mostly
+    English, and "특급" (express) is only in them. None when not needed or already done."""
+    if not _HANGUL.search(goal):
+        return None
+    searches = [
+        c for b in blocks for c in b.tool_calls if c.name == "search_documents" and isinstance(c.arguments, dict)
+    ]
+    if not searches or any(str(c.arguments.get("query", "")).isascii() for c in searches):
+        return None
+    if not not_found(goal, blocks):
+        return None
+    return english_query(goal)

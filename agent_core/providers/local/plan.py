@@ -31,7 +31,7 @@ from typing import Any
 
 from agent_core.context import ContextBlock
 from agent_core.number_words import with_digits
-from agent_core.providers.local.evidence import conditions, evidence_lines
+from agent_core.providers.local.evidence import conditions, english_search, evidence_lines
 from agent_core.tools.registry import Tool
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -370,6 +370,16 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
         return StepPlan(enabled, False, analysis.reason)
     status = need_status(analysis.needs, blocks)
     for need, state in zip(analysis.needs, status, strict=True):
+        if need.key == "documents" and state == "met" and "search_documents" in by_name:
+            english = english_search(goal, blocks)
+            if english is not None:
+                # A Korean goal whose results lack what was asked: the English documents once more.
+                return StepPlan(
+                    [by_name["search_documents"]],
+                    True,
+                    f"must call for documents (again in English: {english})",
+                    {"search_documents": {"query": [english], "limit": [3]}},
+                )
         if state == "met" or state == "failed-twice":
             continue
         if state == "failed" and not (need.key == "documents" and _last_was_empty_search(blocks)):
@@ -770,9 +780,9 @@ def comparisons(blocks: Sequence[ContextBlock], korean: bool = False, goal: str 
         conditional = {_number(m.group(1) or m.group(4) or "") for m in _THRESHOLD.finditer(with_digits(goal))}
         conditional |= {value for _, value in conditions(with_digits(goal))}
         stated = [
-            v
+            amount
             for m in _GOAL_AMOUNT.finditer(with_digits(goal))
-            if (v := _number(m.group(1) or m.group(2))) not in conditional
+            if (amount := _number(m.group(1) or m.group(2))) not in conditional
         ]
         candidates = own[-1:] or [v for v in stated if v is not None][-1:]
         for value in candidates:
