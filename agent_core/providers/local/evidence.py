@@ -668,10 +668,13 @@ def english_search(goal: str, blocks: Sequence[ContextBlock]) -> str | None:
     English, and "특급" (express) is only in them. None when not needed or already done."""
     if not _HANGUL.search(goal):
         return None
-    searches = [
-        c for b in blocks for c in b.tool_calls if c.name == "search_documents" and isinstance(c.arguments, dict)
+    queries = [
+        str(c.arguments.get("query", ""))
+        for b in blocks
+        for c in b.tool_calls
+        if c.name == "search_documents" and isinstance(c.arguments, dict)
     ]
-    if not searches or any(str(c.arguments.get("query", "")).isascii() for c in searches):
+    if not queries or any(q.isascii() for q in queries):
         return None
     if not not_found(goal, blocks):
         return None
