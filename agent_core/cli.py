@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO, assert_never
 
-from agent_core import cli_explain
+from agent_core import cli_explain, model_wait
 from agent_core.cli_common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, usage_error
 from agent_core.cli_store import with_store_note
 from agent_core.errors import ProviderUnavailable
@@ -146,6 +146,9 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         return usage_error(exc)
     cancel = threading.Event()
     finished: RunFinished | None = None
+    over = threading.Event()
+    if not args.quiet:  # a wait for a stopped run on the shared local model: one line
+        model_wait.watch(prepared.provider, over, sys.stderr.write)
     try:
         for event in prepared.events(cancel):
             if not args.quiet:
@@ -156,6 +159,8 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         cancel.set()
         sys.stderr.write("interrupted\n")
         return 130
+    finally:
+        over.set()
     assert finished is not None
     if args.json:
         from agent_core.records import load_record

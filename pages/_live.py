@@ -22,10 +22,13 @@ import streamlit as st
 
 from agent_core.events import Event, RunFinished, RunStarted
 from agent_core.masking import mask_text
+from agent_core.model_wait import model_wait
 from agent_core.runs import PreparedRun
 from pages import _ui as ui
 
 SESSION_KEY = "run_bg"
+OFFLINE_KEY = "run_on_offline"
+"""Session key of a goal to run again on the offline model (the wait for a stopped run's offer)."""
 POLL_S = 0.2
 """How often the page looks for new events (and lets a click or a page change through)."""
 TICK_S = 1.0
@@ -58,6 +61,10 @@ class BackgroundRun:
     crash: str | None = None
     """An exception that ended the thread outside the loop's own handling (a bug)."""
     started: float = field(default_factory=time.monotonic)
+    provider: Any = None
+    """The run's provider, asked whether its model call waits for a stopped run (:func:`model_wait`)."""
+    tools: list[str] | None = None
+    """The tools the run may use (to run the same goal on another model)."""
 
     @property
     def run_id(self) -> str:
@@ -92,6 +99,8 @@ def start(prepared: PreparedRun, *, banner: str = "") -> BackgroundRun:
         max_context_blocks=prepared.settings.max_context_blocks,
         scripted=prepared.scripted,
         banner=banner,
+        provider=prepared.provider,
+        tools=prepared.registry.names(),
     )
     events = prepared.events(run.cancel)
     st.session_state[SESSION_KEY] = run
@@ -127,6 +136,62 @@ def _stop_clicked() -> None:
         run.stop()
 
 
+def _offline_clicked() -> None:
+    """The offer while the local model finishes a stopped run: this goal on the offline model now."""
+    run = current()
+    if run is not None:
+        st.session_state[OFFLINE_KEY] = run
+        run.stop()
+
+
+def offline_request() -> BackgroundRun | None:
+    """The run whose goal the person asked to run on the offline model instead (once), after
+    waiting (briefly) for it to end: its Stop cuts the wait for the model short."""
+    run = st.session_state.pop(OFFLINE_KEY, None)
+    if not isinstance(run, BackgroundRun):
+        return None
+    run.done.wait(5.0)
+    return run
+
+
+class _WaitNote:
+    """Under the Stop bar, while the run's model call waits for a stopped run to let go of the local
+    model: what it waits for, about how long, and the offline model offered instead."""
+
+    def __init__(self, container: Any) -> None:
+        self.slot = container.empty()
+        self.text: Any = None
+        self.offers = 0
+
+    def update(self, run: BackgroundRun) -> None:
+        wait = model_wait(run.provider) if run.provider is not None and not run.stop_requested else None
+        if wait is None:
+            if self.text is not None:
+                self.slot.empty()
+                self.text = None
+            return
+        if self.text is None:  # the offer, drawn once per wait (its button must keep its key)
+            box = self.slot.container()
+            text, offer = box.columns([3, 1], vertical_alignment="center")
+            self.text = text.empty()
+            self.offers += 1
+            offer.button(
+                "Use the instant demo",
+                icon=":material/bolt:",
+                key=f"run_use_offline_{self.offers}",
+                on_click=_offline_clicked,
+                width="stretch",
+                help="Stops this run (it is saved as cancelled) and runs the same goal on the offline demo "
+                "model: rule-based, no AI, answers at once.",
+            )
+        message = wait.message[0].upper() + wait.message[1:]
+        self.text.warning(
+            f"{message} (waiting {wait.waited_s:.0f} s so far). This run goes on as soon as the model is free; "
+            "or run the same goal on the instant demo model now.",
+            icon="⏳",
+        )
+
+
 def fold_goal(goal: str, container: Any = None, *, limit: int = 300) -> None:
     """A goal as plain text; a long one folded to its first ``limit`` characters with "show all"."""
     target = container or st
@@ -152,6 +217,7 @@ def follow(run: BackgroundRun, view_factory: Any) -> BackgroundRun:
     title = head.empty()
     title.subheader("Live run")
     stop_slot = stop.empty()
+    note = _WaitNote(bar)
     if not run.done.is_set():
         stop_slot.button(
             "Stopping…" if run.stop_requested else "Stop",
@@ -183,11 +249,13 @@ def follow(run: BackgroundRun, view_factory: Any) -> BackgroundRun:
         now = time.monotonic()
         if now - last_tick >= TICK_S:
             view.tick()
+            note.update(run)
             last_tick = now
         else:
             pulse.empty()
         run.done.wait(POLL_S)
     stop_slot.empty()
+    note.slot.empty()
     title.subheader("Last run")  # over: no longer "Live", as after a rerun
     return run
 

@@ -127,6 +127,7 @@ with st.spinner("Checking which models are available…"):  # the first check im
         for info in list_providers()
     }
     default_id = default_provider_id()
+switch = _live.offline_request()  # "Use the instant demo" while the local model finished a stopped run
 active = _live.running()
 
 tab_goal, tab_demo = st.tabs(["Your goal", "Demo scenarios (scripted)"])
@@ -258,7 +259,20 @@ with tab_demo:
 
 st.divider()
 
-if (start_goal or start_demo) and active is not None:
+if switch is not None:
+    try:
+        prepared = prepare_run(
+            switch.goal,
+            "offline",
+            settings=config,
+            overrides={"max_steps": switch.max_steps, "max_context_blocks": switch.max_context_blocks},
+            tools=switch.tools,
+        )
+    except ValueError as exc:
+        st.error(f"Cannot start on the instant demo model: {ui.md_label(exc, 300)}", icon="✋")
+    else:
+        live_run(prepared, banner="The same goal on the instant demo model (rule-based, no AI), instead of waiting.")
+elif (start_goal or start_demo) and active is not None:
     st.warning("A run is still going: stop it or wait for it to end before starting another.", icon="⏳")
     show_live(active)
 elif start_goal:

@@ -30,6 +30,7 @@ from agent_core.errors import ProviderError
 from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Usage
 from agent_core.providers.local.answer_end import SENTENCES, enough_said
 from agent_core.providers.local.evidence import must_say_not_found
+from agent_core.providers.local.handover import Handover, ModelWait
 from agent_core.providers.local.llama_reply import _timings, _usage
 from agent_core.providers.local.model_files import (
     PART_COUNT,
@@ -150,6 +151,8 @@ class _Engine:
     """The prompt cache folder llama.cpp saves slots to and restores them from (None: no disk cache)."""
     prompt_key: str | None = None
     """The prompt cache key of the system prompt whose state the slot holds (None: unknown)."""
+    handover: Handover = field(default_factory=lambda: Handover(N_BATCH))
+    """Which request holds the model, and how long a stopped one still keeps it."""
 
     def slot(self, action: str, filename: str) -> dict[str, Any]:
         """``POST /slots/0?action=save|restore`` on the embedded server; llama.cpp's JSON reply.
@@ -343,6 +346,8 @@ class LocalProvider:
         self._source: ModelSource | None = None
         self._prompt_key: str | None = None
         self._responses = 0
+        self._waiting_since: float | None = None
+        """When this provider's model call began to wait for the model (None: not waiting)."""
 
     # -- preparation -------------------------------------------------------------------------
 
@@ -534,13 +539,16 @@ class LocalProvider:
             hint=plan.hint,
         )
         waited = time.perf_counter()
+        self._waiting_since = time.monotonic()  # until its own first prompt batch is done
         if not engine.busy.acquire(timeout=max(0.0, request.timeout)):
+            self._waiting_since = None
             raise ProviderError(
                 "the local model is busy with another run; this one will try again",
                 provider=PROVIDER_ID,
                 transient=True,
                 error_type="LocalModelBusy",
             )
+        engine.handover.took(request.cancel)
         try:
             queued_ms = round((time.perf_counter() - waited) * 1000, 1)
             deadline = time.perf_counter() + request.timeout
@@ -559,6 +567,8 @@ class LocalProvider:
                 usage = usage + more
         finally:
             engine.prompt_key = self._prompt_key  # the slot now starts with this run's system prompt
+            self._waiting_since = None
+            engine.handover.released()
             engine.busy.release()
         if calls and (repaired := repair_arguments(request.goal, calls[0])) is not None:
             items[-1]["repaired_arguments"] = {"sent": calls[0].arguments, "used": repaired.arguments}
@@ -718,6 +728,9 @@ class LocalProvider:
 
         def on_chunk(chunk: Any) -> bool:
             nonlocal timed_out
+            engine.handover.report(chunk)
+            if self._waiting_since is not None and _own_work_began(chunk):
+                self._waiting_since = None
             if isinstance(chunk, dict):
                 if "error" in chunk:
                     errors.append(chunk["error"])
@@ -769,6 +782,15 @@ class LocalProvider:
             )
         return "".join(pieces), final, elapsed
 
+    def model_wait(self) -> ModelWait | None:
+        """While this provider's model call waits for a stopped run to let go of the model (llama.cpp
+        finishing the batch it had begun): about how long, for the page and the CLI to say so."""
+        since, engine = self._waiting_since, self._engine
+        if since is None or engine is None:
+            return None
+        left = engine.handover.stopped_run_left()
+        return None if left is None else ModelWait(seconds_left=left, waited_s=time.monotonic() - since)
+
     # -- what the record keeps ---------------------------------------------------------------
 
     def meta(self) -> dict[str, Any]:
@@ -795,6 +817,16 @@ class LocalProvider:
             "max_tokens": self.max_tokens,
             "tool_calling": "json_schema",
         }
+
+
+def _own_work_began(chunk: Any) -> bool:
+    """A streamed chunk that shows the request's own prompt under way (a batch done) or its output."""
+    if not isinstance(chunk, dict):
+        return False
+    progress = chunk.get("prompt_progress")
+    if isinstance(progress, dict) and (progress.get("processed") or 0) > (progress.get("cache") or 0):
+        return True
+    return any(isinstance(c, dict) and (c.get("delta") or {}).get("content") for c in chunk.get("choices") or [])
 
 
 def _runtime_version() -> str | None:
