@@ -153,6 +153,14 @@ def test_goal_parts() -> None:
         ),
         ("해외 배송은 며칠 걸려요?", [block(("search_documents", {"query": "해외"}, KOREAN_SNIPPET))], "5~10일", None),
         ("How long do I have to ask for a refund?", [looked_up("refund policy")], "30 days", None),
+        # "해" is in "안내해": a one-syllable word matched every sentence, and "2일 안에" (the reply
+        # to a refund request) won.
+        (
+            "환불은 며칠 안에 신청해야 해?",
+            [looked_up("환불 정책"), search("환불은 며칠 안에 신청해야 해")],
+            "30일 이내",
+            None,
+        ),
         (
             "How much extra does express delivery cost?",
             [search("How much extra does express delivery cost")],

@@ -305,6 +305,8 @@ def _goal_pairs(goal: str) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = []
     for raw in _WORD.findall(_norm(goal)):
         tokens = tokenize(raw.replace("'s", ""))
+        if _HANGUL.search(raw) and len(raw) < 2:
+            continue  # "해", "뭐": as a part of words it is everywhere ("안내해")
         if tokens and tokens[0] not in [w for w, _ in pairs]:
             pairs.append((tokens[0], tokens[0] if _HANGUL.search(raw) else raw.strip("'")))
     return pairs
@@ -420,18 +422,21 @@ def scored_sentences(goal: str, blocks: Sequence[ContextBlock]) -> list[tuple[fl
 
 
 MAX_EVIDENCE = 3
+NEAR_BEST = 0.8
+"""A second sentence is shown only when it scores nearly as well as the best: shown three, the
+model took "2일 안에" (the reply to a refund request) for the refund window."""
 MAX_EVIDENCE_CHARS = 260
 
 
 def pick_evidence(goal: str, blocks: Sequence[ContextBlock], limit: int = MAX_EVIDENCE) -> list[str]:
     """The result sentences that answer ``goal``, best first: per question of the goal
-    (:func:`goal_parts`) its best sentence and those scoring at least two thirds of it, at most
-    ``limit`` in all (none when nothing shares a word with the goal). Of a one-question goal, a
+    (:func:`goal_parts`) its best sentence (of a one-question goal also the next one when it scores
+    :data:`NEAR_BEST` of it), at most ``limit`` in all (none when nothing shares a word with the goal). Of a one-question goal, a
     sentence with several amounts is cut to the clause the goal's distinguishing words point to
     (:func:`focus_clause`)."""
     parts = goal_parts(goal)
     picked: list[str] = []
-    per_part = max(1, limit // len(parts))
+    per_part = 2 if len(parts) == 1 else 1
     for part in parts:
         scored = scored_sentences(part, blocks)
         if not scored or scored[0][0] <= 0:
@@ -439,7 +444,7 @@ def pick_evidence(goal: str, blocks: Sequence[ContextBlock], limit: int = MAX_EV
         best = scored[0][0]
         taken = 0
         for score, sentence in scored:
-            if taken >= per_part or len(picked) >= limit or score < best * 2 / 3 or score <= 0:
+            if taken >= per_part or len(picked) >= limit or score < best * NEAR_BEST or score <= 0:
                 break
             text = sentence.text
             if len(text) > MAX_EVIDENCE_CHARS:
