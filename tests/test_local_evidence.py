@@ -112,6 +112,12 @@ def test_conditions(text: str, expected: set[tuple[str, float]]) -> None:
             "$500 미만 주문은 국내 일반 배송비 $15, 해외 배송비 $35가 붙습니다.",
             "해외 배송비 $35가 붙습니다",
         ),
+        # Durations too: "2~3일" is the domestic one.
+        (
+            "해외 배송은 며칠 걸려요?",
+            "국내 일반 배송은 영업일 기준 2~3일, 해외 배송은 5~10일이 걸립니다.",
+            "해외 배송은 5~10일이 걸립니다",
+        ),
         # One amount, or nothing in the goal to tell the clauses apart: no clause.
         ("How much extra does express delivery cost?", "Express delivery costs $25 extra on any order.", None),
         ("What are the shipping fees?", "a fee of $15 for standard delivery and $35 for express delivery.", None),

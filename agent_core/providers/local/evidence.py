@@ -471,9 +471,13 @@ def _value(raw: str) -> float | None:
         return None
 
 
+def _same_kind(kind: str, clause: str) -> bool:
+    return bool(_MONEY_FIGURE.search(clause)) if kind == "money" else gives_kind(kind, clause)
+
+
 def focus_clause(goal: str, sentence: str) -> str | None:
-    """Of a sentence that gives several amounts of money, the clause with a goal word the other
-    figure clauses lack: "Orders under $500 pay a flat shipping fee of $35 for international
+    """Of a sentence that gives several amounts of money (or durations), the clause with a goal word
+    the other figure clauses lack: "Orders under $500 pay a flat shipping fee of $35 for international
     delivery" of "Orders under $500 pay a flat shipping fee of $15 for standard delivery inside
     Korea and $35 for international delivery" for an international order ("해외 배송비 $35가
     붙습니다" of "…국내 일반 배송비 $15, 해외 배송비 $35가 붙습니다"). The words before the first
@@ -486,7 +490,9 @@ def focus_clause(goal: str, sentence: str) -> str | None:
     rest = sentence[figures[0].start() :]
     clauses = [c.strip(" .") for c in _CLAUSE_SPLIT.split(rest)]
     with_figures = [c for c in clauses if any(_value(m.group(1)) not in asked for m in _FIGURE_VALUE.finditer(c))]
-    if len(with_figures) < 2 or not all(_MONEY_FIGURE.search(c) for c in with_figures):
+    if len(with_figures) < 2 or not any(
+        all(_same_kind(kind, c) for c in with_figures) for kind in ("money", "duration")
+    ):
         return None
     words = [w for w in goal_words(goal) if _specific(w) and not all(word_present(w, c) for c in with_figures)]
     counts = [sum(1 for w in words if word_present(w, c)) for c in with_figures]
