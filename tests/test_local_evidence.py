@@ -279,6 +279,11 @@ def test_a_duration_no_clause_about_the_subject_gives_is_not_found(goal: str, qu
                 block(("lookup", {"topic": "unit price"}, lookup("unit price"))),
             ],
         ),
+        # The lookup alone: its narrow answer says nothing about the documents.
+        ("What is the return policy?", [looked_up("refund policy")]),
+        ("How far in advance are price changes announced?", [looked_up("unit price")]),
+        # A word the search's light stemming leaves longer than the documents' form.
+        ("Do you ship internationally?", [search("ship internationally")]),
         # A Korean word no concept knows says nothing about English documents.
         ("배송 정책 좀 알려줘", [search("shipping policy")]),
         # Nothing but errors: the provider's own "nothing found" path handles it.

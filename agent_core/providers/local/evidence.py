@@ -51,8 +51,8 @@ CONCEPTS: tuple[tuple[str, ...], ...] = (
     ("warranty", "guarantee", "보증", "워런티"),
     ("ceo", "chief executive", "president", "founder", "owner", "대표", "대표이사", "사장", "창업자", "설립자"),
     ("hours", "opening", "open", "weekday", "am", "pm", "영업시간", "운영시간", "평일", "오전", "오후"),
-    ("refund", "money back", "환불"),
-    ("return", "returned", "반품", "돌려"),
+    # One topic for the lookup tool too ("return" looks up the refund policy).
+    ("refund", "money back", "return", "returned", "환불", "반품", "돌려"),
     ("ship", "shipping", "delivery", "deliver", "parcel", "carrier", "배송", "배달", "택배"),
     ("price", "cost", "fee", "charge", "pay", "가격", "비용", "요금", "수수료", "배송비", "단가", "금액"),
     (
@@ -338,7 +338,12 @@ def _present(form: str, text_tokens: Set[str], text: str) -> bool:
         if stem in text_tokens:
             return True
         # The search's stemming is light: "proposed" → "propos", "propose" → "propose".
-        return len(stem) >= 5 and any(t.startswith(stem[:-1]) and len(t) <= len(stem) + 2 for t in text_tokens)
+        # "internationally" → "internationally", "international" → "international".
+        return len(stem) >= 5 and any(
+            (t.startswith(stem[:-1]) and len(t) <= len(stem) + 2)
+            or (len(t) >= 5 and stem.startswith(t) and len(stem) <= len(t) + 3)
+            for t in text_tokens
+        )
     return form.casefold() in text.casefold()
 
 
@@ -527,12 +532,13 @@ class Missing:
 
 
 _OTHER_TOOLS = frozenset({"calculator", "get_weather", "word_count"})
+_DOCUMENT_TOOLS = frozenset({"search_documents", "read_file", "search_web"})
 
 
 def not_found(goal: str, blocks: Sequence[ContextBlock]) -> Missing:
     """What ``goal`` asks for that the text results do not hold, for a goal answered from text
     results alone (lookup, search, files; a goal that also needed the weather or the calculator
-    has words those answer).
+    has words those answer) with the documents among them.
 
     - A specific word of the goal (not a question word, a time unit or the shop and its products;
       a Korean word only where :data:`CONCEPTS` knows it) that no result has under any form of its
@@ -546,6 +552,10 @@ def not_found(goal: str, blocks: Sequence[ContextBlock]) -> Missing:
     """
     outputs = [o for b in blocks for o in b.outputs if not o.is_error]
     if not outputs or any(o.name in _OTHER_TOOLS for o in outputs):
+        return Missing()
+    if not any(o.name in _DOCUMENT_TOOLS and not o.output.startswith("No results") for o in outputs):
+        # The lookup alone answers a narrow question in its own words ("What is the return
+        # policy?" gets the refund policy): what it lacks says nothing about the documents.
         return Missing()
     sentences = result_sentences(blocks)
     if not sentences:
