@@ -416,6 +416,16 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
                     f"must call for documents (again in English: {english})",
                     {"search_documents": {"query": [english], "limit": [3]}},
                 )
+        if need.key == "documents" and state == "met" and (again := _english_again(goal, blocks)):
+            # A Korean goal whose detail ("각인한": engraved) no result holds: the Korean search
+            # found the Korean summary, and the detail is in the English documents only.
+            return StepPlan(
+                [by_name["search_documents"]],
+                True,
+                f"must call for documents (again in English: {', '.join(again)} not found)",
+                {"search_documents": {"query": dict(ENGLISH_QUERY)}},
+                hint=f"\n\n(Next: search the documents again with a few English keywords for: {' '.join(again)}.)",
+            )
         if state == "met" or state == "failed-twice":
             continue
         if state == "failed" and not (need.key == "documents" and _last_was_empty_search(blocks)):
@@ -459,6 +469,25 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
         answer=True,
         hint=converted.hint(bool(_HANGUL.search(goal))) if converted is not None else "",
     )
+
+
+def _english_again(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
+    """The Korean words of a Korean goal that no text result holds, where every search so far
+    was in Korean (the documents are mostly English): they are searched once more in English."""
+    if not _HANGUL.search(goal):
+        return []
+    queries = [
+        str(_arguments(c.arguments).get("query", ""))
+        for b in blocks
+        for c in b.tool_calls
+        if c.name == "search_documents"
+    ]
+    if not queries or any(not _HANGUL.search(q) for q in queries):
+        return []
+    if not any(o.name == "search_documents" and not o.is_error for b in blocks for o in b.outputs):
+        return []
+    gaps = lookup_gaps(goal, blocks, ("lookup", "search_documents", "read_file"))
+    return [w for w in gaps if _HANGUL.match(w)]
 
 
 def _conversion_asked(goal: str) -> Conversion | None:
@@ -526,6 +555,23 @@ _PLAIN_KOREAN = (
     "계산",
     "찾아",
     "문서",
+    "물건",
+    "상품",
+    "며칠",
+    "몇",
+    "걸리",
+    "걸려",
+    "걸릴",
+    "신청",
+    "요청",
+    "언제",
+    "얼마나",
+    "어디",
+    "누구",
+    "왜",
+    "안에",
+    "만에",
+    "이내",
 )
 _KOREAN_ENDINGS = re.compile(
     r"(?:이에요|예요|인가요|인가|이야|야|입니까|입니다|이면|으로|에서|에게|한테|이나|까지|부터|처럼|보다|하고|이랑|랑"
@@ -533,12 +579,12 @@ _KOREAN_ENDINGS = re.compile(
 )
 
 
-def lookup_gaps(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
-    """Words of the goal that no successful ``lookup`` result holds, once one is in: the detail
-    asked beyond the one-line fact ("a custom-engraved product", "how fast … once the products
+def lookup_gaps(goal: str, blocks: Sequence[ContextBlock], tools: tuple[str, ...] = ("lookup",)) -> list[str]:
+    """Words of the goal that no successful result of ``tools`` holds, once one is in: the detail
+    asked beyond lookup's one-line fact ("a custom-engraved product", "how fast … once the products
     arrive"), which only the documents answer. Words that ask (what, how, can, 알려 …), the
     lookup topics' own words (refund, shipping, 환불 …) and figures are not counted."""
-    facts = " ".join(o.output for b in blocks for o in b.outputs if o.name == "lookup" and not o.is_error).casefold()
+    facts = " ".join(o.output for b in blocks for o in b.outputs if o.name in tools and not o.is_error).casefold()
     if not facts:
         return []
     text = with_digits(_norm(goal)).casefold()  # "three units": no word to look for
