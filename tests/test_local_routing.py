@@ -85,9 +85,10 @@ def planned_run(goal: str, tools: list[Tool]) -> tuple[list[str], list[ContextBl
                 "answer",
             ],
         ),
+        # In Korean, the detail is only in the English documents: searched again in English words.
         (
             "이름을 새긴 각인 제품도 반품하고 환불받을 수 있나요?",
-            ["lookup(환불 정책)", "search_documents(*)", "answer"],
+            ["lookup(환불 정책)", "search_documents(*)", "model:search_documents"],
         ),
         # How fast the money comes back, and what the returned box must hold.
         (
@@ -118,7 +119,7 @@ def test_the_words_a_lookup_line_does_not_hold() -> None:
     refund = [block(0, "lookup", {"topic": "refund policy"}, lookup_fact("refund policy"))]
     assert lookup_gaps("Can I return a gift card I got on sale?", refund) == ["gift", "card", "sale"]
     assert lookup_gaps("Within how many days of delivery can I ask for a refund?", refund) == []
-    assert lookup_gaps("세일 상품도 환불돼?", refund) == ["세일", "상품도"]
+    assert lookup_gaps("세일 상품도 환불돼?", refund) == ["세일"]
     assert lookup_gaps("환불 정책 알려줘", refund) == []
     # The words of other needs (a city's weather) and figures are no gap; no lookup, no gap.
     price = [block(0, "lookup", {"topic": "unit price"}, lookup_fact("unit price"))]
