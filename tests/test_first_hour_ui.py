@@ -44,6 +44,8 @@ def test_history_shows_the_analysts_columns_wide_and_the_essentials_narrow(data_
     # Narrow: only when, how it ended and what was asked; the rest under "Show/hide columns".
     assert list(narrow.proto.column_order) == ["started_at", "status", "goal"]
     assert _columns(narrow)["started_at"]["type_config"]["format"] == "MM-DD HH:mm"
+    # Wide: no year in the time (it is in the Dates filter), so the model's name has room at 1400 px.
+    assert _columns(wide)["started_at"]["type_config"]["format"] == "MM-DD HH:mm:ss"
     assert list(narrow.value["run_id"]) == list(wide.value["run_id"])  # the same runs, all columns at hand
     # One of the two per window width, by CSS on their containers.
     (style,) = [h.proto.body for h in at.get("html") if "history_narrow" in h.proto.body]
