@@ -195,7 +195,8 @@ with tab_goal:
     if not info.available:
         st.warning(
             f"**{ui.md_label(_providers.PLAIN.get(info.id, (info.id,))[0])} is unavailable here:** "
-            f"{ui.md_label(info.hint, 300)} {ui.escape_md(_providers.pointers(providers))}",
+            f"{ui.md_label(info.hint.rstrip(), 300)}{'' if info.hint.rstrip()[-1:] in '.!?' else '.'} "
+            f"{ui.escape_md(_providers.pointers(providers))}",
             icon="🔌",
         )
     c_steps, c_blocks, c_check = st.columns(3)
