@@ -1,5 +1,6 @@
 """Claims: the figures an answer states — numbers, money, percentages, quantities with units,
-temperatures, dates and times — found and normalised for :mod:`agent_core.grounding`.
+temperatures, dates and times — and the contact details it gives (e-mail and web addresses,
+phone numbers), found and normalised for :mod:`agent_core.grounding`.
 
 ``1,000`` = ``1000``, ``$24`` = ``24 USD``, 19 °C = 66.2 °F, ``2026-09-09`` = ``September 9,
 2026`` = ``9월 9일``, ``2만 5천 원`` = 25000 KRW. Numbers inside URLs, code spans, file names,
@@ -15,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Kind = Literal["number", "money", "percent", "quantity", "temperature", "date", "time"]
+Kind = Literal["number", "money", "percent", "quantity", "temperature", "date", "time", "contact"]
 
 # ---------------------------------------------------------------------------------------------
 # Patterns
@@ -109,6 +110,13 @@ _PATHLIKE = re.compile(r"(?<![\w])[\w-]*\d[\w-]*\.(?:md|txt|json|csv|py|yaml|yml
 _LIST_MARKER = re.compile(
     r"^[ \t>]*(?:#{1,6}[ \t]*)?(?:(?:step|단계)[ \t]*)?\(?\d{1,3}[.):](?=[ \t]|$)", re.IGNORECASE | re.MULTILINE
 )
+# Contact details. A made-up address is as bad as a made-up figure: asked whom to e-mail for a
+# refund, a 1.5B model answered "minji@example.com" (the documents say support@example.com).
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.IGNORECASE)
+_WEB = re.compile(r"(?:https?://|www\.)[^\s<>()\"'`\[\]]+", re.IGNORECASE)
+# Three groups of digits (02-123-4567, 010 1234 5678, (555) 123-4567, +82 2 1234 5678); not
+# dates (2026-09-09: the last group has four digits) nor ranges (two groups).
+_PHONE = re.compile(r"(?<![\w.+-])(?:\+\d{1,3}[ .-]?)?\(?\d{1,4}\)?[ .-]\d{3,4}[ .-]\d{4}(?![\w-]|[.,]\d)")
 _VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+\.\d+(?:[.\d]*)\b", re.IGNORECASE)
 _IDENT = re.compile(r"[A-Za-z_]+[-_]?\d[\w.-]*|\d+[A-Za-z_][\w-]*")
 
@@ -393,8 +401,42 @@ def _bare(m: re.Match[str]) -> Claim:
     return Claim(raw.strip(), fmt(value), "number", m.start(), m.end(), numbers=(value,), decimals=decimals(raw))
 
 
+def _phone(m: re.Match[str]) -> Claim | None:
+    digits = re.sub(r"\D", "", m.group(0))
+    if len(digits) < 9:
+        return None
+    return Claim(
+        m.group(0).strip(), ("+" if m.group(0).startswith("+") else "") + digits, "contact", m.start(), m.end()
+    )
+
+
+def _web_value(url: str) -> str:
+    """``https://www.Example.com/a/`` → ``example.com/a``: scheme, ``www.`` and a trailing slash
+    dropped, the host lower-cased (a path is case-sensitive)."""
+    url = re.sub(r"^(?:https?://)?(?:www\.)?", "", url, flags=re.IGNORECASE)
+    host, slash, path = url.partition("/")
+    return (host.lower() + slash + path).rstrip("/")
+
+
+def contacts(text: str) -> list[Claim]:
+    """E-mail and web addresses in ``text`` (phone numbers are found by :func:`find_all`)."""
+    found: list[Claim] = []
+    taken: list[tuple[int, int]] = []
+    for m in _WEB.finditer(text):
+        raw = m.group(0).rstrip(".,;:!?")
+        taken.append((m.start(), m.start() + len(raw)))
+        found.append(Claim(raw, _web_value(raw), "contact", m.start(), m.start() + len(raw)))
+    for m in _EMAIL.finditer(text):
+        raw = m.group(0).rstrip(".")
+        if any(a <= m.start() < b for a, b in taken):
+            continue  # user@host inside a web address
+        found.append(Claim(raw, raw.lower(), "contact", m.start(), m.start() + len(raw)))
+    return found
+
+
 def find_all(text: str) -> list[Claim]:
     finder = _Finder(text)
+    finder.scan(_PHONE, _phone)
     for pattern, order in _DATE_PATTERNS:
         finder.scan(pattern, lambda m, o=order: _date(m, o))
     for pattern, form in _TIME_PATTERNS:
@@ -416,13 +458,16 @@ def find_all(text: str) -> list[Claim]:
 
 
 def find_claims(answer: str) -> list[Claim]:
-    """The figures stated in ``answer``, in order, one per distinct normalised value."""
+    """The figures and contact details stated in ``answer``, in order, one per distinct
+    normalised value."""
     text = unicodedata.normalize("NFC", answer or "")
     masked = _masked_answer(text)
     seen: set[tuple[str, str]] = set()
     stated: set[float] = set()
     claims = []
-    for claim in find_all(masked):
+    spans = [m.span() for m in (*_FENCE.finditer(text), *_CODE.finditer(text))]
+    addresses = [c for c in contacts(text) if not any(a <= c.start < b for a, b in spans)]
+    for claim in sorted(find_all(masked) + addresses, key=lambda c: c.start):
         claim.text = text[claim.start : claim.end].strip()
         key = (claim.kind, claim.value)
         # "15 units … × 15": a bare number already stated with a unit is the same claim.

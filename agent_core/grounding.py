@@ -2,7 +2,7 @@
 
 A made-up figure shown as fact is the worst thing this product can show. This module finds the
 *claims* in an answer — numbers, money, percentages, quantities with units, temperatures, dates
-and times — normalises them (``1,000`` = ``1000``, ``$24`` = ``24 USD``, 19 °C = 66.2 °F,
+and times, and e-mail addresses, web addresses and phone numbers — normalises them (``1,000`` = ``1000``, ``$24`` = ``24 USD``, 19 °C = 66.2 °F,
 ``2026-09-09`` = ``September 9, 2026`` = ``9월 9일``, ``2만 5천 원`` = 25000 KRW) and looks each
 one up in the goal and in the outputs of the run's successful tool calls. A value one plain
 arithmetic step away from supported numbers (a sum, difference, product or ratio) counts as
@@ -14,7 +14,7 @@ Pure functions, no I/O: :func:`check_answer` returns the record's ``grounding`` 
      "claims": [{"text", "value", "kind", "source": {"call_id", "tool"} | {"goal": True} | None}],
      "note": "..."}   # only when no tool call succeeded: says the answer comes from the model alone
 
-Names, places and opinions are not checked: only figures are.
+Names, places and opinions are not checked: only figures and contact details are.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agent_core.claims import ANY_DIGITS, Claim, decimals, find_all, find_claims, wrong_arithmetic
+from agent_core.claims import ANY_DIGITS, Claim, contacts, decimals, find_all, find_claims, wrong_arithmetic
 
 Status = Literal["grounded", "partly", "ungrounded", "no_claims"]
 
@@ -46,7 +46,8 @@ NO_TOOL_NOTE_PLAIN = (
 )
 WHAT_IS_CHECKED = (
     "Checked: every number, amount of money, percentage, quantity with a unit, temperature, date "
-    "and time in the answer is looked up in your goal and in the results of the tool calls that "
+    "and time, and every e-mail address, web address and phone number in the answer is looked up "
+    "in your goal and in the results of the tool calls that "
     "succeeded (1,000 = 1000, $24 = 24 USD, 19 °C = 66.2 °F, 2026-09-09 = September 9 = 9월 9일). "
     "A value that is a simple sum, difference, product or ratio of found numbers counts as found. "
     "Not checked: names, places, yes/no verdicts, opinions and wording — a found number can still "
@@ -67,6 +68,8 @@ class _Source:
     """(value, decimals as written)"""
     dates: list[tuple[int | None, int, int]] = field(default_factory=list)
     minutes: set[int] = field(default_factory=set)
+    contacts: frozenset[str] = frozenset()
+    """E-mail and web addresses and phone numbers, normalised as :mod:`agent_core.claims` does."""
 
 
 def _source_text(call: Mapping[str, Any]) -> str:
@@ -84,22 +87,25 @@ def _source_text(call: Mapping[str, Any]) -> str:
 
 
 def _read_source(text: str, ref: dict[str, Any]) -> _Source:
-    numbers, dates, minutes = _parse_source(text)
-    return _Source(ref, list(numbers), list(dates), set(minutes))
+    numbers, dates, minutes, addresses = _parse_source(text)
+    return _Source(ref, list(numbers), list(dates), set(minutes), addresses)
 
 
 @functools.lru_cache(maxsize=256)
 def _parse_source(
     text: str,
-) -> tuple[tuple[tuple[float, int], ...], tuple[tuple[int | None, int, int], ...], frozenset[int]]:
-    """What a source text states: numbers (value, decimals), dates, times of day in minutes.
-    Cached: the same tool outputs are read again by each answer check of a run."""
+) -> tuple[tuple[tuple[float, int], ...], tuple[tuple[int | None, int, int], ...], frozenset[int], frozenset[str]]:
+    """What a source text states: numbers (value, decimals), dates, times of day in minutes,
+    contact details. Cached: the same tool outputs are read again by each answer check of a run."""
     text = unicodedata.normalize("NFC", text)
     numbers: list[tuple[float, int]] = []
     dates: list[tuple[int | None, int, int]] = []
     minutes: set[int] = set()
+    addresses = {c.value for c in contacts(text)}
     for claim in find_all(text):
-        if claim.date is not None:
+        if claim.kind == "contact":
+            addresses.add(claim.value)
+        elif claim.date is not None:
             dates.append(claim.date)
         elif claim.minutes is not None:
             minutes.add(claim.minutes)
@@ -113,7 +119,7 @@ def _parse_source(
         if n not in seen:
             seen.add(n)
             unique.append((n, d))
-    return tuple(unique[:MAX_ATOMS]), tuple(dates), frozenset(minutes)
+    return tuple(unique[:MAX_ATOMS]), tuple(dates), frozenset(minutes), frozenset(addresses)
 
 
 def _same(value: float, decimals: int, atom: float, atom_decimals: int, *, slack: float = 0.0) -> bool:
@@ -124,6 +130,9 @@ def _same(value: float, decimals: int, atom: float, atom_decimals: int, *, slack
 
 
 def _matches(claim: Claim, source: _Source) -> bool:
+    if claim.kind == "contact":
+        # The site of a page a result gives ("example.com" for "example.com/refunds") is found too.
+        return any(c == claim.value or c.startswith(claim.value + "/") for c in source.contacts)
     if claim.date is not None:
         y, m, d = claim.date
         return any(m == sm and d == sd and (y is None or sy is None or y == sy) for sy, sm, sd in source.dates)
@@ -358,11 +367,17 @@ def correction(grounding: Mapping[str, Any]) -> str:
         return (
             f"Your answer says {wrong}. Do not do arithmetic yourself: use the calculator, or answer without the sum."
         )
-    missing = [c["text"] for c in unsupported(grounding)]
+    claims = unsupported(grounding)
+    missing = [c["text"] for c in claims]
     listed = ", ".join(missing[:6])
     says = f"says {listed}" if len(missing) == 1 else f"states {listed}"
+    if all(c.get("kind") == "contact" for c in claims):
+        return (
+            f"Your answer {says}; no tool result says that. Give only an address or phone number a "
+            "tool result states, or say that the results do not give one. Do not make one up."
+        )
     return (
         f"Your answer {says}; no tool result says that. Call the tool that gives "
         f"{'it' if len(missing) == 1 else 'them'} (use the calculator for arithmetic), "
-        "or answer without it. Do not guess numbers, dates or times."
+        "or answer without it. Do not guess numbers, dates, times or addresses."
     )

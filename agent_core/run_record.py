@@ -230,19 +230,19 @@ class CallSource(TypedDict):
     tool: str
 
 
-ClaimKind = Literal["number", "money", "percent", "quantity", "temperature", "date", "time"]
+ClaimKind = Literal["number", "money", "percent", "quantity", "temperature", "date", "time", "contact"]
 
 
 class Claim(TypedDict):
-    """A number, amount, percentage, quantity, temperature, date or time in the answer, and where
-    it was found: a successful tool call, the goal, or nowhere (None: possibly made up)."""
+    """A number, amount, percentage, quantity, temperature, date or time, or a contact detail
+    (e-mail or web address, phone number) in the answer, and where it was found: a successful tool call, the goal, or nowhere (None: possibly made up)."""
 
     text: Annotated[str, Field(description="as written in the answer")]
     value: Annotated[
         str | float,
         Field(
             description="normalised text, as the engine writes it: 1000, 24 USD, 15%, 19 °C, 2026-09-09 "
-            "(--09-09 without a year), 10:00"
+            "(--09-09 without a year), 10:00, support@example.com, example.com/refunds, 021234567"
         ),
     ]
     kind: ClaimKind

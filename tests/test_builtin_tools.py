@@ -310,6 +310,9 @@ def test_search_ranks_the_refund_policy_first() -> None:
         ("free shipping threshold", "shipping_policy.md", "$500"),
         ("volume discounts", "pricing.md", "Discount"),
         ("meeting action items", "notes.txt", "Minji"),
+        # An address answers "email" (the sentence that has it is the snippet, not "the RA email")
+        ("Who do I email to get a refund?", "refund_policy.md", "support@example.com"),
+        ("환불 요청 이메일 주소", "환불_안내.md", "support@example.com"),
     ],
 )
 def test_search_finds_the_right_document(query: str, document: str, snippet: str) -> None:

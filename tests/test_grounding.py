@@ -34,6 +34,10 @@ SHIPPING = call(
 )
 NOTES = call("read_file", "Next meeting: 2026-09-09, same time.\nUnit price stays at $24 for Q3. 1,000 units, 15%.")
 KO_DOC = call("read_file", "평일 오전 9시부터 오후 6시까지 답변합니다. 가격은 2만 5천 원입니다. 배송 후 30일 이내.")
+CONTACTS = call(
+    "search_documents",
+    "Write to support@example.com, or call the office on 02-555-1234. Forms: https://www.example.com/refunds/form",
+)
 CALC = call("calculator", "397.79999999999995", arguments={"expression": "0.17 * 2340"})
 
 
@@ -61,13 +65,30 @@ CLAIMS = [
     ("on 9 Sept 2026 or the 12th of August", [("date", "2026-09-09"), ("date", "--08-12")]),
     ("at 10:00 AM, 2 pm, 9 a.m.", [("time", "10:00"), ("time", "14:00"), ("time", "09:00")]),
     ("오후 3시 30분 또는 오전 9시, 3시간", [("time", "15:30"), ("time", "09:00"), ("quantity", "3 시간")]),
-    # adversarial: no claims in URLs, code, e-mail, file names, versions, identifiers, list markers
-    ("See https://example.com/2024/10/report?id=7 and www.x.com/5", []),
+    # adversarial: no figures in URLs, code, e-mail, file names, versions, identifiers, list
+    # markers (an address is one contact claim, its digits no number)
+    (
+        "See https://example.com/2024/10/report?id=7 and www.x.com/5",
+        [("contact", "example.com/2024/10/report?id=7"), ("contact", "x.com/5")],
+    ),
     ("Run `x = 42` then\n```\nprint(3 * 7)\n```", []),
-    ("Mail support@example.com about report_2024.md", []),
+    ("Mail support@example.com about report_2024.md", [("contact", "support@example.com")]),
     ("Python 3.11.2 with gpt-4o in Q3, H2O, the 3rd time", []),
     ("1. Write to support\n2) Wait\n  3. Ship\n## 4. Done\nStep 5: rest", []),
-    ("[the docs](https://docs.python.org/3/) say hi", []),
+    ("[the docs](https://docs.python.org/3/) say hi", [("contact", "docs.python.org/3")]),
+    # contact details: e-mail and web addresses, phone numbers (not dates, not ranges)
+    (
+        "Write to Support@Example.com, call 02-123-4567 or +82 2 1234 5678, or see www.Example.com/Help/.",
+        [
+            ("contact", "support@example.com"),
+            ("contact", "021234567"),
+            ("contact", "+82212345678"),
+            ("contact", "example.com/Help"),
+        ],
+    ),
+    ("Call (555) 123-4567 and 010 1234 5678", [("contact", "5551234567"), ("contact", "01012345678")]),
+    ("On 2026-09-09, in 5-10 days", [("date", "2026-09-09"), ("number", "5"), ("quantity", "10 days")]),
+    ("`ops@example.com` in code is not a claim", []),
     ("Hello! How can I help?", []),
 ]
 
@@ -155,8 +176,30 @@ GROUNDING = [
         ["19 °C"],
     ),
     ("Hello! Nothing to compute.", "hi", [], "no_claims", []),
-    # numbers in URLs and code in the answer are not claims; in a tool output they are still data
-    ("See https://example.com/page/77 and `n = 5`; it is 19 °C.", "weather", [WEATHER_PARIS], "grounded", []),
+    # numbers in URLs and code in the answer are not claims (a URL no result gives is one);
+    # in a tool output they are still data
+    ("See `n = 5`; it is 19 °C.", "weather", [WEATHER_PARIS], "grounded", []),
+    (
+        "See https://example.com/page/77; it is 19 °C.",
+        "weather",
+        [WEATHER_PARIS],
+        "partly",
+        ["https://example.com/page/77"],
+    ),
+    # contact details are looked up like figures: a made-up address is flagged
+    ("Write to support@example.com.", "Whom do I email for a refund?", [CONTACTS], "grounded", []),
+    ("E-mail minji@example.com.", "Whom do I email for a refund?", [CONTACTS], "ungrounded", ["minji@example.com"]),
+    ("Call 02-555-1234.", "phone number?", [CONTACTS], "grounded", []),
+    ("Call 02-555-1235.", "phone number?", [CONTACTS], "ungrounded", ["02-555-1235"]),
+    ("The site is https://example.com.", "website?", [CONTACTS], "grounded", []),  # the site of a page given
+    (
+        "See https://example.com/refunds/form2.",
+        "form?",
+        [CONTACTS],
+        "ungrounded",
+        ["https://example.com/refunds/form2"],
+    ),
+    ("Mail bob@example.com as you asked.", "Draft a note to bob@example.com", [], "grounded", []),
 ]
 
 
@@ -235,6 +278,13 @@ def test_correction_names_the_unsupported_claims() -> None:
     text = correction(check_answer("It is 20 °C in Paris", "weather in Paris", [WEATHER_PARIS]))
     assert text.startswith("Your answer says 20 °C; no tool result says that.")
     assert "call the tool" in text.lower()
+
+
+def test_correction_for_a_made_up_address_asks_for_one_a_result_gives() -> None:
+    text = correction(check_answer("E-mail minji@example.com.", "Whom do I email?", [CONTACTS]))
+    assert text.startswith("Your answer says minji@example.com; no tool result says that.")
+    assert "say that the results do not give one" in text
+    assert "calculator" not in text
 
 
 def test_check_record_only_for_completed_answers() -> None:

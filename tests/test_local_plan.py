@@ -215,6 +215,29 @@ def test_the_answer_can_only_write_numbers_the_goal_or_a_result_has() -> None:
     assert re.fullmatch(answer_pattern([])[1:-1], "Not found — “sorry”, 안녕하세요, café, °C")
 
 
+def test_the_answer_writes_only_the_email_addresses_the_results_give() -> None:
+    import re
+
+    from agent_core.providers.local.plan import allowed_numbers, answer_pattern
+
+    blocks = [
+        block(0, "search_documents", {"query": "refund email"}, "Write to support@example.com within 30 days."),
+        block(1, "lookup", {"topic": "sales"}, "ERROR: sales@example.com is not a topic", error=True),
+    ]
+    numbers = allowed_numbers("Who do I email about a refund?", blocks)
+    assert "support@example.com" in numbers and "sales@example.com" not in numbers
+    pattern = re.compile(answer_pattern(numbers)[1:-1])
+    for ok in [
+        "Write to support@example.com.",
+        "E-mail support@example.com within 30 days.",
+        "문의: support@example.com",
+    ]:
+        assert pattern.fullmatch(ok), ok
+    # Asked whom to e-mail, the model made one up ("minji@example.com"): "@" is only in an address given.
+    for made_up in ["E-mail minji@example.com.", "support@example.org", "sales@example.com", "me @ home"]:
+        assert not pattern.fullmatch(made_up), made_up
+
+
 def test_the_answer_is_written_in_the_scripts_of_an_english_or_korean_answer() -> None:
     import re
 

@@ -3,7 +3,9 @@
 Documents are split into sections (Markdown headings, or blank-line paragraphs for plain text).
 Tokens: English words (lower-cased, stop words dropped, plurals and -ing/-ed folded) and, for
 Korean, each word with common particles stripped plus its character bigrams, so "환불은" and
-"환불정책" both meet "환불". Sections are scored with BM25; words in the section's heading or the
+"환불정책" both meet "환불". A text with an e-mail address also has the tokens "email", "mail" and
+"이메일", and one with a phone number "phone" and "전화" ("Who do I email?" finds "Write to
+support@example.com"). Sections are scored with BM25; words in the section's heading or the
 document's title count :data:`TITLE_WEIGHT` times.
 """
 
@@ -26,6 +28,8 @@ _TOKEN = re.compile(r"[a-z0-9]+|[\uac00-\ud7a3]+|[^\W\d_]+")
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _SENTENCE_END = re.compile(r"(?<=[.!?。;])\s+")
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)]|>)\s+")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_PHONE = re.compile(r"(?<![\w.-])(?:\+\d{1,3}[ .-]?)?\(?\d{1,4}\)?[ .-]\d{3,4}[ .-]\d{4}(?![\w-])")
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
 _MARKUP = re.compile(r"^(?:[-*+]|\d+[.)]|>)\s+|\*\*|__|`")
 _STOPWORDS = frozenset(
@@ -83,6 +87,11 @@ def tokenize(text: str) -> list[str]:
                 out.append(_stem(raw))
         else:
             out.append(raw)
+    # What an address or a number is for: nobody asks for "support@example.com" by its words.
+    if "@" in text and _EMAIL.search(text):
+        out += ["email", "mail", "이메일"]
+    if _PHONE.search(text):
+        out += ["phone", "전화"]
     return out
 
 

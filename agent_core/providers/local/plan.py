@@ -782,12 +782,15 @@ def comparisons(blocks: Sequence[ContextBlock], korean: bool = False, goal: str 
 
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 
 def allowed_numbers(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
     """Every number the answer may write: those in the goal, in the successful tool results and
     in the calls that produced them (the calculator's expression), as written, without thousands
-    separators, and with leading zeros dropped ("09" of a date → "9"). Longest first."""
+    separators, and with leading zeros dropped ("09" of a date → "9"); and every e-mail address
+    they give (the answer's text has no "@" otherwise: asked whom to e-mail for a refund, the
+    model made one up). Longest first."""
     texts = [goal]
     for block in blocks:
         calls = {c.call_id: c for c in block.tool_calls}
@@ -800,6 +803,7 @@ def allowed_numbers(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
                 texts.append(json.dumps(call.arguments, ensure_ascii=False))
     found: set[str] = set()
     for text in texts:
+        found.update(m.group(0).rstrip(".") for m in _EMAIL.finditer(text))
         for raw in _DIGITS.findall(unicodedata.normalize("NFKC", text)):
             plain = raw.replace(",", "") if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", raw) else raw
             for value in {raw, plain, *plain.split(","), *re.split(r"[.,]", raw)}:
@@ -1041,18 +1045,18 @@ def answer_pattern(
     return "^(?:" + "|".join(ends) + ")$"
 
 
-# What an answer may write between its figures: printable ASCII but the digits, Latin-1 and
+# What an answer may write between its figures: printable ASCII but the digits and "@", Latin-1 and
 # Latin Extended-A (°, ×, é) without the superscript digits, dashes, quotes and ellipses, the
 # currency and degree signs, Hangul and CJK punctuation. (Characters, not escapes: the pattern
 # travels as JSON to llguidance and is also compiled by Python in the tests.)
 _TEXT_CHARS = (
-    " -/:-~\u00a0-\u00b1\u00b4-\u00b8\u00ba-\u017f\u2010-\u2027\u20a9\u20ac\u2103\u2109"
+    " -/:-?A-~\u00a0-\u00b1\u00b4-\u00b8\u00ba-\u017f\u2010-\u2027\u20a9\u20ac\u2103\u2109"
     "\u1100-\u11ff\u3000-\u3003\u3008-\u3011\u3131-\u318e\uac00-\ud7a3"
 )
-_NON_ASCII = _TEXT_CHARS[len(" -/:-~") :]
-_TEXT_NO_SEPARATOR = " -+\\-/:-~" + _NON_ASCII
+_NON_ASCII = _TEXT_CHARS[len(" -/:-?A-~") :]
+_TEXT_NO_SEPARATOR = " -+\\-/:-?A-~" + _NON_ASCII
 """The same without "." and "," (what may follow a figure's last digit)."""
-_TEXT_NO_END = ' "-\\-/:->@-~' + _NON_ASCII.replace("\u3000-\u3003", "\u3000\u3001\u3003")
+_TEXT_NO_END = ' "-\\-/:->A-~' + _NON_ASCII.replace("\u3000-\u3003", "\u3000\u3001\u3003")
 """The same without ".", "!", "?" and "。" (inside a one-sentence answer)."""
 _TEXT_NO_END_OR_COMMA = _TEXT_NO_END.replace('"-\\-', '"-+\\-', 1)
 
