@@ -29,6 +29,7 @@ from agent_core.context import ToolCallRequest
 from agent_core.errors import ProviderError
 from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Usage
 from agent_core.providers.local.answer_end import SENTENCES, enough_said
+from agent_core.providers.local.evidence import must_say_not_found
 from agent_core.providers.local.handover import Handover, ModelWait
 from agent_core.providers.local.llama_reply import _timings, _usage
 from agent_core.providers.local.model_files import (
@@ -627,6 +628,8 @@ class LocalProvider:
         if plan and plan.answer:
             empty = nothing_found(request.blocks) and not plan.tools
             allowed = allowed_numbers(request.goal, request.blocks)
+            # Nothing found, or the results lack what was asked (evidence.py): one "not found" sentence.
+            empty = empty or (not plan.tools and must_say_not_found(request.goal, request.blocks))
             not_found = request_language(request.goal) if empty else None
             # Every temperature and calculator result must be stated (in the goal's order).
             required = [] if empty else required_facts(request.goal, request.blocks)

@@ -31,6 +31,7 @@ from typing import Any
 
 from agent_core.context import ContextBlock
 from agent_core.number_words import with_digits
+from agent_core.providers.local.evidence import conditions, english_search, evidence_lines
 from agent_core.tools.registry import Tool
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -369,6 +370,16 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
         return StepPlan(enabled, False, analysis.reason)
     status = need_status(analysis.needs, blocks)
     for need, state in zip(analysis.needs, status, strict=True):
+        if need.key == "documents" and state == "met" and "search_documents" in by_name:
+            english = english_search(goal, blocks)
+            if english is not None:
+                # A Korean goal whose results lack what was asked: the English documents once more.
+                return StepPlan(
+                    [by_name["search_documents"]],
+                    True,
+                    f"must call for documents (again in English: {english})",
+                    {"search_documents": {"query": [english], "limit": [3]}},
+                )
         if state == "met" or state == "failed-twice":
             continue
         if state == "failed" and not (need.key == "documents" and _last_was_empty_search(blocks)):
@@ -673,6 +684,9 @@ def answer_reminder(goal: str, blocks: Sequence[ContextBlock]) -> str:
         for o in b.outputs
         if o.call_id == c.call_id and (o.is_error or o.output.startswith("No results"))
     ]
+    # The sentence that answers, or what the results lack (evidence.py): told in general words to
+    # say "not found", the model answered a warranty question with the refund window.
+    lines.extend(evidence_lines(goal, blocks))
     if any(o.name == "search_documents" and not o.is_error for b in blocks for o in b.outputs):
         lines.append(
             "If the results above do not contain what was asked, say plainly that it was not found; "
@@ -761,7 +775,15 @@ def comparisons(blocks: Sequence[ContextBlock], korean: bool = False, goal: str 
             out.append(f"가장 따뜻한 곳: {w}. 가장 추운 곳: {c}." if korean else f"Warmest: {w}. Coldest: {c}.")
     for limit, inclusive in dict.fromkeys(thresholds):
         own = [v for v, e in results if not (limit in _operands(e) and len(_operands(e)) > 1)]
-        stated = [_number(m.group(1) or m.group(2)) for m in _GOAL_AMOUNT.finditer(with_digits(goal))]
+        # An amount the goal sets as a condition ("an international order under $500") is no
+        # order to compare: it made "500 is equal to 500, so it meets the threshold (yes)".
+        conditional = {_number(m.group(1) or m.group(4) or "") for m in _THRESHOLD.finditer(with_digits(goal))}
+        conditional |= {value for _, value in conditions(with_digits(goal))}
+        stated = [
+            amount
+            for m in _GOAL_AMOUNT.finditer(with_digits(goal))
+            if (amount := _number(m.group(1) or m.group(2))) not in conditional
+        ]
         candidates = own[-1:] or [v for v in stated if v is not None][-1:]
         for value in candidates:
             meets = value > limit or (inclusive and value == limit)

@@ -22,6 +22,7 @@ from typing import Any
 
 from agent_core.context import ContextBlock, ToolCallRequest
 from agent_core.dispatcher import canonical_signature
+from agent_core.providers.local.evidence import compact_search
 from agent_core.providers.local.plan import answer_reminder, small_talk_reminder
 from agent_core.tools.registry import Tool
 from agent_core.tools.schema import inline_refs
@@ -267,18 +268,25 @@ def _call_text(call: ToolCallRequest | None, name: str) -> str:
     return f"{name}({', '.join(parts)})"
 
 
-def tool_results_message(block: ContextBlock) -> str:
+def tool_results_message(block: ContextBlock, goal: str = "") -> str:
     """The tool outputs of a block as one plain-text user turn, each with the call it answers.
 
     Naming the call keeps the figure attached to its meaning: shown a bare "303", the model
     answered "12 units cost $72, plus the fee $87"; shown ``calculator(expression="24 * 12 + 15")``
     it kept 303.
+
+    A search's hits are shown as plain lines with the sentences that share a word with ``goal``
+    (:func:`~agent_core.providers.local.evidence.compact_search`): fewer tokens to read, and fewer
+    sentences about something else to copy from.
     """
     calls = {c.call_id: c for c in block.tool_calls}
     lines = []
     for output in block.outputs:
         label = "Tool error for" if output.is_error else "Tool result for"
-        lines.append(f"{label} {_call_text(calls.get(output.call_id), output.name)}: {output.output}")
+        shown = output.output
+        if goal and output.name == "search_documents" and not output.is_error:
+            shown = compact_search(goal, output.output) or output.output
+        lines.append(f"{label} {_call_text(calls.get(output.call_id), output.name)}: {shown}")
         if output.output.startswith("No results"):
             lines.append("(Nothing found. The documents are mostly in English.)")
     if not lines:
@@ -311,7 +319,7 @@ def build_messages(
         messages.append({"role": "assistant", "content": _assistant_json(block)})
         # An answer sent back by the answer check gets its corrective turn instead of "(no tool result)".
         feedback = block.feedback if not block.outputs else ""
-        messages.append({"role": "user", "content": feedback or tool_results_message(block)})
+        messages.append({"role": "user", "content": feedback or tool_results_message(block, goal)})
     if answer_now and blocks:
         messages[-1]["content"] += answer_reminder(goal, blocks)
     elif small_talk and not blocks:
