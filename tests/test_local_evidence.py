@@ -191,6 +191,13 @@ def test_pick_evidence(goal: str, blocks: list[ContextBlock], first: str | None,
         assert not_in_first not in evidence[0], evidence
 
 
+def test_a_sentence_meeting_only_question_words_is_no_evidence() -> None:
+    # "use" of "Which carrier do you use?" is in "no signs of use"; "carrier" is what was asked.
+    goal = "Which carrier do you use?"
+    evidence = pick_evidence(goal, [search(goal)])
+    assert evidence and all("carrier" in e for e in evidence)
+
+
 def test_evidence_names_each_part_of_a_two_part_question() -> None:
     goal = "What's the unit price, and how long is the refund window?"
     evidence = pick_evidence(goal, [looked_up("unit price, refund policy")])

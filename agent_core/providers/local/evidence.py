@@ -53,7 +53,7 @@ CONCEPTS: tuple[tuple[str, ...], ...] = (
     ("hours", "opening", "open", "weekday", "am", "pm", "영업시간", "운영시간", "평일", "오전", "오후"),
     # One topic for the lookup tool too ("return" looks up the refund policy).
     ("refund", "money back", "return", "returned", "환불", "반품", "돌려"),
-    ("ship", "shipping", "delivery", "deliver", "parcel", "carrier", "배송", "배달", "택배"),
+    ("ship", "shipping", "delivery", "deliver", "parcel", "배송", "배달", "택배"),
     ("price", "cost", "fee", "charge", "pay", "가격", "비용", "요금", "수수료", "배송비", "단가", "금액"),
     (
         "international",
@@ -417,7 +417,10 @@ def scored_sentences(goal: str, blocks: Sequence[ContextBlock]) -> list[tuple[fl
     for i, sentence in enumerate(sentences):
         text = sentence.scored_text
         tokens = _tokens(text)
-        score = sum(weights[w] for w in words if word_present(w, text, tokens))
+        matched = [w for w in words if word_present(w, text, tokens)]
+        # A sentence that meets only question words and the like ("use" of "Which carrier do you
+        # use?" in "no signs of use") answers nothing.
+        score = sum(weights[w] for w in matched) if any(_specific(w) for w in matched) else 0.0
         if score > 0:
             score += sum(1.0 for kind in kinds if gives_kind(kind, sentence.text))
             score += _condition_bonus(wanted, sentence.text)
