@@ -191,6 +191,20 @@ def test_pick_evidence(goal: str, blocks: list[ContextBlock], first: str | None,
         assert not_in_first not in evidence[0], evidence
 
 
+def test_the_words_of_a_search_request_are_no_evidence() -> None:
+    # "문서" (document) met "자세한 내용은 영문 문서 (…)를 참고하세요" and the answer named no 30 days.
+    goal = "문서에서 환불 찾아줘"
+    evidence = pick_evidence(goal, [looked_up("환불 정책"), search(goal)])
+    assert "30일" in evidence[0] and not any("영문 문서" in e for e in evidence)
+
+
+def test_a_sentence_meeting_only_question_words_is_no_evidence() -> None:
+    # "use" of "Which carrier do you use?" is in "no signs of use"; "carrier" is what was asked.
+    goal = "Which carrier do you use?"
+    evidence = pick_evidence(goal, [search(goal)])
+    assert evidence and all("carrier" in e for e in evidence)
+
+
 def test_evidence_names_each_part_of_a_two_part_question() -> None:
     goal = "What's the unit price, and how long is the refund window?"
     evidence = pick_evidence(goal, [looked_up("unit price, refund policy")])
@@ -284,6 +298,10 @@ def test_a_duration_no_clause_about_the_subject_gives_is_not_found(goal: str, qu
         ("How far in advance are price changes announced?", [looked_up("unit price")]),
         # A word the search's light stemming leaves longer than the documents' form.
         ("Do you ship internationally?", [search("ship internationally")]),
+        # A file the goal names is no thing asked about, nor are the words of a search request.
+        ("Read notes.txt", [block(("read_file", {"path": "notes.txt"}, _read_file("notes.txt")))]),
+        ("What does refund_policy.md say about damaged returns?", [search("damaged returns")]),
+        ("문서에서 환불 찾아줘", [search("문서에서 환불 찾아줘")]),
         # A Korean word no concept knows says nothing about English documents.
         ("배송 정책 좀 알려줘", [search("shipping policy")]),
         # Nothing but errors: the provider's own "nothing found" path handles it.

@@ -53,7 +53,7 @@ CONCEPTS: tuple[tuple[str, ...], ...] = (
     ("hours", "opening", "open", "weekday", "am", "pm", "영업시간", "운영시간", "평일", "오전", "오후"),
     # One topic for the lookup tool too ("return" looks up the refund policy).
     ("refund", "money back", "return", "returned", "환불", "반품", "돌려"),
-    ("ship", "shipping", "delivery", "deliver", "parcel", "carrier", "배송", "배달", "택배"),
+    ("ship", "shipping", "delivery", "deliver", "parcel", "배송", "배달", "택배"),
     ("price", "cost", "fee", "charge", "pay", "가격", "비용", "요금", "수수료", "배송비", "단가", "금액"),
     (
         "international",
@@ -118,7 +118,7 @@ _GENERIC_EN = frozenset(
     take takes tell thing things time today type use used want way week weeks work works year years yes no
     customer customers our store shop service services current latest exist exists available offer offers
     there their provide provided let lets whose whom under over above below more less inside outside between
-    per each every all some other only just still same different very really according total sum""".split()
+    per each every all some other only just still same different very really according total sum word words""".split()
     for stem in tokenize(word)
 )
 """English words that never make a goal "not found" on their own: question words, time units, the
@@ -246,6 +246,7 @@ def result_sentences(blocks: Sequence[ContextBlock]) -> list[Sentence]:
     """The sentences of the successful text results (lookup, search, files), in order, each once."""
     out: list[Sentence] = []
     for block in blocks:
+        calls = {c.call_id: c.arguments for c in block.tool_calls}
         for output in block.outputs:
             if output.is_error or output.name not in EVIDENCE_TOOLS or output.output.startswith("No results"):
                 continue
@@ -254,7 +255,9 @@ def result_sentences(blocks: Sequence[ContextBlock]) -> list[Sentence]:
                 for context, text in hits:
                     out.extend(Sentence(s, output.name, context) for s in _split(text))
             else:
-                out.extend(Sentence(s, output.name) for s in _split(output.output))
+                arguments = calls.get(output.call_id)
+                path = arguments.get("path", "") if isinstance(arguments, dict) else ""
+                out.extend(Sentence(s, output.name, str(path)) for s in _split(output.output))
     return list(dict.fromkeys(out))
 
 
@@ -296,6 +299,15 @@ def _stem_all(text: str) -> str:
     return " ".join(tokenize(text))
 
 
+_FILE_NAME = re.compile(r"[\w.-]+\.(?:txt|md|csv|json)\b", re.IGNORECASE)
+_SEARCH_WORDS = frozenset(
+    t
+    for w in "document documents doc docs file files search find look workspace read open show summarize summarise".split()
+    for t in tokenize(w)
+)
+_SEARCH_WORDS_KO = ("문서", "파일", "검색", "찾아", "찾아줘", "알려")
+"""Words of a request to search, not of the thing searched for."""
+
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|[\uac00-\ud7a3]+")
 
 
@@ -303,10 +315,12 @@ def _goal_pairs(goal: str) -> list[tuple[str, str]]:
     """``(word, as written)`` for the goal's words that carry meaning: English words stemmed as the
     search stems them (its stop words dropped), Korean words with their particles stripped."""
     pairs: list[tuple[str, str]] = []
-    for raw in _WORD.findall(_norm(goal)):
+    for raw in _WORD.findall(_FILE_NAME.sub(" ", _norm(goal))):  # a file named is no thing asked about
         tokens = tokenize(raw.replace("'s", ""))
         if _HANGUL.search(raw) and len(raw) < 2:
             continue  # "해", "뭐": as a part of words it is everywhere ("안내해")
+        if tokens and (tokens[0] in _SEARCH_WORDS or tokens[0].startswith(_SEARCH_WORDS_KO)):
+            continue  # "문서에서 환불 찾아줘" asks about the refund, not about a document
         if tokens and tokens[0] not in [w for w, _ in pairs]:
             pairs.append((tokens[0], tokens[0] if _HANGUL.search(raw) else raw.strip("'")))
     return pairs
@@ -417,7 +431,10 @@ def scored_sentences(goal: str, blocks: Sequence[ContextBlock]) -> list[tuple[fl
     for i, sentence in enumerate(sentences):
         text = sentence.scored_text
         tokens = _tokens(text)
-        score = sum(weights[w] for w in words if word_present(w, text, tokens))
+        matched = [w for w in words if word_present(w, text, tokens)]
+        # A sentence that meets only question words and the like ("use" of "Which carrier do you
+        # use?" in "no signs of use") answers nothing.
+        score = sum(weights[w] for w in matched) if any(_specific(w) for w in matched) else 0.0
         if score > 0:
             score += sum(1.0 for kind in kinds if gives_kind(kind, sentence.text))
             score += _condition_bonus(wanted, sentence.text)
