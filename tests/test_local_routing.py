@@ -259,3 +259,13 @@ def test_a_korean_detail_no_result_holds_is_searched_again_in_english(tools: lis
     # Asked what the Korean summary holds, or in English: no second search.
     assert planned_run("환불은 며칠 안에 신청해야 해?", tools)[0][-1] == "answer"
     assert planned_run("해외 배송은 며칠 걸려요?", tools)[0][-1] == "answer"
+
+
+def test_the_answer_is_told_the_tier_of_the_quantity_asked(tools: list[Tool]) -> None:
+    made, blocks = planned_run("What's the price of one unit if I order 320 units?", tools)
+    assert made == ["lookup(unit price, volume discount)", "calculator(22.80 * 320)", "answer"]
+    hint = plan_step("What's the price of one unit if I order 320 units?", blocks, tools).hint
+    assert "falls in this tier: 100 to 499 units 5% off ($22.80 per unit)" in hint
+    # Below every tier: nothing to tell.
+    _, small = planned_run("How much do 12 units cost?", tools)
+    assert plan_step("How much do 12 units cost?", small, tools).hint == ""
