@@ -416,16 +416,6 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
                     f"must call for documents (again in English: {english})",
                     {"search_documents": {"query": [english], "limit": [3]}},
                 )
-        if need.key == "documents" and state == "met" and (again := _english_again(goal, blocks)):
-            # A Korean goal whose detail ("각인한": engraved) no result holds: the Korean search
-            # found the Korean summary, and the detail is in the English documents only.
-            return StepPlan(
-                [by_name["search_documents"]],
-                True,
-                f"must call for documents (again in English: {', '.join(again)} not found)",
-                {"search_documents": {"query": dict(ENGLISH_QUERY)}},
-                hint=f"\n\n(Next: search the documents again with a few English keywords for: {' '.join(again)}.)",
-            )
         if state == "met" or state == "failed-twice":
             continue
         if state == "failed" and not (need.key == "documents" and _last_was_empty_search(blocks)):
@@ -476,25 +466,6 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
         if rows
         else "",
     )
-
-
-def _english_again(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
-    """The Korean words of a Korean goal that no text result holds, where every search so far
-    was in Korean (the documents are mostly English): they are searched once more in English."""
-    if not _HANGUL.search(goal):
-        return []
-    queries = [
-        str(_arguments(c.arguments).get("query", ""))
-        for b in blocks
-        for c in b.tool_calls
-        if c.name == "search_documents"
-    ]
-    if not queries or any(not _HANGUL.search(q) for q in queries):
-        return []
-    if not any(o.name == "search_documents" and not o.is_error for b in blocks for o in b.outputs):
-        return []
-    gaps = lookup_gaps(goal, blocks, ("lookup", "search_documents", "read_file"))
-    return [w for w in gaps if _HANGUL.match(w)]
 
 
 def _conversion_asked(goal: str) -> Conversion | None:
