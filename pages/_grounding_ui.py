@@ -103,6 +103,7 @@ def answer_check_control(container: Any, provider_id: str, configured: str | Non
         "Answer check",
         CHECK_CHOICES,
         key="run_answer_check",
+        persist_state="session",
         format_func=text,
         help="After the model answers, every number, amount, percentage, date and time in the answer is "
         "looked up in your goal and the tool results. flag: a figure found nowhere is flagged with a "

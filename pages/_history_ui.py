@@ -58,8 +58,15 @@ ESSENTIAL = ("started_at", "status", "goal")
 """A narrow screen's columns: when, how it ended, what it was asked."""
 NARROW_BELOW_PX = 1000
 """Below this window width the table shows only :data:`ESSENTIAL` (the sidebar leaves ~460 px)."""
-WIDTHS = {"started_at": 150, "status": 90, "steps": 55, "tool_calls": 75, "duration_s": 90, "cost_usd": 75}
+WIDTHS = {"started_at": 118, "status": 90, "steps": 55, "tool_calls": 75, "duration_s": 90, "cost_usd": 75}
 """Pixel widths that let the wide order's numbers fit beside a medium goal at 1400 px."""
+WIDE_TIME = st.column_config.DatetimeColumn(
+    "Time (UTC)",
+    format="MM-DD HH:mm:ss",
+    width=WIDTHS["started_at"],
+    help="Month-day hour:minute:second, UTC (the year is in the Dates filter and the run's detail).",
+)
+"""The wide table's time, without the year: the room goes to the model's name (cut at 1400 px)."""
 NARROW_TIME = st.column_config.DatetimeColumn(
     "Time (UTC)", format="MM-DD HH:mm", width=95, help="Month-day hour:minute, UTC."
 )
@@ -102,7 +109,7 @@ def runs_table(
         st.dataframe(
             shown,
             column_order=wide_order(columns),
-            column_config=_sized(columns),
+            column_config={**_sized(columns), "started_at": WIDE_TIME},
             key="history_table",
             on_select=lambda: on_select("history_table"),
             **common,

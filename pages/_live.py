@@ -171,16 +171,14 @@ class _WaitNote:
                 self.text = None
             return
         if self.text is None:  # the offer, drawn once per wait (its button must keep its key)
-            box = self.slot.container()
-            text, offer = box.columns([3, 1], vertical_alignment="center")
-            self.text = text.empty()
+            box = self.slot.container()  # the button under the note: beside it, its label was cut at 800 px
+            self.text = box.empty()
             self.offers += 1
-            offer.button(
+            box.button(
                 "Use the instant demo",
                 icon=":material/bolt:",
                 key=f"run_use_offline_{self.offers}",
                 on_click=_offline_clicked,
-                width="stretch",
                 help="Stops this run (it is saved as cancelled) and runs the same goal on the offline demo "
                 "model: rule-based, no AI, answers at once.",
             )

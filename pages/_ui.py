@@ -332,5 +332,7 @@ def wrapping_columns(key: str, min_px: int = 170) -> None:
     sidebar open a date range or "Newest" was cut off). Our own CSS, no run text in it."""
     st.html(
         f"<style>.st-key-{key} [data-testid='stHorizontalBlock'] {{ flex-wrap: wrap; }} "
-        f".st-key-{key} [data-testid='stColumn'] {{ min-width: {int(min_px)}px; }}</style>"
+        f".st-key-{key} [data-testid='stColumn'] {{ min-width: {int(min_px)}px; }} "
+        # A date range ("2026/12/01 – 2026/12/01" and its icon) needs more room than other fields.
+        f".st-key-{key} [data-testid='stColumn']:has([data-testid='stDateInput']) {{ min-width: 250px; }}</style>"
     )

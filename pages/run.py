@@ -142,9 +142,12 @@ with tab_goal:
         placeholder="Pick an example to fill in the goal…",
         help="Goals the offline demo model understands.",
     )
+    # persist_state="session" on the form: coming back from another page (to a live run, say)
+    # finds the goal and the choices as they were, not an empty box and the default model.
     st.text_area(
         "Goal",
         key="run_goal",
+        persist_state="session",
         height=90,
         max_chars=MAX_GOAL_CHARS,  # the box counts the characters up to the limit
         help=ui.explain("goal") + " Pick an example above to try one.",
@@ -157,6 +160,7 @@ with tab_goal:
         ids,
         index=ids.index(default_id) if default_id in ids else 0,
         key="run_provider",
+        persist_state="session",
         format_func=lambda pid: _providers.label(providers[pid]),
         help=ui.explain("provider"),
     )
@@ -168,6 +172,7 @@ with tab_goal:
         "Model",
         value=info.default_model,
         key=f"run_model_{provider_id}",
+        persist_state="session",
         help="Model name for this provider; the default is filled in.",
     )
     base_url = ""
@@ -175,6 +180,7 @@ with tab_goal:
         base_url = c_url.text_input(
             "Base URL",
             key=f"run_base_url_{provider_id}",
+            persist_state="session",
             placeholder="empty: environment / SDK default",
             help="Where the API lives, for this run only (e.g. http://localhost:11434/v1 for Ollama).",
         )
@@ -189,7 +195,8 @@ with tab_goal:
     if not info.available:
         st.warning(
             f"**{ui.md_label(_providers.PLAIN.get(info.id, (info.id,))[0])} is unavailable here:** "
-            f"{ui.md_label(info.hint, 300)} {ui.escape_md(_providers.pointers(providers))}",
+            f"{ui.md_label(info.hint.rstrip(), 300)}{'' if info.hint.rstrip()[-1:] in '.!?' else '.'} "
+            f"{ui.escape_md(_providers.pointers(providers))}",
             icon="🔌",
         )
     c_steps, c_blocks, c_check = st.columns(3)
@@ -200,6 +207,7 @@ with tab_goal:
         value=config.max_steps,
         step=1,
         key="run_max_steps",
+        persist_state="session",
         help=ui.explain("step") + " " + ui.explain("step limit"),
     )
     max_blocks = c_blocks.number_input(
@@ -207,6 +215,7 @@ with tab_goal:
         value=config.max_context_blocks,
         step=1,
         key="run_max_blocks",
+        persist_state="session",
         help=ui.explain("context block") + " " + ui.explain("context-block limit"),
     )
     limit_problem = _limit_problem(max_steps, max_blocks)
@@ -219,6 +228,7 @@ with tab_goal:
         all_tools,
         default=all_tools,
         key="run_tools",
+        persist_state="session",
         help=ui.explain("tool call") + " Leave a tool out to see how the agent copes without it.",
     )
     start_goal = st.button(
@@ -241,6 +251,7 @@ with tab_demo:
         "Scenario",
         list(scenarios),
         key="run_demo_pick",
+        persist_state="session",
         format_func=lambda sid: "🎬 " + scenarios[sid].title,
         help=ui.explain("scripted"),
     )
@@ -248,6 +259,7 @@ with tab_demo:
     presenter_pace = st.toggle(
         "Presenter pace",
         key="run_demo_pace",
+        persist_state="session",
         help=f"About {demo.PRESENTER_PACE_S:g} s a step and real, visible retry waits, so an audience can "
         "follow the run as it unfolds. Off: the demo runs as fast as the engine goes (under a second).",
     )

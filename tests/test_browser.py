@@ -345,8 +345,8 @@ def test_a_shared_link_works_on_a_freshly_started_server(tmp_path: Path, browser
 def test_first_hour_leave_and_come_back_toolbar_stop_and_step_limit(tmp_path: Path, browser: Browser) -> None:
     """One slow server for three first-hour checks: while a run goes, Streamlit's toolbar Stop is
     hidden and ours is on screen; leaving for History does not cancel the run (the sidebar says
-    "1 run in progress") and coming back shows it finished; an invalid step limit refuses to
-    start and says why, instead of silently using the previous value."""
+    "1 run in progress") and coming back shows it finished, with the form as it was left; an
+    invalid step limit refuses to start and says why, instead of silently using the previous value."""
     hook = tmp_path / "hook"
     hook.mkdir()
     (hook / "sitecustomize.py").write_text(SLOW_BACKOFF, encoding="utf-8")
@@ -376,6 +376,9 @@ def test_first_hour_leave_and_come_back_toolbar_stop_and_step_limit(tmp_path: Pa
             page.get_by_text("Outcome:").first.wait_for()
             wait_idle(page)
             assert page.get_by_text("search_web").count() > 0
+            # The form as it was left: the goal and the provider (they were reset to empty and Local).
+            assert page.get_by_label("Goal", exact=True).input_value() == "Search the web for streamlit"
+            assert page.get_by_role("combobox", name="Provider").input_value().startswith("Instant demo")
 
             steps = page.get_by_label("Step limit", exact=True)
             steps.fill("0")

@@ -1,6 +1,6 @@
 """The first hour in Chromium (issue 19): every page's URL opens cleanly as the first request of
 a new session on a server that has already served others, and History at 800 px shows only the
-essentials, keeps the Compare label whole, and opens a run from a row of its narrow table."""
+essentials, keeps the Compare label whole, shows the whole date range, and opens a run from a row of its narrow table."""
 
 from __future__ import annotations
 
@@ -38,6 +38,9 @@ PAGES = {
 
 _OVERFLOWING = """b => Array.from(b.querySelectorAll('*')).concat([b])
     .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.tagName + ':' + e.textContent)"""
+_CUT = """b => Array.from(b.querySelectorAll('*')).concat([b])
+    .filter(e => e.clientWidth > 1 && e.scrollWidth > e.clientWidth + 1).map(e => e.scrollWidth + '>' + e.clientWidth)"""
+"""Visible elements whose content is wider than they are (the date field's hidden inputs are 1 px)."""
 
 
 def test_every_page_opens_in_a_new_session_and_history_fits_800_px(tmp_path: Path) -> None:
@@ -84,6 +87,8 @@ def test_every_page_opens_in_a_new_session_and_history_fits_800_px(tmp_path: Pat
             button = page.locator(".st-key-history_compare_go button")
             assert button.inner_text().strip() == "Compare"
             assert button.evaluate(_OVERFLOWING) == []  # the label is not cut ("Comp…")
+            dates = page.locator(".st-key-history_filters [data-testid='stDateInput']")
+            assert dates.evaluate(_CUT) == []  # the whole range shows, not "2026/12/01 – 2026/"
             # A row of the narrow table opens its run (the newest is the first row).
             grid = page.locator(".st-key-history_narrow [data-testid='stDataFrame']").bounding_box()
             assert grid is not None

@@ -44,6 +44,8 @@ def test_history_shows_the_analysts_columns_wide_and_the_essentials_narrow(data_
     # Narrow: only when, how it ended and what was asked; the rest under "Show/hide columns".
     assert list(narrow.proto.column_order) == ["started_at", "status", "goal"]
     assert _columns(narrow)["started_at"]["type_config"]["format"] == "MM-DD HH:mm"
+    # Wide: no year in the time (it is in the Dates filter), so the model's name has room at 1400 px.
+    assert _columns(wide)["started_at"]["type_config"]["format"] == "MM-DD HH:mm:ss"
     assert list(narrow.value["run_id"]) == list(wide.value["run_id"])  # the same runs, all columns at hand
     # One of the two per window width, by CSS on their containers.
     (style,) = [h.proto.body for h in at.get("html") if "history_narrow" in h.proto.body]
@@ -341,3 +343,24 @@ def test_a_goal_too_long_for_the_local_model_says_shorten_the_goal() -> None:
         provider._generate(SimpleNamespace(server=Server()), {"messages": []}, time.perf_counter() + 5, 5.0)
     assert raised.value.error_type == "exceed_context_size_error"
     assert "(shorten the goal;" in raised.value.message
+
+
+def test_coming_back_to_the_run_page_keeps_the_goal_and_the_choices(data_dir: Path) -> None:
+    """Leaving the Run page (to look at History while a run goes) and coming back found the goal box
+    empty and the provider reset to the default: the form now keeps what the person chose."""
+    at = app("pages/run.py")
+    at.text_area(key="run_goal").input("What is 2+2?")
+    at.selectbox(key="run_provider").select("offline")
+    at.number_input(key="run_max_steps").set_value(4)
+    at.multiselect(key="run_tools").set_value(["calculator"])
+    at.run()
+    at.switch_page("pages/history.py")
+    at.run()
+    at.switch_page("pages/run.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.text_area(key="run_goal").value == "What is 2+2?"
+    assert at.selectbox(key="run_provider").value == "offline"
+    assert at.number_input(key="run_max_steps").value == 4
+    assert at.multiselect(key="run_tools").value == ["calculator"]
+    assert not at.warning  # (no "value set via Session State" complaint)

@@ -168,6 +168,7 @@ def test_run_page_widgets(data_dir: Path) -> None:
     assert at.button(key="run_start").disabled
     # The message points to the providers that work.
     assert any("Working here" in w.value and "Instant demo" in w.value for w in at.warning)
+    assert any(".env. Working here" in w.value for w in at.warning)  # the hint ends its sentence
     assert not at.exception
 
 

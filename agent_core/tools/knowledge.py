@@ -96,6 +96,33 @@ FACTS: tuple[Fact, ...] = (
         answer_ko="배송: $500 이상 구매 시 무료 배송 (shipping: free on orders of $500 or more)",
         answer_en="Shipping: free shipping on orders of $500 or more ($500 이상 구매 시 무료 배송)",
     ),
+    Fact(
+        korean="할인",
+        english="volume discount",
+        synonyms=(
+            "할인",
+            "대량 할인",
+            "수량 할인",
+            "할인율",
+            "volume discount",
+            "volume discounts",
+            "discount",
+            "bulk discount",
+            "bulk price",
+            "quantity discount",
+            "discount tier",
+            "tier",
+        ),
+        # The tiers of pricing.md: a price for 600 units is not 600 × $24.
+        answer_ko=(
+            "할인 (주문 전체): 100~499개 5% 할인 (개당 $22.80); 500개 이상 10% 할인 (개당 $21.60); "
+            "100개 미만 할인 없음 (volume discount)"
+        ),
+        answer_en=(
+            "Volume discount on the whole order: 100 to 499 units 5% off ($22.80 per unit); "
+            "500 units or more 10% off ($21.60 per unit); under 100 units no discount (할인)"
+        ),
+    ),
 )
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -173,7 +200,7 @@ def lookup_fact(topic: str) -> str:
 
 
 def lookup(topic: str) -> str:
-    """Look up internal facts: 단가 (unit price), 환불 정책 (refund policy), 배송 (shipping).
+    """Look up internal facts: 단가 (unit price), 환불 정책 (refund policy), 배송 (shipping), 할인 (volume discount).
 
     Args:
         topic: The topic in English or Korean, e.g. 'unit price', '환불 정책', 'shipping'.

@@ -31,6 +31,7 @@ from typing import Any
 
 from agent_core.context import ContextBlock
 from agent_core.number_words import with_digits
+from agent_core.providers.local.conversions import Conversion, conversion
 from agent_core.providers.local.evidence import conditions, english_search, evidence_lines
 from agent_core.tools.registry import Tool
 
@@ -75,7 +76,14 @@ LOOKUP_TOPICS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
             re.IGNORECASE,
         ),
     ),
+    (
+        "volume discount",
+        "할인",
+        re.compile(r"volume|bulk|discount|tiers?\b|대량|할인", re.IGNORECASE),
+    ),
 )
+_OWN_RATE = re.compile(r"\d\s*%|percent|퍼센트|프로\b", re.IGNORECASE)
+"""A goal that states its own rate ("$240 with a 15% discount") asks for no volume tier."""
 # Details the lookup facts do not hold: these are searched in the documents.
 _DOCUMENT_WORDS = re.compile(
     r"notes?\b|meeting|minutes|attend|decid|decision|action item|document|file|policy says|according"
@@ -89,7 +97,8 @@ _DOCUMENT_WORDS = re.compile(
     re.IGNORECASE,
 )
 _FREE_SHIPPING = re.compile(
-    r"free shipping|shipping (?:is |be )?free|ship(?:s|ped)? (?:for )?free|무료\s*배송|배송비?\s*(?:가|는|이)?\s*무료",
+    r"free (?:shipping|delivery)|(?:shipping|delivery) (?:is |be )?free|ship(?:s|ped)? (?:for )?free"
+    r"|무료\s*(?:배송|배달)|(?:배송비?|배달비?)\s*(?:가|는|이)?\s*무료",
     re.IGNORECASE,
 )
 _QUANTITY = re.compile(r"\d[\d,]*\s*(?:units?|items?|pieces?|products?|개)|(?:order|buy|주문|구매)", re.IGNORECASE)
@@ -220,13 +229,27 @@ def analyse(goal: str, tool_names: Iterable[str]) -> Analysis:
     )
     if calculate and fahrenheit and cities and not arithmetic:
         calculate = False  # get_weather gives Fahrenheit itself
+    converted = _conversion_asked(text)
+    if converted is not None and "calculator" in enabled:
+        calculate = True  # "3리터는 몇 갤런이야?": the calculator, with the formula planned (plan_step)
     # A file's name is no topic: "How many words are in refund_policy.md?" asks for no refund policy.
     topics = [(en, ko) for en, ko, pattern in LOOKUP_TOPICS if pattern.search(_FILE_NAME.sub(" ", counted))]
+    if _OWN_RATE.search(counted) and ("volume discount", "할인") in topics:
+        topics.remove(("volume discount", "할인"))
     if ((things_priced and not arithmetic) or (calculate and priced and not topics and _QUANTITY.search(counted))) and (
         "unit price",
         "단가",
     ) not in topics:
         topics.insert(0, ("unit price", "단가"))  # "10 units including shipping": the price first
+    if (
+        ("unit price", "단가") in topics
+        and ("volume discount", "할인") not in topics
+        and not _OWN_RATE.search(counted)
+        and any((_number(q) or 0) > 1 for q in _QUANTITY_ASKED.findall(counted))
+    ):
+        # A count of units is priced with the volume tiers whether or not the goal says
+        # "discount": 600 units cost 600 × $21.60, not 600 × $24 (the unit price alone).
+        topics.insert(topics.index(("unit price", "단가")) + 1, ("volume discount", "할인"))
     if "lookup" in enabled and topics:
         topic = ", ".join(ko if korean else en for en, ko in topics)
         needs.append(
@@ -235,8 +258,10 @@ def analyse(goal: str, tool_names: Iterable[str]) -> Analysis:
     files = [f for f in _FILE_NAME.findall(text)]
     if files and "read_file" in enabled:
         needs.append(Need(f"read_file:{files[0]}", ("read_file",), {"path": [files[0]]}, {"path": files[0]}))
-    elif _DOCUMENT_WORDS.search(_FREE_SHIPPING.sub(" ", text)) and not (
-        arithmetic and not figures_beyond_expression(counted)
+    elif (
+        converted is None
+        and _DOCUMENT_WORDS.search(_FREE_SHIPPING.sub(" ", text))
+        and not (arithmetic and not figures_beyond_expression(counted))
     ):
         if "search_documents" in enabled:
             needs.append(documents_need(text))
@@ -368,8 +393,19 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
         if blocks:
             return StepPlan([], False, "results are in: answer", answer=True)
         return StepPlan(enabled, False, analysis.reason)
-    status = need_status(analysis.needs, blocks)
-    for need, state in zip(analysis.needs, status, strict=True):
+    needs = list(analysis.needs)
+    looked_up = next((i for i, n in enumerate(needs) if n.key.startswith("lookup:")), None)
+    if (
+        looked_up is not None
+        and "search_documents" in by_name
+        and not any(n.key == "documents" or n.key.startswith("read_file:") for n in needs)
+        and lookup_gaps(goal, blocks)
+    ):
+        # The lookup's one line does not hold what the goal asks ("a custom-engraved product",
+        # "how fast once it arrives"): the documents are searched before answering.
+        needs.insert(looked_up + 1, documents_need(goal))
+    status = need_status(needs, blocks)
+    for need, state in zip(needs, status, strict=True):
         if need.key == "documents" and state == "met" and "search_documents" in by_name:
             english = english_search(goal, blocks)
             if english is not None:
@@ -380,6 +416,16 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
                     f"must call for documents (again in English: {english})",
                     {"search_documents": {"query": [english], "limit": [3]}},
                 )
+        if need.key == "documents" and state == "met" and (again := _english_again(goal, blocks)):
+            # A Korean goal whose detail ("각인한": engraved) no result holds: the Korean search
+            # found the Korean summary, and the detail is in the English documents only.
+            return StepPlan(
+                [by_name["search_documents"]],
+                True,
+                f"must call for documents (again in English: {', '.join(again)} not found)",
+                {"search_documents": {"query": dict(ENGLISH_QUERY)}},
+                hint=f"\n\n(Next: search the documents again with a few English keywords for: {' '.join(again)}.)",
+            )
         if state == "met" or state == "failed-twice":
             continue
         if state == "failed" and not (need.key == "documents" and _last_was_empty_search(blocks)):
@@ -398,6 +444,10 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
         if need.key == "calculator" and (expression := quantity_times_price(goal, blocks)) is not None:
             pinned = {"calculator": {"expression": [expression]}}
             reason += f" ({expression}: the unit price found × the quantity asked)"
+        elif need.key == "calculator" and (converted := _conversion_asked(goal)) is not None:
+            # The model wrote conversions backwards ("100 °F to °C" as 100 * 9 / 5 + 32).
+            pinned = {"calculator": {"expression": [converted.expression]}}
+            reason += f" ({converted.expression}: {converted.source} to {converted.target})"
         if need.key == "word_count" and state == "open" and (counted := text_to_count(goal, blocks)) is not None:
             # The text is known (the file just read, or the words quoted): copying it token by token
             # ran into the call limit (notes.txt is ~300 tokens) and cost seconds for nothing.
@@ -411,7 +461,153 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
             hint=step_hint(need, state, goal, blocks),
             call_tokens=call_tokens(need, goal),
         )
-    return StepPlan([], False, "every need met or tried: answer", answer=True)
+    converted = _conversion_asked(goal) if any(n.key == "calculator" for n in needs) else None
+    return StepPlan(
+        [],
+        False,
+        "every need met or tried: answer",
+        answer=True,
+        hint=converted.hint(bool(_HANGUL.search(goal))) if converted is not None else "",
+    )
+
+
+def _english_again(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
+    """The Korean words of a Korean goal that no text result holds, where every search so far
+    was in Korean (the documents are mostly English): they are searched once more in English."""
+    if not _HANGUL.search(goal):
+        return []
+    queries = [
+        str(_arguments(c.arguments).get("query", ""))
+        for b in blocks
+        for c in b.tool_calls
+        if c.name == "search_documents"
+    ]
+    if not queries or any(not _HANGUL.search(q) for q in queries):
+        return []
+    if not any(o.name == "search_documents" and not o.is_error for b in blocks for o in b.outputs):
+        return []
+    gaps = lookup_gaps(goal, blocks, ("lookup", "search_documents", "read_file"))
+    return [w for w in gaps if _HANGUL.match(w)]
+
+
+def _conversion_asked(goal: str) -> Conversion | None:
+    """The unit conversion the goal asks for, unless it names a city (its weather is fetched)."""
+    text = _norm(goal)
+    return None if cities_in(text) else conversion(text)
+
+
+_PLAIN_WORDS = frozenset(
+    """a an the of for to in on at by with and or if is are was were be been am do does did can could would will
+    should shall may might must i me my we our us you your it its this that these those there here what whats which
+    how much many get gets got have has had tell about please know want need needs give show explain say says said
+    any all also still then than so up out one ones yes no not okay ok now today current currently exactly really
+    policy policies rule rules cost costs costing total pay paying price prices order orders ordered ordering buy
+    buying bought purchase purchases unit units item items product products piece pieces dollar dollars usd
+    company store shop shops per each like just some something thing things sure right case when from after before
+    under over above below them they their into than come came comes look compute calculate check find search
+    documents document tool tools lookup ask asking single""".split()
+)
+"""Words that ask rather than name what is asked: a lookup result need not hold them."""
+_PLAIN_KOREAN = (
+    "알려",
+    "얼마",
+    "뭐",
+    "무엇",
+    "어떻",
+    "어떤",
+    "어때",
+    "있",
+    "없",
+    "수",
+    "가능",
+    "되",
+    "돼",
+    "될",
+    "해",
+    "하",
+    "주세요",
+    "줘",
+    "궁금",
+    "제품",
+    "주문",
+    "구매",
+    "사면",
+    "사려",
+    "경우",
+    "정책",
+    "규정",
+    "기준",
+    "혹시",
+    "그럼",
+    "우리",
+    "저",
+    "제가",
+    "내가",
+    "나",
+    "좀",
+    "요",
+    "건가",
+    "인가",
+    "이야",
+    "인지",
+    "달러",
+    "확인",
+    "계산",
+    "찾아",
+    "문서",
+    "물건",
+    "상품",
+    "며칠",
+    "몇",
+    "걸리",
+    "걸려",
+    "걸릴",
+    "신청",
+    "요청",
+    "언제",
+    "얼마나",
+    "어디",
+    "누구",
+    "왜",
+    "안에",
+    "만에",
+    "이내",
+)
+_KOREAN_ENDINGS = re.compile(
+    r"(?:이에요|예요|인가요|인가|이야|야|입니까|입니다|이면|으로|에서|에게|한테|이나|까지|부터|처럼|보다|하고|이랑|랑"
+    r"|은|는|이|가|을|를|에|로|도|만|의|와|과|면)$"
+)
+
+
+def lookup_gaps(goal: str, blocks: Sequence[ContextBlock], tools: tuple[str, ...] = ("lookup",)) -> list[str]:
+    """Words of the goal that no successful result of ``tools`` holds, once one is in: the detail
+    asked beyond lookup's one-line fact ("a custom-engraved product", "how fast … once the products
+    arrive"), which only the documents answer. Words that ask (what, how, can, 알려 …), the
+    lookup topics' own words (refund, shipping, 환불 …) and figures are not counted."""
+    facts = " ".join(o.output for b in blocks for o in b.outputs if o.name in tools and not o.is_error).casefold()
+    if not facts:
+        return []
+    text = with_digits(_norm(goal)).casefold()  # "three units": no word to look for
+    for pattern in (_FREE_SHIPPING, *(p for _, _, p in LOOKUP_TOPICS), _WEATHER):
+        text = pattern.sub(" ", text)
+    for city in cities_in(text):  # asked of another tool
+        text = re.sub(re.escape(city.casefold()), " ", text)
+    gaps: list[str] = []
+    for word in re.findall(r"[^\W\d_]+(?:'[a-z]+)?", text):
+        if _HANGUL.match(word):
+            stem = _KOREAN_ENDINGS.sub("", word) or word
+            if len(stem) < 2 or stem.startswith(_PLAIN_KOREAN) or stem[:2] in facts:
+                continue
+        else:
+            word = word.split("'")[0]
+            if len(word) < 3 or word in _PLAIN_WORDS:
+                continue
+            stem = re.sub(r"(?:ies|es|s|ed|ing|ly)$", "", word) if len(word) > 4 else word
+            if stem in facts:
+                continue
+        if word not in gaps:
+            gaps.append(word)
+    return gaps
 
 
 def _is_reference(span: str) -> bool:
@@ -502,10 +698,12 @@ def planned_call(plan: StepPlan) -> tuple[str, dict[str, Any]] | None:
 
 _UNIT_PRICE = re.compile(r"\$\s?(\d+(?:\.\d+)?) per unit|개당 \$\s?(\d+(?:\.\d+)?)")
 _NOT_PLAIN = re.compile(
-    r"%|percent|discount|volume|tier|includ|plus|with shipping|fee|tax|each other|split|average"
-    r"|할인|포함|더하|배송비 포함|세금|평균|퍼센트",
+    r"%|percent|includ|plus|with shipping|fee|tax|each other|split|average|포함|더하|배송비 포함|세금|평균|퍼센트",
     re.IGNORECASE,
 )
+_DISCOUNT_ASKED = re.compile(r"discount|volume|bulk|tier|할인|대량", re.IGNORECASE)
+_ROW_PRICE = re.compile(r"\$\s?(\d+(?:\.\d+)?)\s*(?:per unit|each|/\s*unit)|개당 \$\s?(\d+(?:\.\d+)?)")
+_ROW_RATE = re.compile(r"(\d+(?:\.\d+)?)\s*%")
 
 
 def quantity_times_price(goal: str, blocks: Sequence[ContextBlock]) -> str | None:
@@ -525,11 +723,30 @@ def quantity_times_price(goal: str, blocks: Sequence[ContextBlock]) -> str | Non
         for b in blocks
         for o in b.outputs
         if not o.is_error and o.name == "lookup"
-        for m in _UNIT_PRICE.finditer(o.output)
+        for line in o.output.splitlines()
+        if "%" not in line  # a tier's price ("$22.80 per unit") is no unit price
+        for m in _UNIT_PRICE.finditer(line)
     }
     if len(prices) != 1:
         return None
-    return f"{prices.pop()} * {quantities[0].replace(',', '')}"  # price first, as the seed goals expect
+    quantity = quantities[0].replace(",", "")
+    price = prices.pop()
+    if rows := tier_rows(goal, blocks):
+        # The tier that holds the quantity prices the whole order ("150 units": 150 × $22.80);
+        # the lookup's tiers and the pricing table found may both name it.
+        tiered = {_tier_expression(row, price, quantity) for row in rows}
+        return tiered.pop() if len(tiered) == 1 else None
+    if _DISCOUNT_ASKED.search(goal) and not tier_table_seen(blocks):
+        return None  # a discount asked, and no tier known to say the quantity gets none
+    return f"{price} * {quantity}"  # price first, as the seed goals expect
+
+
+def _tier_expression(row: str, price: str, quantity: str) -> str | None:
+    if tier_price := _ROW_PRICE.search(row) or re.search(r"\$\s?(\d+\.\d\d)\b()", row):
+        return f"{tier_price.group(1) or tier_price.group(2)} * {quantity}"
+    if rate := _ROW_RATE.search(row):
+        return f"{price} * {quantity} * (100 - {rate.group(1)}) / 100"
+    return None
 
 
 _QUANTITY_ASKED = re.compile(
@@ -575,6 +792,11 @@ def tier_rows(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
                     if text and "%" in text and text not in rows and len(text) <= 160:
                         rows.append(text)
     return rows[:3]
+
+
+def tier_table_seen(blocks: Sequence[ContextBlock]) -> bool:
+    """Whether the results hold a tiered rule (a range of quantities with a rate) at all."""
+    return bool(tier_rows("1000000000 units", blocks) or tier_rows("1 unit", blocks))
 
 
 _AVERAGE = re.compile(r"average|mean\b|평균", re.IGNORECASE)
