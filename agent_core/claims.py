@@ -112,11 +112,31 @@ _LIST_MARKER = re.compile(
 )
 # Contact details. A made-up address is as bad as a made-up figure: asked whom to e-mail for a
 # refund, a 1.5B model answered "minji@example.com" (the documents say support@example.com).
-_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.IGNORECASE)
-_WEB = re.compile(r"(?:https?://|www\.)[^\s<>()\"'`\[\]]+", re.IGNORECASE)
-# Three groups of digits (02-123-4567, 010 1234 5678, (555) 123-4567, +82 2 1234 5678); not
-# dates (2026-09-09: the last group has four digits) nor ranges (two groups).
-_PHONE = re.compile(r"(?<![\w.+-])(?:\+\d{1,3}[ .-]?)?\(?\d{1,4}\)?[ .-]\d{3,4}[ .-]\d{4}(?![\w-]|[.,]\d)")
+# ASCII classes: Korean text runs on after an address ("support@example.com으로").
+EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+WEB = re.compile(r"(?:https?://|www\.)[A-Za-z0-9._~:/?#@!$&+,;=%-]+", re.IGNORECASE)
+# Three groups of digits, at least one separator a dash, a dot or brackets (02-123-4567,
+# 1-800-555-1234, (555) 123-4567, +82 2-1234-5678); not dates (2026-09-09: the last group has
+# four digits), ranges (two groups) nor numbers in a row ("2024 2025 2026").
+PHONE = re.compile(
+    r"(?<![A-Za-z0-9_.+-])(?:\+\d{1,3}[ .-]?|1[ .-])?(?:\(\d{1,4}\)[ .-]?|\d{1,4}[ .-])\d{3,4}[ .-]\d{4}"
+    r"(?![A-Za-z0-9_-]|[.,]\d)"
+)
+
+
+def is_phone(text: str) -> bool:
+    """A :data:`PHONE` match that is a phone number: nine digits or more, a separator other than a
+    space (or a leading +)."""
+    return len(re.sub(r"\D", "", text)) >= 9 and (text.startswith("+") or bool(re.search(r"[-.()]", text)))
+
+
+def same_phone(a: str, b: str) -> bool:
+    """Two phone numbers written apart (``+82 2-123-4567`` = ``02-123-4567``, ``1-800-…`` =
+    ``800-…``): the digits of one, without a country code or leading zeros, end the other's."""
+    keys = sorted((re.sub(r"\D", "", x).lstrip("0") for x in (a, b)), key=len)
+    return len(keys[0]) >= 8 and keys[1].endswith(keys[0])
+
+
 _VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+\.\d+(?:[.\d]*)\b", re.IGNORECASE)
 _IDENT = re.compile(r"[A-Za-z_]+[-_]?\d[\w.-]*|\d+[A-Za-z_][\w-]*")
 
@@ -402,12 +422,10 @@ def _bare(m: re.Match[str]) -> Claim:
 
 
 def _phone(m: re.Match[str]) -> Claim | None:
-    digits = re.sub(r"\D", "", m.group(0))
-    if len(digits) < 9:
+    raw = m.group(0).strip()
+    if not is_phone(raw):
         return None
-    return Claim(
-        m.group(0).strip(), ("+" if m.group(0).startswith("+") else "") + digits, "contact", m.start(), m.end()
-    )
+    return Claim(raw, ("+" if raw.startswith("+") else "") + re.sub(r"\D", "", raw), "contact", m.start(), m.end())
 
 
 def _web_value(url: str) -> str:
@@ -422,11 +440,11 @@ def contacts(text: str) -> list[Claim]:
     """E-mail and web addresses in ``text`` (phone numbers are found by :func:`find_all`)."""
     found: list[Claim] = []
     taken: list[tuple[int, int]] = []
-    for m in _WEB.finditer(text):
-        raw = m.group(0).rstrip(".,;:!?")
+    for m in WEB.finditer(text):
+        raw = m.group(0).rstrip(".,;:!?_")
         taken.append((m.start(), m.start() + len(raw)))
         found.append(Claim(raw, _web_value(raw), "contact", m.start(), m.start() + len(raw)))
-    for m in _EMAIL.finditer(text):
+    for m in EMAIL.finditer(text):
         raw = m.group(0).rstrip(".")
         if any(a <= m.start() < b for a, b in taken):
             continue  # user@host inside a web address
@@ -436,7 +454,7 @@ def contacts(text: str) -> list[Claim]:
 
 def find_all(text: str) -> list[Claim]:
     finder = _Finder(text)
-    finder.scan(_PHONE, _phone)
+    finder.scan(PHONE, _phone)
     for pattern, order in _DATE_PATTERNS:
         finder.scan(pattern, lambda m, o=order: _date(m, o))
     for pattern, form in _TIME_PATTERNS:

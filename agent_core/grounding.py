@@ -30,7 +30,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agent_core.claims import ANY_DIGITS, Claim, contacts, decimals, find_all, find_claims, wrong_arithmetic
+from agent_core.claims import (
+    ANY_DIGITS,
+    Claim,
+    contacts,
+    decimals,
+    find_all,
+    find_claims,
+    same_phone,
+    wrong_arithmetic,
+)
 
 Status = Literal["grounded", "partly", "ungrounded", "no_claims"]
 
@@ -132,6 +141,8 @@ def _same(value: float, decimals: int, atom: float, atom_decimals: int, *, slack
 def _matches(claim: Claim, source: _Source) -> bool:
     if claim.kind == "contact":
         # The site of a page a result gives ("example.com" for "example.com/refunds") is found too.
+        if re.fullmatch(r"\+?\d+", claim.value):
+            return any(re.fullmatch(r"\+?\d+", c) and same_phone(c, claim.value) for c in source.contacts)
         return any(c == claim.value or c.startswith(claim.value + "/") for c in source.contacts)
     if claim.date is not None:
         y, m, d = claim.date

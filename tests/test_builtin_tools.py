@@ -321,6 +321,14 @@ def test_search_finds_the_right_document(query: str, document: str, snippet: str
     assert snippet in str(hits[0]["snippet"])
 
 
+def test_addresses_and_phone_numbers_are_searchable_by_what_they_are() -> None:
+    from agent_core.tools.docsearch import tokenize
+
+    assert {"email", "이메일"} <= set(tokenize("support@example.com으로 보내 주세요"))
+    assert "phone" in tokenize("Call 02-123-4567.")
+    assert "phone" not in tokenize("Parcels sent in 2024 2025 2026")  # numbers in a row
+
+
 def test_search_limit_no_results_and_empty_query() -> None:
     searcher = WorkspaceSearch(SAMPLE_WORKSPACE)
     assert len(json.loads(searcher.search("refund", limit=1))) == 1

@@ -86,7 +86,14 @@ CLAIMS = [
             ("contact", "example.com/Help"),
         ],
     ),
-    ("Call (555) 123-4567 and 010 1234 5678", [("contact", "5551234567"), ("contact", "01012345678")]),
+    ("Call (555) 123-4567 or 1-800-555-1234", [("contact", "5551234567"), ("contact", "18005551234")]),
+    # Korean text runs on after an address; numbers in a row are no phone number
+    (
+        "support@example.com으로 보내거나 02-123-4567로 전화하세요",
+        [("contact", "support@example.com"), ("contact", "021234567")],
+    ),
+    ("**https://example.com/a**", [("contact", "example.com/a")]),
+    ("Sent in 2024 2025 2026", [("number", "2024"), ("number", "2025"), ("number", "2026")]),
     ("On 2026-09-09, in 5-10 days", [("date", "2026-09-09"), ("number", "5"), ("quantity", "10 days")]),
     ("`ops@example.com` in code is not a claim", []),
     ("Hello! How can I help?", []),
@@ -200,6 +207,23 @@ GROUNDING = [
         ["https://example.com/refunds/form2"],
     ),
     ("Mail bob@example.com as you asked.", "Draft a note to bob@example.com", [], "grounded", []),
+    # the same number written another way is found; another number is not
+    ("Call +82 2-555-1234.", "phone number?", [CONTACTS], "grounded", []),
+    (
+        "Call 1-800-555-9999.",
+        "toll-free?",
+        [call("lookup", "Toll-free: 1-800-555-1234")],
+        "ungrounded",
+        ["1-800-555-9999"],
+    ),
+    ("Call 800-555-1234.", "toll-free?", [call("lookup", "Toll-free: 1-800-555-1234")], "grounded", []),
+    (
+        "support@example.com 입니다.",
+        "이메일?",
+        [call("read_file", "문의는 support@example.com으로 보내 주세요.")],
+        "grounded",
+        [],
+    ),
 ]
 
 

@@ -419,3 +419,9 @@ def test_a_korean_goal_is_searched_again_in_english_when_its_results_lack_the_th
     # Found in the Korean results: no second search.
     refund = search("환불은 며칠 안에 신청해야 해")
     assert plan_step("환불은 며칠 안에 신청해야 해?", [refund], tools).answer
+
+
+def test_evidence_sentences_are_joined_as_sentences() -> None:
+    # The model copies the line: " / " between the sentences ended up in the answer.
+    (line,) = evidence_lines("Search the documents for refund", [looked_up("refund policy"), search("refund")])
+    assert " / " not in line and "환불 가능). Refunds go back" in line

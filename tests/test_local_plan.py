@@ -229,6 +229,8 @@ def test_the_answer_writes_only_the_email_addresses_the_results_give() -> None:
     ]
     numbers = allowed_numbers("Who do I email about a refund?", blocks)
     assert "support@example.com" in numbers and "sales@example.com" not in numbers
+    korean = [block(0, "read_file", {"path": "환불_안내.md"}, "문의는 support@example.com으로 보내 주세요.")]
+    assert "support@example.com" in allowed_numbers("이메일 주소?", korean)  # not "…com으로"
     pattern = re.compile(answer_pattern(numbers)[1:-1])
     for ok in [
         "Write to support@example.com.",

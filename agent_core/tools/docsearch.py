@@ -18,6 +18,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from agent_core.claims import EMAIL, PHONE, is_phone
+
 K1 = 1.5
 B = 0.75
 TITLE_WEIGHT = 2.0
@@ -28,8 +30,6 @@ _TOKEN = re.compile(r"[a-z0-9]+|[\uac00-\ud7a3]+|[^\W\d_]+")
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _SENTENCE_END = re.compile(r"(?<=[.!?。;])\s+")
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)]|>)\s+")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_PHONE = re.compile(r"(?<![\w.-])(?:\+\d{1,3}[ .-]?)?\(?\d{1,4}\)?[ .-]\d{3,4}[ .-]\d{4}(?![\w-])")
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
 _MARKUP = re.compile(r"^(?:[-*+]|\d+[.)]|>)\s+|\*\*|__|`")
 _STOPWORDS = frozenset(
@@ -88,9 +88,9 @@ def tokenize(text: str) -> list[str]:
         else:
             out.append(raw)
     # What an address or a number is for: nobody asks for "support@example.com" by its words.
-    if "@" in text and _EMAIL.search(text):
+    if "@" in text and EMAIL.search(text):
         out += ["email", "mail", "이메일"]
-    if _PHONE.search(text):
+    if any(is_phone(m.group(0)) for m in PHONE.finditer(text)):
         out += ["phone", "전화"]
     return out
 

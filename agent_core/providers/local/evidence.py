@@ -628,7 +628,8 @@ def evidence_lines(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
     evidence = pick_evidence(goal, blocks)
     if not evidence:
         return []
-    return ["The result that answers this: " + " / ".join(evidence)]
+    # Joined as sentences: the model copies the line, and copied " / " between them too.
+    return ["The result that answers this: " + " ".join(e if e[-1] in ".!?。;" else e + "." for e in evidence)]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_core.claims import EMAIL
 from agent_core.context import ContextBlock
 from agent_core.number_words import with_digits
 from agent_core.providers.local.conversions import Conversion, conversion
@@ -1004,7 +1005,6 @@ def comparisons(blocks: Sequence[ContextBlock], korean: bool = False, goal: str 
 
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
-_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 
 def allowed_numbers(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
@@ -1025,7 +1025,7 @@ def allowed_numbers(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
                 texts.append(json.dumps(call.arguments, ensure_ascii=False))
     found: set[str] = set()
     for text in texts:
-        found.update(m.group(0).rstrip(".") for m in _EMAIL.finditer(text))
+        found.update(m.group(0).rstrip(".") for m in EMAIL.finditer(text))
         for raw in _DIGITS.findall(unicodedata.normalize("NFKC", text)):
             plain = raw.replace(",", "") if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", raw) else raw
             for value in {raw, plain, *plain.split(","), *re.split(r"[.,]", raw)}:
