@@ -14,6 +14,7 @@ from agent_core.context import ContextBlock, ToolCallRequest, ToolOutput
 from agent_core.providers import local
 from agent_core.providers.base import ModelRequest
 from agent_core.providers.local.evidence import (
+    MAX_READ_CHARS,
     conditions,
     english_query,
     evidence_lines,
@@ -22,6 +23,7 @@ from agent_core.providers.local.evidence import (
     must_say_not_found,
     not_found,
     pick_evidence,
+    result_sentences,
 )
 from agent_core.providers.local.plan import answer_reminder, comparisons, plan_step, planned_call
 from agent_core.tools.files import make_file_tools
@@ -425,3 +427,21 @@ def test_evidence_sentences_are_joined_as_sentences() -> None:
     # The model copies the line: " / " between the sentences ended up in the answer.
     (line,) = evidence_lines("Search the documents for refund", [looked_up("refund policy"), search("refund")])
     assert " / " not in line and "환불 가능). Refunds go back" in line
+
+
+def test_number_words_set_the_goal_condition_and_paraphrases_are_not_missing() -> None:
+    # "under five hundred dollars" is the $500 condition: the international fee, not the domestic one.
+    goal = "What's the shipping fee for an international order under five hundred dollars?"
+    lines = evidence_lines(goal, [search("shipping fee international order under $500")])
+    assert lines and "$35" in lines[0] and "$15" not in lines[0]
+    # "deadline" and "money back" are the refund window's words: no forced "not found".
+    assert not not_found("What's the deadline for getting my money back?", [search("refund window money back")])
+
+
+def test_odd_outputs_are_read_without_a_crash() -> None:
+    deep = block(("search_documents", {"query": "x"}, "[" * 100_000))
+    assert result_sentences([deep])  # read as text, not as hits
+    long_file = block(("read_file", {"path": "big.txt"}, "The refund window is 30 days. " * 20_000))
+    sentences = result_sentences([long_file])  # of the part read: the last sentence is cut there
+    assert [s.text for s in sentences] == ["The refund window is 30 days.", "The refund"]
+    assert MAX_READ_CHARS < 20_000 * len("The refund window is 30 days. ")

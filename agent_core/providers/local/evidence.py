@@ -32,6 +32,7 @@ from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
 from agent_core.context import ContextBlock
+from agent_core.number_words import with_digits
 from agent_core.tools.docsearch import tokenize
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -52,7 +53,19 @@ CONCEPTS: tuple[tuple[str, ...], ...] = (
     ("ceo", "chief executive", "president", "founder", "owner", "대표", "대표이사", "사장", "창업자", "설립자"),
     ("hours", "opening", "open", "weekday", "am", "pm", "영업시간", "운영시간", "평일", "오전", "오후"),
     # One topic for the lookup tool too ("return" looks up the refund policy).
-    ("refund", "money back", "return", "returned", "환불", "반품", "돌려"),
+    (
+        "refund",
+        "money back",
+        "money",
+        "reimburse",
+        "reimbursed",
+        "reimbursement",
+        "return",
+        "returned",
+        "환불",
+        "반품",
+        "돌려",
+    ),
     ("ship", "shipping", "delivery", "deliver", "parcel", "배송", "배달", "택배"),
     ("price", "cost", "fee", "charge", "pay", "가격", "비용", "요금", "수수료", "배송비", "단가", "금액"),
     (
@@ -99,7 +112,7 @@ CONCEPTS: tuple[tuple[str, ...], ...] = (
     ("warehouse", "창고", "물류"),
     ("free", "무료"),
     ("attendee", "attended", "attend", "참석"),
-    ("window", "within", "이내", "안에"),
+    ("window", "within", "deadline", "time limit", "이내", "안에", "기한"),
     ("request", "apply", "ask", "신청", "요청"),
     ("take", "takes", "걸리", "걸려", "걸립", "소요"),
     ("share", "percent", "percentage", "proportion", "rate", "ratio", "%", "비율", "퍼센트"),
@@ -250,6 +263,7 @@ def result_sentences(blocks: Sequence[ContextBlock]) -> list[Sentence]:
         for output in block.outputs:
             if output.is_error or output.name not in EVIDENCE_TOOLS or output.output.startswith("No results"):
                 continue
+            text = output.output[:MAX_READ_CHARS]
             hits = _hits(output.output) if output.name in ("search_documents", "search_web") else None
             if hits is not None:
                 for context, text in hits:
@@ -257,15 +271,20 @@ def result_sentences(blocks: Sequence[ContextBlock]) -> list[Sentence]:
             else:
                 arguments = calls.get(output.call_id)
                 path = arguments.get("path", "") if isinstance(arguments, dict) else ""
-                out.extend(Sentence(s, output.name, str(path)) for s in _split(output.output))
+                out.extend(Sentence(s, output.name, str(path)) for s in _split(text))
     return list(dict.fromkeys(out))
+
+
+MAX_READ_CHARS = 40_000
+"""Of a long file, the part read for evidence: a 225 KB read_file output took 3.3 s a reading, read
+twice or more per answer step (a prompt's context holds far less of it anyway)."""
 
 
 def _hits(output: str) -> list[tuple[str, str]] | None:
     """``(document and section, snippet)`` of a search's JSON hits, None when it is not such a list."""
     try:
         data = json.loads(output)
-    except ValueError:
+    except (ValueError, RecursionError):  # "[[[[…" nested past the parser's depth
         return None
     if not isinstance(data, list):
         return None
@@ -456,6 +475,7 @@ def pick_evidence(goal: str, blocks: Sequence[ContextBlock], limit: int = MAX_EV
     :data:`NEAR_BEST` of it), at most ``limit`` in all (none when nothing shares a word with the goal). Of a one-question goal, a
     sentence with several amounts is cut to the clause the goal's distinguishing words point to
     (:func:`focus_clause`)."""
+    goal = with_digits(goal)  # "under five hundred dollars" sets the $500 condition too
     parts = goal_parts(goal)
     picked: list[str] = []
     per_part = 2 if len(parts) == 1 else 1
@@ -567,6 +587,7 @@ def not_found(goal: str, blocks: Sequence[ContextBlock]) -> Missing:
       period, and "After 30 days" before it is the refund window. Named by the goal word the
       fewest sentences have.
     """
+    goal = with_digits(goal)  # "under five hundred dollars" sets the $500 condition too
     outputs = [o for b in blocks for o in b.outputs if not o.is_error]
     if not outputs or any(o.name in _OTHER_TOOLS for o in outputs):
         return Missing()
@@ -650,6 +671,7 @@ def compact_search(goal: str, output: str) -> str | None:
     goal says differently would lose it); of the others, a hit none of whose sentences shares a
     word is left out.
     """
+    goal = with_digits(goal)  # "under five hundred dollars" sets the $500 condition too
     try:
         data = json.loads(output)
     except ValueError:
