@@ -10,6 +10,7 @@ import hashlib
 import importlib.util
 import json
 import threading
+import time
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -489,6 +490,20 @@ def test_a_busy_model_is_a_transient_error(
     with engine.busy, pytest.raises(ProviderError) as info:  # another run holds the model
         provider.complete(request(registry, goal="hello", timeout=0.0))
     assert info.value.transient and info.value.error_type == "LocalModelBusy"
+
+
+def test_a_stop_while_waiting_for_the_model_gives_up_the_wait(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, registry: ToolRegistry
+) -> None:
+    engine = install_engine(monkeypatch, fake_model, FakeServer(['{"answer": "for the next run"}']))
+    provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)})
+    cancel = threading.Event()
+    threading.Timer(0.3, cancel.set).start()
+    started = time.monotonic()
+    with engine.busy, pytest.raises(ProviderError, match="stopped") as info:  # another run holds the model
+        provider.complete(request(registry, goal="hello", cancel=cancel, timeout=30.0))
+    assert info.value.error_type == "Cancelled" and time.monotonic() - started < 5
+    assert provider.complete(request(registry, goal="hello")).text == "for the next run"  # nothing taken
 
 
 def test_concurrent_requests_take_turns(

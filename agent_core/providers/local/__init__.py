@@ -283,6 +283,25 @@ def _load_engine(path: Path, *, n_threads: int, n_ctx: int, slot_dir: Path | Non
 # The provider
 
 
+def _acquire(lock: threading.Lock, timeout: float, cancel: threading.Event | None) -> bool:
+    """``lock.acquire(timeout=…)`` that also gives up once ``cancel`` is set: a run stopped while
+    it waits for the model (another run holds it) must not take it afterwards."""
+    if lock.acquire(blocking=False):
+        return True  # free: a Stop already set is seen by the generation itself
+    end = time.monotonic() + timeout
+    while True:
+        if cancel is not None and cancel.is_set():
+            return False
+        left = end - time.monotonic()
+        if lock.acquire(timeout=max(0.0, min(0.1, left))):
+            if cancel is not None and cancel.is_set():
+                lock.release()
+                return False
+            return True
+        if left <= 0:
+            return False
+
+
 def _threads(env: Mapping[str, str]) -> int:
     value = env.get("LOCAL_MODEL_THREADS", "").strip()
     try:
@@ -540,8 +559,10 @@ class LocalProvider:
         )
         waited = time.perf_counter()
         self._waiting_since = time.monotonic()  # until its own first prompt batch is done
-        if not engine.busy.acquire(timeout=max(0.0, request.timeout)):
+        if not _acquire(engine.busy, max(0.0, request.timeout), request.cancel):
             self._waiting_since = None
+            if request.cancel is not None and request.cancel.is_set():
+                raise ProviderError("the run was stopped", provider=PROVIDER_ID, error_type="Cancelled")
             raise ProviderError(
                 "the local model is busy with another run; this one will try again",
                 provider=PROVIDER_ID,
