@@ -251,3 +251,23 @@ def test_the_answer_is_told_the_tier_of_the_quantity_asked(tools: list[Tool]) ->
     # Below every tier: nothing to tell.
     _, small = planned_run("How much do 12 units cost?", tools)
     assert plan_step("How much do 12 units cost?", small, tools).hint == ""
+
+
+def test_a_quantity_below_every_tier_is_told_so_when_the_model_writes_the_sum() -> None:
+    # Shown the tiers for 10 units with shipping, the model wrote "24 * 10 * (1 - 0.05) + 15".
+    from agent_core.context import ContextBlock, ToolCallRequest, ToolOutput
+    from agent_core.providers.local.plan import below_every_tier
+    from agent_core.tools.knowledge import lookup
+
+    tiers = lookup("unit price, volume discount")
+    looked = ContextBlock(
+        index=0,
+        step=1,
+        provider="local",
+        tool_calls=[ToolCallRequest("c1", "lookup", {"topic": "unit price, volume discount"})],
+        outputs=[ToolOutput("c1", "lookup", tiers)],
+    )
+    assert below_every_tier("What do 10 units cost including standard shipping?", [looked])
+    assert not below_every_tier("What do 150 units cost including standard shipping?", [looked])
+    assert not below_every_tier("What is 17% of 2,340?", [looked])  # no quantity of units
+    assert not below_every_tier("What do 10 units cost?", [])  # no tiers seen

@@ -444,12 +444,16 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
             # ran into the call limit (notes.txt is ~300 tokens) and cost seconds for nothing.
             pinned = {"word_count": {"text": [counted[0]]}}
             reason += f" (the text of {counted[1]})"
+        hint = step_hint(need, state, goal, blocks)
+        if need.key == "calculator" and not pinned and below_every_tier(goal, blocks):
+            # Shown the tiers for 10 units with shipping, the model wrote "24 * 10 * (1 - 0.05) + 15".
+            hint += "\n\n(The quantity asked is below every volume-discount tier: no discount, the unit price.)"
         return StepPlan(
             offered,
             True,
             reason,
             pinned,
-            hint=step_hint(need, state, goal, blocks),
+            hint=hint,
             call_tokens=call_tokens(need, goal),
         )
     converted = _conversion_asked(goal) if any(n.key == "calculator" for n in needs) else None
@@ -771,6 +775,12 @@ def tier_rows(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
                     if text and "%" in text and text not in rows and len(text) <= 160:
                         rows.append(text)
     return rows[:3]
+
+
+def below_every_tier(goal: str, blocks: Sequence[ContextBlock]) -> bool:
+    """Whether the goal names a quantity, the results hold a tiered rule, and no tier holds it."""
+    quantities = [v for q in _QUANTITY_ASKED.findall(with_digits(_norm(goal))) if (v := _number(q)) is not None]
+    return bool(quantities) and tier_table_seen(blocks) and not tier_rows(goal, blocks)
 
 
 def tier_table_seen(blocks: Sequence[ContextBlock]) -> bool:
