@@ -13,17 +13,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from agent_core.context import ContextBlock, ToolCallRequest, ToolOutput
+from agent_core.context import ContextBlock
 from agent_core.providers.local.conversions import conversion
 from agent_core.providers.local.plan import lookup_gaps, plan_step, planned_call, quantity_times_price
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
 from agent_core.tools.knowledge import lookup_fact
 from agent_core.tools.registry import Tool
+from tests.test_local_plan import block
 
 WORKSPACE_ROOT = Path(__file__).resolve().parent.parent / "agent_data"
 
@@ -31,17 +31,6 @@ WORKSPACE_ROOT = Path(__file__).resolve().parent.parent / "agent_data"
 @pytest.fixture(scope="module")
 def tools() -> list[Tool]:
     return list(build_default_registry(Settings(data_dir=WORKSPACE_ROOT)))
-
-
-def block(index: int, name: str, arguments: dict[str, Any], output: str, *, error: bool = False) -> ContextBlock:
-    call = ToolCallRequest(f"local_{index}_1", name, arguments)
-    return ContextBlock(
-        index=index,
-        step=index + 1,
-        provider="local",
-        tool_calls=[call],
-        outputs=[ToolOutput(call.call_id, name, output, is_error=error)],
-    )
 
 
 def planned_run(goal: str, tools: list[Tool]) -> tuple[list[str], list[ContextBlock]]:
@@ -255,18 +244,10 @@ def test_the_answer_is_told_the_tier_of_the_quantity_asked(tools: list[Tool]) ->
 
 def test_a_quantity_below_every_tier_is_told_so_when_the_model_writes_the_sum() -> None:
     # Shown the tiers for 10 units with shipping, the model wrote "24 * 10 * (1 - 0.05) + 15".
-    from agent_core.context import ContextBlock, ToolCallRequest, ToolOutput
     from agent_core.providers.local.plan import below_every_tier
     from agent_core.tools.knowledge import lookup
 
-    tiers = lookup("unit price, volume discount")
-    looked = ContextBlock(
-        index=0,
-        step=1,
-        provider="local",
-        tool_calls=[ToolCallRequest("c1", "lookup", {"topic": "unit price, volume discount"})],
-        outputs=[ToolOutput("c1", "lookup", tiers)],
-    )
+    looked = block(0, "lookup", {"topic": "unit price, volume discount"}, lookup("unit price, volume discount"))
     assert below_every_tier("What do 10 units cost including standard shipping?", [looked])
     assert not below_every_tier("What do 150 units cost including standard shipping?", [looked])
     assert not below_every_tier("What is 17% of 2,340?", [looked])  # no quantity of units
