@@ -36,12 +36,12 @@ def tools() -> list[Tool]:
             ["get_weather:Singapore", "get_weather:London", "calculator"],
         ),
         ("What's the weather like in Cairo?", ["get_weather"]),
-        ("How much do 7 units cost in total?", ["lookup:unit price, volume discount", "calculator"]),
-        ("Is shipping free for an order of 20 units?", ["lookup:unit price, volume discount, shipping", "calculator"]),
-        ("20개 주문하면 배송비 무료인가요?", ["lookup:unit price, volume discount, shipping", "calculator"]),
+        ("How much do 7 units cost in total?", ["lookup:unit price", "calculator"]),
+        ("Is shipping free for an order of 20 units?", ["lookup:unit price, shipping", "calculator"]),
+        ("20개 주문하면 배송비 무료인가요?", ["lookup:unit price, shipping", "calculator"]),
         (
             "What's the weather in Seoul, and how much would 3 units cost?",
-            ["get_weather:Seoul", "lookup:unit price, volume discount", "calculator"],
+            ["get_weather:Seoul", "lookup:unit price", "calculator"],
         ),
         ("What is 17% of 2,340?", ["calculator"]),
         ("2,340의 17%는 얼마야?", ["calculator"]),
@@ -98,12 +98,12 @@ def test_a_conditional_fetches_facts_then_computes_then_answers(tools: list[Tool
     goal = "Is shipping free for an order of 20 units?"
     first = plan_step(goal, [], tools)
     assert [t.name for t in first.tools] == ["lookup"] and first.arguments["lookup"] == {
-        "topic": ["unit price, volume discount, shipping"]
+        "topic": ["unit price, shipping"]
     }
     facts = block(
         0,
         "lookup",
-        {"topic": "unit price, volume discount, shipping"},
+        {"topic": "unit price, shipping"},
         "Unit price: $24 per unit\nShipping: free on $500 or more",
     )
     second = plan_step(goal, [facts], tools)
@@ -361,7 +361,7 @@ def test_a_plain_quantity_is_priced_with_the_unit_price_found(tools: list[Tool])
         block(
             0,
             "lookup",
-            {"topic": "unit price, volume discount, shipping"},
+            {"topic": "unit price, shipping"},
             "Unit price: $24 per unit\nShipping: free on $500 or more",
         )
     ]
@@ -408,7 +408,7 @@ def test_the_first_document_search_asks_the_question_itself(tools: list[Tool]) -
     from agent_core.providers.local.plan import planned_call
 
     goal = "What do 10 units cost including standard shipping inside Korea?"
-    price = block(0, "lookup", {"topic": "unit price, volume discount"}, "Unit price: $24 per unit")
+    price = block(0, "lookup", {"topic": "unit price"}, "Unit price: $24 per unit")
     plan = plan_step(goal, [price], tools)
     assert planned_call(plan) == (
         "search_documents",
@@ -462,7 +462,7 @@ def test_a_web_search_request_searches_the_web() -> None:
 @pytest.mark.parametrize("goal", ["How much do 5 items cost?", "What do 12 pieces cost?", "How much for 3 products?"])
 def test_a_count_of_items_is_priced_like_a_count_of_units(goal: str) -> None:
     names = ["search_documents", "lookup", "calculator"]
-    assert [n.key for n in analyse(goal, names).needs] == ["lookup:unit price, volume discount", "calculator"]
+    assert [n.key for n in analyse(goal, names).needs] == ["lookup:unit price", "calculator"]
 
 
 @pytest.mark.parametrize(
@@ -549,7 +549,7 @@ def test_a_quantity_in_words_is_priced_like_one_in_digits(tools: list[Tool], goa
     from agent_core.providers.local.plan import planned_call
 
     needs = analyse(goal, BUILTIN_TOOL_NAMES).needs
-    assert [n.key for n in needs] == ["lookup:unit price, volume discount", "calculator"]
+    assert [n.key for n in needs] == ["lookup:unit price", "calculator"]
     price = block(0, "lookup", {"topic": needs[0].match["topic"]}, "Unit price: $24 per unit")
     assert planned_call(plan_step(goal, [price], tools)) == ("calculator", {"expression": f"24 * {quantity}"})
 
@@ -709,7 +709,7 @@ def test_a_quantity_beside_another_question_adds_no_calculator() -> None:
     # Asked what they cost, the same units are priced.
     goal = "I need two units for the office, what do they cost and what is the refund policy?"
     assert [n.key for n in analyse(goal, BUILTIN_TOOL_NAMES).needs] == [
-        "lookup:unit price, volume discount, refund policy",
+        "lookup:unit price, refund policy",
         "calculator",
     ]
 
@@ -717,21 +717,21 @@ def test_a_quantity_beside_another_question_adds_no_calculator() -> None:
 # Every goal of the eval sets that names a count of things ("5 items", "세 개", "20 units"): the
 # plan these goals pass with. A new such goal needs its line here.
 PRICED_EVAL_GOALS = {
-    "price-total-ko": ["lookup:unit price, volume discount", "calculator"],
-    "price-total-en": ["lookup:unit price, volume discount", "calculator"],
-    "price-five-items": ["lookup:unit price, volume discount", "calculator"],
-    "price-ten-ko": ["lookup:unit price, volume discount", "calculator"],
-    "price-three-ko-words": ["lookup:unit price, volume discount", "calculator"],
+    "price-total-ko": ["lookup:unit price", "calculator"],
+    "price-total-en": ["lookup:unit price", "calculator"],
+    "price-five-items": ["lookup:unit price", "calculator"],
+    "price-ten-ko": ["lookup:unit price", "calculator"],
+    "price-three-ko-words": ["lookup:unit price", "calculator"],
     "unit-price": ["lookup:unit price"],
-    "total-7-units": ["lookup:unit price, volume discount", "calculator"],
-    "free-shipping-20": ["lookup:unit price, volume discount, shipping", "calculator"],
-    "free-shipping-25": ["lookup:unit price, volume discount, shipping", "calculator"],
-    "price-and-weather": ["get_weather:Seoul", "lookup:unit price, volume discount", "calculator"],
+    "total-7-units": ["lookup:unit price", "calculator"],
+    "free-shipping-20": ["lookup:unit price, shipping", "calculator"],
+    "free-shipping-25": ["lookup:unit price, shipping", "calculator"],
+    "price-and-weather": ["get_weather:Seoul", "lookup:unit price", "calculator"],
     "price-and-refund": ["lookup:unit price, refund policy", "documents"],
-    "total-10-with-shipping": ["lookup:unit price, volume discount", "documents", "calculator"],
+    "total-10-with-shipping": ["lookup:unit price", "documents", "calculator"],
     "discount-150-units": ["lookup:unit price, volume discount", "documents", "calculator"],
-    "ko-total-10": ["lookup:unit price, volume discount", "calculator"],
-    "ko-free-shipping-20": ["lookup:unit price, volume discount, shipping", "calculator"],
+    "ko-total-10": ["lookup:unit price", "calculator"],
+    "ko-free-shipping-20": ["lookup:unit price, shipping", "calculator"],
 }
 
 

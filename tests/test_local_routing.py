@@ -125,11 +125,11 @@ def test_the_words_a_lookup_line_does_not_hold() -> None:
         ),
         ("How much do 230 items cost?", ["lookup(unit price, volume discount)", "calculator(22.80 * 230)", "answer"]),
         ("제품 450개 주문하면 얼마예요?", ["lookup(단가, 할인)", "calculator(22.80 * 450)", "answer"]),
-        ("99개 사면 총 얼마야?", ["lookup(단가, 할인)", "calculator(24 * 99)", "answer"]),
+        ("99개 사면 총 얼마야?", ["lookup(단가)", "calculator(24 * 99)", "answer"]),
         # Below every tier: the unit price; a conditional on the total compares it next.
         (
             "If I order 22 units, is delivery free?",
-            ["lookup(unit price, volume discount, shipping)", "calculator(24 * 22)", "answer"],
+            ["lookup(unit price, shipping)", "calculator(24 * 22)", "answer"],
         ),
         (
             "Do I get free shipping with 100 units?",

@@ -13,6 +13,9 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+FIRST_DISCOUNT_UNITS = 100
+"""The smallest order the volume discount applies to (pricing.md: 100 to 499 units, 5 %)."""
+
 
 @dataclass(frozen=True)
 class Fact:

@@ -34,6 +34,7 @@ from agent_core.context import ContextBlock
 from agent_core.number_words import with_digits
 from agent_core.providers.local.conversions import Conversion, conversion
 from agent_core.providers.local.evidence import conditions, english_search, evidence_lines
+from agent_core.tools.knowledge import FIRST_DISCOUNT_UNITS
 from agent_core.tools.registry import Tool
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -246,10 +247,12 @@ def analyse(goal: str, tool_names: Iterable[str]) -> Analysis:
         ("unit price", "단가") in topics
         and ("volume discount", "할인") not in topics
         and not _OWN_RATE.search(counted)
-        and any((_number(q) or 0) > 1 for q in _QUANTITY_ASKED.findall(counted))
+        and any((_number(q) or 0) >= FIRST_DISCOUNT_UNITS for q in _QUANTITY_ASKED.findall(counted))
     ):
         # A count of units is priced with the volume tiers whether or not the goal says
-        # "discount": 600 units cost 600 × $21.60, not 600 × $24 (the unit price alone).
+        # "discount": 600 units cost 600 × $21.60, not 600 × $24 (the unit price alone). Below
+        # the first tier the tiers only mislead: shown them for 10 units with shipping, the model
+        # took 5 % off ("24 * 10 * (1 - 0.05) + 15").
         topics.insert(topics.index(("unit price", "단가")) + 1, ("volume discount", "할인"))
     if "lookup" in enabled and topics:
         topic = ", ".join(ko if korean else en for en, ko in topics)
@@ -447,7 +450,10 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
         hint = step_hint(need, state, goal, blocks)
         if need.key == "calculator" and not pinned and below_every_tier(goal, blocks):
             # Shown the tiers for 10 units with shipping, the model wrote "24 * 10 * (1 - 0.05) + 15".
-            hint += "\n\n(The quantity asked is below every volume-discount tier: no discount, the unit price.)"
+            hint += (
+                "\n\n(The quantity asked is below every volume-discount tier: no discount, the unit price; "
+                "add any fee the request asks for.)"
+            )
         return StepPlan(
             offered,
             True,
