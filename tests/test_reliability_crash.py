@@ -90,7 +90,14 @@ def start_chat_run(srv: FakeLLMServer, data_dir: Path, goal: str = "What is 6*7?
         text=True,
         cwd=data_dir,
         env=cli_env(data_dir, OPENAI_COMPAT_API_KEY=COMPAT_KEY),
+        # Ctrl-C as in a terminal: a child inherits an ignored SIGINT, and in the whole suite
+        # something in this process leaves it ignored (the run then never saw the Ctrl-C).
+        preexec_fn=_default_sigint,
     )
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def wait_for_second_request(srv: FakeLLMServer, proc: subprocess.Popen[str]) -> None:
