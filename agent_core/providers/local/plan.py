@@ -873,10 +873,9 @@ def answer_reminder(goal: str, blocks: Sequence[ContextBlock]) -> str:
     failed = any(o.is_error or o.output.startswith("No results") for b in blocks for o in b.outputs)
     lines = [
         f"\n\nNow answer the request: {goal}",
-        f"Answer every part of it in {request_language(goal)}, in one to three sentences, giving the "
-        "figures (with their units) that answer it.",
-        "Use only the facts and numbers in the tool results above, written exactly as there; "
-        "add no other number or detail.",
+        # One sentence, not two: 36 prompt tokens instead of 50, ~0.4 s of every answer on 2 cores.
+        f"Answer all of it in {request_language(goal)} in one to three sentences, using only the facts "
+        "and figures (with units) in the tool results above, exactly as written; add nothing else.",
     ]
     korean = request_language(goal) == "Korean"
     required = [] if nothing_found(blocks) else required_facts(goal, blocks)
