@@ -168,6 +168,7 @@ class FakeLlama:
 
     def __init__(self) -> None:
         self.loads = 0
+        self.computed = 0  # warm-ups that computed the prompt (the slot held another one)
         self.bodies: list[dict[str, Any]] = []
         self.actions: list[str] = []
         self.release = threading.Event()
@@ -192,6 +193,7 @@ class FakeServer:
     def __init__(self, fake: FakeLlama, params: Any) -> None:
         self.fake, self.params = fake, params
         self.tokens = 0  # the slot's cached prompt tokens
+        self.prompt: Any = None  # the messages whose state the slot holds
         server = self
 
         class Slots(BaseHTTPRequestHandler):
@@ -202,10 +204,13 @@ class FakeServer:
                 path = Path(params.slot_save_path + body["filename"])
                 server.fake.actions.append(action)
                 if ok and action == "save":
-                    path.write_bytes(b"K" * 1000 + server.tokens.to_bytes(4, "big"))
+                    state = json.dumps(server.prompt).encode()
+                    path.write_bytes(b"K" * 1000 + state + server.tokens.to_bytes(4, "big"))
                     reply: dict[str, Any] = {"n_saved": server.tokens}
                 elif ok and action == "restore" and path.is_file():
-                    server.tokens = int.from_bytes(path.read_bytes()[-4:], "big")
+                    data = path.read_bytes()
+                    server.tokens = int.from_bytes(data[-4:], "big")
+                    server.prompt = json.loads(data[1000:-4])
                     reply = {"n_restored": server.tokens}
                 else:
                     self.send_response(400)
@@ -226,8 +231,10 @@ class FakeServer:
 
     def handle_chat_completions(self, body: dict[str, Any], callback: Any = None) -> Any:
         self.fake.bodies.append(body)
-        if callback is None:  # the warm-up
-            self.tokens = 490
+        if callback is None:  # the warm-up, or the grammar's one token after a restored prompt
+            if body["messages"] != self.prompt:
+                self.fake.computed += 1
+            self.tokens, self.prompt = 490, body["messages"]
             return {}
         cached = self.tokens
         for piece in ('{"answer": ', '"ok"}'):
@@ -274,7 +281,12 @@ def prepared(settings: Settings) -> local.LocalProvider:
 
 
 def warm_ups(fake: FakeLlama) -> int:
-    return sum(1 for b in fake.bodies if b.get("max_tokens") == 1)
+    """How many times the system prompt was computed (not restored, not already in the slot)."""
+    return fake.computed
+
+
+def grammar_warm_ups(fake: FakeLlama) -> int:
+    return sum(1 for b in fake.bodies if b.get("max_tokens") == 1 and b.get("grammar") == local.WARM_GRAMMAR)
 
 
 def test_the_prompt_is_saved_once_then_restored_in_a_new_process(fake_llama: FakeLlama, settings: Settings) -> None:
@@ -284,11 +296,19 @@ def test_the_prompt_is_saved_once_then_restored_in_a_new_process(fake_llama: Fak
     assert first.meta()["prompt_cache"] == "built"
     assert list((settings.data_dir / "cache" / "prompt").glob("*.slot"))
 
+    assert grammar_warm_ups(fake_llama) == 1  # llguidance's tables: built with the prompt
+
     assert prepared(settings).prompt_cache == "in memory"  # same process: nothing to do
+    assert grammar_warm_ups(fake_llama) == 1
     new_process()
     second = prepared(settings)
     assert second.prompt_cache == "restored" and warm_ups(fake_llama) == 1
     assert fake_llama.actions == ["save", "restore"] and fake_llama.loads == 2
+    # The new process builds llguidance's tables while loading, after the restored prompt (one
+    # token more: the slot keeps that prompt), not in the first answer.
+    assert grammar_warm_ups(fake_llama) == 2
+    assert fake_llama.bodies[-1]["messages"] == fake_llama.bodies[0]["messages"]
+    assert prepared(settings).prompt_cache == "in memory" and grammar_warm_ups(fake_llama) == 2
 
     other_tools = local.create(model=None, base_url=None, settings=settings)
     other_tools.use_run("sys", list(build_default_registry(settings).subset(["calculator"])))
@@ -359,3 +379,10 @@ def test_a_run_during_the_early_load_waits_for_it_and_shows_its_progress(
 def test_preload_can_be_turned_off() -> None:
     assert preload.enabled({}) and preload.enabled({"LOCAL_PRELOAD": "1"})
     assert not preload.enabled({"LOCAL_PRELOAD": "0"}) and not preload.enabled({"LOCAL_PRELOAD": "off"})
+
+
+def test_the_load_skips_the_memory_fit_and_the_weight_repack(fake_llama: FakeLlama, settings: Settings) -> None:
+    """Both cost load time for nothing on this CPU (measured in the comments at the settings)."""
+    prepared(settings)
+    params = local._ENGINE.server.params  # type: ignore[union-attr]
+    assert params.fit_params is False and params.no_extra_bufts is True and params.warmup is False
