@@ -40,8 +40,10 @@ from typing import Any
 
 log = logging.getLogger("agent_core.providers.local.prompt_cache")
 
-FORMAT = 1
-"""Bump when the files or the key change meaning: older files are then simply never found."""
+FORMAT = 2
+"""Bump when the files or the key change meaning: older files are then simply never found.
+2: the weights are no longer repacked at load (``no_extra_bufts``); a state computed with the
+repacked kernels differs in its last bits from one computed now, so it is not reused."""
 SLOT_SUFFIX = ".slot"
 INDEX_SUFFIX = ".json"
 TEMP_SUFFIX = ".tmp"
