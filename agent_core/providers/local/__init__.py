@@ -375,7 +375,8 @@ class LocalProvider:
         (computed and saved), ``computed`` (computed, not saved), ``in memory`` (already in the
         model's slot) or None (no run prompt given)."""
         self.prompt_ms: float | None = None
-        """Time spent making the system prompt ready (restore, or compute and save), ms."""
+        """Time spent making the system prompt ready (restore, or compute and save), ms; in a new
+        process it includes llguidance's tables (:data:`WARM_GRAMMAR`)."""
         self.slot_dir = prompt_cache_dir(data_dir) if data_dir is not None else None
         self._engine: _Engine | None = None
         self._source: ModelSource | None = None
