@@ -63,3 +63,14 @@ def test_a_verdict_gets_one_sentence_more() -> None:
     four = enough_said([("15 °C",), ("22 °C",)], sentences=4)
     assert three('{"answer": "' + text) == "London is 15 °C. Seoul is 22 °C. Both are from today."
     assert four('{"answer": "' + text) == text[: text.index(" More")]
+
+
+def test_output_stuck_on_a_short_piece_ends_at_the_last_sentence_that_states_the_figures() -> None:
+    enough = enough_said([("22.80", "$22.80")])
+    start = '{"answer": "100개 사면 개당 $22.80입니다. (calculator: 22.80 * 100)'
+    assert enough(start + "'}'" * 3) is None  # a few repeats may be text
+    assert enough(start + "'}'" * 8) == "100개 사면 개당 $22.80입니다."
+    # Stuck before a required figure was stated: the same (the grammar wanted the total, 2280,
+    # and the sentence had answered the unit price asked); no sentence at all: no early end.
+    assert enough_said([("2280",)])(start + "'}'" * 8) == "100개 사면 개당 $22.80입니다."
+    assert enough_said([])('{"answer": "No sentence yet ' + "ha" * 20) is None

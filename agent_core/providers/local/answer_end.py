@@ -24,6 +24,12 @@ SENTENCES = 3
 """Complete sentences after which an answer that states every required figure stops."""
 MOST_SENTENCES = 6
 """Complete sentences after which an answer stops whatever it states."""
+LOOP_REPEATS = 8
+"""A run of the same short piece this many times over ends the answer (see :data:`_LOOP`)."""
+
+_LOOP = re.compile(rf"(.{{1,8}}?)\1{{{LOOP_REPEATS - 1},}}$", re.DOTALL)
+"""Output stuck on a short piece: after "100개 사면 개당 $22.80입니다. (calculator: 22.80 * 100)" the
+model wrote "'}'" over and over, with no sentence end, to the 200-token limit (~20 s on 2 cores)."""
 
 _SENTENCE_END = re.compile(r"[.!?。](?=\s)")
 """A sentence end: its mark followed by white space (``3.5`` and ``example.com`` are no end)."""
@@ -77,6 +83,11 @@ def enough_said(required: Sequence[Sequence[str]], *, sentences: int = SENTENCES
             said = text[:end]
             if count >= MOST_SENTENCES or all(any(_states(said, form) for form in forms) for forms in required):
                 return said
+        if ends and _LOOP.search(text):
+            # Stuck: the complete sentences are the answer, whether or not they state every
+            # required figure (the grammar held out for "2280", the total, on a unit-price
+            # question the sentence before had answered: "$22.80"); the answer check reads them.
+            return text[: ends[-1]]
         return None
 
     return test
