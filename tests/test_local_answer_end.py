@@ -74,3 +74,5 @@ def test_output_stuck_on_a_short_piece_ends_at_the_last_sentence_that_states_the
     # and the sentence had answered the unit price asked); no sentence at all: no early end.
     assert enough_said([("2280",)])(start + "'}'" * 8) == "100개 사면 개당 $22.80입니다."
     assert enough_said([])('{"answer": "No sentence yet ' + "ha" * 20) is None
+    # A figure with many zeros is being written, not stuck.
+    assert enough_said([("100000000",)])('{"answer": "It is big. The budget is 100000000') is None

@@ -27,9 +27,10 @@ MOST_SENTENCES = 6
 LOOP_REPEATS = 8
 """A run of the same short piece this many times over ends the answer (see :data:`_LOOP`)."""
 
-_LOOP = re.compile(rf"(.{{1,8}}?)\1{{{LOOP_REPEATS - 1},}}$", re.DOTALL)
+_LOOP = re.compile(rf"(\D{{1,8}}?)\1{{{LOOP_REPEATS - 1},}}$", re.DOTALL)
 """Output stuck on a short piece: after "100개 사면 개당 $22.80입니다. (calculator: 22.80 * 100)" the
-model wrote "'}'" over and over, with no sentence end, to the 200-token limit (~20 s on 2 cores)."""
+model wrote "'}'" over and over, with no sentence end, to the 200-token limit (~20 s on 2 cores).
+Not a digit: "10000000" being written is a figure, not a loop."""
 
 _SENTENCE_END = re.compile(r"[.!?。](?=\s)")
 """A sentence end: its mark followed by white space (``3.5`` and ``example.com`` are no end)."""
