@@ -1285,21 +1285,20 @@ def answer_pattern(
     return "^(?:" + "|".join(ends) + ")$"
 
 
-# What an answer may write between its figures: printable ASCII but the digits, "@" and "=", Latin-1
-# and Latin Extended-A (°, ×, é) without the superscript digits, dashes, quotes and ellipses, the
+# What an answer may write between its figures: printable ASCII but the digits and "@", Latin-1 and
+# Latin Extended-A (°, ×, é) without the superscript digits, dashes, quotes and ellipses, the
 # currency and degree signs, Hangul and CJK punctuation. (Characters, not escapes: the pattern
-# travels as JSON to llguidance and is also compiled by Python in the tests.) No "=": the answer
-# states the results, it does not work sums of its own; given "=" the model wrote "The difference
-# is 22 - 15 = 15 °C" from two temperatures (both figures allowed, the sum wrong).
-_ASCII = " -/:-<>?A-~"
-_NON_ASCII = (
-    "\u00a0-\u00b1\u00b4-\u00b8\u00ba-\u017f\u2010-\u2027\u20a9\u20ac\u2103\u2109"
+# travels as JSON to llguidance and is also compiled by Python in the tests.) "=" stays: the answer
+# check verifies a sum written "22 - 15 = 15" and sends it back; without "=" the model wrote
+# "22 - 15 degrees Celsius, which equals 15 degrees Celsius", which it cannot read.
+_TEXT_CHARS = (
+    " -/:-?A-~\u00a0-\u00b1\u00b4-\u00b8\u00ba-\u017f\u2010-\u2027\u20a9\u20ac\u2103\u2109"
     "\u1100-\u11ff\u3000-\u3003\u3008-\u3011\u3131-\u318e\uac00-\ud7a3"
 )
-_TEXT_CHARS = _ASCII + _NON_ASCII
-_TEXT_NO_SEPARATOR = " -+\\-/:-<>?A-~" + _NON_ASCII
+_NON_ASCII = _TEXT_CHARS[len(" -/:-?A-~") :]
+_TEXT_NO_SEPARATOR = " -+\\-/:-?A-~" + _NON_ASCII
 """The same without "." and "," (what may follow a figure's last digit)."""
-_TEXT_NO_END = ' "-\\-/:-<>A-~' + _NON_ASCII.replace("\u3000-\u3003", "\u3000\u3001\u3003")
+_TEXT_NO_END = ' "-\\-/:->A-~' + _NON_ASCII.replace("\u3000-\u3003", "\u3000\u3001\u3003")
 """The same without ".", "!", "?" and "。" (inside a one-sentence answer)."""
 _TEXT_NO_END_OR_COMMA = _TEXT_NO_END.replace('"-\\-', '"-+\\-', 1)
 
