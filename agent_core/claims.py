@@ -504,8 +504,13 @@ _OPERAND = r"\$?\s?" + _NUM
 # A minus or an "x" is an operator only with spaces around it: "9-5", "Mon-Fri 9-6" and "2x" are
 # ranges and words. A result followed by a space and three digits is a spaced thousands number.
 _OPERATOR = r"(?:\s*[+×*/÷]\s*|\s+[-−x]\s+)"
+# "=", or the words for it after an optional unit: shown no "=", the local model wrote "22 - 15
+# degrees Celsius, which equals 15 degrees Celsius", each figure in a result. Not "is": "100 - 499
+# units is 5 % off" is a range.
+_UNIT = r"(?:\s?(?:°\s?[CF]|℃|℉|degrees?(?:\s+(?:Celsius|Fahrenheit))?|units?|dollars?|won|원))"
+_EQUALS = rf"(?:{_UNIT}?\s*=\s*|{_UNIT}?,?\s+(?:which\s+|that\s+)?(?:equals|is\s+equal\s+to|comes\s+to|makes)\s+)"
 _EQUATION = re.compile(
-    rf"(?<![\w.,:\-−])({_OPERAND}(?:{_OPERATOR}{_OPERAND})+)\s*=\s*({_OPERAND})"
+    rf"(?<![\w.,:\-−])({_OPERAND}(?:{_OPERATOR}{_OPERAND})+){_EQUALS}({_OPERAND})"
     r"(?![\d]|[.,]\d|\s\d{3}\b)(\s?(?:%|％|percent\b|per\s?cent\b|퍼센트))?",
     re.IGNORECASE,
 )

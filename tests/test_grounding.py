@@ -351,6 +351,17 @@ SEOUL = call("get_weather", '{"city": "Seoul", "temperature": 22, "unit": "celsi
         ("60 x 60 x 24 = 86 400 seconds; 2/3 = 0.66", []),  # a spaced thousands result; cut decimals
         ("100 - 20 / 2 = 40", []),  # steps in order, not precedence: not read
         ("2/3 = 0.65", [("2/3 = 0.65", "2/3 = 0.67")]),
+        # The same in words, a unit between: each figure is in a result, the sum is made up.
+        (
+            "The difference is 22 - 15 degrees Celsius, which equals 15 degrees Celsius.",
+            [("22 - 15 degrees Celsius, which equals 15", "22 - 15 = 7")],
+        ),
+        (
+            "24 x 7 equals 170, and 2 + 2 is equal to 5",
+            [("24 x 7 equals 170", "24 x 7 = 168"), ("2 + 2 is equal to 5", "2 + 2 = 4")],
+        ),
+        ("22 °C - 15 °C = 7 °C; 24 * 7 comes to 168; 22 - 15 makes 7", []),
+        ("Orders of 100 - 499 units is 5% off", []),  # a range, and "is" is not read
     ],
 )
 def test_wrong_sums_written_out_are_found(answer: str, wrong: list[tuple[str, str]]) -> None:
@@ -372,6 +383,9 @@ def test_a_wrong_sum_of_supported_figures_is_flagged_everywhere() -> None:
     assert summary(result).startswith("⚠ 22 - 15 = 15 is wrong: 22 - 15 = 7")
     assert correction(result).startswith("Your answer says 22 - 15 = 15, but 22 - 15 = 7.")
     assert check_answer("The difference is 22 - 15 = 7.", "w", [LONDON, SEOUL])["status"] == "grounded"
+    # Written in words, it was marked grounded (everyday warmer-london-seoul, local model).
+    worded = "The difference is 22 - 15 degrees Celsius, which equals 15 degrees Celsius."
+    assert check_answer(worded, "Which is warmer, London or Seoul?", [LONDON, SEOUL])["status"] == "partly"
 
 
 @pytest.mark.parametrize(
