@@ -263,15 +263,15 @@ def result_sentences(blocks: Sequence[ContextBlock]) -> list[Sentence]:
         for output in block.outputs:
             if output.is_error or output.name not in EVIDENCE_TOOLS or output.output.startswith("No results"):
                 continue
-            text = output.output[:MAX_READ_CHARS]
             hits = _hits(output.output) if output.name in ("search_documents", "search_web") else None
             if hits is not None:
-                for context, text in hits:
-                    out.extend(Sentence(s, output.name, context) for s in _split(text))
+                for context, snippet in hits:
+                    out.extend(Sentence(s, output.name, context) for s in _split(snippet))
             else:
                 arguments = calls.get(output.call_id)
                 path = arguments.get("path", "") if isinstance(arguments, dict) else ""
-                out.extend(Sentence(s, output.name, str(path)) for s in _split(text))
+                read = output.output[:MAX_READ_CHARS]
+                out.extend(Sentence(s, output.name, str(path)) for s in _split(read))
     return list(dict.fromkeys(out))
 
 
