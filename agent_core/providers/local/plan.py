@@ -463,20 +463,14 @@ def plan_step(goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]) 
             call_tokens=call_tokens(need, goal),
         )
     converted = _conversion_asked(goal) if any(n.key == "calculator" for n in needs) else None
-    rows = tier_rows(goal, blocks) if converted is None else []
-    return StepPlan(
-        [],
-        False,
-        "every need met or tried: answer",
-        answer=True,
-        hint=converted.hint(bool(_HANGUL.search(goal)))
-        if converted is not None
+    hint = ""
+    if converted is not None:
+        hint = converted.hint(bool(_HANGUL.search(goal)))
+    elif rows := tier_rows(goal, blocks):
         # The tier of the quantity asked: told only to the calculator, the model answered "300
         # units: $24 per unit" beside the total it had computed at $22.80.
-        else f"\n\n(The quantity asked falls in this tier: {' / '.join(rows)}; not the base unit price.)"
-        if rows
-        else "",
-    )
+        hint = f"\n\n(The quantity asked falls in this tier: {' / '.join(rows)}; not the base unit price.)"
+    return StepPlan([], False, "every need met or tried: answer", answer=True, hint=hint)
 
 
 def _conversion_asked(goal: str) -> Conversion | None:
