@@ -724,6 +724,7 @@ class LocalProvider:
             enough = enough_said([r.forms for r in required], sentences=SENTENCES + verdict)
             body["timings_per_token"] = True  # a stop at a sentence end still has the counts
         content, final, elapsed = self._generate(engine, body, deadline, request.timeout, request.cancel, enough)
+        engine.grammar_ready = True  # llguidance's tables are built now: no warm-up for them later
         if required and not content.startswith("{"):
             # llguidance could not compile the grammar and llama.cpp generated without one (it
             # only logs that): answer again with the figures allowed but not required.
