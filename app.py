@@ -1,6 +1,7 @@
 """Agent Workbench — the frame around every page: page config, shared setup, navigation.
 
-Run with ``streamlit run app.py``. The pages are thin scripts in ``pages/``; the engine is
+Run with ``streamlit run serve.py`` (or ``streamlit run app.py``; serve.py also starts loading the
+local model with the server). The pages are thin scripts in ``pages/``; the engine is
 ``agent_core`` (it never imports streamlit). ``st.navigation`` lists the pages explicitly, which
 also turns off Streamlit's automatic ``pages/`` discovery (so ``pages/_ui.py`` is not a page).
 """

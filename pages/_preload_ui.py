@@ -10,7 +10,6 @@ import os
 
 import streamlit as st
 
-from agent_core.providers import default_provider_id
 from agent_core.providers.local import preload
 from agent_core.settings import Settings
 from pages import _ui as ui
@@ -18,9 +17,10 @@ from pages import _ui as ui
 
 def start(config: Settings) -> None:
     """Start loading the local model in the background, once per server process, when it is the
-    default provider (``LOCAL_PRELOAD=0`` turns this off)."""
-    if preload.current() is None and preload.enabled(os.environ) and default_provider_id() == "local":
-        preload.start(config)
+    default provider (``LOCAL_PRELOAD=0`` turns this off). Under ``streamlit run serve.py`` the
+    server's start has already begun it."""
+    if preload.current() is None:
+        preload.start_if_default(config, os.environ)
 
 
 def show() -> None:

@@ -11,4 +11,4 @@ if [ "${SKIP_LOCAL_MODEL:-0}" != "1" ]; then
     || echo "warning: the local model did not install; the app will use the offline demo model" >&2
 fi
 [ -f .env ] || cp .env.example .env
-exec "$PYTHON" -m streamlit run app.py --server.headless true --browser.gatherUsageStats false "$@"
+exec "$PYTHON" -m streamlit run serve.py --server.headless true --browser.gatherUsageStats false "$@"

@@ -67,7 +67,7 @@ def fresh_data_dir(root: Path) -> Path:
 
 @dataclass(frozen=True)
 class AppServer:
-    """A running ``streamlit run app.py``."""
+    """A running ``streamlit run serve.py`` (the app as the README starts it)."""
 
     url: str
     """``http://127.0.0.1:<port>``, without a trailing slash."""
@@ -90,7 +90,7 @@ def assert_clean_log(log: Path) -> None:
 
 @contextlib.contextmanager
 def streamlit_app(data_dir: Path, env: dict[str, str] | None = None, *, log: Path | None = None) -> Iterator[AppServer]:
-    """``streamlit run app.py`` headless on a free port with ``AGENT_DATA_DIR=data_dir`` plus ``env``,
+    """``streamlit run serve.py`` headless on a free port with ``AGENT_DATA_DIR=data_dir`` plus ``env``,
     until it answers its health check (60 s at most); stopped by its own pid afterwards.
 
     ``log`` (default ``data_dir/streamlit.log``) gets its output; a server that does not start
@@ -105,7 +105,7 @@ def streamlit_app(data_dir: Path, env: dict[str, str] | None = None, *, log: Pat
                 "-m",
                 "streamlit",
                 "run",
-                "app.py",
+                "serve.py",
                 "--server.headless",
                 "true",
                 "--server.port",

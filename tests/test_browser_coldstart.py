@@ -1,8 +1,9 @@
-"""The local model loads when the app opens, and the first Run click waits for that load (issue 14).
+"""The local model loads when the server starts, and the first Run click waits for that load (issue 14).
 
-The Run page shows the background load's progress; a Run clicked at once reuses the model and the
-warmed prompt the early load made (the record says ``loaded_now: false``, ``prompt_cache: "in
-memory"``): there is never a second load.
+``streamlit run serve.py`` starts the load before any page is open. The Run page shows the
+background load's progress; a Run clicked at once reuses the model and the warmed prompt the early
+load made (the record says ``loaded_now: false``, ``prompt_cache: "in memory"``): there is never a
+second load.
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ def test_the_first_run_waits_for_the_early_load(tmp_path: Path) -> None:
         chromium() as browser,
         browser_page(browser) as page,
     ):
+        # No page is open yet: the server's start alone loads the model and saves its prompt.
+        deadline = time.monotonic() + 300
+        while not list((data / "cache" / "prompt").glob("*.slot")):
+            assert time.monotonic() < deadline, "the server's start did not load the model"
+            time.sleep(0.5)
         page.goto(app.url + "/")
         area = page.get_by_label("Goal", exact=True)
         area.wait_for(timeout=60_000)

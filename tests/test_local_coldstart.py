@@ -381,6 +381,22 @@ def test_preload_can_be_turned_off() -> None:
     assert not preload.enabled({"LOCAL_PRELOAD": "0"}) and not preload.enabled({"LOCAL_PRELOAD": "off"})
 
 
+def test_the_early_load_starts_only_when_allowed_and_the_local_model_is_the_default(
+    fake_llama: FakeLlama, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the server's start (serve.py) and the first page both call: LOCAL_PRELOAD=0 or another
+    default provider starts nothing; otherwise the one preload of the process."""
+    import agent_core.providers as providers
+
+    assert preload.start_if_default(settings, {"LOCAL_PRELOAD": "0"}) is None
+    monkeypatch.setattr(providers, "default_provider_id", lambda: "offline")
+    assert preload.start_if_default(settings, {}) is None and preload.current() is None
+    monkeypatch.setattr(providers, "default_provider_id", lambda: "local")
+    early = preload.start_if_default(settings, {})
+    assert early is not None and preload.start_if_default(settings, {}) is early
+    assert early.done.wait(30) and early.error is None and fake_llama.loads == 1
+
+
 def test_the_load_skips_the_memory_fit_and_the_weight_repack(fake_llama: FakeLlama, settings: Settings) -> None:
     """Both cost load time for nothing on this CPU (measured in the comments at the settings)."""
     prepared(settings)

@@ -62,6 +62,16 @@ def current() -> Preload | None:
     return _CURRENT
 
 
+def start_if_default(settings: Settings, env: Mapping[str, str]) -> Preload | None:
+    """:func:`start`, when the local model is the default provider and ``LOCAL_PRELOAD`` allows it
+    (the server's start and the app's first page both ask; the first one starts it)."""
+    from agent_core.providers import default_provider_id
+
+    if not enabled(env) or default_provider_id() != "local":
+        return None
+    return start(settings)
+
+
 def start(settings: Settings) -> Preload | None:
     """Start loading the local model in the background (once per process); the preload, or None
     when the local provider is not installed."""
