@@ -1,7 +1,5 @@
 """``python -m agent_core`` — see :mod:`agent_core.cli`."""
 
-import sys
+from agent_core.cli import exit_process, main
 
-from agent_core.cli import main
-
-sys.exit(main())
+exit_process(main())

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.record_schema import assert_valid_record
 
 REPO = Path(__file__).resolve().parent.parent
@@ -76,3 +78,81 @@ def test_a_fresh_data_folder_gets_the_sample_documents(tmp_path: Path) -> None:
     assert "refund_policy.md" in done.stdout  # the search found the sample document
     again = cli(fresh, "run", "hello", "--provider", "offline")
     assert "copied the sample" not in again.stderr  # once
+
+
+class _Exited(Exception):
+    def __init__(self, how: str, code: int) -> None:
+        super().__init__(how, code)
+        self.how, self.code = how, code
+
+
+def _exit_with(monkeypatch: pytest.MonkeyPatch, *, loaded: bool, busy_thread: bool = False) -> _Exited:
+    """What :func:`agent_core.cli.exit_process` did: ``os._exit`` or ``sys.exit``, and the code."""
+    import threading
+    import types
+
+    from agent_core import cli
+
+    fake_local = types.ModuleType("agent_core.providers.local")
+    fake_local._ENGINE = object() if loaded else None  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "agent_core.providers.local", fake_local)
+
+    def os_exit(code: int) -> None:
+        raise _Exited("os._exit", code)
+
+    def sys_exit(code: int) -> None:
+        raise _Exited("sys.exit", code)
+
+    monkeypatch.setattr(cli.os, "_exit", os_exit)
+    monkeypatch.setattr(cli.sys, "exit", sys_exit)
+    release = threading.Event()
+    worker = threading.Thread(target=release.wait, daemon=False) if busy_thread else None
+    if worker is not None:
+        worker.start()
+    try:
+        cli.exit_process(3)
+    except _Exited as exited:
+        return exited
+    finally:
+        release.set()
+        if worker is not None:
+            worker.join()
+    raise AssertionError("exit_process returned")
+
+
+def test_the_cli_skips_the_teardown_only_when_the_local_model_is_loaded_and_nothing_else_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Tearing llama.cpp down took ~0.5 s of each CLI run and writes nothing; a thread still at work
+    (a snapshot being saved) is waited for by a normal exit."""
+    fast = _exit_with(monkeypatch, loaded=True)
+    assert (fast.how, fast.code) == ("os._exit", 3)
+    assert _exit_with(monkeypatch, loaded=False).how == "sys.exit"
+    waited = _exit_with(monkeypatch, loaded=True, busy_thread=True)
+    assert (waited.how, waited.code) == ("sys.exit", 3)
+
+
+@pytest.mark.local_model
+def test_a_local_cli_run_prints_its_answer_before_the_fast_exit(tmp_path: Path) -> None:
+    """End to end with the real local model: stdout (a short answer, still in the buffer) is
+    flushed before ``os._exit``."""
+    from agent_core.providers import local
+
+    if local.availability() is not None:
+        pytest.skip(f"the local model is not installed: {local.availability()}")
+    data = tmp_path / "agent_data"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # stdout buffered, as usual
+    env.update(AGENT_DATA_DIR=str(data), REQUEST_TIMEOUT="300")
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_core", "run", "hello", "--provider", "local"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    (path,) = list((data / "runs").glob("*.json"))
+    record = json.loads(path.read_text(encoding="utf-8"))
+    assert record["status"] == "completed" and record["answer"]
+    assert done.stdout.strip() == record["answer"].strip()
