@@ -56,6 +56,11 @@ def tools() -> list[Tool]:
         ("How many words are in refund_policy.md?", ["read_file:refund_policy.md", "word_count"]),
         ("What does shipping_policy.md say about free shipping?", ["lookup:shipping", "read_file:shipping_policy.md"]),
         ("Why is the sky blue?", ["documents"]),  # nothing else explains it: search, never guess
+        # The price of one unit at a quantity is looked up (the tier's price), not computed as a total.
+        ("100개 사면 개당 얼마야?", ["lookup:unit price, volume discount"]),
+        ("If I buy 300 units, what is the price per unit?", ["lookup:unit price, volume discount"]),
+        ("100개 사면 개당 얼마고 총 얼마야?", ["lookup:unit price, volume discount", "calculator"]),
+        ("How much do 150 units cost?", ["lookup:unit price, volume discount", "calculator"]),
     ],
 )
 def test_needs_read_from_the_goal(goal: str, needs: list[str]) -> None:
@@ -766,3 +771,44 @@ def test_the_eval_goals_that_price_quantities_still_plan_the_same(tools: list[To
         first = plan_step(goals[gid], [], tools)
         assert [t.name for t in first.tools] == list(needs[0].tools), gid
         assert first.arguments == {needs[0].tools[0]: needs[0].arguments}, gid
+
+
+TIERS = (
+    "Unit price: $24 per unit (단가: 개당 $24)\n"
+    "Volume discount on the whole order: 100 to 499 units 5% off ($22.80 per unit); 500 units or more "
+    "10% off ($21.60 per unit); under 100 units no discount (할인)"
+)
+TIERS_KO = (
+    "단가: 개당 $24 (unit price: $24 per unit)\n"
+    "할인 (주문 전체): 100~499개 5% 할인 (개당 $22.80); 500개 이상 10% 할인 (개당 $21.60); 100개 미만 할인 없음 (volume discount)"
+)
+
+
+@pytest.mark.parametrize(
+    ("goal", "lookup", "price"),
+    [
+        ("100개 사면 개당 얼마야?", TIERS_KO, "22.80"),
+        ("If I buy 300 units, what is the price per unit?", TIERS, "22.80"),
+        ("What's the price per unit if I order 600 items?", TIERS, "21.60"),
+        ("10개 사면 개당 얼마예요?", TIERS_KO, "24"),  # below every tier: the unit price
+        ("How much do 150 units cost?", TIERS, None),  # a total: the calculator's result is required
+        ("100개 사면 개당 얼마고 총 얼마야?", TIERS_KO, None),
+        ("What is the unit price?", TIERS, None),  # no quantity: no tier to pick
+    ],
+)
+def test_the_price_of_one_unit_at_a_quantity_is_required_in_the_answer(
+    goal: str, lookup: str, price: str | None
+) -> None:
+    """Asked "100개 사면 개당 얼마야?", the plan computed the total (22.80 * 100) and the answer had
+    to state 2280: it wrote "개당 2280원". Shown the tiers without it, the model answered the base
+    price ($24) for 300 units."""
+    from agent_core.providers.local.plan import required_facts, unit_price_asked
+
+    found = [block(0, "lookup", {"topic": "unit price, volume discount"}, lookup)]
+    assert unit_price_asked(goal, found) == price
+    facts = required_facts(goal, found)
+    if price is None:
+        assert not any("one unit" in f.label for f in facts)
+    else:
+        assert [f.label for f in facts] == [f"${price} (the price of one unit at the quantity asked)"]
+        assert "The result that answers this" not in answer_reminder(goal, found)

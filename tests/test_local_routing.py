@@ -234,7 +234,8 @@ def test_the_conversion_hint_names_both_units() -> None:
 
 def test_the_answer_is_told_the_tier_of_the_quantity_asked(tools: list[Tool]) -> None:
     made, blocks = planned_run("What's the price of one unit if I order 320 units?", tools)
-    assert made == ["lookup(unit price, volume discount)", "calculator(22.80 * 320)", "answer"]
+    # The price of one unit is the tier's, looked up: no total is computed (it was 22.80 * 320).
+    assert made == ["lookup(unit price, volume discount)", "answer"]
     hint = plan_step("What's the price of one unit if I order 320 units?", blocks, tools).hint
     assert "falls in this tier: 100 to 499 units 5% off ($22.80 per unit)" in hint
     # Below every tier: nothing to tell.

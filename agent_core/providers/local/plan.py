@@ -115,6 +115,18 @@ _PRICE_ASKED = re.compile(
 """A goal that asks for a price, a cost or a total, or whether shipping is free (which depends on
 the order's amount): "top five items in the FAQ" or "two units …, what is the refund policy?" ask
 for none, and were priced."""
+_PER_UNIT_ASKED = re.compile(
+    r"개당\s*(?:얼마|가격|단가|비용)|한\s*개(?:에|당)?\s*얼마|단가(?:가|는)?\s*얼마"
+    r"|(?:price|cost)\s+(?:per|of (?:one|each|a)|for (?:one|each|a))\s+(?:unit|item|piece)"
+    r"|per[- ](?:unit|item|piece)\s+(?:price|cost)|unit price|how much (?:is |does )?(?:each|one|a single) (?:unit|item|piece)",
+    re.IGNORECASE,
+)
+"""A goal that asks what one unit costs ("100개 사면 개당 얼마야?", "the price per unit for 300 units"):
+the tier's price answers it, and no total is computed. Priced as a total, the answer had to state
+$2,280 and wrote it as "개당 2280원"."""
+_TOTAL_ASKED = re.compile(
+    r"총|합계|전부|모두|다 해서|\btotal|in all\b|altogether|all together|overall|whole order", re.IGNORECASE
+)
 _FILE_NAME = re.compile(r"[\w.-]+\.(?:txt|md|csv|json)\b", re.IGNORECASE)
 _WORD_COUNT = re.compile(
     r"how many words|word count|count (?:the )?words|number of words|단어 ?(?:수|개수)|몇 단어", re.IGNORECASE
@@ -222,10 +234,12 @@ def analyse(goal: str, tool_names: Iterable[str]) -> Analysis:
     # free shipping; "the top 5 items in the FAQ" is a question about the documents.
     priced = _PRICE_ASKED.search(_FILE_NAME.sub(" ", counted)) is not None
     things_priced = priced and _COUNT.search(counted) is not None  # "how much does one unit cost": the price
-    to_price = things_priced and figures
+    # The price of one unit at a quantity ("100개 사면 개당 얼마야?") is looked up, not computed.
+    per_unit = per_unit_asked(text)
+    to_price = things_priced and figures and not per_unit
     calculate = "calculator" in enabled and (
         arithmetic
-        or (figures and bool(_CALC_WORDS.search(counted)))
+        or (figures and bool(_CALC_WORDS.search(_PER_UNIT_ASKED.sub(" ", counted) if per_unit else counted)))
         or to_price
         or (len(cities) > 1 and _has_difference(text))
     )
@@ -701,15 +715,7 @@ def quantity_times_price(goal: str, blocks: Sequence[ContextBlock]) -> str | Non
     figures = [n for n in _NUMBER.findall(goal) if not _YEARISH.match(n.replace(",", ""))]
     if len(quantities) != 1 or len(figures) != 1:
         return None
-    prices = {
-        m.group(1) or m.group(2)
-        for b in blocks
-        for o in b.outputs
-        if not o.is_error and o.name == "lookup"
-        for line in o.output.splitlines()
-        if "%" not in line  # a tier's price ("$22.80 per unit") is no unit price
-        for m in _UNIT_PRICE.finditer(line)
-    }
+    prices = _lookup_unit_prices(blocks)
     if len(prices) != 1:
         return None
     quantity = quantities[0].replace(",", "")
@@ -722,6 +728,43 @@ def quantity_times_price(goal: str, blocks: Sequence[ContextBlock]) -> str | Non
     if _DISCOUNT_ASKED.search(goal) and not tier_table_seen(blocks):
         return None  # a discount asked, and no tier known to say the quantity gets none
     return f"{price} * {quantity}"  # price first, as the seed goals expect
+
+
+def _lookup_unit_prices(blocks: Sequence[ContextBlock]) -> set[str]:
+    """The unit prices the lookups gave ("$24 per unit", "개당 $24")."""
+    return {
+        m.group(1) or m.group(2)
+        for b in blocks
+        for o in b.outputs
+        if not o.is_error and o.name == "lookup"
+        for line in o.output.splitlines()
+        if "%" not in line  # a tier's price ("$22.80 per unit") is no unit price
+        for m in _UNIT_PRICE.finditer(line)
+    }
+
+
+def per_unit_asked(goal: str) -> bool:
+    """The goal asks what one unit costs, and no total (:data:`_PER_UNIT_ASKED`)."""
+    counted = with_digits(_norm(goal))
+    return bool(_PER_UNIT_ASKED.search(counted)) and not _TOTAL_ASKED.search(counted)
+
+
+def unit_price_asked(goal: str, blocks: Sequence[ContextBlock]) -> str | None:
+    """For a goal that asks the price of one unit at a quantity ("100개 사면 개당 얼마야?"): the
+    price of the tier that holds the quantity, or the unit price when no tier does; None for other
+    goals, or when the results do not give one price. Shown the tier and its hint, the model still
+    answered "If you buy 300 units, the price per unit is $24."
+    """
+    if not per_unit_asked(goal):
+        return None
+    counted = with_digits(_norm(goal))
+    if not re.search(r"\d[\d,]*\s*(?:units?|items?|pieces?|products?|개)", counted, re.IGNORECASE):
+        return None
+    if rows := tier_rows(goal, blocks):
+        prices = {m.group(1) or m.group(2) for row in rows if (m := _ROW_PRICE.search(row))}
+        return prices.pop() if len(prices) == 1 else None
+    prices = _lookup_unit_prices(blocks)
+    return prices.pop() if len(prices) == 1 else None
 
 
 def _tier_expression(row: str, price: str, quantity: str) -> str | None:
@@ -899,7 +942,8 @@ def answer_reminder(goal: str, blocks: Sequence[ContextBlock]) -> str:
     ]
     # The sentence that answers, or what the results lack (evidence.py): told in general words to
     # say "not found", the model answered a warranty question with the refund window.
-    lines.extend(evidence_lines(goal, blocks))
+    if unit_price_asked(goal, blocks) is None:  # else the price is required, and a line beside it competes
+        lines.extend(evidence_lines(goal, blocks))
     if any(o.name == "search_documents" and not o.is_error for b in blocks for o in b.outputs):
         lines.append(
             "If the results above do not contain what was asked, say plainly that it was not found; "
@@ -1145,6 +1189,8 @@ def required_facts(goal: str, blocks: Sequence[ContextBlock]) -> list[Required]:
                 label = f"{result} (the word count" + (f" of {files[0]})" if files else ")")
                 found.append((len(text), order, Required(tuple(figure_forms(result)), label, tuple(files[:1]))))
     facts = [r for _, _, r in sorted(found, key=lambda f: (f[0], f[1]))][:4]
+    if (price := unit_price_asked(goal, blocks)) is not None:
+        facts.append(Required(tuple(figure_forms(price)), f"${price} (the price of one unit at the quantity asked)"))
     document = source_document(goal, blocks)
     if document is not None:
         facts.append(Required((document,), f'the document name "{document}" (where it was found)'))
