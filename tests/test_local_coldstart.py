@@ -389,6 +389,7 @@ def test_the_early_load_starts_only_when_allowed_and_the_local_model_is_the_defa
     import agent_core.providers as providers
 
     assert preload.start_if_default(settings, {"LOCAL_PRELOAD": "0"}) is None
+    assert preload.start_if_default(settings.replace(read_only=True), {}) is None  # a viewer runs nothing
     monkeypatch.setattr(providers, "default_provider_id", lambda: "offline")
     assert preload.start_if_default(settings, {}) is None and preload.current() is None
     monkeypatch.setattr(providers, "default_provider_id", lambda: "local")

@@ -63,11 +63,12 @@ def current() -> Preload | None:
 
 
 def start_if_default(settings: Settings, env: Mapping[str, str]) -> Preload | None:
-    """:func:`start`, when the local model is the default provider and ``LOCAL_PRELOAD`` allows it
-    (the server's start and the app's first page both ask; the first one starts it)."""
+    """:func:`start`, when the local model is the default provider, ``LOCAL_PRELOAD`` allows it and
+    runs can start here (not on a read-only viewer); the server's start and the app's first page
+    both ask, and the first one starts it."""
     from agent_core.providers import default_provider_id
 
-    if not enabled(env) or default_provider_id() != "local":
+    if not enabled(env) or settings.read_only or default_provider_id() != "local":
         return None
     return start(settings)
 
