@@ -235,6 +235,21 @@ def system_message(instructions: str, tools: Sequence[Tool]) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
+_STRUCTURED_TOOLS = frozenset({"lookup", "calculator", "get_weather"})
+
+
+def _structured_and_planned(block: ContextBlock) -> bool:
+    """The block's call came from the plan (:func:`~agent_core.providers.local.plan.planned_call`),
+    not from the model, and every result is a fact, a figure or the weather, none failed."""
+    planned = any(item.get("type") == RAW_TYPE and item.get("planned") for item in block.raw)
+    return (
+        planned
+        and not block.feedback
+        and bool(block.outputs)
+        and all(o.name in _STRUCTURED_TOOLS and not o.is_error for o in block.outputs)
+    )
+
+
 def _assistant_json(block: ContextBlock) -> str:
     """The JSON the model emitted for this block, verbatim (so llama.cpp's prompt cache still
     holds it); rebuilt from the calls when the block came from elsewhere."""
@@ -315,6 +330,16 @@ def build_messages(
         {"role": "system", "content": system_message(instructions, tools)},
         {"role": "user", "content": goal},
     ]
+    if answer_now and blocks and all(_structured_and_planned(block) for block in blocks):
+        # Every call so far was planned, so no earlier prompt of this run is cached beyond the
+        # system prompt: the results go in the goal's turn, without the calls as turns of the
+        # model's own (each result names its call): ~20 prompt tokens fewer per call, ~1 s on the
+        # seed goal. Only for facts, figures and weather, whose figures the answer is held to
+        # (plan.required_facts): with search or file results in this form, the model answered a
+        # question the documents do not answer with the shipping fees, and counted the wrong rows.
+        results = "\n".join(tool_results_message(block, goal) for block in blocks)
+        messages[-1]["content"] += "\n\n" + results + answer_reminder(goal, blocks)
+        return messages
     for block in blocks:
         messages.append({"role": "assistant", "content": _assistant_json(block)})
         # An answer sent back by the answer check gets its corrective turn instead of "(no tool result)".
