@@ -6,6 +6,7 @@ The last one, marked ``local_model``, runs Qwen2.5-Coder-1.5B through the real l
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib.util
 import json
@@ -39,6 +40,7 @@ from agent_core.providers.local.prompt import (
     without_examples,
 )
 from agent_core.tools.registry import ToolRegistry
+from tests.test_local_plan import block
 
 
 class Unit(str, Enum):
@@ -232,16 +234,12 @@ def test_the_answer_step_repeats_the_request_and_its_rules(registry: ToolRegistr
 
 
 def _planned_block(
-    index: int, name: str, arguments: dict[str, str], output: str, *, error: bool = False
+    index: int, name: str, arguments: dict[str, object], output: str, *, error: bool = False
 ) -> ContextBlock:
-    call = ToolCallRequest(f"local_{index}_1", name, arguments)
-    return ContextBlock(
-        index=index,
-        step=index + 1,
-        provider="local",
-        tool_calls=[call],
-        outputs=[ToolOutput(call.call_id, name, output, is_error=error)],
-        raw=[{"type": "local_output", "content": json.dumps({name: arguments}), "planned": True}],
+    """A block whose call the plan made (its raw item says ``planned``)."""
+    made = block(index, name, arguments, output, error=error)
+    return dataclasses.replace(
+        made, raw=[{"type": "local_output", "content": json.dumps({name: arguments}), "planned": True}]
     )
 
 
@@ -260,7 +258,7 @@ def test_an_answer_after_planned_facts_and_figures_reads_them_in_the_goals_turn(
     assert 'Tool result for calculator(expression="24 * 7"): 168\n\nNow answer the request: ' + goal in text
     assert "must state 168" in text
     # Calls the model made itself, a failed call, or search results: the usual turns.
-    made = ContextBlock(**{**blocks[1].__dict__, "raw": [{"type": "local_output", "content": "{}"}]})
+    made = dataclasses.replace(blocks[1], raw=[{"type": "local_output", "content": "{}"}])
     failed = _planned_block(1, "lookup", {"topic": "x"}, "ERROR: no fact about 'x'", error=True)
     searched = _planned_block(1, "search_documents", {"query": "refund"}, "refund_policy.md: Refunds within 30 days.")
     for second in (made, failed, searched):
