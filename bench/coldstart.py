@@ -149,18 +149,23 @@ def bench_browser(timeout_s: float) -> None:
         records = [json.loads(p.read_text(encoding="utf-8")) for p in (data / "runs").glob("*.json")]
         seed = [r for r in records if r.get("goal") == SEED_GOAL]
         answer = (seed[0].get("answer") or "") if seed else ""
+        # The model's share of the wait: the same step takes ~50 % longer here than on the CLI,
+        # where no browser shares the cores.
+        model_s = sum(step.get("model_duration_ms") or 0 for step in seed[0].get("steps", [])) / 1000 if seed else 0.0
         rss = _streamlit_peak_rss(app.url)
     click_s = answered - clicked
     total_s = answered - started
     print(
         f"browser, cache {'present' if with_cache else 'absent'}: first Run click → answer {click_s:.1f} s "
-        f"(page shown {shown:.1f} s after the server start, answer {total_s:.1f} s after it); "
+        f"(of which the model {model_s:.1f} s; page shown {shown:.1f} s after the server start, answer "
+        f"{total_s:.1f} s after it); "
         f"{outcome!r} {answer[:50]!r}; peak RSS {rss} MB  [{before} → {load()}]",
         flush=True,
     )
     emit(
         "browser",
         click_to_answer_s=round(click_s, 1),
+        model_s=round(model_s, 1),
         page_shown_s=round(shown, 1),
         start_to_answer_s=round(total_s, 1),
         cache=with_cache,
