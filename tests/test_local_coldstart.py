@@ -374,6 +374,7 @@ def test_a_run_during_the_early_load_waits_for_it_and_shows_its_progress(
     assert not early.running and early.error is None and early.summary
     assert fake_llama.loads == 1 and warm_ups(fake_llama) == 1  # one load, one warm-up
     assert all("started early" in m for m in seen[:2]) and provider.prompt_cache == "in memory"
+    assert seen[-1] == "ready"  # the run view's "✅ Model ready", not the wait's last message
 
 
 def test_preload_can_be_turned_off() -> None:

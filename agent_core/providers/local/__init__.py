@@ -401,14 +401,21 @@ class LocalProvider:
         waits for it and shows its progress: there is never a second load."""
         from agent_core.providers.local import preload
 
-        yield from preload.wait_for_other()
+        shown = False  # whether this preparation reported progress (then it ends saying "ready")
+        for progress in preload.wait_for_other():
+            shown = True
+            yield progress
         # One provider may serve many runs (an eval): what this preparation did, afresh each time.
         self.loaded_now, self.warm_ms, self.prompt_cache, self.prompt_ms = False, None, None, None
         source = self._source = self._model_source()
         engine = _loaded_engine(source.path, self.n_threads)
         if engine is not None:
             self._engine, self.load_ms, self.file_check = engine, engine.load_ms, self.file_check or "loaded"
-            yield from self._ready_prompt(engine)
+            for progress in self._ready_prompt(engine):
+                shown = True
+                yield progress
+            if shown:  # else the run view's last word was the wait's ("Warming up the model …")
+                yield LoadProgress("load", 2, 2, "ready")
             return
         started = time.perf_counter()
         stages: set[str] = set()
