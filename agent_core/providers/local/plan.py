@@ -235,7 +235,7 @@ def analyse(goal: str, tool_names: Iterable[str]) -> Analysis:
     priced = _PRICE_ASKED.search(_FILE_NAME.sub(" ", counted)) is not None
     things_priced = priced and _COUNT.search(counted) is not None  # "how much does one unit cost": the price
     # The price of one unit at a quantity ("100개 사면 개당 얼마야?") is looked up, not computed.
-    per_unit = per_unit_asked(text)
+    per_unit = _asks_per_unit(counted)
     to_price = things_priced and figures and not per_unit
     calculate = "calculator" in enabled and (
         arithmetic
@@ -743,9 +743,9 @@ def _lookup_unit_prices(blocks: Sequence[ContextBlock]) -> set[str]:
     }
 
 
-def per_unit_asked(goal: str) -> bool:
-    """The goal asks what one unit costs, and no total (:data:`_PER_UNIT_ASKED`)."""
-    counted = with_digits(_norm(goal))
+def _asks_per_unit(counted: str) -> bool:
+    """The goal (normalised, number words as digits) asks what one unit costs, and no total
+    (:data:`_PER_UNIT_ASKED`)."""
     return bool(_PER_UNIT_ASKED.search(counted)) and not _TOTAL_ASKED.search(counted)
 
 
@@ -755,10 +755,8 @@ def unit_price_asked(goal: str, blocks: Sequence[ContextBlock]) -> str | None:
     goals, or when the results do not give one price. Shown the tier and its hint, the model still
     answered "If you buy 300 units, the price per unit is $24."
     """
-    if not per_unit_asked(goal):
-        return None
     counted = with_digits(_norm(goal))
-    if not re.search(r"\d[\d,]*\s*(?:units?|items?|pieces?|products?|개)", counted, re.IGNORECASE):
+    if not _asks_per_unit(counted) or not _QUANTITY_ASKED.search(counted):
         return None
     if rows := tier_rows(goal, blocks):
         prices = {m.group(1) or m.group(2) for row in rows if (m := _ROW_PRICE.search(row))}
