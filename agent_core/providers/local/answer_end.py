@@ -87,7 +87,9 @@ def enough_said(required: Sequence[Sequence[str]], *, sentences: int = SENTENCES
         if ends and _LOOP.search(text):
             # Stuck: the complete sentences are the answer, whether or not they state every
             # required figure (the grammar held out for "2280", the total, on a unit-price
-            # question the sentence before had answered: "$22.80"); the answer check reads them.
+            # question the sentence before had answered: "$22.80"; that plan bug is fixed, see
+            # plan.unit_price_asked, but any required figure can be held out for); the answer
+            # check reads them.
             return text[: ends[-1]]
         return None
 
