@@ -272,8 +272,9 @@ def new_process() -> None:
     local._ENGINE = None
 
 
-def prepared(settings: Settings) -> local.LocalProvider:
+def prepared(settings: Settings, *, tables_early: bool = False) -> local.LocalProvider:
     provider = local.create(model=None, base_url=None, settings=settings)
+    provider.tables_early = tables_early  # the app's early load sets it
     provider.use_run("sys", list(build_default_registry(settings)))
     for _ in provider.prepare():
         pass
@@ -290,7 +291,7 @@ def grammar_warm_ups(fake: FakeLlama) -> int:
 
 
 def test_the_prompt_is_saved_once_then_restored_in_a_new_process(fake_llama: FakeLlama, settings: Settings) -> None:
-    first = prepared(settings)
+    first = prepared(settings, tables_early=True)
     assert first.prompt_cache == "built" and warm_ups(fake_llama) == 1
     assert fake_llama.actions == ["save"]
     assert first.meta()["prompt_cache"] == "built"
@@ -298,23 +299,34 @@ def test_the_prompt_is_saved_once_then_restored_in_a_new_process(fake_llama: Fak
 
     assert grammar_warm_ups(fake_llama) == 1  # llguidance's tables: built with the prompt
 
-    assert prepared(settings).prompt_cache == "in memory"  # same process: nothing to do
+    assert prepared(settings, tables_early=True).prompt_cache == "in memory"  # same process: nothing to do
     assert grammar_warm_ups(fake_llama) == 1
     new_process()
-    second = prepared(settings)
+    second = prepared(settings, tables_early=True)
     assert second.prompt_cache == "restored" and warm_ups(fake_llama) == 1
     assert fake_llama.actions == ["save", "restore"] and fake_llama.loads == 2
-    # The new process builds llguidance's tables while loading, after the restored prompt (one
-    # token more: the slot keeps that prompt), not in the first answer.
+    # The early load of a new process builds llguidance's tables after the restored prompt (one
+    # token more: the slot keeps that prompt), not in the first step that needs them.
     assert grammar_warm_ups(fake_llama) == 2
     assert fake_llama.bodies[-1]["messages"] == fake_llama.bodies[0]["messages"]
-    assert prepared(settings).prompt_cache == "in memory" and grammar_warm_ups(fake_llama) == 2
+    assert prepared(settings, tables_early=True).prompt_cache == "in memory" and grammar_warm_ups(fake_llama) == 2
 
     other_tools = local.create(model=None, base_url=None, settings=settings)
     other_tools.use_run("sys", list(build_default_registry(settings).subset(["calculator"])))
     for _ in other_tools.prepare():
         pass
     assert other_tools.prompt_cache == "built" and warm_ups(fake_llama) == 2  # another key
+
+
+def test_a_cli_process_builds_no_llguidance_tables_while_preparing(fake_llama: FakeLlama, settings: Settings) -> None:
+    # The CLI and evals prepare without the early load's tables_early: a planned goal's answer
+    # uses GBNF (gbnf.py) and needs no tables; the first call that needs them builds them.
+    first = prepared(settings)
+    assert first.prompt_cache == "built" and grammar_warm_ups(fake_llama) == 0
+    assert "grammar" not in fake_llama.bodies[0]  # the prompt's warm-up itself asks for none
+    new_process()
+    assert prepared(settings).prompt_cache == "restored"
+    assert grammar_warm_ups(fake_llama) == 0 and len(fake_llama.bodies) == 1  # nothing generated
 
 
 def test_a_damaged_slot_file_is_computed_again_and_replaced(fake_llama: FakeLlama, settings: Settings) -> None:

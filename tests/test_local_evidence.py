@@ -26,6 +26,7 @@ from agent_core.providers.local.evidence import (
     result_sentences,
 )
 from agent_core.providers.local.plan import answer_reminder, comparisons, plan_step, planned_call
+from agent_core.providers.local.prompt import grammar_schema
 from agent_core.tools.files import make_file_tools
 from agent_core.tools.knowledge import lookup
 from agent_core.tools.registry import ToolRegistry
@@ -375,7 +376,7 @@ def test_the_answer_grammar_says_not_found_when_the_results_lack_it(
     provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(path)})
     blocks = [search(query) for query in queries]
     provider.complete(ModelRequest(instructions="s", goal=goal, blocks=blocks, tools=list(registry), step=2))
-    pattern = json.loads(str(server.bodies[0]["grammar"]).split("%json ", 1)[1])["properties"]["answer"]["pattern"]
+    pattern = grammar_schema(str(server.bodies[0]["grammar"]))["properties"]["answer"]["pattern"]
     if start is not None:
         assert pattern.startswith("^(?:") and start in pattern.split(")", 1)[0]
     else:

@@ -33,10 +33,12 @@ from agent_core.providers.local.model_files import (
 )
 from agent_core.providers.local.prompt import (
     build_messages,
+    grammar_schema,
     output_schema,
     parse_output,
     repair_arguments,
     system_message,
+    uses_llguidance,
     without_examples,
 )
 from agent_core.tools.registry import ToolRegistry
@@ -361,9 +363,9 @@ def test_complete_maps_request_and_response(
     assert first.raw[0]["timings"] == {"cache_n": 100, "prompt_n": 20, "predicted_n": 7}
     assert first.raw[0]["plan"] == "must call for calculator"
     body = server.bodies[0]
-    assert body["grammar"].startswith("%llguidance {}\nstart: %json {")
-    schema = json.loads(body["grammar"].split("%json ", 1)[1])
-    assert schema["x-guidance"]["whitespace_flexible"] is False
+    assert body["grammar"].startswith("%llguidance {}\nstart: %json {")  # a tool call: llguidance
+    assert json.loads(body["grammar"].split("%json ", 1)[1])["x-guidance"]["whitespace_flexible"] is False
+    schema = grammar_schema(body["grammar"])
     assert "answer" not in json.dumps(schema)  # arithmetic goal: tool forced
     assert body["temperature"] == local.TEMPERATURE and body["stream"] is True
     assert body["messages"][1]["role"] == "user"
@@ -847,11 +849,44 @@ def test_an_answer_must_state_the_calculator_result_and_a_dropped_grammar_is_ret
         ModelRequest(instructions="sys", goal=goal, blocks=[done], tools=list(registry), step=2)
     )
     assert response.text == "It is 268."
-    first, second = (json.loads(b["grammar"].split("%json ", 1)[1]) for b in server.bodies)
+    first, second = (grammar_schema(b["grammar"]) for b in server.bodies)
     required = first["properties"]["answer"]
     assert "268" in required["pattern"] and "maxLength" not in required  # the figure is required
     assert "maxLength" in second["properties"]["answer"]  # the retry: figures allowed, none required
     assert server.bodies[0]["repeat_penalty"] == local.ANSWER_REPEAT_PENALTY  # answers only
+
+
+class GrammarRefusingServer(FakeServer):
+    """llama.cpp's reply to a GBNF grammar it cannot parse (an error chunk, nothing generated)."""
+
+    def handle_chat_completions(self, body: dict[str, Any], callback: Any = None) -> Any:
+        if not uses_llguidance(body["grammar"]):
+            self.bodies.append(body)
+            message = "Failed to initialize samplers: failed to parse grammar"
+            callback({"error": {"code": 400, "message": message, "type": "invalid_request_error"}})
+            return None
+        return super().handle_chat_completions(body, callback)
+
+
+def test_an_answer_grammar_llama_cpp_refuses_is_sent_again_as_llguidance(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, registry: ToolRegistry
+) -> None:
+    call = ToolCallRequest("local_1_1", "calculator", {"expression": "(24*7)+100"})
+    done = ContextBlock(
+        index=0, step=1, provider="local", tool_calls=[call], outputs=[ToolOutput("local_1_1", "calculator", "268")]
+    )
+    server = GrammarRefusingServer(['{"answer": "It is 268."}'])
+    engine = install_engine(monkeypatch, fake_model, server)
+    provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)})
+    response = provider.complete(
+        ModelRequest(instructions="sys", goal="What is (24*7)+100?", blocks=[done], tools=list(registry), step=2)
+    )
+    assert response.text == "It is 268."
+    gbnf, llguidance = (b["grammar"] for b in server.bodies)
+    assert gbnf.startswith("# JSON schema: ") and llguidance.startswith("%llguidance")
+    assert grammar_schema(gbnf) == grammar_schema(llguidance)  # the same answer, the same figure required
+    assert "268" in grammar_schema(gbnf)["properties"]["answer"]["pattern"]
+    assert engine.grammar_ready  # llguidance's tables were built by that second request
 
 
 # A rambling answer stops at the sentence that said it all (answer_end).

@@ -65,6 +65,7 @@ from agent_core.providers.local.prompt import (
     parse_output,
     previous_calls,
     repair_arguments,
+    uses_llguidance,
 )
 from agent_core.providers.local.prompt_cache import PromptCache, cache_key, remembered_sha256
 from agent_core.providers.local.prompt_cache import cache_dir as prompt_cache_dir
@@ -102,10 +103,10 @@ WARM_UP_GOAL = "hello"
 WARM_UP_S = 20
 """About how long the warm-up (:meth:`LocalProvider._warm_up`) takes on 2 cores, for the progress text."""
 WARM_GRAMMAR = '%llguidance {}\nstart: "{"'
-"""The grammar of the load's one-token request. The first request with an llguidance grammar in a
-process builds llguidance's tables for the 151,000-token vocabulary: 1.3 s measured, paid inside
-the first answer step unless the load pays it (while the progress bar shows loading, and in the
-app before anyone clicks Run)."""
+"""The grammar of the early load's one-token request (:attr:`LocalProvider.tables_early`). The first
+request with an llguidance grammar in a process builds llguidance's tables for the 151,000-token
+vocabulary: 1.3-1.7 s measured, paid inside the first step that needs them unless the app's early
+load, before anyone clicks Run, pays it."""
 N_BATCH = 64
 """Prompt tokens llama.cpp processes between two checks for a Stop (its default, 2048, is over a
 minute of work on 2 cores: a Stop during a long goal left the model busy for minutes). With
@@ -375,9 +376,15 @@ class LocalProvider:
         (computed and saved), ``computed`` (computed, not saved), ``in memory`` (already in the
         model's slot) or None (no run prompt given)."""
         self.prompt_ms: float | None = None
-        """Time spent making the system prompt ready (restore, or compute and save), ms; in a new
-        process it includes llguidance's tables (:data:`WARM_GRAMMAR`)."""
+        """Time spent making the system prompt ready (restore, or compute and save), ms; with
+        :attr:`tables_early`, in a new process, it includes llguidance's tables (:data:`WARM_GRAMMAR`)."""
         self.slot_dir = prompt_cache_dir(data_dir) if data_dir is not None else None
+        self.tables_early = False
+        """Build llguidance's tables while preparing (:data:`WARM_GRAMMAR`, ~1.7 s on 2 cores): set
+        by the app's early load, which nobody waits for. Otherwise the first call that needs them
+        (a tool call the model chooses, an answer without required figures) builds them; an answer
+        that must state figures uses GBNF (gbnf.py) and needs none, so a new CLI process running a
+        planned goal never pays for them."""
         self._engine: _Engine | None = None
         self._source: ModelSource | None = None
         self._prompt_key: str | None = None
@@ -543,11 +550,11 @@ class LocalProvider:
         return True
 
     def _ready_grammar(self, engine: _Engine, messages: list[dict[str, str]]) -> None:
-        """Have llguidance build its tables now, once per process (:data:`WARM_GRAMMAR`): one
-        token after the prompt the slot already holds, so the slot keeps it. Skipped while another
-        run holds the model: this run then pays it in its first answer, and waits for the model
-        where a Stop is seen (:func:`_acquire`)."""
-        if engine.grammar_ready or not engine.busy.acquire(blocking=False):
+        """With :attr:`tables_early`: have llguidance build its tables now, once per process
+        (:data:`WARM_GRAMMAR`): one token after the prompt the slot already holds, so the slot
+        keeps it. Skipped while another run holds the model: this run then pays it in its first
+        call that needs them, and waits for the model where a Stop is seen (:func:`_acquire`)."""
+        if not self.tables_early or engine.grammar_ready or not engine.busy.acquire(blocking=False):
             return
         try:
             if not engine.grammar_ready:
@@ -564,20 +571,21 @@ class LocalProvider:
         the same tools starts from the cache. The caller holds ``engine.busy``. Returns the time
         taken (ms), None if it failed.
         """
-        body = {
+        body: dict[str, Any] = {
             "messages": messages,
             "max_tokens": 1,
             "temperature": self.temperature,
             "cache_prompt": True,
-            "grammar": WARM_GRAMMAR,
         }
+        if self.tables_early:
+            body["grammar"] = WARM_GRAMMAR
         started = time.perf_counter()
         try:
             engine.server.handle_chat_completions(body)
         except Exception:  # the warm-up is an optimisation; a real request will say what fails
             log.warning("local model warm-up failed", exc_info=True)
             return None
-        engine.grammar_ready = True
+        engine.grammar_ready = engine.grammar_ready or self.tables_early
         return round((time.perf_counter() - started) * 1000, 1)
 
     # -- one model call ----------------------------------------------------------------------
@@ -710,9 +718,10 @@ class LocalProvider:
             answer_pattern=numbers,
             answer_max_chars=None if required else MAX_ANSWER_CHARS,
         )
+        grammar = output_grammar(schema)
         body = {
             "messages": messages,
-            "grammar": output_grammar(schema),
+            "grammar": grammar,
             "max_tokens": limit,
             "temperature": self.temperature,
             "seed": SEED,
@@ -730,8 +739,19 @@ class LocalProvider:
             verdict = bool(comparisons(request.blocks, request_language(request.goal) == "Korean", request.goal))
             enough = enough_said([r.forms for r in required], sentences=SENTENCES + verdict)
             body["timings_per_token"] = True  # a stop at a sentence end still has the counts
-        content, final, elapsed = self._generate(engine, body, deadline, request.timeout, request.cancel, enough)
-        engine.grammar_ready = True  # llguidance's tables are built now: no warm-up for them later
+        try:
+            content, final, elapsed = self._generate(engine, body, deadline, request.timeout, request.cancel, enough)
+        except ProviderError as exc:
+            if uses_llguidance(grammar) or "grammar" not in str(exc):
+                raise
+            # llama.cpp refused the GBNF made from the pattern (gbnf.py): the same schema as
+            # llguidance's, which reads the pattern itself.
+            log.warning("the local answer's GBNF grammar was refused (%s); using llguidance", exc)
+            grammar = output_grammar(schema, gbnf=False)
+            body = {**body, "grammar": grammar}
+            content, final, elapsed = self._generate(engine, body, deadline, request.timeout, request.cancel, enough)
+        if uses_llguidance(grammar):
+            engine.grammar_ready = True  # llguidance's tables are built now: no warm-up for them later
         if required and not content.startswith("{"):
             # llguidance could not compile the grammar and llama.cpp generated without one (it
             # only logs that): answer again with the figures allowed but not required.
@@ -740,6 +760,7 @@ class LocalProvider:
             schema = output_schema(tools, force_tool=force, pinned=pinned, answer_pattern=numbers)
             body = {**body, "grammar": output_grammar(schema)}
             content, final, more_ms = self._generate(engine, body, deadline, request.timeout, request.cancel)
+            engine.grammar_ready = True
             elapsed = round(elapsed + more_ms, 1)
         cut = final.get("finish_reason") == "length"
         said = final.get("said")

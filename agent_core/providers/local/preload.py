@@ -100,6 +100,7 @@ def _run(preload: Preload, settings: Settings) -> None:
 
     try:
         provider = local.create(model=None, base_url=None, settings=settings)
+        provider.tables_early = True  # nobody waits for this load: the first run then needs nothing more
         provider.use_run(SYSTEM_PROMPT, list(build_default_registry(settings)))
         for progress in provider.prepare():
             preload.progress = progress

@@ -23,6 +23,7 @@ from typing import Any
 from agent_core.context import ContextBlock, ToolCallRequest
 from agent_core.dispatcher import canonical_signature
 from agent_core.providers.local.evidence import compact_search
+from agent_core.providers.local.gbnf import SCHEMA_COMMENT, answer_grammar
 from agent_core.providers.local.plan import answer_reminder, small_talk_reminder
 from agent_core.tools.registry import Tool
 from agent_core.tools.schema import inline_refs
@@ -146,13 +147,39 @@ def output_schema(
 COMPACT_JSON = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
 
 
-def output_grammar(schema: dict[str, Any]) -> str:
-    """An llguidance grammar for ``schema`` that also fixes the whitespace to one line.
+LLGUIDANCE = "%llguidance {}\nstart: %json "
+"""How an llguidance grammar for a JSON schema begins (llama.cpp reads the rest as llguidance's)."""
+
+
+def output_grammar(schema: dict[str, Any], *, gbnf: bool = True) -> str:
+    """The grammar for ``schema``, on one line: GBNF for an answer whose text a pattern holds
+    (:func:`~agent_core.providers.local.gbnf.answer_grammar`, no vocabulary tables to build), else
+    llguidance's JSON schema with the whitespace fixed.
 
     Left free, the model pretty-prints its first reply over several lines (about 12 extra tokens,
     ~1 s here); one-line JSON is also what the earlier turns show it.
     """
-    return "%llguidance {}\nstart: %json " + json.dumps({**schema, "x-guidance": COMPACT_JSON}, ensure_ascii=False)
+    answer = answer_grammar(schema) if gbnf else None
+    if answer is not None:
+        return answer
+    return LLGUIDANCE + json.dumps({**schema, "x-guidance": COMPACT_JSON}, ensure_ascii=False)
+
+
+def uses_llguidance(grammar: str) -> bool:
+    """Whether ``grammar`` goes to llguidance (whose first grammar in a process builds its tables)."""
+    return grammar.startswith("%llguidance")
+
+
+def grammar_schema(grammar: str) -> dict[str, Any]:
+    """The JSON schema an :func:`output_grammar` grammar was made from (for the tests and logs)."""
+    if grammar.startswith(LLGUIDANCE):
+        schema = json.loads(grammar[len(LLGUIDANCE) :])
+        schema.pop("x-guidance", None)
+        return dict(schema)
+    first_line = grammar.split("\n", 1)[0]
+    if first_line.startswith(SCHEMA_COMMENT):
+        return dict(json.loads(first_line[len(SCHEMA_COMMENT) :]))
+    raise ValueError("not a grammar made by output_grammar")
 
 
 # ---------------------------------------------------------------------------------------------
