@@ -34,14 +34,15 @@ POLL_S = 0.2
 TICK_S = 1.0
 """How often the clock on the page moves while nothing else happens."""
 
-# Our own CSS (no text from a run in it): hide Streamlit's toolbar Stop while ours is shown, and
-# keep our Stop bar in view while the steps scroll past. The running step shows an hourglass, not
+# Our own CSS (no text from a run in it): hide Streamlit's status widget (its toolbar Stop, and its
+# running figure, redrawn every 200 ms for the whole run) while our Stop bar and clock are shown,
+# and keep that bar in view while the steps scroll past. The running step shows an hourglass, not
 # Streamlit's spinning ring: its clock ticks every second anyway, and the spin cost the browser
 # ~0.11 CPU (measured in Chromium), which on a 2-core machine the local model loses: 0.3 CPU of
 # other work made its answer step 30 % slower.
 _LIVE_CSS = """
 <style>
-[data-testid="stStatusWidget"] button { display: none !important; }
+[data-testid="stStatusWidget"] { display: none !important; }
 .st-key-run_stopbar { position: sticky; top: 3.75rem; z-index: 990;
   background: var(--background-color, #fff); padding: 0.25rem 0; }
 [data-testid="stExpanderIconSpinner"] { animation: none !important; border-color: transparent !important;
