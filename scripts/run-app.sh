@@ -11,4 +11,7 @@ if [ "${SKIP_LOCAL_MODEL:-0}" != "1" ]; then
     || echo "warning: the local model did not install; the app will use the offline demo model" >&2
 fi
 [ -f .env ] || cp .env.example .env
+# Compile the sources once: where PYTHONDONTWRITEBYTECODE is set, every process (each CLI run)
+# would compile them again (~0.2 s on 2 cores); Python reads these files either way.
+"$PYTHON" -m compileall -q -j 0 agent_core pages app.py serve.py >/dev/null || true
 exec "$PYTHON" -m streamlit run serve.py --server.headless true --browser.gatherUsageStats false "$@"
