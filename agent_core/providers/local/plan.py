@@ -908,9 +908,9 @@ def answer_reminder(goal: str, blocks: Sequence[ContextBlock]) -> str:
     failed = any(o.is_error or o.output.startswith("No results") for b in blocks for o in b.outputs)
     lines = [
         f"\n\nNow answer the request: {goal}",
-        # Not shortened: the one-sentence form of these two rules (14 prompt tokens fewer, ~0.4 s)
-        # made "100개 사면 개당 얼마야?" answer the total, $2,280, as "개당 2280원". (The plan then
-        # required that total, since fixed: unit_price_asked. The short form was not tried again.)
+        # Not shortened. One sentence for both rules ("…using only the facts and figures (with
+        # units) in the tool results above, written exactly as there", 16 prompt tokens fewer,
+        # ~0.5 s) lost two probe goals: a meeting note given as a price, and a figure it made up.
         f"Answer every part of it in {request_language(goal)}, in one to three sentences, giving the "
         "figures (with their units) that answer it.",
         "Use only the facts and numbers in the tool results above, written exactly as there; "
