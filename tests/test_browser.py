@@ -367,8 +367,9 @@ def test_first_hour_leave_and_come_back_toolbar_stop_and_step_limit(tmp_path: Pa
             page.get_by_text("Running search_web").first.wait_for()
             assert page.locator(".st-key-run_stop button").first.is_visible()
             # Streamlit's status widget (its Stop, its running figure) is hidden while ours are shown.
-            status = page.locator('[data-testid="stStatusWidget"]')
-            assert status.count() == 1 and not status.first.is_visible()
+            status = page.locator('[data-testid="stStatusWidget"]').first
+            status.wait_for(state="attached")  # Streamlit adds it a moment after the script starts
+            assert not status.is_visible()
             page.get_by_role("link", name="History").first.click()
             page.get_by_text("1 run in progress").first.wait_for()
             (path,) = list((srv.data_dir / "runs").glob("*.json"))
