@@ -364,6 +364,8 @@ def build_messages(
         # seed goal. Only for facts, figures and weather, whose figures the answer is held to
         # (plan.required_facts): with search or file results in this form, the model answered a
         # question the documents do not answer with the shipping fees, and counted the wrong rows.
+        # The goal stays first: written only once, after the results (22 prompt tokens fewer),
+        # the seed's answer began by copying the request (57 tokens generated instead of 24).
         results = "\n".join(tool_results_message(block, goal) for block in blocks)
         messages[-1]["content"] += "\n\n" + results + answer_reminder(goal, blocks)
         return messages
