@@ -833,13 +833,18 @@ def test_real_model_answers_the_seed_goal(settings: Any) -> None:
     assert record["provider_meta"]["load_ms"] is not None
 
 
+def calculated_268() -> ContextBlock:
+    """The block of a calculator call that returned 268 (for "What is (24*7)+100?")."""
+    call = ToolCallRequest("local_1_1", "calculator", {"expression": "(24*7)+100"})
+    return ContextBlock(
+        index=0, step=1, provider="local", tool_calls=[call], outputs=[ToolOutput("local_1_1", "calculator", "268")]
+    )
+
+
 def test_an_answer_must_state_the_calculator_result_and_a_dropped_grammar_is_retried(
     fake_model: Path, monkeypatch: pytest.MonkeyPatch, registry: ToolRegistry
 ) -> None:
-    call = ToolCallRequest("local_1_1", "calculator", {"expression": "(24*7)+100"})
-    done = ContextBlock(
-        index=0, step=1, provider="local", tool_calls=[call], outputs=[ToolOutput("local_1_1", "calculator", "268")]
-    )
+    done = calculated_268()
     # llguidance could not compile the grammar: llama.cpp answered without it (markdown, no JSON).
     server = FakeServer(['```json\n{"answer": "268"}\n```', '{"answer": "It is 268."}'])
     install_engine(monkeypatch, fake_model, server)
@@ -871,10 +876,7 @@ class GrammarRefusingServer(FakeServer):
 def test_an_answer_grammar_llama_cpp_refuses_is_sent_again_as_llguidance(
     fake_model: Path, monkeypatch: pytest.MonkeyPatch, registry: ToolRegistry
 ) -> None:
-    call = ToolCallRequest("local_1_1", "calculator", {"expression": "(24*7)+100"})
-    done = ContextBlock(
-        index=0, step=1, provider="local", tool_calls=[call], outputs=[ToolOutput("local_1_1", "calculator", "268")]
-    )
+    done = calculated_268()
     server = GrammarRefusingServer(['{"answer": "It is 268."}'])
     engine = install_engine(monkeypatch, fake_model, server)
     provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)})
