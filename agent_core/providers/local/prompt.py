@@ -152,9 +152,9 @@ LLGUIDANCE = "%llguidance {}\nstart: %json "
 
 
 def output_grammar(schema: dict[str, Any], *, gbnf: bool = True) -> str:
-    """The grammar for ``schema``, on one line: GBNF for an answer whose text a pattern holds
-    (:func:`~agent_core.providers.local.gbnf.answer_grammar`, no vocabulary tables to build), else
-    llguidance's JSON schema with the whitespace fixed.
+    """The grammar for ``schema``, its JSON written on one line: GBNF for an answer whose text a
+    pattern holds (:func:`~agent_core.providers.local.gbnf.answer_grammar`, no vocabulary tables to
+    build; ``gbnf=False``: never), else llguidance's JSON schema with the whitespace fixed.
 
     Left free, the model pretty-prints its first reply over several lines (about 12 extra tokens,
     ~1 s here); one-line JSON is also what the earlier turns show it.
