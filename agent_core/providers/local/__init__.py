@@ -585,7 +585,8 @@ class LocalProvider:
         except Exception:  # the warm-up is an optimisation; a real request will say what fails
             log.warning("local model warm-up failed", exc_info=True)
             return None
-        engine.grammar_ready = engine.grammar_ready or self.tables_early
+        if self.tables_early:
+            engine.grammar_ready = True
         return round((time.perf_counter() - started) * 1000, 1)
 
     # -- one model call ----------------------------------------------------------------------
@@ -750,18 +751,18 @@ class LocalProvider:
             grammar = output_grammar(schema, gbnf=False)
             body = {**body, "grammar": grammar}
             content, final, elapsed = self._generate(engine, body, deadline, request.timeout, request.cancel, enough)
-        if uses_llguidance(grammar):
-            engine.grammar_ready = True  # llguidance's tables are built now: no warm-up for them later
         if required and not content.startswith("{"):
             # llguidance could not compile the grammar and llama.cpp generated without one (it
             # only logs that): answer again with the figures allowed but not required.
             log.warning("the local answer grammar was not applied; answering without required figures")
             numbers = answer_pattern(allowed, not_found=not_found, goal=request.goal)
             schema = output_schema(tools, force_tool=force, pinned=pinned, answer_pattern=numbers)
-            body = {**body, "grammar": output_grammar(schema)}
+            grammar = output_grammar(schema)
+            body = {**body, "grammar": grammar}
             content, final, more_ms = self._generate(engine, body, deadline, request.timeout, request.cancel)
-            engine.grammar_ready = True
             elapsed = round(elapsed + more_ms, 1)
+        if uses_llguidance(grammar):
+            engine.grammar_ready = True  # llguidance's tables are built now: no warm-up for them later
         cut = final.get("finish_reason") == "length"
         said = final.get("said")
         try:

@@ -198,21 +198,17 @@ def _char_class(node: CharClass) -> str:
     plain: list[tuple[int, int]] = []
     escaped: list[str] = []
     for low, high in node.ranges:
-        for special in (_QUOTE, _BACKSLASH):
+        start = max(low, 0x20)
+        for special in (_QUOTE, _BACKSLASH):  # cut out of the range, in order
             if low <= special <= high:
                 escaped.append(_json_literal(chr(special)))
-        if high < 0x20:
-            continue
-        cuts = sorted(c for c in (_QUOTE, _BACKSLASH) if low <= c <= high)
-        start = max(low, 0x20)
-        for cut in cuts:
-            if start < cut:
-                plain.append((start, cut - 1))
-            start = cut + 1
+                if start < special:
+                    plain.append((start, special - 1))
+                start = special + 1
         if start <= high:
             plain.append((start, high))
-    parts = ["[" + "".join(_class_char(a) + ("" if a == b else "-" + _class_char(b)) for a, b in plain) + "]"]
-    options = (parts if plain else []) + list(dict.fromkeys(escaped))
+    ranges = "".join(_class_char(a) + ("" if a == b else "-" + _class_char(b)) for a, b in plain)
+    options = ([f"[{ranges}]"] if plain else []) + list(dict.fromkeys(escaped))
     if not options:
         raise Unsupported("a character class of control characters only")
     return options[0] if len(options) == 1 else "(" + " | ".join(options) + ")"

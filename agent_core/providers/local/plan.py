@@ -760,8 +760,8 @@ def unit_price_asked(goal: str, blocks: Sequence[ContextBlock]) -> str | None:
         return None
     if rows := tier_rows(goal, blocks):
         prices = {m.group(1) or m.group(2) for row in rows if (m := _ROW_PRICE.search(row))}
-        return prices.pop() if len(prices) == 1 else None
-    prices = _lookup_unit_prices(blocks)
+    else:
+        prices = _lookup_unit_prices(blocks)
     return prices.pop() if len(prices) == 1 else None
 
 
