@@ -13,6 +13,7 @@ import json
 import threading
 import time
 from enum import Enum
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from agent_core.providers.local.model_files import (
 )
 from agent_core.providers.local.prompt import (
     build_messages,
+    complete_reply,
     grammar_schema,
     output_schema,
     parse_output,
@@ -298,6 +300,27 @@ def test_parse_rejects_other_shapes(content: str) -> None:
         parse_output(content, step=1)
 
 
+@pytest.mark.parametrize(
+    ("content", "whole"),
+    [
+        ('{"answer": "The total is $168."', '{"answer": "The total is $168."}'),  # only "}" may follow
+        ('{"answer": "The total is $168."}', '{"answer": "The total is $168."}'),
+        ('{"answer": "He said \\"hi\\""', '{"answer": "He said \\"hi\\""}'),
+        ('{"lookup": {"topic": "단가"}', '{"lookup": {"topic": "단가"}}'),  # the arguments are closed
+        ('{"lookup": {"topic": "단가"}}', '{"lookup": {"topic": "단가"}}'),
+        ('{"check": "yes", "answer": "Yes."', '{"check": "yes", "answer": "Yes."}'),
+        ('{"answer": "He said \\"', None),  # an escaped quote: the string goes on
+        ('{"answer": "', None),
+        ('{"check": "yes"', None),  # the answer is still to come
+        ('{"lookup": {"topic": "', None),
+        ('{"read_file": {"path": "a.txt"', None),  # another argument may follow
+        ('{"answer": "The total', None),
+    ],
+)
+def test_complete_reply_knows_when_only_the_closing_brace_is_left(content: str, whole: str | None) -> None:
+    assert complete_reply(content) == whole
+
+
 # ---------------------------------------------------------------------------------------------
 # The provider on a fake llama.cpp server
 
@@ -314,13 +337,17 @@ class FakeServer:
     def handle_chat_completions(self, body: dict[str, Any], callback: Any = None) -> Any:
         self.bodies.append(body)
         content = self.contents.pop(0)
+        timings = {"cache_n": 100, "prompt_n": 20, "predicted_n": 7}
         for piece in (content[: len(content) // 2], content[len(content) // 2 :]):
-            if callback({"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}):
+            chunk = {"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+            if body.get("timings_per_token"):  # as llama.cpp does: the counts so far in every chunk
+                chunk["timings"] = timings
+            if callback(chunk):
                 return None
         callback(
             {
                 "choices": [{"index": 0, "delta": {}, "finish_reason": self.finish}],
-                "timings": {"cache_n": 100, "prompt_n": 20, "predicted_n": 7},
+                "timings": timings,
                 **self.final_extra,
             }
         )
@@ -385,7 +412,9 @@ def test_usage_field_wins_over_timings(
     fake_model: Path, monkeypatch: pytest.MonkeyPatch, registry: ToolRegistry
 ) -> None:
     usage = {"usage": {"prompt_tokens": 50, "completion_tokens": 5, "total_tokens": 55}}
-    install_engine(monkeypatch, fake_model, FakeServer(['{"answer": "ok"}'], final_extra=usage))
+    # A reply that runs to its end (here the token limit) gets the final chunk, with its usage.
+    server = FakeServer(['{"answer": "ok, and so on'], final_extra=usage, finish="length")
+    install_engine(monkeypatch, fake_model, server)
     provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)})
     assert provider.complete(request(registry, goal="hello")).usage.total_tokens == 55
 
@@ -957,3 +986,94 @@ def test_the_provider_stops_a_rambling_answer_at_the_sentence_that_said_it_all(
     assert response.usage.output_tokens == server.sent
     assert json.loads(raw["content"]) == {"answer": said}  # what later prompts show: what the user saw
     assert raw["generated"].startswith('{"answer": "' + said + " The")  # what the model wrote
+
+
+# A reply ends where the grammar leaves it no choice (complete_reply), and the server is let settle.
+
+
+class PieceServer:
+    """Streams replies token by token, as llama.cpp does with ``timings_per_token``; counts what
+    it was let send. Its ``/slots`` (on 127.0.0.1) says the slot is busy for ``busy_polls`` polls."""
+
+    def __init__(self, replies: list[list[str]], busy_polls: int = 0, finish: str = "stop") -> None:
+        self.replies = list(replies)
+        self.finish = finish
+        self.sent: list[int] = []
+        self.busy_polls = busy_polls
+        self.polls = 0
+        server = self
+
+        class Slots(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                server.polls += 1
+                data = json.dumps([{"id": 0, "is_processing": server.polls <= server.busy_polls}]).encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Slots)
+        threading.Thread(target=self.http.serve_forever, daemon=True).start()
+        self.listening_address = f"http://127.0.0.1:{self.http.server_address[1]}"
+
+    def handle_chat_completions(self, body: dict[str, Any], callback: Any = None) -> Any:
+        pieces = self.replies.pop(0)
+        self.sent.append(0)
+        for piece in pieces:
+            self.sent[-1] += 1
+            timings = {"cache_n": 500, "prompt_n": 40, "predicted_n": self.sent[-1]}
+            if callback({"choices": [{"index": 0, "delta": {"content": piece}}], "timings": timings}):
+                return None
+        callback({"choices": [{"index": 0, "delta": {}, "finish_reason": self.finish}], "timings": timings})
+        return None
+
+
+def test_a_reply_ends_at_its_closing_quote_and_the_server_is_let_settle(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, registry: ToolRegistry
+) -> None:
+    call = ['{"', "calculator", '":', ' {"', "expression", '":', ' "', "2", "4", " *", " ", "7", '"}}', "<eos>"]
+    answer = ['{"', "answer", '":', ' "', "The", " total", " is", " ", "1", "6", "8", '."', "}", "<eos>"]
+    server = PieceServer([call, answer], busy_polls=3)
+    engine = install_engine(monkeypatch, fake_model, server)
+    engine.api_key = "key"
+    provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)})
+
+    first = provider.complete(request(registry, goal="What is 24 * 7?"))
+    assert first.tool_calls == [ToolCallRequest("local_1_1", "calculator", {"expression": "24 * 7"})]
+    assert server.sent == [len(call) - 1]  # the end of the output was never waited for
+    assert first.usage.output_tokens == len(call) - 1  # the counts of the last chunk it sent
+    assert engine.cut_short
+
+    blocks = [block(1, "calculator", {"expression": "24 * 7"}, "168")]
+    second = provider.complete(
+        ModelRequest(instructions="sys", goal="What is 24 * 7?", blocks=blocks, tools=list(registry), step=2)
+    )
+    assert second.text == "The total is 168." and second.tool_calls == []
+    assert server.sent[-1] == len(answer) - 2  # neither "}" nor the end was waited for
+    raw = second.raw[-1]
+    assert json.loads(raw["content"]) == {"answer": "The total is 168."}
+    assert raw["finish_reason"] == "stop" and raw["timings"]["predicted_n"] == len(answer) - 2
+
+    # The server may still be computing the token under way: before the process exits, it is
+    # waited for (the polls of /slots until the slot is free), once.
+    assert engine.cut_short and server.polls == 0
+    local._settle_at_exit()
+    assert server.polls == 4 and not engine.cut_short
+    local._settle_at_exit()
+    assert server.polls == 4
+
+
+def test_a_reply_that_ran_to_its_end_leaves_nothing_to_wait_for(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, registry: ToolRegistry
+) -> None:
+    server = PieceServer([['{"answer": "The total is ', "168", ". And"]], busy_polls=5, finish="length")
+    engine = install_engine(monkeypatch, fake_model, server)
+    engine.cut_short = True  # an earlier request was stopped; this one's end shows the server idle
+    provider = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)})
+    provider.complete(request(registry, goal="hello"))
+    assert not engine.cut_short
+    engine.settle()
+    assert server.polls == 0

@@ -13,6 +13,7 @@ fill every core; ``ACTIVE`` is ~20 % faster on an idle machine, twice as slow on
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import json
 import logging
@@ -59,6 +60,7 @@ from agent_core.providers.local.prompt import (
     OutputError,
     build_messages,
     call_signature,
+    complete_reply,
     cut_answer,
     output_grammar,
     output_schema,
@@ -162,9 +164,40 @@ class _Engine:
     grammar_ready: bool = False
     """llguidance has built its token tables (once per process, ~1.3 s on 2 cores: see
     :data:`WARM_GRAMMAR`)."""
+    cut_short: bool = False
+    """A request was stopped from its stream (said enough, complete, Stop, timeout): the server may
+    still be computing the token under way (see :meth:`settle`)."""
 
     def slot(self, action: str, filename: str) -> dict[str, Any]:
         """``POST /slots/0?action=save|restore`` on the embedded server; llama.cpp's JSON reply.
+
+        Raises :class:`OSError` (HTTP or connection error, with llama.cpp's message) on failure.
+        """
+        reply = self._call(f"/slots/0?action={action}", {"filename": filename})
+        return reply if isinstance(reply, dict) else {}
+
+    def settle(self, timeout: float = 5.0) -> None:
+        """Wait until the server has finished the work of a request stopped from its stream.
+
+        Such a request returns at once, while llama.cpp finishes the token (or prompt batch) under
+        way: ~0.1 s. A later request simply queues behind it, but a process that exits meanwhile
+        frees the model under that computation (a segmentation fault, seen in 1 of 8 runs that
+        stopped at the end of a reply): so this runs at exit (:func:`_settle_at_exit`)."""
+        if not self.cut_short:
+            return
+        until = time.monotonic() + timeout
+        while time.monotonic() < until:
+            try:
+                slots = self._call("/slots")
+            except OSError:
+                break
+            if not any(isinstance(s, dict) and s.get("is_processing") for s in slots or []):
+                break
+            time.sleep(0.005)
+        self.cut_short = False
+
+    def _call(self, path: str, payload: dict[str, Any] | None = None) -> Any:
+        """A GET (or with ``payload``, a POST) to the embedded server; its JSON reply.
 
         Raises :class:`OSError` (HTTP or connection error, with llama.cpp's message) on failure.
         """
@@ -175,8 +208,8 @@ class _Engine:
         if not address.startswith("http://127.0.0.1:"):
             raise OSError(f"the local model's server does not listen on loopback ({address!r})")
         request = urllib.request.Request(
-            f"{address}/slots/0?action={action}",
-            data=json.dumps({"filename": filename}).encode(),
+            address + path,
+            data=None if payload is None else json.dumps(payload).encode(),
             headers={"Authorization": f"Bearer {self.api_key}", "Content-Type": "application/json"},
         )
         try:
@@ -188,7 +221,7 @@ class _Engine:
             raise OSError(f"HTTP {exc.code}: {exc.read()[:300].decode('utf-8', 'replace')}") from exc
         except ValueError as exc:
             raise OSError(f"unreadable reply ({exc})") from exc
-        return reply if isinstance(reply, dict) else {}
+        return reply
 
 
 _ENGINE: _Engine | None = None
@@ -215,6 +248,7 @@ def _load_engine(path: Path, *, n_threads: int, n_ctx: int, slot_dir: Path | Non
         if _ENGINE is not None:
             old = _ENGINE
             with old.busy:  # let a running request finish before the model is swapped
+                old.settle()
                 _ENGINE = None
                 del old.server
         # llama.cpp's OpenMP threads spin while they wait for each other. When they fill every
@@ -258,7 +292,7 @@ def _load_engine(path: Path, *, n_threads: int, n_ctx: int, slot_dir: Path | Non
         # The embedded server also listens on 127.0.0.1 (a random port); we never use it, so
         # lock it with a throwaway key and turn its extras off.
         params.ui = False
-        params.endpoint_slots = slot_dir is not None  # slot save/restore: the prompt cache on disk
+        params.endpoint_slots = True  # slot save/restore (the prompt cache on disk), and _Engine.settle
         params.endpoint_metrics = False
         api_key = secrets.token_urlsafe(32)
         params.api_keys = [api_key]
@@ -268,7 +302,6 @@ def _load_engine(path: Path, *, n_threads: int, n_ctx: int, slot_dir: Path | Non
             except OSError as exc:
                 log.warning("no prompt cache: %s cannot be created (%s)", slot_dir, exc)
                 slot_dir = None
-                params.endpoint_slots = False
         if slot_dir is not None:
             params.slot_save_path = str(slot_dir) + os.sep  # llama.cpp appends the file name as is
         params.cache_ram_mib = CACHE_RAM_MIB
@@ -293,7 +326,14 @@ def _load_engine(path: Path, *, n_threads: int, n_ctx: int, slot_dir: Path | Non
             api_key=api_key,
             slot_dir=slot_dir,
         )
+        atexit.register(_settle_at_exit)
         return _ENGINE, True
+
+
+def _settle_at_exit() -> None:
+    engine = _ENGINE
+    if engine is not None:
+        engine.settle()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -729,6 +769,7 @@ class LocalProvider:
             "cache_prompt": True,
             "stream": True,
             "return_progress": True,  # a chunk per prompt batch: a Stop is seen during a long prompt too
+            "timings_per_token": True,  # the counts are there when the reply stops early (complete_reply)
         }
         if plan and plan.answer:
             # Held to the figures it must state, the model looped on a phrase until the token limit
@@ -739,7 +780,6 @@ class LocalProvider:
             # A yes/no or which-one verdict may follow the figures: one sentence more for it.
             verdict = bool(comparisons(request.blocks, request_language(request.goal) == "Korean", request.goal))
             enough = enough_said([r.forms for r in required], sentences=SENTENCES + verdict)
-            body["timings_per_token"] = True  # a stop at a sentence end still has the counts
         try:
             content, final, elapsed = self._generate(engine, body, deadline, request.timeout, request.cancel, enough)
         except ProviderError as exc:
@@ -814,16 +854,17 @@ class LocalProvider:
         final: dict[str, Any] = {}
         errors: list[Any] = []
         started = time.perf_counter()
-        timed_out = False
+        timed_out = stopped = False
 
         def on_chunk(chunk: Any) -> bool:
-            nonlocal timed_out
+            nonlocal timed_out, stopped
             engine.handover.report(chunk)
             if self._waiting_since is not None and _own_work_began(chunk):
                 self._waiting_since = None
             if isinstance(chunk, dict):
                 if "error" in chunk:
                     errors.append(chunk["error"])
+                    stopped = True
                     return True
                 for choice in chunk.get("choices") or []:
                     piece = (choice.get("delta") or {}).get("content")
@@ -832,17 +873,17 @@ class LocalProvider:
                         said = enough("".join(pieces)) if enough is not None else None
                         if said is not None:
                             final["said"], final["finish_reason"] = said, "enough"
+                        elif (whole := complete_reply("".join(pieces))) is not None:
+                            final["whole"], final["finish_reason"] = whole, "stop"
                     if choice.get("finish_reason"):
                         final["finish_reason"] = choice["finish_reason"]
                 for key in ("timings", "usage"):
                     if chunk.get(key):
                         final[key] = chunk[key]
-            if "said" in final:
-                return True
             if time.perf_counter() > deadline:
                 timed_out = True
-                return True
-            return cancel is not None and cancel.is_set()
+            stopped = "said" in final or "whole" in final or timed_out or (cancel is not None and cancel.is_set())
+            return stopped
 
         try:
             result = engine.server.handle_chat_completions(body, on_chunk)
@@ -850,6 +891,9 @@ class LocalProvider:
             raise ProviderError(
                 f"llama.cpp rejected the request: {exc}", provider=PROVIDER_ID, error_type=type(exc).__name__
             ) from exc
+        finally:
+            # A request that ran to its end leaves the server idle; one stopped from its stream may not.
+            engine.cut_short = stopped
         if isinstance(result, dict) and "error" in result:
             errors.append(result["error"])
         elapsed = round((time.perf_counter() - started) * 1000, 1)
@@ -870,7 +914,7 @@ class LocalProvider:
                 provider=PROVIDER_ID,
                 error_type="Timeout",
             )
-        return "".join(pieces), final, elapsed
+        return final.pop("whole", None) or "".join(pieces), final, elapsed
 
     def model_wait(self) -> ModelWait | None:
         """While this provider's model call waits for a stopped run to let go of the model (llama.cpp

@@ -441,6 +441,24 @@ def cut_answer(content: str) -> str | None:
     return body
 
 
+def complete_reply(content: str) -> str | None:
+    """The whole reply once the output so far leaves the grammar no choice but its closing brace,
+    or none at all (then it can only end); else None.
+
+    The answer's closing ``"`` leaves only ``}`` and the end of the output; so does the ``}`` that
+    closes a tool call's arguments. Stopping there saves generating them: two tokens of a reply,
+    ~0.2 s on 2 cores (a short answer is ~24)."""
+    if not content.endswith(("}", '"')):
+        return None
+    for whole in (content, content + "}"):
+        try:
+            parse_output(whole, step=0)
+        except OutputError:
+            continue
+        return whole
+    return None
+
+
 def parse_output(content: str, *, step: int) -> tuple[str, list[ToolCallRequest]]:
     """``(answer text, [])`` or ``("", [call])`` from the constrained output.
 
