@@ -326,6 +326,7 @@ def _load_engine(path: Path, *, n_threads: int, n_ctx: int, slot_dir: Path | Non
             api_key=api_key,
             slot_dir=slot_dir,
         )
+        atexit.unregister(_settle_at_exit)  # once, whichever engine is loaded last
         atexit.register(_settle_at_exit)
         return _ENGINE, True
 
