@@ -33,6 +33,11 @@ POLL_S = 0.2
 """How often the page looks for new events (and lets a click or a page change through)."""
 TICK_S = 1.0
 """How often the clock on the page moves while nothing else happens."""
+PULSE_S = 0.5
+"""How often, between ticks, an empty element is re-sent: a click (Stop, another page) reaches the
+page only when it sends something. Every message makes the browser draw the page again: at 0.2 s
+Chromium's renderer took ~0.2 of a core through a model call, at 0.5 s ~0.15, which the local model
+gets back on a 2-core machine (bench/coldstart.py browser)."""
 
 # Our own CSS (no text from a run in it): hide Streamlit's status widget (its toolbar Stop, and its
 # running figure, redrawn every 200 ms for the whole run) while our Stop bar and clock are shown,
@@ -241,7 +246,7 @@ def follow(run: BackgroundRun, view_factory: Any) -> BackgroundRun:
     view = view_factory(run.max_steps, run.max_context_blocks, run.scripted)
     pulse = st.empty()  # an empty element re-sent between ticks: how a click gets through quickly
     seen = 0
-    last_tick = time.monotonic()
+    last_tick = last_pulse = time.monotonic()
     while True:
         events = run.events
         if seen < len(events):
@@ -255,9 +260,10 @@ def follow(run: BackgroundRun, view_factory: Any) -> BackgroundRun:
         if now - last_tick >= TICK_S:
             view.tick()
             note.update(run)
-            last_tick = now
-        else:
+            last_tick = last_pulse = now
+        elif now - last_pulse >= PULSE_S:
             pulse.empty()
+            last_pulse = now
         run.done.wait(POLL_S)
     stop_slot.empty()
     note.slot.empty()
