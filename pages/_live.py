@@ -30,7 +30,7 @@ SESSION_KEY = "run_bg"
 OFFLINE_KEY = "run_on_offline"
 """Session key of a goal to run again on the offline model (the wait for a stopped run's offer)."""
 POLL_S = 0.2
-"""How often the page looks for new events (and lets a click or a page change through)."""
+"""How often the page looks for new events (a click gets through with the next message: PULSE_S)."""
 TICK_S = 1.0
 """How often the clock on the page moves while nothing else happens."""
 PULSE_S = 0.5
