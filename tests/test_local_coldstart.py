@@ -12,7 +12,6 @@ import sys
 import threading
 import types
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from agent_core.providers.local import preload, prompt_cache
 from agent_core.providers.local.prompt_cache import PromptCache, cache_key, remembered_sha256
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
+from tests.loopback import QuietHandler, serve
 
 KEY = "0123456789abcdef0123456789abcdef"
 
@@ -196,7 +196,7 @@ class FakeServer:
         self.prompt: Any = None  # the messages whose state the slot holds
         server = self
 
-        class Slots(BaseHTTPRequestHandler):
+        class Slots(QuietHandler):
             def do_POST(self) -> None:
                 action = self.path.rsplit("=", 1)[1]
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -216,18 +216,9 @@ class FakeServer:
                     self.send_response(400)
                     self.end_headers()
                     return
-                data = json.dumps(reply).encode()
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.reply(reply)
 
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Slots)
-        threading.Thread(target=self.http.serve_forever, daemon=True).start()
-        self.listening_address = f"http://127.0.0.1:{self.http.server_address[1]}"
+        self.http, self.listening_address = serve(Slots)
 
     def handle_chat_completions(self, body: dict[str, Any], callback: Any = None) -> Any:
         self.fake.bodies.append(body)

@@ -13,7 +13,6 @@ import json
 import threading
 import time
 from enum import Enum
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +43,7 @@ from agent_core.providers.local.prompt import (
     without_examples,
 )
 from agent_core.tools.registry import ToolRegistry
+from tests.loopback import QuietHandler, serve
 from tests.test_local_plan import block
 
 
@@ -1003,21 +1003,12 @@ class PieceServer:
         self.polls = 0
         server = self
 
-        class Slots(BaseHTTPRequestHandler):
+        class Slots(QuietHandler):
             def do_GET(self) -> None:
                 server.polls += 1
-                data = json.dumps([{"id": 0, "is_processing": server.polls <= server.busy_polls}]).encode()
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.reply([{"id": 0, "is_processing": server.polls <= server.busy_polls}])
 
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Slots)
-        threading.Thread(target=self.http.serve_forever, daemon=True).start()
-        self.listening_address = f"http://127.0.0.1:{self.http.server_address[1]}"
+        self.http, self.listening_address = serve(Slots)
 
     def handle_chat_completions(self, body: dict[str, Any], callback: Any = None) -> Any:
         pieces = self.replies.pop(0)
