@@ -403,9 +403,9 @@ class RunView:
         self._draw_time(elapsed)
 
     def _draw_time(self, elapsed_ms: float) -> None:
-        """The gauge's Time metric alone: all a tick changes. Redrawing the whole gauge every second
-        kept Chromium's renderer at ~0.2 of a core through a model call (this one metric: ~0.1), and
-        on 2 cores the local model's step took ~1 s longer for it (bench/coldstart.py browser)."""
+        """The gauge's Time metric alone: all a tick changes. The whole gauge redrawn every second
+        kept Chromium's renderer at ~0.2 of a core through a model call, this one metric at ~0.17:
+        a share the local model loses on 2 cores (bench/coldstart.py browser)."""
         if self.time_slot is not None:
             self.time_slot.metric(
                 "Time",

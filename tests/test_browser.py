@@ -287,8 +287,14 @@ def test_stop_cancels_a_running_run(tmp_path: Path, browser: Browser) -> None:
             start_run(page, "Search the web for streamlit")
             page.get_by_text("Running search_web").first.wait_for()
             # The running step shows a still hourglass: no animation takes CPU from a local model.
+            # (The page's style element may mount a moment after the step does: CI once checked
+            # in between and read no hourglass yet.)
+            page.wait_for_function(
+                """() => { const e = document.querySelector('[data-testid="stExpanderIconSpinner"]');
+                           return e !== null && getComputedStyle(e, '::before').content === '"⏳"'; }""",
+                timeout=10_000,
+            )
             icon = page.locator('[data-testid="stExpanderIconSpinner"]').first
-            assert icon.evaluate("e => getComputedStyle(e, '::before').content") == '"⏳"'
             assert icon.evaluate("e => e.getAnimations().length") == 0
             page.locator(".st-key-run_stop button").first.click()
             page.get_by_text("Stopped.").first.wait_for()
