@@ -5,7 +5,8 @@ Prints, for the seed goal on the ``local`` provider:
 - ``cli``: a new ``python -m agent_core run`` process, with the prompt cache absent (the
   ``agent_data/cache/`` folder removed first) and then present, wall clock to the answer;
 - ``browser``: a fresh Streamlit server, the first Run clicked in headless Chromium as soon as the
-  page shows, measured from the click to the answer (and from the server's start);
+  page shows, measured from the click to the answer on the page's own clock (the click event to
+  the first frame that shows the outcome: :data:`PAGE_CLOCK`), and from the server's start;
 - ``steps``: the median step over an everyday eval (a spread of goals from
   ``evals/everyday.yaml``) in one process, all steps and the generated ones (planned calls cost
   no model time), with the pass count so a speed-up that loses answers shows;
