@@ -731,6 +731,7 @@ PRICED_EVAL_GOALS = {
     "total-7-units": ["lookup:unit price", "calculator"],
     "free-shipping-20": ["lookup:unit price, shipping", "calculator"],
     "free-shipping-25": ["lookup:unit price, shipping", "calculator"],
+    "thirty-units-shipping": ["lookup:unit price, shipping", "calculator"],
     "price-and-weather": ["get_weather:Seoul", "lookup:unit price", "calculator"],
     "price-and-refund": ["lookup:unit price, refund policy", "documents"],
     "total-10-with-shipping": ["lookup:unit price", "documents", "calculator"],
