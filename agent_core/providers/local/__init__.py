@@ -855,9 +855,10 @@ class LocalProvider:
         errors: list[Any] = []
         started = time.perf_counter()
         timed_out = stopped = False
+        whole: str | None = None  # the whole reply, once the grammar leaves no choice (complete_reply)
 
         def on_chunk(chunk: Any) -> bool:
-            nonlocal timed_out, stopped
+            nonlocal timed_out, stopped, whole
             engine.handover.report(chunk)
             if self._waiting_since is not None and _own_work_began(chunk):
                 self._waiting_since = None
@@ -875,7 +876,7 @@ class LocalProvider:
                         if said is not None:
                             final["said"], final["finish_reason"] = said, "enough"
                         elif (whole := complete_reply(so_far)) is not None:
-                            final["whole"], final["finish_reason"] = whole, "stop"
+                            final["finish_reason"] = "stop"
                     if choice.get("finish_reason"):
                         final["finish_reason"] = choice["finish_reason"]
                 for key in ("timings", "usage"):
@@ -883,7 +884,7 @@ class LocalProvider:
                         final[key] = chunk[key]
             if time.perf_counter() > deadline:
                 timed_out = True
-            stopped = "said" in final or "whole" in final or timed_out or (cancel is not None and cancel.is_set())
+            stopped = "said" in final or whole is not None or timed_out or (cancel is not None and cancel.is_set())
             return stopped
 
         try:
@@ -915,7 +916,7 @@ class LocalProvider:
                 provider=PROVIDER_ID,
                 error_type="Timeout",
             )
-        return final.pop("whole", None) or "".join(pieces), final, elapsed
+        return whole or "".join(pieces), final, elapsed
 
     def model_wait(self) -> ModelWait | None:
         """While this provider's model call waits for a stopped run to let go of the model (llama.cpp
