@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Kind = Literal["number", "money", "percent", "quantity", "temperature", "date", "time", "contact"]
+Kind = Literal["number", "money", "percent", "quantity", "temperature", "date", "time", "contact", "verdict"]
 
 # ---------------------------------------------------------------------------------------------
 # Patterns
@@ -210,11 +210,15 @@ class Claim:
     """Values obtained by a unit conversion (matched with a conversion's rounding slack)."""
     arithmetic: str | None = None
     """For a sum the answer writes out wrong (``22 - 15 = 15``): the right one, ``22 - 15 = 7``."""
+    expected: str | None = None
+    """For a yes or no the tool results contradict (kind ``verdict``): what they say, and why."""
 
     def as_record(self, source: dict[str, Any] | None) -> dict[str, Any]:
         record: dict[str, Any] = {"text": self.text, "value": self.value, "kind": self.kind, "source": source}
         if self.arithmetic:
             record["arithmetic"] = self.arithmetic
+        if self.expected:
+            record["expected"] = self.expected
         return record
 
 

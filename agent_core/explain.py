@@ -312,6 +312,14 @@ def _grounding(record: Mapping[str, Any]) -> Sentence | None:
         return None
     status = grounding.get("status")
     claims = [c for c in grounding.get("claims") or [] if isinstance(c, dict)]
+    said = [c for c in claims if c.get("kind") == "verdict" and not c.get("source")]
+    if said:
+        return Sentence(
+            f'The answer says "{said[0].get("text")}", but the tool results say {said[0].get("expected")}: '
+            "the answer contradicts them.",
+            None,
+            "grounding",
+        )
     missing = [c for c in claims if not c.get("source")]
     if status == "grounded" and claims:
         return Sentence("Every number in the answer was found in the goal or the tool results.", None, "grounding")

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agent_core import verdicts
 from agent_core.claims import (
     ANY_DIGITS,
     Claim,
@@ -59,7 +60,9 @@ WHAT_IS_CHECKED = (
     "in your goal and in the results of the tool calls that "
     "succeeded (1,000 = 1000, $24 = 24 USD, 19 °C = 66.2 °F, 2026-09-09 = September 9 = 9월 9일). "
     "A value that is a simple sum, difference, product or ratio of found numbers counts as found. "
-    "Not checked: names, places, yes/no verdicts, opinions and wording — a found number can still "
+    "A yes or no the answer starts with is checked where the results decide it (rain for an umbrella "
+    "question, the free-shipping threshold for a shipping question). "
+    "Not checked: names, places, other verdicts, opinions and wording — a found number can still "
     "be used in a wrong sentence."
 )
 
@@ -298,6 +301,10 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
     found = _temperature_differences(answer or "", found)
     # A sum written out wrong ("22 - 15 = 15") is unsupported, whatever its figures' sources.
     found += [(claim, None) for claim in wrong_arithmetic(answer or "")]
+    # A yes or no the results contradict ("No, you do not need an umbrella" with rain in the
+    # weather result) is unsupported too, though every figure beside it is found.
+    if (wrong := wrong_verdict(answer or "", goal, ok_calls)) is not None:
+        found.insert(0, (wrong, None))
     result: dict[str, Any] = {
         "status": _status(sum(ref is not None for _, ref in found), len(found)),
         "tools_used": len(ok_calls),
@@ -308,6 +315,24 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
         # at all is a claim of fact too (a greeting gets the same, true, remark).
         result["note"] = NO_TOOL_NOTE if claims else NO_TOOL_NOTE_PLAIN
     return result
+
+
+def wrong_verdict(answer: str, goal: str, tool_calls: Sequence[Mapping[str, Any]]) -> Claim | None:
+    """The yes or no ``answer`` starts with, as a ``verdict`` claim, when the tool results decide the
+    question the other way (:mod:`agent_core.verdicts`); else None."""
+    found = verdicts.contradiction(answer, goal, tool_calls)
+    if found is None:
+        return None
+    word, verdict = found
+    start = answer.find(word)
+    return Claim(
+        text=word,
+        value="yes" if not verdict.yes else "no",
+        kind="verdict",
+        start=max(start, 0),
+        end=max(start, 0) + len(word),
+        expected=f"{'yes' if verdict.yes else 'no'}: {verdict.because}",
+    )
 
 
 def check_record(record: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -343,35 +368,55 @@ def summary(grounding: Mapping[str, Any] | None) -> str:
             "" if not any((c.get("source") or {}).get("goal") for c in claims) else " or your goal"
         )
     sums = [c for c in missing if c.get("arithmetic")]
-    others = [c for c in missing if not c.get("arithmetic")]
-    parts = [f"{c['text']} is wrong: {c['arithmetic']}" for c in sums[:2]]
+    said = [c for c in missing if c.get("kind") == "verdict"]
+    others = [c for c in missing if not c.get("arithmetic") and c.get("kind") != "verdict"]
+    parts = [warning(c) for c in said[:1]]
+    parts += [f"{c['text']} is wrong: {c['arithmetic']}" for c in sums[:2]]
     if len(others) == 1:
         parts.append(f"{others[0]['text']} appears in no tool result: the model may have made it up")
     elif others:
         shown = ", ".join(c["text"] for c in others[:4]) + (" …" if len(others) > 4 else "")
         parts.append(f"{shown} appear in no tool result: the model may have made them up")
     text = "⚠ " + "; ".join(parts)
-    if len(missing) < len(claims):
-        text += f" ({len(claims) - len(missing)} of {len(claims)} numbers found in tool results)"
+    figures = [c for c in claims if c.get("kind") != "verdict"]
+    if figures and len(missing) - len(said) < len(figures):
+        text += f" ({found_line(grounding)})"
     return text
 
 
 def found_line(grounding: Mapping[str, Any] | None) -> str:
-    """ "2 of 3 numbers found in tool results" (or the goal)."""
-    claims = (grounding or {}).get("claims") or []
-    found = len(claims) - len(unsupported(grounding))
+    """ "2 of 3 numbers found in tool results" (or the goal); a yes or no is not counted."""
+    claims = [c for c in (grounding or {}).get("claims") or [] if c.get("kind") != "verdict"]
+    found = sum(c.get("source") is not None for c in claims)
     return f"{found} of {len(claims)} numbers found in tool results"
+
+
+def short(claim: Mapping[str, Any]) -> str:
+    """An unsupported claim in a few words, for a list: ``20 °C``, ``"No" (the results say yes)``."""
+    if claim.get("kind") == "verdict":
+        return f'"{claim.get("text")}" (the results say {str(claim.get("expected", "")).split(":")[0]})'
+    return str(claim.get("text"))
 
 
 def warning(claim: Mapping[str, Any]) -> str:
     """One unsupported claim in plain words (the CLI prints one line each)."""
     if claim.get("arithmetic"):
         return f"{claim['text']} is wrong arithmetic: {claim['arithmetic']}"
+    if claim.get("kind") == "verdict":
+        return f'"{claim["text"]}" contradicts the tool results, which say {claim.get("expected")}'
     return f"{claim['text']} appears in no tool result: the model may have made it up"
 
 
 def correction(grounding: Mapping[str, Any]) -> str:
-    """The corrective turn sent to the model when ``ANSWER_CHECK=retry`` finds made-up figures."""
+    """The corrective turn sent to the model when ``ANSWER_CHECK=retry`` finds made-up figures
+    (or a yes or no the results contradict)."""
+    said = [c for c in unsupported(grounding) if c.get("kind") == "verdict"]
+    if said:
+        right = "Yes" if str(said[0].get("expected", "")).startswith("yes") else "No"
+        return (
+            f"Your answer says {said[0]['text']}, but the tool results say {said[0].get('expected')}. "
+            f"Answer again from the tool results, starting with {right}."
+        )
     sums = [c for c in unsupported(grounding) if c.get("arithmetic")]
     if sums:
         wrong = "; ".join(f"{c['text']}, but {c['arithmetic']}" for c in sums[:3])

@@ -31,7 +31,7 @@ from agent_core.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from agent_core.grounding import check_answer, correction, unsupported
+from agent_core.grounding import check_answer, correction, short, unsupported
 from agent_core.masking import mask, mask_text, masked_traceback
 from agent_core.model_calls import call_model
 from agent_core.otel import auto as otel_auto
@@ -523,7 +523,7 @@ def _send_answer_back(
     _keep_block(run, block)
     run.history.append({"role": "assistant", "content": answer, "final": False})
     run.history.append({"role": "user", "content": message, "kind": "answer_check"})
-    texts = [str(c["text"]) for c in missing]
+    texts = [short(c) for c in missing]
     step_entry["answer_check"] = {"unsupported": texts, "message": message}
     log.info("run %s step %s: answer sent back by the answer check (%s)", run.record["run_id"], step, ", ".join(texts))
     return AnswerSentBack(run_id=run.record["run_id"], step=step, unsupported=texts, message=message, answer=answer)

@@ -230,12 +230,13 @@ class CallSource(TypedDict):
     tool: str
 
 
-ClaimKind = Literal["number", "money", "percent", "quantity", "temperature", "date", "time", "contact"]
+ClaimKind = Literal["number", "money", "percent", "quantity", "temperature", "date", "time", "contact", "verdict"]
 
 
 class Claim(TypedDict):
     """A number, amount, percentage, quantity, temperature, date or time, or a contact detail
-    (e-mail or web address, phone number) in the answer, and where it was found: a successful tool call, the goal, or nowhere (None: possibly made up)."""
+    (e-mail or web address, phone number) in the answer, and where it was found: a successful tool call, the goal, or nowhere (None: possibly made up).
+    Also a yes or no the answer starts with that the tool results contradict (kind ``verdict``, no source)."""
 
     text: Annotated[str, Field(description="as written in the answer")]
     value: Annotated[
@@ -249,6 +250,15 @@ class Claim(TypedDict):
     source: CallSource | GoalSource | None
     arithmetic: NotRequired[
         Annotated[str, Field(description="a sum the answer writes out wrong: the right one (22 - 15 = 7)")]
+    ]
+    expected: NotRequired[
+        Annotated[
+            str,
+            Field(
+                description="a yes or no (kind verdict) the tool results contradict: what they say, and why "
+                "(yes: the weather result says New York: rain)"
+            ),
+        ]
     ]
 
 

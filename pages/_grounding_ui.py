@@ -62,7 +62,8 @@ def show_badge(record: Mapping[str, Any], container: Any = None) -> None:
         target.warning(f"**Answer check:** {line}.", icon="⚠️")
     if claims:
         target.caption(
-            "Checked: the numbers, amounts, percentages, dates and times in the answer — not names or opinions.",
+            "Checked: the numbers, amounts, percentages, dates and times in the answer, and a yes or no "
+            "the tool results decide — not names or opinions.",
             help=HELP,
         )
     if note := grounding.get("note"):
@@ -77,6 +78,8 @@ def show_badge(record: Mapping[str, Any], container: Any = None) -> None:
                     + (
                         f"wrong arithmetic: {ui.md_label(c.get('arithmetic'), 80)}"
                         if c.get("arithmetic")
+                        else f"contradicts the tool results, which say {ui.md_label(c.get('expected'), 120)}"
+                        if c.get("kind") == "verdict"
                         else _where(c.get("source"), calls)
                     )
                     for c in claims
@@ -120,7 +123,7 @@ def show_sent_back(container: Any, unsupported_texts: list[str], message: str, a
         ui.show_text(answer, container)
     shown = ", ".join(ui.md_label(t, 40) for t in unsupported_texts[:6])
     container.warning(
-        f"**Answer check:** {shown} appears in no tool result, so this answer was sent back to the "
+        f"**Answer check:** {shown}: not backed by the tool results, so this answer was sent back to the "
         "model with a corrective turn instead of being shown as final.",
         icon="🔁",
     )
