@@ -53,6 +53,7 @@ from agent_core.providers.local.plan import (
     planned_call,
     request_language,
     required_facts,
+    verdict_lead,
 )
 from agent_core.providers.local.prompt import (
     MAX_ANSWER_CHARS,
@@ -741,6 +742,7 @@ class LocalProvider:
         # figure cannot be generated (the answer check has nothing left to catch).
         numbers = None
         required: list[Required] = []
+        lead: str | None = None
         if plan and plan.answer:
             empty = nothing_found(request.blocks) and not plan.tools
             allowed = allowed_numbers(request.goal, request.blocks)
@@ -749,7 +751,9 @@ class LocalProvider:
             not_found = request_language(request.goal) if empty else None
             # Every temperature and calculator result must be stated (in the goal's order).
             required = [] if empty else required_facts(request.goal, request.blocks)
-            numbers = answer_pattern(allowed, not_found=not_found, goal=request.goal, required=required)
+            # A yes/no question the results decide starts with their yes or no.
+            lead = None if empty else verdict_lead(request.goal, request.blocks)
+            numbers = answer_pattern(allowed, not_found=not_found, goal=request.goal, required=required, lead=lead)
         call_limit = max(CALL_TOKENS, plan.call_tokens if plan is not None else 0)  # a long text to count
         limit = min(self.max_tokens, call_limit if force and tools else ANSWER_TOKENS)
         schema = output_schema(
@@ -795,7 +799,7 @@ class LocalProvider:
             # llguidance could not compile the grammar and llama.cpp generated without one (it
             # only logs that): answer again with the figures allowed but not required.
             log.warning("the local answer grammar was not applied; answering without required figures")
-            numbers = answer_pattern(allowed, not_found=not_found, goal=request.goal)
+            numbers = answer_pattern(allowed, not_found=not_found, goal=request.goal, lead=lead)
             schema = output_schema(tools, force_tool=force, pinned=pinned, answer_pattern=numbers)
             grammar = output_grammar(schema)
             body = {**body, "grammar": grammar}

@@ -36,6 +36,8 @@ from agent_core.providers.local.conversions import Conversion, conversion
 from agent_core.providers.local.evidence import conditions, english_search, evidence_lines
 from agent_core.tools.knowledge import FIRST_DISCOUNT_UNITS
 from agent_core.tools.registry import Tool
+from agent_core.verdicts import GOAL_AMOUNT, THRESHOLD, Verdict, plain_number, short_number
+from agent_core.verdicts import expected as expected_verdict
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
@@ -261,7 +263,7 @@ def analyse(goal: str, tool_names: Iterable[str]) -> Analysis:
         ("unit price", "단가") in topics
         and ("volume discount", "할인") not in topics
         and not _OWN_RATE.search(counted)
-        and any((_number(q) or 0) >= FIRST_DISCOUNT_UNITS for q in _QUANTITY_ASKED.findall(counted))
+        and any((plain_number(q) or 0) >= FIRST_DISCOUNT_UNITS for q in _QUANTITY_ASKED.findall(counted))
     ):
         # A count of units is priced with the volume tiers whether or not the goal says
         # "discount": 600 units cost 600 × $21.60, not 600 × $24 (the unit price alone). Below
@@ -794,7 +796,7 @@ def tier_rows(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
     holds the quantity the goal names, as written: "100 to 499, 5%, $22.80". Left to pick, the
     model applied the 10 % row to 150 units; finding a number in a range is done here instead.
     Amounts in dollars are not quantities (thresholds are compared in :func:`comparisons`)."""
-    quantities = {v for q in _QUANTITY_ASKED.findall(with_digits(_norm(goal))) if (v := _number(q)) is not None}
+    quantities = {v for q in _QUANTITY_ASKED.findall(with_digits(_norm(goal))) if (v := plain_number(q)) is not None}
     if not quantities:
         return []
     rows: list[str] = []
@@ -806,8 +808,8 @@ def tier_rows(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
                 matches = [m for m in _RANGE.finditer(row) if not _NOT_A_QUANTITY.match(row, m.end())]
                 for i, m in enumerate(matches):
                     following = matches[i + 1] if i + 1 < len(matches) else None
-                    low = _number(m.group(1) or m.group(3) or "")
-                    high = _number(m.group(2)) if m.group(2) else None
+                    low = plain_number(m.group(1) or m.group(3) or "")
+                    high = plain_number(m.group(2)) if m.group(2) else None
                     if low is None or not any(q >= low and (high is None or q <= high) for q in quantities):
                         continue
                     # From this range to the next one: "100개 이상 주문하면 5%", not the 500개 tier too.
@@ -820,7 +822,7 @@ def tier_rows(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
 
 def below_every_tier(goal: str, blocks: Sequence[ContextBlock]) -> bool:
     """Whether the goal names a quantity, the results hold a tiered rule, and no tier holds it."""
-    quantities = [v for q in _QUANTITY_ASKED.findall(with_digits(_norm(goal))) if (v := _number(q)) is not None]
+    quantities = [v for q in _QUANTITY_ASKED.findall(with_digits(_norm(goal))) if (v := plain_number(q)) is not None]
     return bool(quantities) and tier_table_seen(blocks) and not tier_rows(goal, blocks)
 
 
@@ -956,29 +958,8 @@ def answer_reminder(goal: str, blocks: Sequence[ContextBlock]) -> str:
     return "\n".join(lines)
 
 
-_THRESHOLD = re.compile(
-    r"\$\s?(\d[\d,]*(?:\.\d+)?)\s*(or more|or above|and above|or over|or less|or below|이상|미만|이하|초과)"
-    r"|(at least|over|above|under|below|less than|more than)\s*\$\s?(\d[\d,]*(?:\.\d+)?)",
-    re.IGNORECASE,
-)
-
-
-def _number(text: str) -> float | None:
-    try:
-        return float(text.replace(",", ""))
-    except ValueError:
-        return None
-
-
-def _fmt(value: float) -> str:
-    return f"{value:,.2f}".rstrip("0").rstrip(".")
-
-
-_GOAL_AMOUNT = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s*(?:달러|dollars?\b|USD\b)", re.IGNORECASE)
-
-
 def _operands(expression: str) -> set[float | None]:
-    return {_number(n) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", expression)}
+    return {plain_number(n) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", expression)}
 
 
 def comparisons(blocks: Sequence[ContextBlock], korean: bool = False, goal: str = "") -> list[str]:
@@ -1004,15 +985,15 @@ def comparisons(blocks: Sequence[ContextBlock], korean: bool = False, goal: str 
                     unit = "°F" if str(data.get("unit", "")).startswith("f") else "°C"
                     temps.append((str(data.get("city", "?")), float(data["temperature"]), unit))
             elif output.name == "calculator":
-                value = _number(output.output.strip())
+                value = plain_number(output.output.strip())
                 if value is not None:
                     calls = [c for c in block.tool_calls if c.call_id == output.call_id]
                     arguments = calls[0].arguments if calls else None
                     expression = arguments.get("expression", "") if isinstance(arguments, dict) else ""
                     results.append((value, str(expression)))
             else:
-                for m in _THRESHOLD.finditer(output.output):
-                    value = _number(m.group(1) or m.group(4) or "")
+                for m in THRESHOLD.finditer(output.output):
+                    value = plain_number(m.group(1) or m.group(4) or "")
                     if value is not None:
                         word = (m.group(2) or m.group(3) or "").lower()
                         thresholds.append((value, word in ("or more", "or above", "and above", "at least", "이상")))
@@ -1020,12 +1001,12 @@ def comparisons(blocks: Sequence[ContextBlock], korean: bool = False, goal: str 
     if len(temps) >= 2:
         warm = max(temps, key=lambda t: t[1])
         cold = min(temps, key=lambda t: t[1])
-        w, c = f"{warm[0]} ({_fmt(warm[1])}{warm[2]})", f"{cold[0]} ({_fmt(cold[1])}{cold[2]})"
+        w, c = f"{warm[0]} ({short_number(warm[1])}{warm[2]})", f"{cold[0]} ({short_number(cold[1])}{cold[2]})"
         if warm[1] == cold[1]:
             out.append(
-                f"모두 {_fmt(warm[1])}{warm[2]}로 같습니다."
+                f"모두 {short_number(warm[1])}{warm[2]}로 같습니다."
                 if korean
-                else f"All {len(temps)} places are at {_fmt(warm[1])}{warm[2]}."
+                else f"All {len(temps)} places are at {short_number(warm[1])}{warm[2]}."
             )
         else:
             out.append(f"가장 따뜻한 곳: {w}. 가장 추운 곳: {c}." if korean else f"Warmest: {w}. Coldest: {c}.")
@@ -1033,17 +1014,17 @@ def comparisons(blocks: Sequence[ContextBlock], korean: bool = False, goal: str 
         own = [v for v, e in results if not (limit in _operands(e) and len(_operands(e)) > 1)]
         # An amount the goal sets as a condition ("an international order under $500") is no
         # order to compare: it made "500 is equal to 500, so it meets the threshold (yes)".
-        conditional = {_number(m.group(1) or m.group(4) or "") for m in _THRESHOLD.finditer(with_digits(goal))}
+        conditional = {plain_number(m.group(1) or m.group(4) or "") for m in THRESHOLD.finditer(with_digits(goal))}
         conditional |= {value for _, value in conditions(with_digits(goal))}
         stated = [
             amount
-            for m in _GOAL_AMOUNT.finditer(with_digits(goal))
-            if (amount := _number(m.group(1) or m.group(2))) not in conditional
+            for m in GOAL_AMOUNT.finditer(with_digits(goal))
+            if (amount := plain_number(m.group(1) or m.group(2))) not in conditional
         ]
         candidates = own[-1:] or [v for v in stated if v is not None][-1:]
         for value in candidates:
             meets = value > limit or (inclusive and value == limit)
-            v, t = _fmt(value), _fmt(limit)
+            v, t = short_number(value), short_number(limit)
             if korean:
                 relation = "크므로" if value > limit else "작으므로" if value < limit else "같으므로"
                 verdict = "기준을 충족합니다 (예)" if meets else "기준에 미달합니다 (아니요)"
@@ -1060,6 +1041,33 @@ def comparisons(blocks: Sequence[ContextBlock], korean: bool = False, goal: str 
 
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def verdict(goal: str, blocks: Sequence[ContextBlock]) -> Verdict | None:
+    """The yes or no the results decide for a yes/no goal (:func:`agent_core.verdicts.expected`)."""
+    calls = [
+        {"tool": o.name, "arguments": _arguments(c.arguments), "output": o.output, "success": not o.is_error}
+        for b in blocks
+        for c in b.tool_calls
+        for o in b.outputs
+        if o.call_id == c.call_id
+    ]
+    return expected_verdict(goal, calls)
+
+
+def verdict_lead(goal: str, blocks: Sequence[ContextBlock]) -> str | None:
+    """The words the answer must start with ("Yes", "No", "네, ", "아니요, ") when the goal is a
+    yes/no question the results decide (:func:`verdict`), else None.
+
+    Shown the rain in New York, the model answered "No, you do not need an umbrella in New York
+    today … the weather forecast shows rain"; asked in Korean about Paris's light rain, it copied
+    the question and gave no verdict. Only the answer's start is held, and only where the results
+    decide it; an answer that already starts so is generated exactly as before. In Korean the
+    comma is part of it: held to "아니요" alone, the model went on "아니요. … 20개 주문하면 배송비
+    무료입니다".
+    """
+    decided = verdict(goal, blocks)
+    return None if decided is None else decided.word(request_language(goal) == "Korean")
 
 
 def allowed_numbers(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
@@ -1087,7 +1095,7 @@ def allowed_numbers(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
                 if value:
                     found.add(value)
                     found.add(value.lstrip("0") or "0")
-            number = _number(plain)
+            number = plain_number(plain)
             if number is not None and "," not in plain:
                 found.update(figure_forms(plain))  # 3420 → 3,420; 42.1648128 → 42.16
     return sorted(found, key=lambda v: (-len(v), v))
@@ -1097,10 +1105,10 @@ def figure_forms(written: str) -> list[str]:
     """The ways an answer may write a figure a result gives: as written, with or without thousands
     separators, without a ".0", and rounded to two or one decimals or none (42.1648128 km → 42.16).
     """
-    number = _number(written)
+    number = plain_number(written)
     if number is None:
         return [written]
-    forms = {written, written.replace(",", ""), _fmt(number), _fmt(number).replace(",", "")}
+    forms = {written, written.replace(",", ""), short_number(number), short_number(number).replace(",", "")}
     if number == int(number):
         forms.add(str(int(number)))
     elif "." in written and len(written.split(".")[1]) > 2:
@@ -1135,6 +1143,8 @@ def required_facts(goal: str, blocks: Sequence[ContextBlock]) -> list[Required]:
     """
     korean = request_language(goal) == "Korean"
     text = _norm(goal).casefold()
+    decided = verdict(goal, blocks)
+    rain = decided is not None and decided.topic == "rain"
     found: list[tuple[int, int, Required]] = []
     seen: set[Any] = set()
     order = 0
@@ -1155,7 +1165,7 @@ def required_facts(goal: str, blocks: Sequence[ContextBlock]) -> list[Required]:
                     continue
                 city = str(data.get("city", ""))
                 where = _position(text, [city, str(args.get("city", ""))])
-                value = _fmt(float(data["temperature"])).replace(",", "")
+                value = short_number(float(data["temperature"])).replace(",", "")
                 condition = str(data.get("condition", "")).strip()
                 # The condition where the goal asks about the weather (not "which is warmer"), and
                 # only where it is written in the answer's language (the tool answers in the
@@ -1164,7 +1174,15 @@ def required_facts(goal: str, blocks: Sequence[ContextBlock]) -> list[Required]:
                 if condition and bool(_HANGUL.search(condition)) == korean and _CONDITION_ASKED.search(goal):
                     words = _condition_forms(condition)
                 unit = "°F" if str(data.get("unit", "")).startswith("f") else "°C"
-                if (value, words) not in seen:
+                if rain and words:
+                    # Asked whether it rains (an umbrella), the condition answers, not the
+                    # temperature: held to both after its "네, ", the model ran on about the
+                    # weather without ever giving 19 °C, until the token limit.
+                    if words not in seen:
+                        seen.add(words)
+                        fact = Required(tuple(dict.fromkeys(words)), f'"{condition}" ({city} weather)')
+                        found.append((where, order, fact))
+                elif (value, words) not in seen:
                     seen.add((value, words))
                     label = f"{value} {unit}" + (f' and "{condition}"' if words else "") + f" ({city} weather)"
                     found.append(
@@ -1173,7 +1191,7 @@ def required_facts(goal: str, blocks: Sequence[ContextBlock]) -> list[Required]:
             elif output.name == "calculator":
                 expression = str(args.get("expression", ""))
                 result = output.output.strip()
-                if _number(result) is None or not re.search(r"\d\s*[-+*/×÷^]", expression) or result in seen:
+                if plain_number(result) is None or not re.search(r"\d\s*[-+*/×÷^]", expression) or result in seen:
                     continue
                 seen.add(result)
                 operands = [n for n in _NUMBER.findall(expression) if n in _NUMBER.findall(goal)]
@@ -1181,7 +1199,7 @@ def required_facts(goal: str, blocks: Sequence[ContextBlock]) -> list[Required]:
                 found.append(
                     (where, order, Required(tuple(figure_forms(result)), f"{result} (calculator: {expression})"))
                 )
-            elif output.name == "word_count" and _number(output.output.strip()) is not None:
+            elif output.name == "word_count" and plain_number(output.output.strip()) is not None:
                 # The count is the answer; of a file the goal names, said with the file's name.
                 result = output.output.strip()
                 files = _FILE_NAME.findall(without_words_to_count(_norm(goal)))
@@ -1268,7 +1286,12 @@ def _position(text: str, names: Sequence[str]) -> int:
 
 
 def answer_pattern(
-    numbers: Sequence[str], *, not_found: str | None = None, goal: str = "", required: Sequence[Required] = ()
+    numbers: Sequence[str],
+    *,
+    not_found: str | None = None,
+    goal: str = "",
+    required: Sequence[Required] = (),
+    lead: str | None = None,
 ) -> str:
     """A regex for an answer whose digits all belong to ``numbers``: any text without digits,
     and digits only as one of those numbers (the model cannot write a figure no result has).
@@ -1282,6 +1305,8 @@ def answer_pattern(
     have data for is Seoul, which has a temperature of …" after saying it found nothing.
 
     ``required`` (:func:`required_facts`): facts the answer must state, in this order.
+
+    ``lead`` (:func:`verdict_lead`): the word the answer starts with (not with ``not_found``).
     """
     options = "|".join(re.escape(n) for n in numbers)
     text = _TEXT_CHARS + _goal_scripts(goal)
@@ -1301,8 +1326,9 @@ def answer_pattern(
         return f"^(?:Sorry, I could not find|I could not find|I couldn't find){body}{end}$"
     core = f"(?:{other}|(?:{options}){after})*" if options else f"{other}*"
     tail = f"(?:(?:{options})[.,]?)?" if options else ""
+    start = "^" + (re.escape(lead) if lead else "")
     if not required:
-        return f"^{core}{tail}$"
+        return f"{start}{core}{tail}$"
 
     def alternatives(forms: Sequence[str]) -> str:
         return "(?:" + "|".join(re.escape(f) for f in forms) + ")"
@@ -1321,7 +1347,7 @@ def answer_pattern(
     ends.append(
         prefix + (f"{alternatives(last.words)}{core}" if last.words else "") + alternatives(last.forms) + "[.,]?"
     )
-    return "^(?:" + "|".join(ends) + ")$"
+    return start + "(?:" + "|".join(ends) + ")$"
 
 
 # What an answer may write between its figures: printable ASCII but the digits and "@", Latin-1 and
