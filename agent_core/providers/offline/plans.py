@@ -25,6 +25,7 @@ from agent_core.providers.offline.rules import (
     search_hits,
     shorten,
 )
+from agent_core.verdicts import expected as expected_verdict
 
 MAX_PLAN_STEPS = 12
 """After this many steps the planner answers with what it has instead of calling more tools."""
@@ -309,13 +310,29 @@ def _plan_weather(ctx: _Ctx, intent: Intent) -> _Decision:
         if got
         else ""
     )
+    rain = _rain(ctx)
     if len(lines) == 1:
-        return _Decision("weather: answer from get_weather", text=f"{head} {lines[0]}".strip())
-    verdict = _warmer(ctx, temps) if len(temps) >= 2 and COMPARE.search(ctx.goal) else ""
+        return _Decision(
+            "weather: answer from get_weather" + (", rain decides" if rain else ""),
+            text=rain + f"{head} {lines[0]}".strip(),
+        )
+    verdict = rain or (_warmer(ctx, temps) if len(temps) >= 2 and COMPARE.search(ctx.goal) else "")
     return _Decision(
         "weather: answer from get_weather" + (", compared" if verdict else ""),
         text=verdict + (head + "\n" if head else "") + "\n".join(f"- {line}" for line in lines),
     )
+
+
+def _rain(ctx: _Ctx) -> str:
+    """ "Yes: it is raining …" for an umbrella or rain question the weather results decide
+    (:func:`agent_core.verdicts.expected`), else ""."""
+    calls = [{"tool": d.name, "arguments": d.args, "output": d.output, "success": d.ok} for d in ctx.done]
+    verdict = expected_verdict(ctx.goal, calls)
+    if verdict is None or verdict.topic != "rain":
+        return ""
+    if verdict.yes:
+        return ctx.t("네, 비가 오니 우산을 챙기세요.\n", "Yes: it is raining, so take an umbrella.\n")
+    return ctx.t("아니요, 비 소식은 없습니다.\n", "No: it is not raining.\n")
 
 
 def _warmer(ctx: _Ctx, temps: list[tuple[str, float]]) -> str:
