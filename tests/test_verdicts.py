@@ -1,0 +1,280 @@
+"""Yes/no questions the tool results decide: reading them, the answer check that flags a
+contradicting yes or no on any provider, and the local model's answer held to the right one."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from typing import Any
+
+import pytest
+
+from agent_core import verdicts
+from agent_core.context import ContextBlock, ToolCallRequest, ToolOutput
+from agent_core.explain import explain
+from agent_core.grounding import check_answer, correction, short, summary, unsupported, warning
+from agent_core.loop import run_to_end
+from agent_core.providers.local.plan import answer_pattern, required_facts, verdict_lead
+from agent_core.providers.offline import create as create_offline
+from agent_core.providers.scripted import ScriptedProvider
+from agent_core.settings import Settings
+from agent_core.tools.builtins import build_default_registry
+from agent_core.tools.simulated import get_weather
+from tests.record_schema import assert_valid_record
+from tests.test_local_gbnf import same_language
+
+NEW_YORK = json.dumps(get_weather("New York"))
+SEOUL = json.dumps(get_weather("Seoul"))
+PARIS_KO = json.dumps(get_weather("파리"), ensure_ascii=False)
+PRICES = "Unit price: $24 per unit (단가: 개당 $24)\nShipping: free shipping on orders of $500 or more ($500 이상 구매 시 무료 배송)"
+
+
+def call(tool: str, arguments: dict[str, Any], output: str, *, ok: bool = True, n: int = 1) -> dict[str, Any]:
+    return {"call_id": f"c{n}", "tool": tool, "arguments": arguments, "output": output, "success": ok}
+
+
+def weather(output: str, city: str = "New York", n: int = 1) -> dict[str, Any]:
+    return call("get_weather", {"city": city}, output, n=n)
+
+
+def order(units: int) -> list[dict[str, Any]]:
+    return [
+        call("lookup", {"topic": "unit price, shipping"}, PRICES),
+        call("calculator", {"expression": f"24 * {units}"}, str(24 * units), n=2),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("goal", "yes_no"),
+    [
+        ("Do I need an umbrella in New York today?", True),
+        ("Is shipping free for an order of 20 units?", True),
+        ("If I order 25 units, do I get free shipping?", True),
+        ("I'm flying to Paris, should I pack an umbrella?", True),
+        ("Will it rain in Sydney?", True),
+        ("20개 주문하면 배송비 무료인가요?", True),
+        ("파리에 가는데 오늘 우산 챙겨야 할까?", True),
+        # Not yes/no as a whole: the answer starts with what is asked.
+        ("How much would 30 units cost, and would shipping be free?", False),
+        ("What's the weather in Paris?", False),
+        ("Which is warmer, London or Seoul?", False),
+        ("서울 날씨 어때?", False),
+        ("제품 10개 사면 총 얼마예요?", False),
+        ("단가를 확인해서 제품 7개의 총 가격을 계산해 주세요.", False),  # a request, not a question
+        ("Tell me whether shipping is free for 20 units.", False),
+    ],
+)
+def test_which_goals_are_yes_no_questions(goal: str, yes_no: bool) -> None:
+    assert verdicts.asks_yes_no(goal) is yes_no
+
+
+def test_rain_decides_an_umbrella_question() -> None:
+    wet = verdicts.expected("Do I need an umbrella in New York today?", [weather(NEW_YORK)])
+    assert wet is not None and wet.yes and wet.topic == "rain"
+    assert wet.because == "the weather result says New York: rain"
+    dry = verdicts.expected("Do I need an umbrella in Seoul?", [weather(SEOUL, "Seoul")])
+    assert dry is not None and not dry.yes
+    assert verdicts.expected("파리에 가는데 오늘 우산 챙겨야 할까?", [weather(PARIS_KO, "파리")]).yes  # type: ignore[union-attr]
+    # Showers and thunderstorms are rain too.
+    for city in ("Sydney", "Singapore"):
+        assert verdicts.expected(f"Will it rain in {city}?", [weather(json.dumps(get_weather(city)), city)]).yes  # type: ignore[union-attr]
+
+
+def test_no_verdict_when_the_results_do_not_settle_it() -> None:
+    goal = "Do I need an umbrella today?"
+    assert verdicts.expected(goal, []) is None
+    assert verdicts.expected(goal, [weather(NEW_YORK), weather(SEOUL, "Seoul", n=2)]) is None  # rain in one only
+    assert verdicts.expected(goal, [call("get_weather", {"city": "Cairo"}, "ERROR: no weather data", ok=False)]) is None
+    assert verdicts.expected("What's the weather in New York?", [weather(NEW_YORK)]) is None  # not yes/no
+
+
+def test_the_free_shipping_threshold_decides_a_shipping_question() -> None:
+    below = verdicts.expected("Is shipping free for an order of 20 units?", order(20))
+    assert below is not None and not below.yes and below.topic == "free shipping"
+    assert below.because == "$480 is below the free-shipping threshold ($500 or more)"
+    above = verdicts.expected("If I order 25 units, do I get free shipping?", order(25))
+    assert above is not None and above.yes
+    assert verdicts.expected("20개 주문하면 배송비 무료인가요?", order(20)).yes is False  # type: ignore[union-attr]
+    # The threshold itself counts ("$500 or more"); a dollar amount in the question is the order.
+    at = verdicts.expected("Is a $500 order shipped for free?", order(1)[:1])
+    assert at is not None and at.yes and "equal to" in at.because
+    # How far above the threshold is not the order.
+    worked = [*order(25), call("calculator", {"expression": "600 - 500"}, "100", n=3)]
+    assert verdicts.expected("If I order 25 units, do I get free shipping?", worked).yes  # type: ignore[union-attr]
+
+
+def test_no_shipping_verdict_without_a_free_threshold_or_for_a_negated_question() -> None:
+    fee_only = [
+        call("lookup", {}, "Orders under $500 pay a flat shipping fee of $15."),
+        call("calculator", {"expression": "24 * 20"}, "480", n=2),
+    ]
+    assert verdicts.expected("Is shipping free for 20 units?", fee_only) is None
+    assert verdicts.expected("Is shipping not free for 20 units?", order(20)) is None  # "yes" would be ambiguous
+    assert verdicts.expected("Is shipping free?", order(20)[:1]) is None  # no order amount
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        ("Yes, you need an umbrella.", (True, "Yes")),
+        ("No, you do not need an umbrella.", (False, "No")),
+        ("No umbrella needed.", (False, "No")),
+        ("**Yes** — take one.", (True, "Yes")),
+        ("네, 우산을 챙기세요.", (True, "네")),
+        ("아니요, 무료 배송이 아닙니다.", (False, "아니요")),
+        ("Nothing was found.", None),
+        ("예를 들어 비가 옵니다.", None),  # "for example", not "yes"
+        ("The total is $480.", None),
+    ],
+)
+def test_the_yes_or_no_an_answer_starts_with(answer: str, said: tuple[bool, str] | None) -> None:
+    assert verdicts.stated(answer) == said
+
+
+def test_the_answer_check_flags_a_yes_or_no_the_results_contradict() -> None:
+    goal = "Do I need an umbrella in New York today?"
+    answer = "No, you do not need an umbrella in New York today. It is 18 °C and the forecast shows rain."
+    grounding = check_answer(answer, goal, [weather(NEW_YORK)])
+    assert grounding["status"] == "partly"  # 18 °C is found; the "No" is not
+    (wrong,) = unsupported(grounding)
+    assert wrong == {
+        "text": "No",
+        "value": "no",
+        "kind": "verdict",
+        "source": None,
+        "expected": "yes: the weather result says New York: rain",
+    }
+    assert summary(grounding) == (
+        '⚠ "No" contradicts the tool results, which say yes: the weather result says New York: rain '
+        "(1 of 1 numbers found in tool results)"
+    )
+    assert warning(wrong) == '"No" contradicts the tool results, which say yes: the weather result says New York: rain'
+    assert short(wrong) == '"No" (the results say yes)'
+    assert correction(grounding).endswith("Answer again from the tool results, starting with Yes.")
+    # The right verdict, or none stated, is not flagged.
+    assert check_answer("Yes, take an umbrella: 18 °C and rain.", goal, [weather(NEW_YORK)])["status"] == "grounded"
+    assert check_answer("It rains in New York (18 °C).", goal, [weather(NEW_YORK)])["status"] == "grounded"
+    only = check_answer("No.", goal, [weather(NEW_YORK)])
+    assert only["status"] == "ungrounded" and summary(only).startswith('⚠ "No" contradicts')
+
+
+def _umbrella_run(settings: Settings, answers: list[str]) -> dict[str, Any]:
+    turns: list[dict[str, Any]] = [
+        {"text": "", "tool_calls": [{"name": "get_weather", "arguments": {"city": "New York"}, "call_id": "call_w"}]}
+    ]
+    turns += [{"text": a} for a in answers]
+    provider = ScriptedProvider(turns)
+    s = settings.replace(answer_check="retry")
+    record = run_to_end(
+        "Do I need an umbrella in New York today?",
+        provider=provider,
+        registry=build_default_registry(s, rng=random.Random(1)),
+        settings=s,
+    )
+    provider.assert_complete()
+    assert_valid_record(record)
+    return record
+
+
+def test_retry_sends_a_contradicting_no_back_to_the_model(settings: Settings) -> None:
+    record = _umbrella_run(settings, ["No, you do not need an umbrella.", "Yes, take an umbrella: 18 °C and rain."])
+    assert record["answer"] == "Yes, take an umbrella: 18 °C and rain."
+    assert record["grounding"]["status"] == "grounded"
+    check = record["steps"][1]["answer_check"]
+    assert check["unsupported"] == ['"No" (the results say yes)']
+    assert check["message"] == (
+        "Your answer says No, but the tool results say yes: the weather result says New York: rain. "
+        "Answer again from the tool results, starting with Yes."
+    )
+
+
+def test_a_contradiction_that_stays_is_flagged_in_the_record(settings: Settings) -> None:
+    record = _umbrella_run(settings, ["No."] * 3)
+    assert record["status"] == "completed" and record["answer"] == "No."
+    assert record["grounding"]["status"] == "ungrounded"
+    assert record["grounding"]["claims"][0]["kind"] == "verdict"
+    assert (
+        'The answer says "No", but the tool results say yes: the weather result says New York: rain: '
+        "the answer contradicts them." in explain(record).text
+    )
+
+
+def test_the_offline_model_answers_an_umbrella_question_with_the_verdict(settings: Settings) -> None:
+    for goal, first in [
+        ("Do I need an umbrella in New York today?", "Yes: it is raining, so take an umbrella."),
+        ("Do I need an umbrella in Seoul today?", "No: it is not raining."),
+        ("파리에 가는데 오늘 우산 챙겨야 할까?", "네, 비가 오니 우산을 챙기세요."),
+    ]:
+        record = run_to_end(
+            goal,
+            provider=create_offline(model=None, base_url=None, settings=settings),
+            registry=build_default_registry(settings),
+            settings=settings,
+        )
+        assert record["answer"].splitlines()[0] == first
+        assert record["grounding"]["status"] == "grounded"
+
+
+# --- the local model: the answer starts with the results' yes or no -------------------------------
+
+
+def block(index: int, name: str, arguments: dict[str, Any], output: str) -> ContextBlock:
+    request = ToolCallRequest(f"local_{index}_1", name, arguments)
+    return ContextBlock(
+        index=index,
+        step=index + 1,
+        provider="local",
+        tool_calls=[request],
+        outputs=[ToolOutput(request.call_id, name, output)],
+    )
+
+
+def test_the_local_answer_leads_with_the_verdict() -> None:
+    assert (
+        verdict_lead(
+            "Do I need an umbrella in New York today?", [block(0, "get_weather", {"city": "New York"}, NEW_YORK)]
+        )
+        == "Yes"
+    )
+    assert verdict_lead("Do I need an umbrella in Seoul?", [block(0, "get_weather", {"city": "Seoul"}, SEOUL)]) == "No"
+    shipping = [
+        block(0, "lookup", {"topic": "unit price, shipping"}, PRICES),
+        block(1, "calculator", {"expression": "24 * 20"}, "480"),
+    ]
+    assert verdict_lead("20개 주문하면 배송비 무료인가요?", shipping) == "아니요, "
+    assert verdict_lead("How much would 20 units cost?", shipping) is None
+    assert (
+        verdict_lead("What's the weather in New York?", [block(0, "get_weather", {"city": "New York"}, NEW_YORK)])
+        is None
+    )
+
+
+def test_an_umbrella_answer_must_state_the_rain_not_the_temperature() -> None:
+    blocks = [block(0, "get_weather", {"city": "파리"}, PARIS_KO)]
+    (rain,) = required_facts("파리에 가는데 오늘 우산 챙겨야 할까?", blocks)
+    assert "약한 비" in rain.forms and "19" not in rain.forms
+    (both,) = required_facts("파리 날씨 어때?", blocks)  # not a yes/no question: the temperature too
+    assert "19" in both.forms and "약한 비" in both.words
+
+
+def test_the_lead_pattern_reads_the_same_as_gbnf() -> None:
+    goal = "파리에 가는데 오늘 우산 챙겨야 할까?"
+    blocks = [block(0, "get_weather", {"city": "파리"}, PARIS_KO)]
+    pattern = answer_pattern(["19"], goal=goal, required=required_facts(goal, blocks), lead=verdict_lead(goal, blocks))
+    assert re.fullmatch(pattern, "네, 파리는 지금 약한 비가 옵니다.")
+    assert not re.fullmatch(pattern, "아니요, 파리는 지금 약한 비가 옵니다.")
+    assert not re.fullmatch(pattern, "파리는 지금 약한 비가 옵니다.")
+    assert not re.fullmatch(pattern, "네, 우산은 필요 없습니다.")  # the rain is still required
+    same_language(
+        pattern,
+        [
+            "네, 파리는 지금 약한 비가 옵니다.",
+            "아니요, 약한 비",
+            "네, 약한 비가 오고 19 °C입니다.",
+            "네, 약한 비가 오고 20 °C입니다.",
+            "네",
+        ],
+    )
+    english = answer_pattern(["18"], goal="Do I need an umbrella in New York today?", lead="Yes")
+    assert re.fullmatch(english, "Yes, it is raining (18 °C).") and not re.fullmatch(english, "No, it is 18 °C.")
