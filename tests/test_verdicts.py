@@ -52,6 +52,7 @@ def order(units: int) -> list[dict[str, Any]]:
         ("Is shipping free for an order of 20 units?", True),
         ("If I order 25 units, do I get free shipping?", True),
         ("I'm flying to Paris, should I pack an umbrella?", True),
+        ("I'm in Paris today. Do I need an umbrella?", True),
         ("Will it rain in Sydney?", True),
         ("20개 주문하면 배송비 무료인가요?", True),
         ("파리에 가는데 오늘 우산 챙겨야 할까?", True),
