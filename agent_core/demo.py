@@ -219,6 +219,24 @@ ANSWER_CHECK_RETRY = DemoScenario(
     answer_check="retry",
 )
 
+WRONG_VERDICT = DemoScenario(
+    id="wrong_verdict",
+    title="A wrong yes or no is sent back (answer check: retry)",
+    goal="[Scripted demo] Do I need an umbrella in New York today?",
+    shows=(
+        "get_weather says it rains in New York; the model answers \"No\" anyway.",
+        "Every figure in that answer is right, but the answer check reads the yes or no too: "
+        "the result decides it, so the answer goes back with a corrective turn.",
+        "The model answers again, from the tool result: yes.",
+    ),
+    turns=(
+        {"tool_calls": [_call("get_weather", {"city": "New York"}, "demo_1")]},
+        {"text": "No, you do not need an umbrella in New York today: it is 18 °C."},
+        {"text": "Yes, take an umbrella: it is 18 °C with rain in New York (from get_weather)."},
+    ),
+    answer_check="retry",
+)
+
 SCENARIOS: tuple[DemoScenario, ...] = (
     TOUR,
     RETRY_FALLBACK,
@@ -227,6 +245,7 @@ SCENARIOS: tuple[DemoScenario, ...] = (
     TRIMMING,
     MADE_UP,
     ANSWER_CHECK_RETRY,
+    WRONG_VERDICT,
 )
 
 

@@ -45,7 +45,7 @@ _LOWER_BOUND_EXCLUSIVE = ("or over", "over", "above", "more than", "초과")
 
 _WH_EN = re.compile(r"\b(?:what|what's|whats|how|which|who|whom|whose|where|why)\b", re.IGNORECASE)
 _AUXILIARY = re.compile(
-    r"(?:^|[,;:.!?]\s*)(?:do|does|did|is|are|was|were|will|would|can|could|should|shall|must|am|have|has|need)"
+    r"(?:^|[,;:.!?\]]\s*)(?:do|does|did|is|are|was|were|will|would|can|could|should|shall|must|am|have|has|need)"
     r"(?:n't)?\s+\w",
     re.IGNORECASE,
 )

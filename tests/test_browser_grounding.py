@@ -89,3 +89,28 @@ def test_flagged_answer_shows_the_warning(tmp_path: Path) -> None:
             wait_idle(page)
             shoot(page, "grounding-03-history")
         assert_clean_log(app.log)
+
+
+def test_a_wrong_yes_or_no_is_sent_back_on_screen(tmp_path: Path) -> None:
+    """The "A wrong yes or no is sent back" scenario: the model says "No" to an umbrella with rain
+    in the weather result; the step says why the answer went back, and the final answer is yes."""
+    with streamlit_app(fresh_data_dir(tmp_path / "agent_data"), {"RETRY_DELAYS": "0,0"}) as app, chromium() as browser:
+        with browser_page(browser) as page:
+            page.goto(app.url + "/")
+            page.get_by_text("Run an agent").first.wait_for(timeout=60_000)
+            wait_idle(page)
+            page.get_by_role("tab", name="Demo scenarios (scripted)").click()
+            page.get_by_role("combobox", name="Scenario").click()
+            page.get_by_role("option", name=re.compile("A wrong yes or no is sent back")).click()
+            wait_idle(page)
+            page.locator(".st-key-run_demo_start button").click()
+            page.get_by_text("Outcome:").first.wait_for()
+            wait_idle(page)
+            page.get_by_text(re.compile("answer sent back by the answer check")).first.wait_for()
+            sent_back = page.get_by_test_id("stAlert").filter(has_text='"No" (the results say yes)')
+            sent_back.first.wait_for()
+            assert "not backed by the tool results" in sent_back.first.inner_text()
+            page.get_by_text("Yes, take an umbrella").first.wait_for()
+            assert page.get_by_test_id("stAlert").filter(has_text="every number comes from a tool result").count() >= 1
+            shoot(page, "grounding-04-wrong-verdict")
+        assert_clean_log(app.log)
