@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from agent_core import verdicts
-from agent_core.context import ContextBlock, ToolCallRequest, ToolOutput
 from agent_core.explain import explain
 from agent_core.grounding import check_answer, correction, short, summary, unsupported, warning
 from agent_core.loop import run_to_end
@@ -23,6 +22,7 @@ from agent_core.tools.builtins import build_default_registry
 from agent_core.tools.simulated import get_weather
 from tests.record_schema import assert_valid_record
 from tests.test_local_gbnf import same_language
+from tests.test_local_plan import block
 
 NEW_YORK = json.dumps(get_weather("New York"))
 SEOUL = json.dumps(get_weather("Seoul"))
@@ -218,17 +218,6 @@ def test_the_offline_model_answers_an_umbrella_question_with_the_verdict(setting
 
 
 # --- the local model: the answer starts with the results' yes or no -------------------------------
-
-
-def block(index: int, name: str, arguments: dict[str, Any], output: str) -> ContextBlock:
-    request = ToolCallRequest(f"local_{index}_1", name, arguments)
-    return ContextBlock(
-        index=index,
-        step=index + 1,
-        provider="local",
-        tool_calls=[request],
-        outputs=[ToolOutput(request.call_id, name, output)],
-    )
 
 
 def test_the_local_answer_leads_with_the_verdict() -> None:
