@@ -117,7 +117,7 @@ def _progress(event: RunEvent, out: TextIO) -> None:
         case AnswerSentBack():
             out.write(
                 f"step {event.step}: answer sent back by the answer check "
-                f"({', '.join(event.unsupported)}: not backed by the tool results)\n"
+                f"(not backed by the tool results: {'; '.join(event.unsupported)})\n"
             )
         case RunStarted() | ModelCallStarted() | ToolCallStarted() | StepFinished() | RunFinished():
             pass  # the CLI prints a line per model turn and per tool call, and the outcome at the end

@@ -224,7 +224,7 @@ WRONG_VERDICT = DemoScenario(
     title="A wrong yes or no is sent back (answer check: retry)",
     goal="[Scripted demo] Do I need an umbrella in New York today?",
     shows=(
-        "get_weather says it rains in New York; the model answers \"No\" anyway.",
+        'get_weather says it rains in New York; the model answers "No" anyway.',
         "Every figure in that answer is right, but the answer check reads the yes or no too: "
         "the result decides it, so the answer goes back with a corrective turn.",
         "The model answers again, from the tool result: yes.",

@@ -315,8 +315,7 @@ def _grounding(record: Mapping[str, Any]) -> Sentence | None:
     said = [c for c in claims if c.get("kind") == "verdict" and not c.get("source")]
     if said:
         return Sentence(
-            f'The answer says "{said[0].get("text")}", but the tool results say {said[0].get("expected")}: '
-            "the answer contradicts them.",
+            f'The answer says "{said[0].get("text")}", but the tool results say {said[0].get("expected")}.',
             None,
             "grounding",
         )

@@ -331,7 +331,7 @@ def wrong_verdict(answer: str, goal: str, tool_calls: Sequence[Mapping[str, Any]
         kind="verdict",
         start=max(start, 0),
         end=max(start, 0) + len(word),
-        expected=f"{'yes' if verdict.yes else 'no'}: {verdict.because}",
+        expected=f"{'yes' if verdict.yes else 'no'} ({verdict.because})",
     )
 
 
@@ -394,7 +394,7 @@ def found_line(grounding: Mapping[str, Any] | None) -> str:
 def short(claim: Mapping[str, Any]) -> str:
     """An unsupported claim in a few words, for a list: ``20 °C``, ``"No" (the results say yes)``."""
     if claim.get("kind") == "verdict":
-        return f'"{claim.get("text")}" (the results say {str(claim.get("expected", "")).split(":")[0]})'
+        return f'"{claim.get("text")}", but the results say {str(claim.get("expected", "")).split(" (")[0]}'
     return str(claim.get("text"))
 
 
@@ -412,7 +412,9 @@ def correction(grounding: Mapping[str, Any]) -> str:
     (or a yes or no the results contradict)."""
     said = [c for c in unsupported(grounding) if c.get("kind") == "verdict"]
     if said:
-        right = "Yes" if str(said[0].get("expected", "")).startswith("yes") else "No"
+        yes = str(said[0].get("expected", "")).startswith("yes")
+        korean = bool(re.search(r"[\uac00-\ud7a3]", str(said[0]["text"])))
+        right = ("네" if yes else "아니요") if korean else ("Yes" if yes else "No")
         return (
             f"Your answer says {said[0]['text']}, but the tool results say {said[0].get('expected')}. "
             f"Answer again from the tool results, starting with {right}."

@@ -13,8 +13,11 @@ alone, because a first-time user asks them and the answer is plain once the resu
   meets the free-shipping threshold a result states ("free shipping on orders of $500 or more").
 
 Only a question that is a yes/no question as a whole is decided ("How much would 30 units cost,
-and would shipping be free?" is not: its answer starts with the cost), and only when every result
-agrees. The answer's verdict is the yes or no it starts with ("Yes, …", "No, …", "네, …",
+and would shipping be free?" is not: its answer starts with the cost), asked the plain way round
+("Do I need an umbrella?", not "Can I leave my umbrella at home?", "Is it sunny, or …?"), about
+now (the weather tool knows no tomorrow) and about standard shipping of one order (not express
+or international delivery, not "orders under $500"), and only when every result agrees. Anything
+else is left undecided: a wrong verdict would push the local model to the wrong word. The answer's verdict is the yes or no it starts with ("Yes, …", "No, …", "네, …",
 "아니요, …"): a verdict buried in a sentence is not read, so this finds contradictions, never
 proves agreement. Pure functions, no I/O; tool calls are record ``tool_calls`` entries.
 """
@@ -44,27 +47,50 @@ _LOWER_BOUND = {"or more": True, "or above": True, "and above": True, "at least"
 _LOWER_BOUND_EXCLUSIVE = ("or over", "over", "above", "more than", "초과")
 
 _WH_EN = re.compile(r"\b(?:what|what's|whats|how|which|who|whom|whose|where|why)\b", re.IGNORECASE)
-_AUXILIARY = re.compile(
-    r"(?:^|[,;:.!?\]]\s*)(?:do|does|did|is|are|was|were|will|would|can|could|should|shall|must|am|have|has|need)"
-    r"(?:n't)?\s+\w",
-    re.IGNORECASE,
-)
+_AUXILIARY = r"(?:do|does|did|is|are|was|were|will|would|can|could|should|shall|must|am|have|has)(?:n't)?\s+\w"
+_STARTS_AS_QUESTION = re.compile(r"^\W*(?:\[[^\]]*\]\s*)?" + _AUXILIARY, re.IGNORECASE)
+_CLAUSE_QUESTION = re.compile(r"(?:^|[,;:.!?]\s*)(?:" + _AUXILIARY + r"|need\s+\w)", re.IGNORECASE)
 _KO_QUESTION_END = re.compile(r"(?:까|나요|가요|니|냐|죠)[.!\s]*$")
 _WH_KO = re.compile(r"얼마|뭐|뭔|무엇|무슨|어디|언제|누구|누가|몇|어떻게|어떤|어느|왜|어때|어떠")
 
-_RAIN_ASKED = re.compile(r"umbrella|\brain|raining|우산|비가|비 와|비와|비 올|비올|비 오|비오", re.IGNORECASE)
+# Rain: asked the plain way round, about now.
+_RAIN_ASKED = re.compile(
+    r"\b(?:need|bring|take|pack|carry|want)\s+(?:an?\s+|my\s+|the\s+)?umbrella"
+    r"|\bwill\s+it\s+rain|\bis\s+it\s+(?:going\s+to\s+)?rain|\bdoes\s+it\s+rain|\bwill\s+there\s+be\s+rain"
+    r"|우산\S*\s*(?:챙겨|챙길|챙기|필요|가져|들고)|(?<![가-힣])비\s*(?:가\s*)?(?:와|오|올|내려|내리)",
+    re.IGNORECASE,
+)
+_RAIN_OTHERWISE = re.compile(
+    r"\b(?:without|skip|leave|unnecessary|not|no|dry|sunny|clear|stop|or|instead|tomorrow|yesterday|tonight"
+    r"|weekend|later|next|week)\b|n't\b|없이|안\s|않|필요\s*없|말까|그치|멈|맑|내일|어제|모레|주말|다음|이번\s*주|오늘\s*밤",
+    re.IGNORECASE,
+)
 _RAINY = re.compile(r"rain|shower|drizzle|thunder|storm|비|소나기|뇌우|폭우", re.IGNORECASE)
+
+# Free shipping: standard delivery of one order.
 _FREE_ASKED = re.compile(r"\bfree\b.*\b(?:ship|deliver)|\b(?:ship|deliver)\w*\b.*\bfree\b|무료", re.IGNORECASE)
-_NEGATED_FREE = re.compile(r"\bnot\s+(?:be\s+)?free\b|n't\s+(?:be\s+)?free\b|무료가\s*아니|무료\s*아닌", re.IGNORECASE)
+_FREE_OTHERWISE = re.compile(
+    r"\bnot\b|n't\b|\b(?:express|international|overseas|abroad|tax|taxes|or)\b|아니|아닌|해외|국제|특급|빠른|익일|세금",
+    re.IGNORECASE,
+)
 _FREE_LINE = re.compile(r"\bfree\b|무료", re.IGNORECASE)
 GOAL_AMOUNT = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s*(?:달러|dollars?\b|USD\b)", re.IGNORECASE)
 """A dollar amount as a question writes it: "$600", "600 dollars", "600달러"."""
-
-_STATED_YES = re.compile(
-    r"(?:yes|yeah|yep|sure|of course|absolutely|definitely|indeed)\b|(?:네|예|응|그렇습니다|그럼요|물론)(?=$|[\s,.!])",
+_GOAL_CONDITION = re.compile(
+    r"\b(?:under|below|over|above|less\s+than|more\s+than|at\s+least|at\s+most)\s*\$?\s?\d"
+    r"|\d[\d,.]*\s*(?:달러|dollars?|USD)?\s*(?:이상|미만|이하|초과|or\s+more|or\s+less|or\s+above|or\s+below|and\s+(?:up|above))",
     re.IGNORECASE,
 )
-_STATED_NO = re.compile(r"(?:no|nope|not really)\b|(?:아니요|아니오|아뇨|아니)(?=$|[\s,.!])", re.IGNORECASE)
+"""An amount the question sets as a condition ("orders under $500", "500달러 미만"): it asks about
+a rule, not about one order."""
+_PER_UNIT = re.compile(r"\b(?:each|per|apiece|a\s+unit|a\s+piece)\b|개당|단가|하나에|한\s*개에", re.IGNORECASE)
+_UNIT_COUNT = re.compile(r"\d\s*(?:units?|pieces?|items?|개)|\b(?:units?|pieces?|items?)\b", re.IGNORECASE)
+
+# How an answer starts: the word, then punctuation or the end ("No problem!" is no "no").
+_STATED_YES = re.compile(r"(?:yes|yeah|yep)(?=\s*(?:[,.!:;—–*-]|$))|(?:네|예|응)(?=[,.!]|$)", re.IGNORECASE)
+_STATED_NO = re.compile(
+    r"(?:no|nope)(?=\s*(?:[,.!:;—–*-]|$))|(?:아니요|아니오|아뇨)(?=[\s,.!]|$)|아니(?=[,.!]|$)", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -78,10 +104,10 @@ class Verdict:
     """What decided it: ``rain`` or ``free shipping``."""
 
     def word(self, korean: bool) -> str:
-        """How an answer starts: "Yes" / "No"; in Korean "네, " / "아니요, " (with the comma)."""
+        """How an answer starts: "Yes, " / "No, "; in Korean "네, " / "아니요, "."""
         if korean:
             return "네, " if self.yes else "아니요, "
-        return "Yes" if self.yes else "No"
+        return "Yes, " if self.yes else "No, "
 
 
 def asks_yes_no(goal: str) -> bool:
@@ -91,7 +117,10 @@ def asks_yes_no(goal: str) -> bool:
         # A question ("…무료인가요?", "…챙겨야 할까"), not a request ("…계산해 주세요").
         question = "?" in text or _KO_QUESTION_END.search(text) is not None
         return question and not _WH_KO.search(text) and not _WH_EN.search(text)
-    return not _WH_EN.search(text) and _AUXILIARY.search(text) is not None
+    if _WH_EN.search(text):
+        return False
+    # "Do I …", or a question after a sentence ("I'm in Paris today. Do I need an umbrella?").
+    return _STARTS_AS_QUESTION.search(text) is not None or ("?" in text and _CLAUSE_QUESTION.search(text) is not None)
 
 
 def plain_number(text: str) -> float | None:
@@ -125,8 +154,8 @@ def _rain(calls: Sequence[Mapping[str, Any]]) -> Verdict | None:
     rainy = {bool(_RAINY.search(condition)) for _, condition in weather}
     if len(rainy) != 1:  # no weather, or some places rainy and some not: the question decides which
         return None
-    places = "; ".join(f"{city}: {condition}" for city, condition in dict.fromkeys(weather))
-    return Verdict(yes=rainy.pop(), because=f"the weather result says {places}", topic="rain")
+    places = " and ".join(f"{condition} in {city}" for city, condition in dict.fromkeys(weather))
+    return Verdict(yes=rainy.pop(), because=f"get_weather says {places}", topic="rain")
 
 
 def _sentences(text: str) -> list[str]:
@@ -160,26 +189,29 @@ def _free_shipping(goal: str, calls: Sequence[Mapping[str, Any]]) -> Verdict | N
     if len(limits) != 1:
         return None
     ((limit, inclusive),) = limits
-    # The order's amount: the last calculator result not worked from the threshold itself
-    # ("600 - 500" is how far above it), else the one dollar amount the question states.
+    # The order's amount: the calculator's results not worked from the threshold itself ("600 -
+    # 500" is how far above it), all on one side of it; else the one dollar amount the question
+    # states, where it names no unit count or unit price ("25 units at $24 each" is no $24 order).
     own = [v for v, e in amounts if not _number_in(limit, e)]
-    asked = {
-        v
-        for m in GOAL_AMOUNT.finditer(with_digits(goal))
-        if (v := plain_number(m.group(1) or m.group(2) or "")) is not None
-    }
     if own:
+        sides = {v > limit or (inclusive and v == limit) for v in own}
+        if len(sides) != 1:
+            return None
         amount = own[-1]
-    elif len(asked) == 1:
-        amount = asked.pop()
     else:
-        return None
+        digits = with_digits(goal)
+        asked = {
+            v for m in GOAL_AMOUNT.finditer(digits) if (v := plain_number(m.group(1) or m.group(2) or "")) is not None
+        }
+        if len(asked) != 1 or _PER_UNIT.search(digits) or _UNIT_COUNT.search(digits):
+            return None
+        amount = asked.pop()
     meets = amount > limit or (inclusive and amount == limit)
     relation = "above" if amount > limit else "equal to" if amount == limit else "below"
     bound = f"${short_number(limit)} or more" if inclusive else f"over ${short_number(limit)}"
     return Verdict(
         yes=meets,
-        because=f"${short_number(amount)} is {relation} the free-shipping threshold ({bound})",
+        because=f"${short_number(amount)} is {relation} the free-shipping threshold of {bound}",
         topic="free shipping",
     )
 
@@ -192,17 +224,17 @@ def _number_in(value: float, expression: str) -> bool:
 
 def expected(goal: str, tool_calls: Sequence[Mapping[str, Any]]) -> Verdict | None:
     """The yes or no the results decide for ``goal``, or None (not a yes/no question, not one of
-    the kinds decided here, or the results do not settle it)."""
+    the kinds decided here, asked another way round, or the results do not settle it)."""
     if not asks_yes_no(goal):
         return None
     text = unicodedata.normalize("NFKC", goal)
-    found = []
-    if _RAIN_ASKED.search(text):
-        found.append(_rain(tool_calls))
-    if _FREE_ASKED.search(text) and not _NEGATED_FREE.search(text):
-        found.append(_free_shipping(text, tool_calls))
-    verdicts = [v for v in found if v is not None]
-    return verdicts[0] if len(verdicts) == 1 and len(found) == 1 else None
+    rain = _RAIN_ASKED.search(text) is not None and not _RAIN_OTHERWISE.search(text)
+    # "Is shipping free for orders under $500?" asks about a rule, not an order.
+    free = _FREE_ASKED.search(text) is not None and not _FREE_OTHERWISE.search(text)
+    free = free and not _GOAL_CONDITION.search(with_digits(text))
+    if rain == free:  # neither, or both at once
+        return None
+    return _rain(tool_calls) if rain else _free_shipping(text, tool_calls)
 
 
 def stated(answer: str) -> tuple[bool, str] | None:

@@ -73,13 +73,65 @@ def test_which_goals_are_yes_no_questions(goal: str, yes_no: bool) -> None:
 def test_rain_decides_an_umbrella_question() -> None:
     wet = verdicts.expected("Do I need an umbrella in New York today?", [weather(NEW_YORK)])
     assert wet is not None and wet.yes and wet.topic == "rain"
-    assert wet.because == "the weather result says New York: rain"
+    assert wet.because == "get_weather says rain in New York"
     dry = verdicts.expected("Do I need an umbrella in Seoul?", [weather(SEOUL, "Seoul")])
     assert dry is not None and not dry.yes
     assert verdicts.expected("파리에 가는데 오늘 우산 챙겨야 할까?", [weather(PARIS_KO, "파리")]).yes  # type: ignore[union-attr]
     # Showers and thunderstorms are rain too.
     for city in ("Sydney", "Singapore"):
         assert verdicts.expected(f"Will it rain in {city}?", [weather(json.dumps(get_weather(city)), city)]).yes  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        # Asked the other way round, or about another day: undecided, never the wrong word.
+        "Can I leave my umbrella at home in New York today?",
+        "Can I skip the umbrella in New York today?",
+        "Can I go without an umbrella in New York?",
+        "Is it sunny in New York, or do I need an umbrella?",
+        "Is there no rain in New York today?",
+        "Will it stop raining in New York?",
+        "Will it rain in New York tomorrow?",
+        "Did it rain in New York yesterday?",
+        "Don't I need an umbrella in New York?",
+        "뉴욕 가는데 우산 안 챙겨도 돼?",
+        "뉴욕 우산 없이 나가도 될까?",
+        "뉴욕에 우산 필요 없지?",
+        "뉴욕에 내일 비 와?",
+    ],
+)
+def test_rain_asked_another_way_is_left_undecided(goal: str) -> None:
+    assert verdicts.expected(goal, [weather(NEW_YORK)]) is None
+
+
+@pytest.mark.parametrize(
+    ("goal", "calls"),
+    [
+        ("Is shipping free for orders under $500?", order(1)[:1]),
+        ("Do orders below $500 get free shipping?", order(1)[:1]),
+        ("500달러 미만 주문도 무료 배송인가요?", order(1)[:1]),
+        ("Is express shipping free for a $600 order?", order(1)[:1]),
+        ("Is international shipping free for a $600 order?", order(1)[:1]),
+        ("해외 배송도 600달러면 무료인가요?", order(1)[:1]),
+        ("Is shipping free for 25 units at $24 each?", order(1)[:1]),  # no calculator: $24 is no order
+        ("I spent $600 last month. Is shipping free for my 10-unit order?", order(1)[:1]),
+        # Results on both sides of the threshold: which one is the order is not plain.
+        (
+            "Is shipping free for 20 units?",
+            [*order(20), call("calculator", {"expression": "480 * 1.1"}, "528", n=3)],
+        ),
+    ],
+)
+def test_free_shipping_asked_about_a_rule_or_another_delivery_is_left_undecided(
+    goal: str, calls: list[dict[str, Any]]
+) -> None:
+    assert verdicts.expected(goal, calls) is None
+
+
+def test_shipping_cost_in_korean_is_no_rain_question() -> None:
+    # "배송비가" holds "비가" (rain): still a shipping question.
+    assert verdicts.expected("20개 주문하면 배송비가 무료인가요?", order(20)).topic == "free shipping"  # type: ignore[union-attr]
 
 
 def test_no_verdict_when_the_results_do_not_settle_it() -> None:
@@ -93,7 +145,7 @@ def test_no_verdict_when_the_results_do_not_settle_it() -> None:
 def test_the_free_shipping_threshold_decides_a_shipping_question() -> None:
     below = verdicts.expected("Is shipping free for an order of 20 units?", order(20))
     assert below is not None and not below.yes and below.topic == "free shipping"
-    assert below.because == "$480 is below the free-shipping threshold ($500 or more)"
+    assert below.because == "$480 is below the free-shipping threshold of $500 or more"
     above = verdicts.expected("If I order 25 units, do I get free shipping?", order(25))
     assert above is not None and above.yes
     assert verdicts.expected("20개 주문하면 배송비 무료인가요?", order(20)).yes is False  # type: ignore[union-attr]
@@ -120,7 +172,14 @@ def test_no_shipping_verdict_without_a_free_threshold_or_for_a_negated_question(
     [
         ("Yes, you need an umbrella.", (True, "Yes")),
         ("No, you do not need an umbrella.", (False, "No")),
-        ("No umbrella needed.", (False, "No")),
+        ("No umbrella needed.", None),  # not read: "No problem!" starts so too
+        ("No problem! It rains, so yes, bring one.", None),
+        ("Nope!", (False, "Nope")),
+        ("Sure! You won't need one.", None),
+        ("Absolutely not.", None),
+        ("네 번째 도시는 비가 옵니다.", None),
+        ("아니, 필요 없어요.", (False, "아니")),
+        ("아니라고 합니다.", None),
         ("**Yes** — take one.", (True, "Yes")),
         ("네, 우산을 챙기세요.", (True, "네")),
         ("아니요, 무료 배송이 아닙니다.", (False, "아니요")),
@@ -144,14 +203,14 @@ def test_the_answer_check_flags_a_yes_or_no_the_results_contradict() -> None:
         "value": "no",
         "kind": "verdict",
         "source": None,
-        "expected": "yes: the weather result says New York: rain",
+        "expected": "yes (get_weather says rain in New York)",
     }
     assert summary(grounding) == (
-        '⚠ "No" contradicts the tool results, which say yes: the weather result says New York: rain '
+        '⚠ "No" contradicts the tool results, which say yes (get_weather says rain in New York) '
         "(1 of 1 numbers found in tool results)"
     )
-    assert warning(wrong) == '"No" contradicts the tool results, which say yes: the weather result says New York: rain'
-    assert short(wrong) == '"No" (the results say yes)'
+    assert warning(wrong) == '"No" contradicts the tool results, which say yes (get_weather says rain in New York)'
+    assert short(wrong) == '"No", but the results say yes'
     assert correction(grounding).endswith("Answer again from the tool results, starting with Yes.")
     # The right verdict, or none stated, is not flagged.
     assert check_answer("Yes, take an umbrella: 18 °C and rain.", goal, [weather(NEW_YORK)])["status"] == "grounded"
@@ -183,9 +242,9 @@ def test_retry_sends_a_contradicting_no_back_to_the_model(settings: Settings) ->
     assert record["answer"] == "Yes, take an umbrella: 18 °C and rain."
     assert record["grounding"]["status"] == "grounded"
     check = record["steps"][1]["answer_check"]
-    assert check["unsupported"] == ['"No" (the results say yes)']
+    assert check["unsupported"] == ['"No", but the results say yes']
     assert check["message"] == (
-        "Your answer says No, but the tool results say yes: the weather result says New York: rain. "
+        "Your answer says No, but the tool results say yes (get_weather says rain in New York). "
         "Answer again from the tool results, starting with Yes."
     )
 
@@ -196,8 +255,8 @@ def test_a_contradiction_that_stays_is_flagged_in_the_record(settings: Settings)
     assert record["grounding"]["status"] == "ungrounded"
     assert record["grounding"]["claims"][0]["kind"] == "verdict"
     assert (
-        'The answer says "No", but the tool results say yes: the weather result says New York: rain: '
-        "the answer contradicts them." in explain(record).text
+        'The answer says "No", but the tool results say yes (get_weather says rain in New York).'
+        in explain(record).text
     )
 
 
@@ -225,9 +284,11 @@ def test_the_local_answer_leads_with_the_verdict() -> None:
         verdict_lead(
             "Do I need an umbrella in New York today?", [block(0, "get_weather", {"city": "New York"}, NEW_YORK)]
         )
-        == "Yes"
+        == "Yes, "
     )
-    assert verdict_lead("Do I need an umbrella in Seoul?", [block(0, "get_weather", {"city": "Seoul"}, SEOUL)]) == "No"
+    assert (
+        verdict_lead("Do I need an umbrella in Seoul?", [block(0, "get_weather", {"city": "Seoul"}, SEOUL)]) == "No, "
+    )
     shipping = [
         block(0, "lookup", {"topic": "unit price, shipping"}, PRICES),
         block(1, "calculator", {"expression": "24 * 20"}, "480"),
@@ -266,5 +327,6 @@ def test_the_lead_pattern_reads_the_same_as_gbnf() -> None:
             "네",
         ],
     )
-    english = answer_pattern(["18"], goal="Do I need an umbrella in New York today?", lead="Yes")
+    english = answer_pattern(["18"], goal="Do I need an umbrella in New York today?", lead="Yes, ")
     assert re.fullmatch(english, "Yes, it is raining (18 °C).") and not re.fullmatch(english, "No, it is 18 °C.")
+    assert not re.fullmatch(english, "Yesterday it rained.")

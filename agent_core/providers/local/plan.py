@@ -1056,15 +1056,15 @@ def verdict(goal: str, blocks: Sequence[ContextBlock]) -> Verdict | None:
 
 
 def verdict_lead(goal: str, blocks: Sequence[ContextBlock]) -> str | None:
-    """The words the answer must start with ("Yes", "No", "네, ", "아니요, ") when the goal is a
+    """The words the answer must start with ("Yes, ", "No, ", "네, ", "아니요, ") when the goal is a
     yes/no question the results decide (:func:`verdict`), else None.
 
     Shown the rain in New York, the model answered "No, you do not need an umbrella in New York
     today … the weather forecast shows rain"; asked in Korean about Paris's light rain, it copied
     the question and gave no verdict. Only the answer's start is held, and only where the results
-    decide it; an answer that already starts so is generated exactly as before. In Korean the
-    comma is part of it: held to "아니요" alone, the model went on "아니요. … 20개 주문하면 배송비
-    무료입니다".
+    decide it; an answer that already starts so is generated exactly as before. The comma is part
+    of it: held to "아니요" alone, the model went on "아니요. … 20개 주문하면 배송비 무료입니다", and
+    "No" alone also starts "Nothing …", "Now …".
     """
     decided = verdict(goal, blocks)
     return None if decided is None else decided.word(request_language(goal) == "Korean")
@@ -1178,7 +1178,7 @@ def required_facts(goal: str, blocks: Sequence[ContextBlock]) -> list[Required]:
                     # Asked whether it rains (an umbrella), the condition answers, not the
                     # temperature: held to both after its "네, ", the model ran on about the
                     # weather without ever giving 19 °C, until the token limit.
-                    if words not in seen:
+                    if words not in seen:  # one "cloudy" for Tokyo and Berlin: required once
                         seen.add(words)
                         fact = Required(tuple(dict.fromkeys(words)), f'"{condition}" ({city} weather)')
                         found.append((where, order, fact))
