@@ -392,7 +392,7 @@ def found_line(grounding: Mapping[str, Any] | None) -> str:
 
 
 def short(claim: Mapping[str, Any]) -> str:
-    """An unsupported claim in a few words, for a list: ``20 °C``, ``"No" (the results say yes)``."""
+    """An unsupported claim in a few words, for a list: ``20 °C``, ``"No", but the results say yes``."""
     if claim.get("kind") == "verdict":
         return f'"{claim.get("text")}", but the results say {str(claim.get("expected", "")).split(" (")[0]}'
     return str(claim.get("text"))
