@@ -14,7 +14,8 @@ alone, because a first-time user asks them and the answer is plain once the resu
 
 Only a question that is a yes/no question as a whole is decided ("How much would 30 units cost,
 and would shipping be free?" is not: its answer starts with the cost), asked the plain way round
-("Do I need an umbrella?", not "Can I leave my umbrella at home?", "Is it sunny, or …?"), about
+("Do I need an umbrella?"; "Can I leave my umbrella at home?" is decided the other way round;
+not "Is it sunny, or …?", "Is there no rain?", "Don't I need …?"), about
 now (the weather tool knows no tomorrow) and about standard shipping of one order (not express
 or international delivery, not "orders under $500"), and only when every result agrees. Anything
 else is left undecided: a wrong verdict would push the local model to the wrong word. The answer's verdict is the yes or no it starts with ("Yes, …", "No, …", "네, …",
@@ -65,6 +66,18 @@ _RAIN_OTHERWISE = re.compile(
     r"|weekend|later|next|week)\b|n't\b|없이|안\s|않|필요\s*없|말까|그치|멈|맑|내일|어제|모레|주말|다음|이번\s*주|오늘\s*밤",
     re.IGNORECASE,
 )
+# Rain, asked as whether one can do without an umbrella: yes when it does not rain.
+_RAIN_WITHOUT = re.compile(
+    r"\b(?:leave|skip|forget)\b[^.?!]{0,30}\bumbrella|\b(?:go|do|manage)\s+without\s+(?:an?\s+|my\s+|the\s+)?umbrella"
+    r"|우산\S*\s*(?:안\s*(?:챙겨|가져|들고)|없이|두고|놓고|챙기지\s*않)",
+    re.IGNORECASE,
+)
+_RAIN_WITHOUT_OTHERWISE = re.compile(
+    r"\b(?:or|instead|not|no|tomorrow|yesterday|tonight|weekend|later|next|week)\b|n't\b"
+    r"|내일|어제|모레|주말|다음|이번\s*주|오늘\s*밤",
+    re.IGNORECASE,
+)
+_KO_NEGATION = re.compile(r"안\s|않|없")
 _RAINY = re.compile(r"rain|shower|drizzle|thunder|storm|비|소나기|뇌우|폭우", re.IGNORECASE)
 
 # Free shipping: standard delivery of one order.
@@ -102,6 +115,9 @@ class Verdict:
     """The result that decides it, in plain words: "the weather result says New York: rain"."""
     topic: str
     """What decided it: ``rain`` or ``free shipping``."""
+    raining: bool | None = None
+    """For ``rain``: whether it rains (the verdict is the opposite for "Can I leave my umbrella
+    at home?")."""
 
     def word(self, korean: bool) -> str:
         """How an answer starts: "Yes, " / "No, "; in Korean "네, " / "아니요, "."""
@@ -140,7 +156,8 @@ def _ok(calls: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return [c for c in calls if c.get("success") and isinstance(c.get("output"), str)]
 
 
-def _rain(calls: Sequence[Mapping[str, Any]]) -> Verdict | None:
+def _rain(calls: Sequence[Mapping[str, Any]], *, without: bool = False) -> Verdict | None:
+    """Rain in every place fetched, or in none: yes (``without``: no, one cannot do without)."""
     weather = []
     for call in _ok(calls):
         if call.get("tool") != "get_weather":
@@ -155,7 +172,8 @@ def _rain(calls: Sequence[Mapping[str, Any]]) -> Verdict | None:
     if len(rainy) != 1:  # no weather, or some places rainy and some not: the question decides which
         return None
     places = " and ".join(f"{condition} in {city}" for city, condition in dict.fromkeys(weather))
-    return Verdict(yes=rainy.pop(), because=f"get_weather says {places}", topic="rain")
+    wet = rainy.pop()
+    return Verdict(yes=wet != without, because=f"get_weather says {places}", topic="rain", raining=wet)
 
 
 def _sentences(text: str) -> list[str]:
@@ -229,12 +247,19 @@ def expected(goal: str, tool_calls: Sequence[Mapping[str, Any]]) -> Verdict | No
         return None
     text = unicodedata.normalize("NFKC", goal)
     rain = _RAIN_ASKED.search(text) is not None and not _RAIN_OTHERWISE.search(text)
+    # "Can I leave my umbrella at home?", "우산 안 챙겨도 돼?": one negation, no other day or choice.
+    without = (
+        not rain
+        and _RAIN_WITHOUT.search(text) is not None
+        and not _RAIN_WITHOUT_OTHERWISE.search(text)
+        and len(_KO_NEGATION.findall(text)) <= 1
+    )
     # "Is shipping free for orders under $500?" asks about a rule, not an order.
     free = _FREE_ASKED.search(text) is not None and not _FREE_OTHERWISE.search(text)
     free = free and not _GOAL_CONDITION.search(with_digits(text))
-    if rain == free:  # neither, or both at once
+    if (rain or without) == free:  # neither, or both at once
         return None
-    return _rain(tool_calls) if rain else _free_shipping(text, tool_calls)
+    return _rain(tool_calls, without=without) if rain or without else _free_shipping(text, tool_calls)
 
 
 def stated(answer: str) -> tuple[bool, str] | None:

@@ -85,24 +85,39 @@ def test_rain_decides_an_umbrella_question() -> None:
 @pytest.mark.parametrize(
     "goal",
     [
-        # Asked the other way round, or about another day: undecided, never the wrong word.
-        "Can I leave my umbrella at home in New York today?",
-        "Can I skip the umbrella in New York today?",
-        "Can I go without an umbrella in New York?",
+        # A choice, a negative question, another day: undecided, never the wrong word.
         "Is it sunny in New York, or do I need an umbrella?",
+        "Can't I leave my umbrella at home in New York?",
+        "Can I leave my umbrella at home in New York tomorrow?",
+        "뉴욕 우산 안 챙기면 안 돼?",
         "Is there no rain in New York today?",
         "Will it stop raining in New York?",
         "Will it rain in New York tomorrow?",
         "Did it rain in New York yesterday?",
         "Don't I need an umbrella in New York?",
-        "뉴욕 가는데 우산 안 챙겨도 돼?",
-        "뉴욕 우산 없이 나가도 될까?",
         "뉴욕에 우산 필요 없지?",
         "뉴욕에 내일 비 와?",
     ],
 )
 def test_rain_asked_another_way_is_left_undecided(goal: str) -> None:
     assert verdicts.expected(goal, [weather(NEW_YORK)]) is None
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "Can I leave my umbrella at home in New York today?",
+        "Can I skip the umbrella in New York today?",
+        "Can I go without an umbrella in New York?",
+        "뉴욕 가는데 우산 안 챙겨도 돼?",
+        "뉴욕 우산 없이 나가도 될까?",
+    ],
+)
+def test_doing_without_an_umbrella_is_decided_the_other_way_round(goal: str) -> None:
+    wet = verdicts.expected(goal, [weather(NEW_YORK)])
+    assert wet is not None and not wet.yes  # it rains: no, keep the umbrella
+    dry = verdicts.expected(goal, [weather(SEOUL, "Seoul")])
+    assert dry is not None and dry.yes
 
 
 @pytest.mark.parametrize(
@@ -262,8 +277,9 @@ def test_a_contradiction_that_stays_is_flagged_in_the_record(settings: Settings)
 
 def test_the_offline_model_answers_an_umbrella_question_with_the_verdict(settings: Settings) -> None:
     for goal, first in [
-        ("Do I need an umbrella in New York today?", "Yes: it is raining, so take an umbrella."),
-        ("Do I need an umbrella in Seoul today?", "No: it is not raining."),
+        ("Do I need an umbrella in New York today?", "Yes, it is raining, so take an umbrella."),
+        ("Do I need an umbrella in Seoul today?", "No, it is not raining."),
+        ("Can I leave my umbrella at home in New York today?", "No, it is raining, so take an umbrella."),
         ("파리에 가는데 오늘 우산 챙겨야 할까?", "네, 비가 오니 우산을 챙기세요."),
     ]:
         record = run_to_end(

@@ -330,9 +330,10 @@ def _rain(ctx: _Ctx) -> str:
     verdict = expected_verdict(ctx.goal, calls)
     if verdict is None or verdict.topic != "rain":
         return ""
-    if verdict.yes:
-        return ctx.t("네, 비가 오니 우산을 챙기세요.\n", "Yes: it is raining, so take an umbrella.\n")
-    return ctx.t("아니요, 비 소식은 없습니다.\n", "No: it is not raining.\n")
+    word = verdict.word(ctx.ko)
+    if verdict.raining:
+        return word + ctx.t("비가 오니 우산을 챙기세요.\n", "it is raining, so take an umbrella.\n")
+    return word + ctx.t("비 소식은 없습니다.\n", "it is not raining.\n")
 
 
 def _warmer(ctx: _Ctx, temps: list[tuple[str, float]]) -> str:
