@@ -81,7 +81,10 @@ _KO_NEGATION = re.compile(r"안\s|않|없")
 _RAINY = re.compile(r"rain|shower|drizzle|thunder|storm|비|소나기|뇌우|폭우", re.IGNORECASE)
 
 # Free shipping: standard delivery of one order.
-_FREE_ASKED = re.compile(r"\bfree\b.*\b(?:ship|deliver)|\b(?:ship|deliver)\w*\b.*\bfree\b|무료", re.IGNORECASE)
+_FREE_ASKED = re.compile(
+    r"\bfree\b.*\b(?:ship|deliver)|\b(?:ship|deliver)\w*\b.*\bfree\b|무료.*(?:배송|배달|택배)|(?:배송|배달|택배).*무료",
+    re.IGNORECASE,
+)
 _FREE_OTHERWISE = re.compile(
     r"\bnot\b|n't\b|\b(?:express|international|overseas|abroad|tax|taxes|or)\b|아니|아닌|해외|국제|특급|빠른|익일|세금",
     re.IGNORECASE,
@@ -112,7 +115,7 @@ class Verdict:
 
     yes: bool
     because: str
-    """The result that decides it, in plain words: "the weather result says New York: rain"."""
+    """The result that decides it, in plain words: "get_weather says rain in New York"."""
     topic: str
     """What decided it: ``rain`` or ``free shipping``."""
     raining: bool | None = None

@@ -144,6 +144,11 @@ def test_free_shipping_asked_about_a_rule_or_another_delivery_is_left_undecided(
     assert verdicts.expected(goal, calls) is None
 
 
+def test_free_returns_are_no_shipping_question() -> None:
+    assert verdicts.expected("30개 사면 무료 반품돼요?", order(30)) is None
+    assert verdicts.expected("Do I get free returns on 30 units?", order(30)) is None
+
+
 def test_shipping_cost_in_korean_is_no_rain_question() -> None:
     # "배송비가" holds "비가" (rain): still a shipping question.
     assert verdicts.expected("20개 주문하면 배송비가 무료인가요?", order(20)).topic == "free shipping"  # type: ignore[union-attr]
