@@ -107,7 +107,7 @@ def test_a_wrong_yes_or_no_is_sent_back_on_screen(tmp_path: Path) -> None:
             page.get_by_text("Outcome:").first.wait_for()
             wait_idle(page)
             page.get_by_text(re.compile("answer sent back by the answer check")).first.wait_for()
-            sent_back = page.get_by_test_id("stAlert").filter(has_text='"No" (the results say yes)')
+            sent_back = page.get_by_test_id("stAlert").filter(has_text='"No", but the results say yes')
             sent_back.first.wait_for()
             assert "not backed by the tool results" in sent_back.first.inner_text()
             page.get_by_text("Yes, take an umbrella").first.wait_for()
