@@ -160,7 +160,8 @@ def _ok(calls: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
 
 
 def _rain(calls: Sequence[Mapping[str, Any]], *, without: bool = False) -> Verdict | None:
-    """Rain in every place fetched, or in none: yes (``without``: no, one cannot do without)."""
+    """The verdict when it rains in every place fetched (yes: take an umbrella) or in none (no);
+    ``without`` ("Can I leave my umbrella at home?") turns it round. None for a mix, or no weather."""
     weather = []
     for call in _ok(calls):
         if call.get("tool") != "get_weather":

@@ -324,8 +324,8 @@ def _plan_weather(ctx: _Ctx, intent: Intent) -> _Decision:
 
 
 def _rain(ctx: _Ctx) -> str:
-    """ "Yes: it is raining …" for an umbrella or rain question the weather results decide
-    (:func:`agent_core.verdicts.expected`), else ""."""
+    """ "Yes, it is raining …" / "No, it is not raining." for an umbrella or rain question the
+    weather results decide (:func:`agent_core.verdicts.expected`), else ""."""
     calls = [{"tool": d.name, "arguments": d.args, "output": d.output, "success": d.ok} for d in ctx.done]
     verdict = expected_verdict(ctx.goal, calls)
     if verdict is None or verdict.topic != "rain":
