@@ -394,7 +394,7 @@ def found_line(grounding: Mapping[str, Any] | None) -> str:
 def short(claim: Mapping[str, Any]) -> str:
     """An unsupported claim in a few words, for a list: ``20 °C``, ``"No", but the results say yes``."""
     if claim.get("kind") == "verdict":
-        return f'"{claim.get("text")}", but the results say {str(claim.get("expected", "")).split(" (")[0]}'
+        return f'"{claim.get("text")}", but the results say {"yes" if claim.get("value") == "no" else "no"}'
     return str(claim.get("text"))
 
 
@@ -412,7 +412,7 @@ def correction(grounding: Mapping[str, Any]) -> str:
     (or a yes or no the results contradict)."""
     said = [c for c in unsupported(grounding) if c.get("kind") == "verdict"]
     if said:
-        yes = str(said[0].get("expected", "")).startswith("yes")
+        yes = said[0].get("value") == "no"  # the answer's word, which the results contradict
         korean = bool(re.search(r"[\uac00-\ud7a3]", str(said[0]["text"])))
         right = ("네" if yes else "아니요") if korean else ("Yes" if yes else "No")
         return (

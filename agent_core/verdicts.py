@@ -61,9 +61,12 @@ _RAIN_ASKED = re.compile(
     r"|우산\S*\s*(?:챙겨|챙길|챙기|필요|가져|들고)|(?<![가-힣])비\s*(?:가\s*)?(?:와|오|올|내려|내리)",
     re.IGNORECASE,
 )
+_ELSEWHEN_EN = r"or|instead|not|no|tomorrow|yesterday|tonight|weekend|later|next|week"
+"""A choice, a negation or another day: the question is not plainly "does it rain now"."""
+_ELSEWHEN_KO = r"내일|어제|모레|주말|다음|이번\s*주|오늘\s*밤"
 _RAIN_OTHERWISE = re.compile(
-    r"\b(?:without|skip|leave|unnecessary|not|no|dry|sunny|clear|stop|or|instead|tomorrow|yesterday|tonight"
-    r"|weekend|later|next|week)\b|n't\b|없이|안\s|않|필요\s*없|말까|그치|멈|맑|내일|어제|모레|주말|다음|이번\s*주|오늘\s*밤",
+    rf"\b(?:without|skip|leave|unnecessary|dry|sunny|clear|stop|{_ELSEWHEN_EN})\b|n't\b"
+    rf"|없이|안\s|않|필요\s*없|말까|그치|멈|맑|{_ELSEWHEN_KO}",
     re.IGNORECASE,
 )
 # Rain, asked as whether one can do without an umbrella: yes when it does not rain.
@@ -72,11 +75,7 @@ _RAIN_WITHOUT = re.compile(
     r"|우산\S*\s*(?:안\s*(?:챙겨|가져|들고)|없이|두고|놓고|챙기지\s*않)",
     re.IGNORECASE,
 )
-_RAIN_WITHOUT_OTHERWISE = re.compile(
-    r"\b(?:or|instead|not|no|tomorrow|yesterday|tonight|weekend|later|next|week)\b|n't\b"
-    r"|내일|어제|모레|주말|다음|이번\s*주|오늘\s*밤",
-    re.IGNORECASE,
-)
+_RAIN_WITHOUT_OTHERWISE = re.compile(rf"\b(?:{_ELSEWHEN_EN})\b|n't\b|{_ELSEWHEN_KO}", re.IGNORECASE)
 _KO_NEGATION = re.compile(r"안\s|않|없")
 _RAINY = re.compile(r"rain|shower|drizzle|thunder|storm|비|소나기|뇌우|폭우", re.IGNORECASE)
 
@@ -214,7 +213,7 @@ def _free_shipping(goal: str, calls: Sequence[Mapping[str, Any]]) -> Verdict | N
     # The order's amount: the calculator's results not worked from the threshold itself ("600 -
     # 500" is how far above it), all on one side of it; else the one dollar amount the question
     # states, where it names no unit count or unit price ("25 units at $24 each" is no $24 order).
-    own = [v for v, e in amounts if not _number_in(limit, e)]
+    own = [v for v, e in amounts if not worked_from(limit, e)]
     if own:
         sides = {v > limit or (inclusive and v == limit) for v in own}
         if len(sides) != 1:
@@ -238,10 +237,15 @@ def _free_shipping(goal: str, calls: Sequence[Mapping[str, Any]]) -> Verdict | N
     )
 
 
-def _number_in(value: float, expression: str) -> bool:
-    """Whether ``expression`` is worked from ``value`` and something else."""
-    operands = {plain_number(n) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", expression)}
-    return value in operands and len(operands) > 1
+def operands(expression: str) -> set[float | None]:
+    """The numbers a calculator expression is worked from: ``"24 * 25"`` → {24.0, 25.0}."""
+    return {plain_number(n) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", expression)}
+
+
+def worked_from(value: float, expression: str) -> bool:
+    """Whether ``expression`` is worked from ``value`` and something else ("600 - 500" from 500)."""
+    found = operands(expression)
+    return value in found and len(found) > 1
 
 
 def expected(goal: str, tool_calls: Sequence[Mapping[str, Any]]) -> Verdict | None:

@@ -36,7 +36,7 @@ from agent_core.providers.local.conversions import Conversion, conversion
 from agent_core.providers.local.evidence import conditions, english_search, evidence_lines
 from agent_core.tools.knowledge import FIRST_DISCOUNT_UNITS
 from agent_core.tools.registry import Tool
-from agent_core.verdicts import GOAL_AMOUNT, THRESHOLD, Verdict, plain_number, short_number
+from agent_core.verdicts import GOAL_AMOUNT, THRESHOLD, Verdict, plain_number, short_number, worked_from
 from agent_core.verdicts import expected as expected_verdict
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -958,10 +958,6 @@ def answer_reminder(goal: str, blocks: Sequence[ContextBlock]) -> str:
     return "\n".join(lines)
 
 
-def _operands(expression: str) -> set[float | None]:
-    return {plain_number(n) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", expression)}
-
-
 def comparisons(blocks: Sequence[ContextBlock], korean: bool = False, goal: str = "") -> list[str]:
     """Comparisons the answer may need, worked out in code from the tool results (a 1.5B model
     wrote "480 > 500" and answered "yes, shipping is free"): the warmest and coldest of the
@@ -1011,7 +1007,7 @@ def comparisons(blocks: Sequence[ContextBlock], korean: bool = False, goal: str 
         else:
             out.append(f"가장 따뜻한 곳: {w}. 가장 추운 곳: {c}." if korean else f"Warmest: {w}. Coldest: {c}.")
     for limit, inclusive in dict.fromkeys(thresholds):
-        own = [v for v, e in results if not (limit in _operands(e) and len(_operands(e)) > 1)]
+        own = [v for v, e in results if not worked_from(limit, e)]
         # An amount the goal sets as a condition ("an international order under $500") is no
         # order to compare: it made "500 is equal to 500, so it meets the threshold (yes)".
         conditional = {plain_number(m.group(1) or m.group(4) or "") for m in THRESHOLD.finditer(with_digits(goal))}
