@@ -60,6 +60,9 @@ class Settings:
     """``trim_history`` bound for the transcript kept in the record (system messages kept)."""
     data_dir: Path = field(default_factory=lambda: Path("agent_data"))
     """Root of ``runs/`` and ``workspace/``."""
+    workspace: Path | None = None
+    """``AGENT_WORKSPACE``: the documents folder the tools read; None: ``<data_dir>/workspace``. An
+    eval's goal set may name its own (``workspace:`` in the YAML)."""
     search_web_failure_rate: float = 0.3
     """How often the simulated ``search_web`` tool fails transiently (0..1)."""
     answer_check: str | None = None
@@ -79,7 +82,7 @@ class Settings:
 
     @property
     def workspace_dir(self) -> Path:
-        return self.data_dir / "workspace"
+        return self.workspace if self.workspace is not None else self.data_dir / "workspace"
 
     @property
     def store_label(self) -> str:
@@ -123,6 +126,7 @@ class Settings:
                 tool_timeout=float(get("TOOL_TIMEOUT", str(base.tool_timeout))),
                 request_timeout=float(get("REQUEST_TIMEOUT", str(base.request_timeout))),
                 data_dir=Path(get("AGENT_DATA_DIR", "agent_data")),
+                workspace=Path(get("AGENT_WORKSPACE", "")) if get("AGENT_WORKSPACE", "") else None,
                 search_web_failure_rate=float(get("SEARCH_WEB_FAILURE_RATE", str(base.search_web_failure_rate))),
                 answer_check=get("ANSWER_CHECK", "").lower() or None,
                 store_url=get("AGENT_STORE_URL", "") or None,

@@ -46,7 +46,7 @@ CHECK_KINDS = (
     "answer_not_found",
 )
 GOAL_FIELDS = ("id", "goal", "tools", "max_steps", "checks", "scenario", "tags")
-SET_FIELDS = ("name", "description", "goals", "provider", "model", "judge")
+SET_FIELDS = ("name", "description", "goals", "provider", "model", "judge", "workspace")
 
 
 class GoalSetError(ValueError):
@@ -103,6 +103,9 @@ class GoalSet:
     judge: dict[str, str] | None = None
     """Default judge ``{provider, model}``; the command line can override it."""
     extra: dict[str, Any] = field(default_factory=dict)
+    workspace: str | None = None
+    """The documents folder the set's goals are asked about (``workspace:`` in the file, relative
+    to it); None: the data folder's own workspace."""
 
     def goal(self, goal_id: str) -> Goal:
         for g in self.goals:
@@ -390,6 +393,14 @@ def parse_goal_set(text: str | bytes, source: str = "goal set") -> GoalSet:
     if raw.get("judge") is not None:
         spec = _mapping(raw["judge"], where, "judge", ("provider", "model"), ("provider",))
         judge = {k: _text(v, where, f"judge.{k}") for k, v in spec.items()}
+    workspace = None
+    if raw.get("workspace") is not None:
+        folder = _text(raw["workspace"], where, "workspace")
+        base = Path(source).parent if source != "goal set" else Path.cwd()
+        resolved = Path(folder) if Path(folder).is_absolute() else base / folder
+        if not resolved.is_dir():
+            raise where.error("workspace", f"no such folder: {resolved}")
+        workspace = str(resolved)
     return GoalSet(
         name=name,
         description=description,
@@ -399,6 +410,7 @@ def parse_goal_set(text: str | bytes, source: str = "goal set") -> GoalSet:
         provider=provider,
         model=model,
         judge=judge,
+        workspace=workspace,
     )
 
 

@@ -179,6 +179,8 @@ class EvalRun:
         check_targets(goal_set, targets)
         self.goal_set = goal_set
         self.targets = list(dict.fromkeys(targets))
+        if goal_set.workspace is not None:  # the set's own documents, for every run of it
+            settings = settings.replace(workspace=Path(goal_set.workspace))
         self.settings = settings
         self.repeats = repeats
         self.concurrency = concurrency
