@@ -3,15 +3,17 @@
 Run with ``streamlit run serve.py`` (or ``streamlit run app.py``; serve.py also starts loading the
 local model with the server). The pages are thin scripts in ``pages/``; the engine is
 ``agent_core`` (it never imports streamlit). ``st.navigation`` lists the pages explicitly, which
-also turns off Streamlit's automatic ``pages/`` discovery (so ``pages/_ui.py`` is not a page).
+also turns off Streamlit's automatic ``pages/`` discovery (so ``ui/common.py`` is not a page).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from pages import _live, _preload_ui, _store_ui
-from pages import _ui as ui
+from ui import common as ui
+from ui import live as _live
+from ui import preload as _preload_ui
+from ui import store as _store_ui
 
 st.set_page_config(page_title="Agent Workbench", page_icon="🧰", layout="wide")
 

@@ -66,7 +66,7 @@ class Settings:
     search_web_failure_rate: float = 0.3
     """How often the simulated ``search_web`` tool fails transiently (0..1)."""
     answer_check: str | None = None
-    """``off`` | ``flag`` | ``retry`` (:mod:`agent_core.grounding`); None: ``retry`` for the local
+    """``off`` | ``flag`` | ``retry`` (:mod:`agent_core.checks.grounding`); None: ``retry`` for the local
     model, ``flag`` for the others (see :meth:`answer_check_for`)."""
     store_url: str | None = field(default=None, repr=False)
     """``AGENT_STORE_URL``: the team store (``postgresql://user:password@host:port/db``); None:

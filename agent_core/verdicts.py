@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent_core.number_words import with_digits
+from agent_core.text.number_words import with_digits
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 

@@ -274,8 +274,8 @@ def bench_profile(goals: int, grammar_checks: int = 3) -> None:
     sys.path.insert(0, str(ROOT))
     import yaml
 
-    from agent_core.loop import run_to_end
     from agent_core.providers import local
+    from agent_core.run.loop import run_to_end
     from agent_core.settings import Settings
     from agent_core.tools.builtins import build_default_registry
 

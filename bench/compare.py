@@ -3,7 +3,7 @@
 Each run is a real record from the loop (a scripted model calling instant tools for 49 steps,
 then answering, context-block limit 8); runs differ from one another at a different step, so the
 alignment has gaps and highlights. Prints the page's render time (median of several script runs,
-after one warm-up) and the time of :func:`agent_core.compare.compare` alone.
+after one warm-up) and the time of :func:`agent_core.analysis.compare.compare` alone.
 
     python bench/compare.py [--runs 6] [--steps 50] [--repeat 5]
 """
@@ -23,9 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from agent_core.compare import compare  # noqa: E402
-from agent_core.loop import run_to_end  # noqa: E402
+from agent_core.analysis.compare import compare  # noqa: E402
 from agent_core.providers.scripted import ScriptedProvider  # noqa: E402
+from agent_core.run.loop import run_to_end  # noqa: E402
 from agent_core.settings import Settings  # noqa: E402
 from agent_core.tools.registry import ToolRegistry  # noqa: E402
 

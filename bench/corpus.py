@@ -1,6 +1,6 @@
 """A realistic corpus of run records for the scale benchmarks.
 
-Templates come from the real loop (:func:`agent_core.loop.run_to_end`) driven by a
+Templates come from the real loop (:func:`agent_core.run.loop.run_to_end`) driven by a
 :class:`ScriptedProvider` with random scripts over a set of instant benchmark tools (some fail
 transiently, some take a fallback, some get malformed or duplicate calls, some runs hit the step
 limit or a model error). Clones then vary the run id, dates (spread over months), provider,
@@ -27,8 +27,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from agent_core.errors import ProviderError, TransientToolError  # noqa: E402
-from agent_core.loop import run_to_end  # noqa: E402
 from agent_core.providers.scripted import ScriptedProvider  # noqa: E402
+from agent_core.run.loop import run_to_end  # noqa: E402
 from agent_core.settings import Settings  # noqa: E402
 from agent_core.tools.registry import ToolRegistry  # noqa: E402
 
@@ -270,7 +270,7 @@ def clone(
 
 
 def write_record(record: dict[str, Any], runs_dir: Path) -> Path:
-    """Write one record the way :func:`agent_core.records.save_record` encodes it."""
+    """Write one record the way :func:`agent_core.records.files.save_record` encodes it."""
     path = runs_dir / f"{record['run_id']}.json"
     path.write_bytes(json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8"))
     return path

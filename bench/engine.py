@@ -30,12 +30,12 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from agent_core import loop as loop_module  # noqa: E402
 from agent_core.context import ToolCallRequest  # noqa: E402
-from agent_core.dispatcher import Dispatcher  # noqa: E402
-from agent_core.events import StepFinished  # noqa: E402
-from agent_core.loop import run_agent  # noqa: E402
 from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Usage  # noqa: E402
+from agent_core.run import loop as loop_module  # noqa: E402
+from agent_core.run.dispatcher import Dispatcher  # noqa: E402
+from agent_core.run.events import StepFinished  # noqa: E402
+from agent_core.run.loop import run_agent  # noqa: E402
 from agent_core.settings import Settings  # noqa: E402
 from agent_core.tools.registry import ToolRegistry  # noqa: E402
 

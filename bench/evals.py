@@ -37,7 +37,7 @@ from agent_core.evals import runner  # noqa: E402
 from agent_core.evals.goalset import GoalSet, load_goal_set  # noqa: E402
 from agent_core.evals.runner import EvalRun, Target  # noqa: E402
 from agent_core.providers import make_provider  # noqa: E402
-from agent_core.runs import prepare_run  # noqa: E402
+from agent_core.run.prepare import prepare_run  # noqa: E402
 from agent_core.settings import Settings  # noqa: E402
 from agent_core.tools.builtins import build_default_registry  # noqa: E402
 

@@ -20,7 +20,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent_core.grounding import check_answer  # noqa: E402
+from agent_core.checks.grounding import check_answer  # noqa: E402
 
 
 def big_outputs(seed: int) -> list[dict[str, Any]]:

@@ -72,8 +72,8 @@ def _new_run(data_dir: Path) -> Path:
 
     from corpus import bench_registry
 
-    from agent_core.loop import run_to_end
     from agent_core.providers.scripted import ScriptedProvider
+    from agent_core.run.loop import run_to_end
     from agent_core.settings import Settings
 
     rng = random.Random(5)

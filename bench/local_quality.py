@@ -30,8 +30,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agent_core.loop import run_to_end  # noqa: E402
 from agent_core.providers import local  # noqa: E402
+from agent_core.run.loop import run_to_end  # noqa: E402
 from agent_core.settings import Settings  # noqa: E402
 from agent_core.tools.builtins import build_default_registry  # noqa: E402
 

@@ -29,10 +29,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from agent_core import demo  # noqa: E402
 from agent_core.otel.export import record_to_trace  # noqa: E402
 from agent_core.otel.send import preset_target, send_traces  # noqa: E402
-from agent_core.records import load_record  # noqa: E402
+from agent_core.records.files import load_record  # noqa: E402
+from agent_core.run import demo  # noqa: E402
 from agent_core.settings import Settings  # noqa: E402
 
 SCENARIOS = ("tour", "retry_fallback", "duplicate")

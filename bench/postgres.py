@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus import make_templates, team_record  # noqa: E402
 
-from agent_core.queries import RunFilter  # noqa: E402
+from agent_core.records.queries import RunFilter  # noqa: E402
 
 TARGETS = {"history_first_p95_s": 0.3, "history_filtered_p95_s": 0.5, "tool_stats_s": 2.0}
 

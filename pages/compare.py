@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from agent_core.compare import MAX_RUNS, MIN_RUNS
-from pages import _compare_ui as cmp
-from pages import _query_ui
-from pages import _ui as ui
+from agent_core.analysis.compare import MAX_RUNS, MIN_RUNS
+from ui import common as ui
+from ui import compare as cmp
+from ui import query as _query_ui
 
 ui.ensure_app_frame()
 config = ui.settings()

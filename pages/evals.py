@@ -17,8 +17,8 @@ import streamlit as st
 from agent_core.evals.judge import Judge
 from agent_core.evals.runner import EvalRun, Progress, evals_dir, load_result
 from agent_core.providers import make_provider
-from pages import _evals_ui as evui
-from pages import _ui as ui
+from ui import common as ui
+from ui import evals as evui
 
 ui.ensure_app_frame()
 config = ui.settings()

@@ -11,16 +11,21 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from agent_core import stats
 from agent_core.errors import RecordError
-from agent_core.queries import RunFilter
-from pages import _explain_ui, _history_ui, _live, _otel_ui, _outcome_ui, _query_ui
-from pages import _grounding_ui as grounding_ui
-from pages import _ui as ui
-from pages._compare_ui import compare_picker, replay_panel
-from pages._evals_ui import history_eval_ids
-from pages._ledger_ui import show_ledger
-from pages._run_view import name_blocks, show_outcome, show_saved_run
+from agent_core.records import stats
+from agent_core.records.queries import RunFilter
+from ui import common as ui
+from ui import explain as _explain_ui
+from ui import grounding as grounding_ui
+from ui import history as _history_ui
+from ui import live as _live
+from ui import otel as _otel_ui
+from ui import outcome as _outcome_ui
+from ui import query as _query_ui
+from ui.compare import compare_picker, replay_panel
+from ui.evals import history_eval_ids
+from ui.ledger import show_ledger
+from ui.run_view import name_blocks, show_outcome, show_saved_run
 
 ui.ensure_app_frame()
 config = ui.settings()

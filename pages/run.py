@@ -1,6 +1,6 @@
 """Run page: type a goal (or pick a demo scenario) and watch the agent loop live.
 
-The loop runs in a background thread bound to the session (:mod:`pages._live`); this page follows
+The loop runs in a background thread bound to the session (:mod:`ui.live`); this page follows
 it, event by event. Opening another page (or clicking any widget) only ends the drawing: the run
 goes on, the sidebar says so, and coming back draws it again, live or finished. Stop sets the run's
 cancel event, which also cuts model calls, tool calls and retry waits short; the record is saved
@@ -13,18 +13,20 @@ from typing import Any
 
 import streamlit as st
 
-from agent_core import demo
 from agent_core.errors import ProviderError, RecordError
-from agent_core.loop import MAX_GOAL_CHARS
 from agent_core.providers import default_provider_id, list_providers
-from agent_core.runs import PreparedRun, prepare_run
-from pages import _grounding_ui as grounding_ui
-from pages import _live, _preload_ui, _store_ui
-from pages import _provider_ui as _providers
-from pages import _ui as ui
-from pages._arena_ui import arena_form, live_arena
-from pages._ledger_ui import show_ledger
-from pages._run_view import RunView, show_outcome, show_saved_run
+from agent_core.run import demo
+from agent_core.run.loop import MAX_GOAL_CHARS
+from agent_core.run.prepare import PreparedRun, prepare_run
+from ui import common as ui
+from ui import grounding as grounding_ui
+from ui import live as _live
+from ui import preload as _preload_ui
+from ui import provider as _providers
+from ui import store as _store_ui
+from ui.arena import arena_form, live_arena
+from ui.ledger import show_ledger
+from ui.run_view import RunView, show_outcome, show_saved_run
 
 EXAMPLES = demo.EXAMPLE_GOALS
 

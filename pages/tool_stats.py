@@ -6,11 +6,13 @@ from typing import Any
 
 import streamlit as st
 
-from agent_core import stats
-from agent_core.queries import RunFilter
-from pages import _coverage_ui, _query_ui, _toolstats_ui
-from pages import _grounding_ui as grounding_ui
-from pages import _ui as ui
+from agent_core.records import stats
+from agent_core.records.queries import RunFilter
+from ui import common as ui
+from ui import coverage as _coverage_ui
+from ui import grounding as grounding_ui
+from ui import query as _query_ui
+from ui import toolstats as _toolstats_ui
 
 ui.ensure_app_frame()
 config = ui.settings()

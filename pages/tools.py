@@ -7,9 +7,9 @@ from typing import Any
 
 import streamlit as st
 
-from agent_core.dispatcher import Dispatcher
-from pages import _tools_ui
-from pages import _ui as ui
+from agent_core.run.dispatcher import Dispatcher
+from ui import common as ui
+from ui import tools as _tools_ui
 
 ui.ensure_app_frame()
 config = ui.settings()

@@ -185,7 +185,7 @@ def choose_provider(page: Page, name: str) -> Locator:
     shows under its plain name ("Instant demo — …"); returns the box."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from pages._provider_ui import PLAIN
+    from ui.provider import PLAIN
 
     shown = PLAIN.get(name, (name,))[0]
     box = page.get_by_role("combobox", name="Provider")

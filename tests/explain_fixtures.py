@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_core.errors import ProviderError, TransientToolError
-from agent_core.loop import run_to_end
 from agent_core.providers.scripted import ScriptedProvider
-from agent_core.records import save_record
+from agent_core.records.files import save_record
+from agent_core.run.loop import run_to_end
 from agent_core.settings import Settings
 from agent_core.tools.registry import ToolRegistry
 

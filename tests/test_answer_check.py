@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from agent_core.events import AnswerSentBack, RunFinished
-from agent_core.loop import MAX_ANSWER_CHECKS, run_agent, run_to_end
 from agent_core.providers.anthropic_messages import build_messages as anthropic_messages
 from agent_core.providers.local.prompt import build_messages as local_messages
 from agent_core.providers.openai_chat import build_messages as chat_messages
 from agent_core.providers.openai_responses import build_input as responses_input
 from agent_core.providers.scripted import ScriptedProvider
+from agent_core.run.events import AnswerSentBack, RunFinished
+from agent_core.run.loop import MAX_ANSWER_CHECKS, run_agent, run_to_end
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
 from tests.record_schema import assert_valid_record

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agent_core.arena import ArenaEntry, prepare_arena, verdicts
+from agent_core.analysis.arena import ArenaEntry, prepare_arena, verdicts
 from agent_core.providers.base import ModelRequest, ModelResponse
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.settings import Settings
@@ -96,7 +96,7 @@ def test_budget_of_zero_stops_every_run(settings: Settings) -> None:
 
 
 def test_stop_stops_all_and_bad_input(settings: Settings) -> None:
-    from agent_core.events import RunFinished, StepFinished
+    from agent_core.run.events import RunFinished, StepFinished
 
     arena = prepare_arena(GOAL, _entries(0.5), settings=settings)
     finished: dict[int, str] = {}
@@ -113,7 +113,7 @@ def test_stop_stops_all_and_bad_input(settings: Settings) -> None:
 
 
 def test_cli_arena(settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
-    from agent_core.cli import main
+    from agent_core.cli.main import main
 
     monkeypatch.setenv("AGENT_DATA_DIR", str(settings.data_dir))
     assert main(["arena", GOAL, "--provider", "offline", "--provider", "offline", "--json"]) == 0

@@ -197,8 +197,8 @@ def listener() -> Iterator[tuple[int, list[str]]]:
 
 
 def test_hostile_text_stays_inert(server: AppServer, page: Page, listener: tuple[int, list[str]]) -> None:
-    from agent_core.loop import run_to_end
     from agent_core.providers.scripted import ScriptedProvider
+    from agent_core.run.loop import run_to_end
     from agent_core.settings import Settings
     from agent_core.tools import build_default_registry
 
@@ -261,11 +261,11 @@ def test_hostile_text_stays_inert(server: AppServer, page: Page, listener: tuple
 
 
 SLOW_BACKOFF = """
-import agent_core.retry as _r
+import agent_core.run.retry as _r
 _r.backoff_delay = lambda attempt, delays, **kw: delays[min(attempt, len(delays) - 1)]
 """
 """Fixed retry waits (no jitter) in the app's process, so a run with failing calls lasts long enough
-to be stopped or left. The one retry policy is agent_core.retry's; patching a module that no
+to be stopped or left. The one retry policy is agent_core.run.retry's; patching a module that no
 longer uses it made the waits random and these tests flaky."""
 
 
@@ -315,8 +315,8 @@ def test_a_shared_link_works_on_a_freshly_started_server(tmp_path: Path, browser
     """The first page a new server serves is a link to a page: it must open inside the app
     (navigation, sidebar, wide layout), not as a lone script of the ``pages/`` folder, and
     without a "page not found" box."""
-    from agent_core.loop import run_to_end
     from agent_core.providers import make_provider
+    from agent_core.run.loop import run_to_end
     from agent_core.settings import Settings
     from agent_core.tools import build_default_registry
 

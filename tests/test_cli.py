@@ -87,11 +87,11 @@ class _Exited(Exception):
 
 
 def _exit_with(monkeypatch: pytest.MonkeyPatch, *, loaded: bool, busy_thread: bool = False) -> _Exited:
-    """What :func:`agent_core.cli.exit_process` did: ``os._exit`` or ``sys.exit``, and the code."""
+    """What :func:`agent_core.cli.main.exit_process` did: ``os._exit`` or ``sys.exit``, and the code."""
     import threading
     import types
 
-    from agent_core import cli
+    from agent_core.cli import main as cli
 
     fake_local = types.ModuleType("agent_core.providers.local")
     fake_local._ENGINE = object() if loaded else None  # type: ignore[attr-defined]

@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from agent_core.cli_common import ProviderEntries
+from agent_core.cli.common import ProviderEntries
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -9,13 +9,13 @@ from typing import Any
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from agent_core.compare import compare, first_divergence, lcs_pairs
-from agent_core.loop import run_to_end
+from agent_core.analysis.compare import compare, first_divergence, lcs_pairs
+from agent_core.analysis.trajectory import canonical_arguments, signature, trajectory
 from agent_core.providers.offline import create as offline_create
 from agent_core.providers.scripted import ScriptedProvider
+from agent_core.run.loop import run_to_end
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
-from agent_core.trajectory import canonical_arguments, signature, trajectory
 
 TOOLS = ["read_file", "search_documents", "calculator", "lookup"]
 WORDS = ["a", "b", "c", "d"]
@@ -212,7 +212,7 @@ def test_compare_real_runs_header_alignment_and_sentence(settings: Settings) -> 
 def test_cli_compare_json_and_bad_input(settings: Settings, monkeypatch: Any, capsys: Any) -> None:
     import json
 
-    from agent_core.cli import main
+    from agent_core.cli.main import main
 
     monkeypatch.setenv("AGENT_DATA_DIR", str(settings.data_dir))
     ids = [
@@ -236,7 +236,7 @@ def test_cli_compare_json_and_bad_input(settings: Settings, monkeypatch: Any, ca
 
 
 def test_star_alignment_shares_a_row_only_for_the_same_extra_call() -> None:
-    from agent_core.compare import align
+    from agent_core.analysis.compare import align
 
     x = {"kind": "tool", "tool": "calculator", "args": {"q": "a"}, "result": "r1"}
     y = {"kind": "tool", "tool": "lookup", "args": {"q": "b"}, "result": "r1"}

@@ -33,9 +33,9 @@ _CONTENT_HEIGHT = """() => Math.max(1000, ...Array.from(document.querySelectorAl
 
 
 def _runs(data_dir: Path) -> list[str]:
-    from agent_core.loop import run_to_end
     from agent_core.providers import make_provider
     from agent_core.providers.scripted import ScriptedProvider
+    from agent_core.run.loop import run_to_end
     from agent_core.settings import Settings
     from agent_core.tools.builtins import build_default_registry
 

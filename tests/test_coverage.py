@@ -7,8 +7,10 @@ import math
 import pandas as pd
 import pytest
 
-from agent_core import records
-from agent_core.coverage import (
+from agent_core.providers.scripted import ScriptedProvider
+from agent_core.records import files as records
+from agent_core.records.columns import RUN_COLUMN_SPEC
+from agent_core.records.coverage import (
     OfferedTools,
     coverage_table,
     never_chosen,
@@ -17,11 +19,9 @@ from agent_core.coverage import (
     offered_rows,
     validation_matrix,
 )
-from agent_core.loop import run_to_end
-from agent_core.providers.scripted import ScriptedProvider
-from agent_core.run_columns import RUN_COLUMN_SPEC
+from agent_core.records.store import RunStore
+from agent_core.run.loop import run_to_end
 from agent_core.settings import Settings
-from agent_core.store import RunStore
 from tests.explain_fixtures import Tools, answer, call
 
 OFFERED = {
@@ -135,7 +135,7 @@ def test_coverage_reads_no_record(settings: Settings, monkeypatch: pytest.Monkey
     mp.setattr(RunStore, "load", no_reading)
     mp.setattr(records, "load_record", no_reading)
     mp.setattr(records, "parse_record", no_reading)
-    mp.setattr("agent_core.index.parse_record", no_reading)
+    mp.setattr("agent_core.records.index.parse_record", no_reading)
     store = RunStore(settings.runs_dir)  # a new process: summaries from the index
     store.refresh()
     offered = offered_from_runs(store.runs())

@@ -11,9 +11,9 @@ import time
 import pytest
 
 from agent_core.context import ToolCallRequest
-from agent_core.dispatcher import Dispatcher, canonical_signature, output_to_text, truncate
 from agent_core.errors import TransientToolError
-from agent_core.retry import backoff_delay
+from agent_core.run.dispatcher import Dispatcher, canonical_signature, output_to_text, truncate
+from agent_core.run.retry import backoff_delay
 from agent_core.settings import Settings
 from agent_core.tools.registry import ToolRegistry
 

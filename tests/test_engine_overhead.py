@@ -14,14 +14,15 @@ from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from agent_core import loop as loop_module
-from agent_core import masking, pricing
+from agent_core import masking
 from agent_core.context import ToolCallRequest
-from agent_core.dispatcher import Dispatcher, ToolTimeout, call_with_timeout
 from agent_core.errors import ProviderError, TransientToolError
-from agent_core.loop import run_to_end
 from agent_core.providers.scripted import ScriptedProvider
-from agent_core.records import RecordEncoder, load_record
+from agent_core.records.files import RecordEncoder, load_record
+from agent_core.run import loop as loop_module
+from agent_core.run import pricing
+from agent_core.run.dispatcher import Dispatcher, ToolTimeout, call_with_timeout
+from agent_core.run.loop import run_to_end
 from agent_core.settings import Settings
 from agent_core.tools.registry import ToolRegistry
 

@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from agent_core.cli import main
+from agent_core.cli.main import main
 from agent_core.evals.checks import check_run, sequence_matches, tool_errors, verdict
 from agent_core.evals.goalset import GoalSetError, load_goal_set, parse_goal_set
 from agent_core.evals.judge import Judge
 from agent_core.evals.runner import EvalRun, Target, list_results, load_result, run_eval
 from agent_core.evals.scores import mcnemar_exact, pass_all_k, pass_at_k, wilson
 from agent_core.providers.scripted import ScriptedProvider
-from agent_core.records import load_record
+from agent_core.records.files import load_record
 from agent_core.settings import Settings
 
 REPO = Path(__file__).resolve().parent.parent

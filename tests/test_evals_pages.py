@@ -20,7 +20,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from agent_core.evals.goalset import parse_goal_set  # noqa: E402
 from agent_core.evals.runner import Target, list_results, run_eval  # noqa: E402
 from agent_core.settings import Settings  # noqa: E402
-from pages import _evals_ui as evui  # noqa: E402
+from ui import evals as evui  # noqa: E402
 
 
 @pytest.fixture

@@ -7,9 +7,9 @@ import typing
 
 import pytest
 
-from agent_core import events
-from agent_core.events import ModelCallFinished, RunEvent, RunStarted, StepFinished
 from agent_core.providers.base import Usage
+from agent_core.run import events
+from agent_core.run.events import ModelCallFinished, RunEvent, RunStarted, StepFinished
 
 
 def test_every_event_has_its_own_literal_kind() -> None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from agent_core import demo
-from agent_core.events import ModelLoading, RunFinished, ToolCallFinished, events_from_record
-from agent_core.records import load_record
+from agent_core.records.files import load_record
+from agent_core.run import demo
+from agent_core.run.events import ModelLoading, RunFinished, ToolCallFinished, events_from_record
 from agent_core.settings import Settings
 
 

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 import textstat
 
-from agent_core.explain import CAUSES, HINTS, explain, one_line_from_row, plain_phrase
-from agent_core.explain_ai import check_ai_text, explain_with_ai, provider_asker
+from agent_core.analysis.explain import CAUSES, HINTS, explain, one_line_from_row, plain_phrase
+from agent_core.analysis.explain_ai import check_ai_text, explain_with_ai, provider_asker
 from agent_core.providers.scripted import ScriptedProvider
-from agent_core.records import effective_status
+from agent_core.records.files import effective_status
 from agent_core.settings import Settings
 from tests.explain_fixtures import CASES, build_all
 
@@ -156,7 +156,7 @@ def test_cli_summary(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from agent_core.cli import main
+    from agent_core.cli.main import main
 
     record = records["max_steps-plain"]
     monkeypatch.setenv("AGENT_DATA_DIR", str(fixture_root))

@@ -14,9 +14,9 @@ from browser_kit import ROOT, chromium, counting_listener, needs_chromium
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from agent_core.export_html import export_html  # noqa: E402
-from agent_core.loop import run_to_end  # noqa: E402
+from agent_core.analysis.export_html import export_html  # noqa: E402
 from agent_core.providers.scripted import ScriptedProvider  # noqa: E402
+from agent_core.run.loop import run_to_end  # noqa: E402
 from agent_core.settings import Settings  # noqa: E402
 from tests.explain_fixtures import Tools, answer, call  # noqa: E402
 from tests.test_export_html import injection_record  # noqa: E402

@@ -11,13 +11,13 @@ from typing import Any
 import html5lib
 import pytest
 
-from agent_core.cli import main
-from agent_core.export_html import CSP, HIDDEN_OUTPUT, RECORD_ELEMENT_ID, export_html, exported_record
-from agent_core.importer import ImportProblem, import_bytes, import_file, read_import
-from agent_core.loop import run_to_end
+from agent_core.analysis.export_html import CSP, HIDDEN_OUTPUT, RECORD_ELEMENT_ID, export_html, exported_record
+from agent_core.analysis.import_run import ImportProblem, import_bytes, import_file, read_import
+from agent_core.cli.main import main
 from agent_core.masking import mask
 from agent_core.providers.scripted import ScriptedProvider
-from agent_core.records import load_record
+from agent_core.records.files import load_record
+from agent_core.run.loop import run_to_end
 from agent_core.settings import Settings
 from agent_core.tools.registry import ToolRegistry
 from tests.explain_fixtures import Tools, answer, call

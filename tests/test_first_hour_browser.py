@@ -44,8 +44,8 @@ _CUT = """b => Array.from(b.querySelectorAll('*')).concat([b])
 
 
 def test_every_page_opens_in_a_new_session_and_history_fits_800_px(tmp_path: Path) -> None:
-    from agent_core.loop import run_to_end
     from agent_core.providers import make_provider
+    from agent_core.run.loop import run_to_end
     from agent_core.settings import Settings
     from agent_core.tools import build_default_registry
 

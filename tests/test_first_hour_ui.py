@@ -18,7 +18,7 @@ import test_pages
 from streamlit.testing.v1 import AppTest
 from test_pages import app, offline_run, scripted_run
 
-from pages import _history_ui
+from ui import history as _history_ui
 
 
 @pytest.fixture
@@ -114,8 +114,8 @@ def test_tool_stats_duration_chart_reads_with_one_slow_tool(data_dir: Path) -> N
 def _live_view(phase: str) -> None:
     """A live run view driven by hand: events, then the clock moved back, then one tick (what the
     page following a run does about once a second)."""
-    from agent_core.events import ModelCallRetrying, ModelCallStarted, ModelLoading, RunStarted
-    from pages._run_view import RunView
+    from agent_core.run.events import ModelCallRetrying, ModelCallStarted, ModelLoading, RunStarted
+    from ui.run_view import RunView
 
     view = RunView(max_steps=5, max_context_blocks=4)
     view.handle(RunStarted(run_id="r1", goal="What is 12*12?"))
@@ -231,7 +231,7 @@ def test_the_tools_page_clears_the_last_result_and_offers_workspace_files(data_d
 
 def test_your_own_model_server_is_available_only_while_it_answers() -> None:
     from agent_core.providers import list_providers
-    from pages import _provider_ui
+    from ui import provider as _provider_ui
 
     info = next(i for i in list_providers() if i.id == "openai-chat")
     with socket.socket() as listener:
@@ -250,7 +250,7 @@ def test_your_own_model_server_is_available_only_while_it_answers() -> None:
 def _slow_call() -> None:
     import streamlit as st
 
-    from pages._tools_ui import retry_waiter
+    from ui.tools import retry_waiter
 
     waits: list[float] = []
     wait = retry_waiter(st.empty(), "search_web", sleep=waits.append)
@@ -267,7 +267,7 @@ def test_a_slow_tool_call_shows_its_attempt_count() -> None:
 
 def test_the_tools_page_waits_through_the_one_dispatcher(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A call that fails every attempt goes through the page's waiter (its count, then cleared)."""
-    from pages import _tools_ui
+    from ui import tools as _tools_ui
 
     shown: list[str] = []
     original = _tools_ui.retry_waiter
@@ -293,10 +293,10 @@ def test_the_tools_page_waits_through_the_one_dispatcher(data_dir: Path, monkeyp
 
 def test_compare_names_context_blocks_by_the_step_that_made_them(data_dir: Path) -> None:
     """As on the Run page and in History: "from steps 2–4", not the engine's "0–2"."""
-    from agent_core import demo
-    from agent_core.compare import compare
-    from agent_core.records import load_record
-    from pages._compare_ui import context_frame
+    from agent_core.analysis.compare import compare
+    from agent_core.records.files import load_record
+    from agent_core.run import demo
+    from ui.compare import context_frame
 
     trimming = load_record(list(demo.prepare("trimming", test_pages.settings()).events())[-1].path)
     plain = offline_run("What is (24*7)+100?")

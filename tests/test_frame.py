@@ -1,4 +1,4 @@
-"""pages/_frame.py works around Streamlit's legacy pages/ mode; this fails when that mode is gone."""
+"""ui/frame.py works around Streamlit's legacy pages/ mode; this fails when that mode is gone."""
 
 from __future__ import annotations
 
@@ -19,11 +19,12 @@ def test_streamlit_still_treats_a_pages_folder_as_a_legacy_multipage_app(
     PagesManager(str(tmp_path / "app.py"))
     assert PagesManager.uses_pages_directory is True, (
         "Streamlit no longer switches to the legacy pages/ mode for an app with a pages/ folder: "
-        "pages/_frame.py (ensure_app_frame) is not needed any more; remove it and its calls."
+        "ui/frame.py (ensure_app_frame) is not needed any more; remove it and its calls."
     )
 
 
 def test_the_workaround_lives_in_one_place() -> None:
     root = Path(__file__).resolve().parent.parent
-    users = [p.name for p in (root / "pages").glob("*.py") if "uses_pages_directory" in p.read_text(encoding="utf-8")]
-    assert users == ["_frame.py"]
+    files = [*(root / "pages").glob("*.py"), *(root / "ui").glob("*.py")]
+    users = [p.name for p in files if "uses_pages_directory" in p.read_text(encoding="utf-8")]
+    assert users == ["frame.py"]

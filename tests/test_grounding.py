@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from agent_core.claims import find_claims, korean_number, wrong_arithmetic
-from agent_core.grounding import (
+from agent_core.checks.claims import find_claims, korean_number, wrong_arithmetic
+from agent_core.checks.grounding import (
     NO_TOOL_NOTE,
     NO_TOOL_NOTE_PLAIN,
     check_answer,

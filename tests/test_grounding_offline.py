@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from agent_core import demo
-from agent_core.demo import EXAMPLE_GOALS
-from agent_core.grounding import unsupported
-from agent_core.loop import run_to_end
+from agent_core.checks.grounding import unsupported
 from agent_core.providers import make_provider
+from agent_core.run import demo
+from agent_core.run.demo import EXAMPLE_GOALS
+from agent_core.run.loop import run_to_end
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
 

@@ -16,10 +16,10 @@ if str(ROOT) not in sys.path:
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from agent_core import demo  # noqa: E402
-from agent_core.loop import run_to_end  # noqa: E402
 from agent_core.providers.scripted import ScriptedProvider  # noqa: E402
-from agent_core.records import load_record  # noqa: E402
+from agent_core.records.files import load_record  # noqa: E402
+from agent_core.run import demo  # noqa: E402
+from agent_core.run.loop import run_to_end  # noqa: E402
 from agent_core.settings import Settings  # noqa: E402
 from agent_core.tools import build_default_registry  # noqa: E402
 

@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from agent_core.loop import SYSTEM_PROMPT
 from agent_core.providers import local
 from agent_core.providers.base import ModelRequest
 from agent_core.providers.local import preload, prompt_cache
 from agent_core.providers.local.prompt_cache import PromptCache, cache_key, remembered_sha256
+from agent_core.run.loop import SYSTEM_PROMPT
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
 from tests.loopback import QuietHandler, serve
@@ -347,7 +347,7 @@ def test_an_unwritable_cache_never_fails_the_run(
 def test_an_eval_of_many_goals_loads_the_model_once(
     fake_llama: FakeLlama, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agent_core.cli import main
+    from agent_core.cli.main import main
 
     goals = [{"id": f"g{n}", "goal": f"hello number {n}", "checks": [{"status": "completed"}]} for n in range(6)]
     goal_file = tmp_path / "goals.yaml"

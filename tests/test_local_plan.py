@@ -535,7 +535,7 @@ def test_shipping_questions_look_up_the_shipping_rule(goal: str) -> None:
     ],
 )
 def test_number_words_are_read_as_figures(text: str, expected: str) -> None:
-    from agent_core.number_words import with_digits
+    from agent_core.text.number_words import with_digits
 
     assert with_digits(text) == expected
 
@@ -757,7 +757,7 @@ def _eval_goals() -> dict[str, str]:
 def test_the_eval_goals_that_price_quantities_still_plan_the_same(tools: list[Tool]) -> None:
     import re
 
-    from agent_core.number_words import with_digits
+    from agent_core.text.number_words import with_digits
 
     goals = _eval_goals()
     counted = {

@@ -845,7 +845,7 @@ def test_real_model_answers_the_seed_goal(settings: Any) -> None:
     hint = local.availability()
     if hint:
         pytest.skip(f"local model not installed: {hint}")
-    from agent_core.loop import run_to_end
+    from agent_core.run.loop import run_to_end
     from agent_core.tools.builtins import build_default_registry
 
     settings = settings.replace(request_timeout=120.0)

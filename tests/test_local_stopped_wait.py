@@ -21,9 +21,8 @@ import test_pages
 from streamlit.testing.v1 import AppTest
 from test_pages import records
 
-from agent_core import model_wait
 from agent_core.errors import ProviderError
-from agent_core.providers import local
+from agent_core.providers import local, model_wait
 from agent_core.providers.base import ModelRequest
 from agent_core.providers.local.handover import DEFAULT_MS_PER_TOKEN, GENERATION_S, Handover
 from agent_core.settings import Settings
@@ -200,8 +199,8 @@ def _wait_offer() -> None:
     """The live view's note, drawn for a run whose model call waits for a stopped run."""
     import streamlit as st
 
-    from agent_core.model_wait import ModelWait
-    from pages import _live
+    from agent_core.providers.model_wait import ModelWait
+    from ui import live as _live
 
     class Waiting:
         def model_wait(self) -> ModelWait:
@@ -229,7 +228,7 @@ def test_the_run_page_says_so_and_offers_the_offline_model() -> None:
 
 
 def test_the_offer_runs_the_same_goal_on_the_offline_model(data_dir: Path) -> None:
-    from pages import _live
+    from ui import live as _live
 
     at = test_pages.app("pages/run.py")
     waited = _live.BackgroundRun(goal="What is 12*12?", max_steps=4, max_context_blocks=3, tools=["calculator"])

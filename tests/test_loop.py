@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from agent_core.errors import ProviderError
-from agent_core.events import ModelCallRetrying, RunFinished, StepFinished, ToolCallFinished
-from agent_core.loop import SYSTEM_PROMPT, run_agent, run_to_end, validate_goal
 from agent_core.providers.scripted import ScriptedProvider
-from agent_core.records import load_record, new_run_id
+from agent_core.records.files import load_record, new_run_id
+from agent_core.run.events import ModelCallRetrying, RunFinished, StepFinished, ToolCallFinished
+from agent_core.run.loop import SYSTEM_PROMPT, run_agent, run_to_end, validate_goal
 from agent_core.settings import Settings
 from agent_core.tools.registry import ToolRegistry
 from tests.record_schema import assert_valid_record

@@ -127,7 +127,7 @@ def drive(
     max_blocks: int = 8,
     max_steps: int = 10,
 ) -> tuple[str, list[ModelResponse]]:
-    """A minimal loop (not agent_core.loop): plan, run the fake tools, keep the last blocks."""
+    """A minimal loop (not agent_core.run.loop): plan, run the fake tools, keep the last blocks."""
     provider = offline.create(model=None, base_url=None, settings=None)
     blocks: list[ContextBlock] = []
     responses = []
@@ -614,7 +614,7 @@ def test_quantity_extraction(goal: str, qty: float) -> None:
 
 @pytest.fixture
 def run_goal(settings):
-    from agent_core.loop import run_to_end
+    from agent_core.run.loop import run_to_end
     from agent_core.tools.builtins import build_default_registry
 
     def run(goal: str, **changes) -> dict:

@@ -16,9 +16,7 @@ from typing import Any
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from agent_core import demo
 from agent_core.errors import ProviderError, TransientToolError
-from agent_core.loop import run_to_end
 from agent_core.otel import auto
 from agent_core.otel.conventions import (
     ALL_KEYS,
@@ -48,7 +46,9 @@ from agent_core.otel.send import (
 )
 from agent_core.providers.offline import OfflineProvider
 from agent_core.providers.scripted import ScriptedProvider
-from agent_core.records import load_record, parse_record
+from agent_core.records.files import load_record, parse_record
+from agent_core.run import demo
+from agent_core.run.loop import run_to_end
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
 from agent_core.tools.registry import ToolRegistry
@@ -409,7 +409,7 @@ def test_round_trip_every_fixture_record(fixture_records: list[dict[str, Any]], 
     first = import_file(path, runs)
     assert [o for _, o in first] == ["imported"] * len(fixture_records)
     assert [o for _, o in import_file(path, runs)] == ["already imported"] * len(fixture_records)
-    from agent_core.store import RunStore
+    from agent_core.records.store import RunStore
 
     store = RunStore(runs)
     store.refresh()
@@ -624,7 +624,7 @@ def test_cli_export_send_file_since_and_import(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from agent_core.cli import main
+    from agent_core.cli.main import main
 
     for name in [k for k in os.environ if k.startswith(("OTEL_", "AGENT_OTEL"))]:
         monkeypatch.delenv(name)
@@ -695,7 +695,7 @@ def test_history_send_to_and_download(tmp_path: Path, monkeypatch: pytest.Monkey
     # An imported run opens in History like any other.
     text = to_otlp_json_lines([record], content=True)
     (imported,) = parse_otlp(text.encode(), "x.jsonl")
-    from agent_core.records import save_record
+    from agent_core.records.files import save_record
 
     save_record(imported, root / "runs")
     at = test_pages.app("pages/history.py", {"run": imported["run_id"]})

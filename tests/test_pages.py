@@ -23,15 +23,15 @@ if str(ROOT) not in sys.path:  # so `pages` and `agent_core` import however pyte
 from streamlit.runtime.scriptrunner_utils.exceptions import StopException  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from agent_core import demo  # noqa: E402
-from agent_core.events import StepFinished  # noqa: E402
-from agent_core.loop import run_to_end  # noqa: E402
 from agent_core.providers import make_provider  # noqa: E402
 from agent_core.providers.scripted import ScriptedProvider  # noqa: E402
-from agent_core.records import load_record  # noqa: E402
+from agent_core.records.files import load_record  # noqa: E402
+from agent_core.run import demo  # noqa: E402
+from agent_core.run.events import StepFinished  # noqa: E402
+from agent_core.run.loop import run_to_end  # noqa: E402
 from agent_core.settings import Settings  # noqa: E402
 from agent_core.tools import build_default_registry  # noqa: E402
-from pages import _ui as ui  # noqa: E402
+from ui import common as ui  # noqa: E402
 
 SEED_GOAL = "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요."
 HOSTILE = (
@@ -319,7 +319,7 @@ def test_a_run_survives_a_page_change_and_stop_still_works(data_dir: Path, monke
     import threading
     import time
 
-    from pages import _run_view
+    from ui import run_view as _run_view
 
     release = threading.Event()
     started = threading.Event()

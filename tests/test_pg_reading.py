@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 from agent_core.errors import RecordError
-from agent_core.queries import NOT_CHECKED, SORTABLE, FolderQueries, RunFilter
-from agent_core.store import RunStore
+from agent_core.records.queries import NOT_CHECKED, SORTABLE, FolderQueries, RunFilter
+from agent_core.records.store import RunStore
 from tests.pgserver import PgServer
 
 pytestmark = pytest.mark.postgres
@@ -210,7 +210,7 @@ def test_cli_runs_reads_the_team_store(
 ) -> None:
     from types import SimpleNamespace
 
-    from agent_core.cli import cmd_runs
+    from agent_core.cli.main import cmd_runs
     from tests.pgserver import PASSWORD
 
     folder, pg = backends

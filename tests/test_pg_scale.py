@@ -20,7 +20,7 @@ from agent_core import pgstore  # noqa: E402
 from agent_core.pgstore.migrate import MIGRATIONS_DIR, migrate  # noqa: E402
 from agent_core.pgstore.reading import PgQueries  # noqa: E402
 from agent_core.pgstore.write import CALL_SQL_COLUMNS, RUN_SQL_COLUMNS, rows_of  # noqa: E402
-from agent_core.queries import RunFilter  # noqa: E402
+from agent_core.records.queries import RunFilter  # noqa: E402
 from bench.corpus import team_records  # noqa: E402
 from tests.pgserver import PgServer  # noqa: E402
 

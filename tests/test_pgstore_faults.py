@@ -22,11 +22,12 @@ psycopg = pytest.importorskip("psycopg")
 from pgserver import PASSWORD, PgServer, free_port  # noqa: E402
 from record_schema import assert_valid_record  # noqa: E402
 
-from agent_core import cli, pgstore  # noqa: E402
-from agent_core.loop import run_to_end  # noqa: E402
+from agent_core import pgstore  # noqa: E402
+from agent_core.cli import main as cli  # noqa: E402
 from agent_core.pgstore import outbox, sink  # noqa: E402
 from agent_core.providers.scripted import ScriptedProvider  # noqa: E402
-from agent_core.records import load_record, new_run_id, parse_record, save_record  # noqa: E402
+from agent_core.records.files import load_record, new_run_id, parse_record, save_record  # noqa: E402
+from agent_core.run.loop import run_to_end  # noqa: E402
 from agent_core.settings import Settings  # noqa: E402
 from agent_core.tools.registry import ToolRegistry  # noqa: E402
 
@@ -72,7 +73,7 @@ def test_each_step_is_upserted_with_the_user(pg_url: str, settings: Settings) ->
         seen.append(row[0] if row else -1)
         return text
 
-    from agent_core.runs import prepare_run
+    from agent_core.run.prepare import prepare_run
 
     prepared = prepare_run(
         "g",
@@ -196,7 +197,7 @@ def test_cli_output_never_shows_the_password(
 # -- kill -9 --------------------------------------------------------------------------------------
 _SLOW_RUN = """
 import sys, time
-from agent_core.loop import run_to_end
+from agent_core.run.loop import run_to_end
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.settings import Settings
 from agent_core.tools.registry import ToolRegistry
@@ -247,7 +248,7 @@ def test_kill_9_mid_step_leaves_the_finished_steps_everywhere(pg_url: str, tmp_p
 _WRITER = """
 import sys
 from agent_core.providers.scripted import ScriptedProvider
-from agent_core.runs import prepare_run
+from agent_core.run.prepare import prepare_run
 from agent_core.tools.registry import ToolRegistry
 reg = ToolRegistry()
 

@@ -19,7 +19,7 @@ from pgserver import PASSWORD, free_port  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from agent_core.pgstore import sink  # noqa: E402
-from agent_core.records import load_record  # noqa: E402
+from agent_core.records.files import load_record  # noqa: E402
 
 
 @pytest.fixture
@@ -104,7 +104,7 @@ def test_the_app_sends_what_an_earlier_session_could_not(
     import psycopg
 
     from agent_core.pgstore import outbox
-    from agent_core.runs import prepare_run
+    from agent_core.run.prepare import prepare_run
     from agent_core.settings import Settings
 
     dead = f"postgresql://workbench:{PASSWORD}@127.0.0.1:{free_port()}/workbench"

@@ -16,16 +16,16 @@ psycopg = pytest.importorskip("psycopg")
 from pgserver import PASSWORD, PgServer, free_port  # noqa: E402
 
 from agent_core import pgstore  # noqa: E402
-from agent_core.index import extract  # noqa: E402
-from agent_core.loop import run_to_end  # noqa: E402
 from agent_core.pgstore import connection as pgconnection  # noqa: E402
 from agent_core.pgstore.migrate import migrations  # noqa: E402
 from agent_core.pgstore.write import RUN_SQL_COLUMNS, RUN_SQL_TYPES, record_json  # noqa: E402
 from agent_core.providers.scripted import ScriptedProvider  # noqa: E402
-from agent_core.records import new_run_id, parse_record  # noqa: E402
-from agent_core.run_columns import RUN_FIELDS  # noqa: E402
+from agent_core.records.columns import RUN_FIELDS  # noqa: E402
+from agent_core.records.files import new_run_id, parse_record  # noqa: E402
+from agent_core.records.index import extract  # noqa: E402
+from agent_core.records.store import RunStore, call_rows  # noqa: E402
+from agent_core.run.loop import run_to_end  # noqa: E402
 from agent_core.settings import Settings  # noqa: E402
-from agent_core.store import RunStore, call_rows  # noqa: E402
 from agent_core.tools.registry import ToolRegistry  # noqa: E402
 
 

@@ -17,10 +17,10 @@ if str(ROOT) not in sys.path:
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from agent_core import demo  # noqa: E402
-from agent_core.records import load_record  # noqa: E402
+from agent_core.records.files import load_record  # noqa: E402
+from agent_core.run import demo  # noqa: E402
 from agent_core.settings import Settings  # noqa: E402
-from pages._run_view import name_blocks, waited_text  # noqa: E402
+from ui.run_view import name_blocks, waited_text  # noqa: E402
 
 SMALL_DELAYS = (0.02, 0.04)
 """Real but short retry waits, so a wait and its cap are both on screen."""

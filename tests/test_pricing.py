@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_core.pricing import DEFAULT_PRICES, Price, estimate_cost, find_price, load_prices
 from agent_core.providers.base import Usage
+from agent_core.run.pricing import DEFAULT_PRICES, Price, estimate_cost, find_price, load_prices
 
 
 @pytest.fixture(autouse=True)

@@ -11,10 +11,10 @@ from provider_kit import ANTHROPIC_KEY, assert_no_secret, block_from, build_regi
 
 from agent_core.context import ContextBlock, ToolCallRequest, ToolOutput
 from agent_core.errors import ProviderError, ProviderUnavailable
-from agent_core.loop import run_to_end
 from agent_core.providers import anthropic_messages as mod
 from agent_core.providers import make_provider, provider_info
 from agent_core.providers.anthropic_messages import AnthropicProvider
+from agent_core.run.loop import run_to_end
 from agent_core.settings import Settings
 
 

@@ -11,10 +11,10 @@ from fake_llm_server import FakeLLMServer, chat_body, closed_port_url, openai_er
 from provider_kit import COMPAT_KEY, assert_no_secret, block_from, build_registry, request
 
 from agent_core.errors import ProviderError
-from agent_core.loop import run_to_end
 from agent_core.providers import make_provider, provider_info
 from agent_core.providers import openai_chat as mod
 from agent_core.providers.openai_chat import OpenAIChatProvider
+from agent_core.run.loop import run_to_end
 from agent_core.settings import Settings
 
 

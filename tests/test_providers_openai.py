@@ -13,12 +13,12 @@ from fake_llm_server import FakeLLMServer, closed_port_url, openai_error, respon
 from provider_kit import OPENAI_KEY, assert_no_secret, block_from, build_registry, request
 
 from agent_core.errors import ProviderError, ProviderUnavailable
-from agent_core.loop import run_to_end
 from agent_core.providers import make_provider, provider_info
 from agent_core.providers import openai_responses as mod
 from agent_core.providers._sdk_errors import parse_retry_after
 from agent_core.providers.base import Provider
 from agent_core.providers.openai_responses import OpenAIResponsesProvider
+from agent_core.run.loop import run_to_end
 from agent_core.settings import Settings
 
 WEATHER_TOOL = {

@@ -12,7 +12,7 @@ import pytest
 from agent_core.context import ContextBlock, select_blocks, trim_history
 from agent_core.errors import RecordError
 from agent_core.masking import is_secret_key, mask, mask_text, register_secret
-from agent_core.records import RecordWriteError, effective_status, load_record, new_run_id, save_record
+from agent_core.records.files import RecordWriteError, effective_status, load_record, new_run_id, save_record
 from agent_core.settings import Settings
 
 
@@ -40,7 +40,7 @@ def test_save_is_atomic_and_keeps_the_old_file_on_failure(tmp_path: Path, monkey
     def boom(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("agent_core.records.os.replace", boom)
+    monkeypatch.setattr("agent_core.records.files.os.replace", boom)
     with pytest.raises(RecordWriteError, match="No space left"):
         save_record({**record, "status": "error"}, tmp_path)
     assert load_record(path)["status"] == "completed"  # the good record survived

@@ -29,8 +29,8 @@ import pytest
 from fake_llm_server import FakeLLMServer, chat_body
 
 from agent_core.errors import ProviderError
-from agent_core.loop import run_to_end
 from agent_core.providers.scripted import ScriptedProvider
+from agent_core.run.loop import run_to_end
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
 

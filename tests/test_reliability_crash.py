@@ -28,13 +28,13 @@ import pytest
 from fake_llm_server import FakeLLMServer, chat_body
 
 from agent_core.errors import ProviderError
-from agent_core.events import ModelCallRetrying, RunFinished, StepFinished
-from agent_core.loop import run_agent, run_to_end
 from agent_core.providers.base import ModelRequest, ModelResponse
 from agent_core.providers.scripted import ScriptedProvider
-from agent_core.records import effective_status, load_record
+from agent_core.records.files import effective_status, load_record
+from agent_core.records.store import RunStore
+from agent_core.run.events import ModelCallRetrying, RunFinished, StepFinished
+from agent_core.run.loop import run_agent, run_to_end
 from agent_core.settings import Settings
-from agent_core.store import RunStore
 from agent_core.tools.builtins import build_default_registry
 from tests.record_schema import assert_valid_record
 

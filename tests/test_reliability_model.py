@@ -18,12 +18,12 @@ from typing import Any
 import pytest
 from fake_llm_server import FakeLLMServer, anthropic_body, chat_body, responses_body
 
-from agent_core.events import ToolCallStarted
-from agent_core.loop import MAX_TOOL_CALLS_PER_TURN, run_agent
 from agent_core.providers.anthropic_messages import AnthropicProvider
 from agent_core.providers.openai_chat import OpenAIChatProvider
 from agent_core.providers.openai_responses import OpenAIResponsesProvider
-from agent_core.records import load_record
+from agent_core.records.files import load_record
+from agent_core.run.events import ToolCallStarted
+from agent_core.run.loop import MAX_TOOL_CALLS_PER_TURN, run_agent
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
 from tests.record_schema import assert_valid_record

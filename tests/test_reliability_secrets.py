@@ -25,10 +25,10 @@ import pytest
 from fake_llm_server import FakeLLMServer, anthropic_body, anthropic_error, chat_body, openai_error, responses_body
 
 from agent_core.errors import ProviderError
-from agent_core.loop import run_agent
 from agent_core.providers import make_provider
 from agent_core.providers.base import ModelRequest, ModelResponse
 from agent_core.providers.scripted import ScriptedProvider
+from agent_core.run.loop import run_agent
 from agent_core.settings import Settings
 from agent_core.tools.registry import ToolRegistry
 
@@ -183,7 +183,7 @@ def test_no_secret_in_records_logs_events_or_errors(
         provider.complete(request)
     assert_clean("ProviderError", f"{caught.value} {caught.value!r} {caught.value.message} {caught.value.__dict__}")
     scan_folder(settings.data_dir)
-    from agent_core.store import RunStore
+    from agent_core.records.store import RunStore
 
     store = RunStore(settings.runs_dir)
     store.refresh()
@@ -211,7 +211,7 @@ def test_engine_bugs_are_logged_without_the_key(settings: Settings, logs: pytest
     list(run_agent("g", provider=provider, registry=leaky_registry(), settings=settings))
     scan_folder(settings.data_dir)
     scan_logs(logs)
-    assert any(r.name.startswith("agent_core.dispatcher") for r in logs.records)  # the transient retry was logged
+    assert any(r.name.startswith("agent_core.run.dispatcher") for r in logs.records)  # the transient retry was logged
 
 
 def test_cli_output_and_sdk_debug_logs_hold_no_key(srv: FakeLLMServer, data_dir: Path) -> None:

@@ -24,11 +24,11 @@ from typing import Any
 import pytest
 
 from agent_core import masking
-from agent_core.loop import run_to_end
 from agent_core.providers.scripted import ScriptedProvider
-from agent_core.records import load_record
+from agent_core.records.files import load_record
+from agent_core.records.store import RunStore
+from agent_core.run.loop import run_to_end
 from agent_core.settings import Settings
-from agent_core.store import RunStore
 from agent_core.tools.registry import ToolRegistry
 from tests.record_schema import assert_valid_record
 
@@ -523,7 +523,7 @@ def test_masking_is_safe_while_other_sessions_register_keys(monkeypatch: pytest.
 @pytest.mark.parametrize("damage", ["garbage", "empty", "directory", "truncated"])
 def test_a_damaged_index_never_hides_a_run(settings: Settings, damage: str) -> None:
     """The SQLite index is a cache: whatever happened to it, every good run is still shown."""
-    from agent_core.index import default_index_path
+    from agent_core.records.index import default_index_path
 
     good = scripted_runs(settings, ["indexed one", "indexed two"])
     first = RunStore(settings.runs_dir)

@@ -28,11 +28,11 @@ from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
 
 from agent_core.context import ToolCallRequest
-from agent_core.dispatcher import Dispatcher
 from agent_core.errors import TransientToolError
-from agent_core.loop import run_to_end
 from agent_core.providers.scripted import ScriptedProvider
-from agent_core.records import load_record
+from agent_core.records.files import load_record
+from agent_core.run.dispatcher import Dispatcher
+from agent_core.run.loop import run_to_end
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
 from agent_core.tools.registry import ToolRegistry

@@ -8,15 +8,15 @@ from typing import Any
 
 import pytest
 
-from agent_core import demo
-from agent_core.compare import compare
-from agent_core.loop import run_to_end
+from agent_core.analysis.compare import compare
+from agent_core.analysis.replay import prepare_replay
+from agent_core.analysis.trajectory import trajectory
 from agent_core.providers import make_provider
 from agent_core.providers.scripted import ScriptedProvider
-from agent_core.replay import prepare_replay
+from agent_core.run import demo
+from agent_core.run.loop import run_to_end
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
-from agent_core.trajectory import trajectory
 from tests.record_schema import assert_valid_record
 
 OFFLINE_GOALS = (
@@ -45,7 +45,7 @@ def _demo_run(scenario: str, settings: Settings) -> dict[str, Any]:
     prepared = demo.prepare(scenario, settings)
     events = list(prepared.events())
     finished = events[-1] if events else None
-    from agent_core.records import load_record
+    from agent_core.records.files import load_record
 
     assert finished is not None
     return load_record(finished.path)
@@ -144,7 +144,7 @@ def test_strict_matching_fails_on_unexpected_calls_and_hybrid_runs_them_live(set
 
 
 def test_cli_replay(settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
-    from agent_core.cli import main
+    from agent_core.cli.main import main
 
     monkeypatch.setenv("AGENT_DATA_DIR", str(settings.data_dir))
     source = _offline_run("What is (24*7)+100?", settings)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from agent_core import demo
-from agent_core.index import RUN_FIELDS as INDEX_FIELDS
-from agent_core.index import RunIndex, default_index_path
-from agent_core.run_columns import RUN_COLUMN_SPEC, RUN_FIELDS, TABLE_COLUMNS
+from agent_core.records.columns import RUN_COLUMN_SPEC, RUN_FIELDS, TABLE_COLUMNS
+from agent_core.records.index import RUN_FIELDS as INDEX_FIELDS
+from agent_core.records.index import RunIndex, default_index_path
+from agent_core.records.store import RUN_COLUMNS, RunStore
+from agent_core.run import demo
 from agent_core.settings import Settings
-from agent_core.store import RUN_COLUMNS, RunStore
 
 
 def test_one_column_list_feeds_the_index_and_the_table() -> None:

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from agent_core import demo
 from agent_core.errors import RecordError
-from agent_core.loop import run_to_end
-from agent_core.records import load_record, parse_record
-from agent_core.run_record import RunRecord, json_schema_text
+from agent_core.records.files import load_record, parse_record
+from agent_core.records.run_record import RunRecord, json_schema_text
+from agent_core.run import demo
+from agent_core.run.loop import run_to_end
 from agent_core.settings import Settings
 from tests.record_schema import SCHEMA_PATH, assert_valid_record
 

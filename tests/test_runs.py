@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from agent_core.errors import ProviderUnavailable
-from agent_core.events import RunFinished, RunStarted
 from agent_core.providers.scripted import ScriptedProvider
-from agent_core.runs import prepare_run
+from agent_core.run.events import RunFinished, RunStarted
+from agent_core.run.prepare import prepare_run
 from agent_core.settings import Settings
 from tests.record_schema import assert_valid_record
 

@@ -15,15 +15,15 @@ from typing import Any
 
 import pytest
 
-from agent_core import index as index_mod
-from agent_core import records
 from agent_core.errors import RecordError
-from agent_core.index import RunIndex, default_index_path
-from agent_core.loop import run_to_end
 from agent_core.providers.scripted import ScriptedProvider
-from agent_core.records import new_run_id, save_record
+from agent_core.records import files as records
+from agent_core.records import index as index_mod
+from agent_core.records.files import new_run_id, save_record
+from agent_core.records.index import RunIndex, default_index_path
+from agent_core.records.store import CALL_COLUMNS, RUN_COLUMNS, RunStore, call_rows
+from agent_core.run.loop import run_to_end
 from agent_core.settings import Settings
-from agent_core.store import CALL_COLUMNS, RUN_COLUMNS, RunStore, call_rows
 from agent_core.tools.registry import ToolRegistry
 
 REPO = Path(__file__).resolve().parent.parent
@@ -219,7 +219,7 @@ def test_index_lives_in_data_dir_and_a_new_process_reuses_it(settings: Settings,
     path = default_index_path(runs_dir)
     assert path == settings.data_dir / "index" / "runs.sqlite" and path.is_file()
     code = (
-        "import json, sys; from agent_core.store import RunStore\n"
+        "import json, sys; from agent_core.records.store import RunStore\n"
         f"s = RunStore({str(runs_dir)!r}); s.refresh()\n"
         "print(json.dumps([s.parsed, len(s.runs()), len(s.tool_calls()), s.runs()['run_id'].tolist()]))"
     )
@@ -341,7 +341,7 @@ def test_two_processes_share_one_index(runs_dir: Path) -> None:
     for n in range(40):
         write(runs_dir, record(calls=n % 4))
     code = (
-        "import json; from agent_core.store import RunStore\n"
+        "import json; from agent_core.records.store import RunStore\n"
         f"s = RunStore({str(runs_dir)!r}, workers=1); s.refresh()\n"
         "print(json.dumps([len(s.runs()), len(s.tool_calls()), len(s.problems())]))"
     )
@@ -459,8 +459,8 @@ def test_a_live_run_is_followed_step_by_step(settings: Settings, runs_dir: Path)
     provider = ScriptedProvider(
         [{"tool_calls": [{"name": "echo", "arguments": {"text": str(n)}}]} for n in range(3)] + [{"text": "done"}]
     )
-    from agent_core.events import StepFinished
-    from agent_core.loop import run_agent
+    from agent_core.run.events import StepFinished
+    from agent_core.run.loop import run_agent
 
     for event in run_agent("follow me", provider=provider, registry=registry(), settings=settings):
         if isinstance(event, StepFinished):

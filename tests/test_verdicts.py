@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 from agent_core import verdicts
-from agent_core.explain import explain
-from agent_core.grounding import check_answer, correction, short, summary, unsupported, warning
-from agent_core.loop import run_to_end
+from agent_core.analysis.explain import explain
+from agent_core.checks.grounding import check_answer, correction, short, summary, unsupported, warning
 from agent_core.providers.local.plan import answer_pattern, required_facts, verdict_lead
 from agent_core.providers.offline import create as create_offline
 from agent_core.providers.scripted import ScriptedProvider
+from agent_core.run.loop import run_to_end
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
 from agent_core.tools.simulated import get_weather

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from agent_core.errors import ErrorCategory
-from agent_core.records import STATUSES
+from agent_core.records.files import STATUSES
 from agent_core.tools.builtins import BUILTIN_TOOL_NAMES
 
 MAX_FILE_BYTES = 2_000_000
@@ -86,7 +86,7 @@ class Goal:
     tools: tuple[str, ...] | None = None
     max_steps: int | None = None
     scenario: str | None = None
-    """A demo scenario id (agent_core.demo): the goal replays it on the scripted provider."""
+    """A demo scenario id (agent_core.run.demo): the goal replays it on the scripted provider."""
     tags: tuple[str, ...] = ()
 
 
@@ -320,7 +320,7 @@ def _goal(raw: Any, index: int, source: str, seen: set[str], scenarios: Sequence
     if "goal" in raw:
         text = _text(raw["goal"], where, "goal")
     elif scenario:
-        from agent_core.demo import get_scenario
+        from agent_core.run.demo import get_scenario
 
         text = get_scenario(scenario).goal
     else:
@@ -382,7 +382,7 @@ def parse_goal_set(text: str | bytes, source: str = "goal set") -> GoalSet:
     goals_raw = raw.get("goals")
     if not isinstance(goals_raw, list) or not goals_raw:
         raise where.error("goals", f"expected a non-empty list of goals, got {_type_name(goals_raw)}")
-    from agent_core.demo import SCENARIOS
+    from agent_core.run.demo import SCENARIOS
 
     scenario_ids = [s.id for s in SCENARIOS]
     seen: set[str] = set()

@@ -1,6 +1,6 @@
 """Running a goal set: goals × (provider, model) × repeats, each a normal saved run.
 
-Runs go through :func:`agent_core.loop.run_agent` with ``record_extra`` = ``eval_id`` and
+Runs go through :func:`agent_core.run.loop.run_agent` with ``record_extra`` = ``eval_id`` and
 ``eval_goal_id``, so they show in History like any other run. Remote providers run in parallel
 up to ``concurrency``; the local model takes one run at a time (one loaded model per process,
 shared by the whole eval). A goal with a ``scenario`` replays that demo scenario on the scripted
@@ -31,9 +31,9 @@ from agent_core.evals.checks import check_run, verdict
 from agent_core.evals.goalset import Goal, GoalSet, as_mapping
 from agent_core.evals.judge import Judge
 from agent_core.evals.scores import cells_of, flips_of, summary_of, trend_of
-from agent_core.events import RunFinished
 from agent_core.providers.base import Provider
-from agent_core.records import load_record, utc_now
+from agent_core.records.files import load_record, utc_now
+from agent_core.run.events import RunFinished
 from agent_core.settings import Settings
 
 log = logging.getLogger("agent_core.evals")
@@ -217,7 +217,7 @@ class EvalRun:
         return self._run(target, goal, repeat)
 
     def _run(self, target: Target, goal: Goal, repeat: int) -> dict[str, Any] | None:
-        from agent_core.runs import prepare_run
+        from agent_core.run.prepare import prepare_run
         from agent_core.tools.builtins import build_default_registry
 
         if self.cancel.is_set():
@@ -225,7 +225,7 @@ class EvalRun:
         seed = f"{self.goal_set.name}:{goal.id}:{repeat}"
         extra = {"eval_id": self.eval_id, "eval_goal_id": goal.id}
         if target.provider == SCRIPTED:
-            from agent_core import demo
+            from agent_core.run import demo
 
             prepared = demo.prepare(goal.scenario or "", self.settings)
             prepared.record_extra.update(extra)

@@ -53,7 +53,7 @@ def export_one(path: Path) -> str:
     """Export one saved run to the environment's endpoint; the outcome as one line."""
     from agent_core.otel.export import record_to_trace
     from agent_core.otel.send import ExportError, send_traces, target_from_env
-    from agent_core.records import load_record
+    from agent_core.records.files import load_record
 
     target = target_from_env()
     if target is None:

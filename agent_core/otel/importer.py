@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from agent_core.records import SCHEMA_VERSION, STATUSES
+from agent_core.records.files import SCHEMA_VERSION, STATUSES
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 MAX_SPANS = 50_000
@@ -531,7 +531,7 @@ def parse_otlp(data: bytes, name: str = "file") -> list[dict[str, Any]]:
 
 def import_file(path: Path | str, runs_dir: Path) -> list[tuple[str, str]]:
     """Import a file into ``runs_dir``; (run_id, "imported" | "already imported") per trace."""
-    from agent_core.records import record_path, save_record
+    from agent_core.records.files import record_path, save_record
 
     path = Path(path)
     try:

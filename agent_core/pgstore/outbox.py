@@ -18,7 +18,7 @@ import psycopg
 
 from agent_core.errors import RecordError
 from agent_core.pgstore.write import WriteResult, upsert_records
-from agent_core.records import effective_status, load_record, record_path
+from agent_core.records.files import effective_status, load_record, record_path
 
 log = logging.getLogger("agent_core.pgstore.outbox")
 

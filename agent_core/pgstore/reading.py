@@ -1,12 +1,12 @@
 """History and Tool stats as SQL: :class:`PgQueries`, the PostgreSQL side of
-:class:`agent_core.queries.RunQueries`.
+:class:`agent_core.records.queries.RunQueries`.
 
 Paging, every filter, ordering, counts, filter choices and the Tool-stats aggregates (p50/p95
 with ``percentile_cont``, error categories, retries, fallbacks, duplicates) run in the database;
 only a page of runs or the finished tables come back. Every value is a query parameter; column
-names come from fixed lists (:data:`agent_core.queries.SORTABLE`), never from input.
+names come from fixed lists (:data:`agent_core.records.queries.SORTABLE`), never from input.
 
-The results equal the folder's (:class:`agent_core.queries.FolderQueries`) on the same runs:
+The results equal the folder's (:class:`agent_core.records.queries.FolderQueries`) on the same runs:
 same columns and dtypes, same order (ties broken newest first), a dead process's ``running``
 run shown as ``interrupted`` (the few rows stored as running are re-checked in Python, as the
 folder does, and the verdict is passed to the SQL).
@@ -26,12 +26,14 @@ import pandas as pd
 import psycopg
 from psycopg import sql
 
-from agent_core.coverage import USED_COLUMNS, coverage_from_counts, never_from_table, validation_matrix
 from agent_core.errors import RecordError
-from agent_core.filters import GROUNDING_STATUSES
-from agent_core.grounding_stats import CHECKED, rates_from_counts
 from agent_core.pgstore.connection import StoreError
-from agent_core.queries import (
+from agent_core.records.answer_check_stats import CHECKED, rates_from_counts
+from agent_core.records.columns import RUN_COLUMN_SPEC
+from agent_core.records.coverage import USED_COLUMNS, coverage_from_counts, never_from_table, validation_matrix
+from agent_core.records.files import INTERRUPTED, effective_status, parse_record
+from agent_core.records.filters import GROUNDING_STATUSES
+from agent_core.records.queries import (
     NEWEST,
     Choices,
     HistoryPage,
@@ -39,11 +41,9 @@ from agent_core.queries import (
     check_order,
     page_bounds,
 )
-from agent_core.records import INTERRUPTED, effective_status, parse_record
-from agent_core.run_columns import RUN_COLUMN_SPEC
-from agent_core.stats import COUNT_COLUMNS as _COUNT_COLUMNS
-from agent_core.stats import ERROR_CATEGORIES, STATS_COLUMNS
-from agent_core.tables import _BUILD
+from agent_core.records.stats import COUNT_COLUMNS as _COUNT_COLUMNS
+from agent_core.records.stats import ERROR_CATEGORIES, STATS_COLUMNS
+from agent_core.records.tables import _BUILD
 
 log = logging.getLogger("agent_core.pgstore.reading")
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -80,7 +80,7 @@ def _day(us: int | None) -> date | None:
 
 
 class PgQueries:
-    """:class:`agent_core.queries.RunQueries` in a PostgreSQL database of the team store's schema.
+    """:class:`agent_core.records.queries.RunQueries` in a PostgreSQL database of the team store's schema.
 
     Args:
         connect: opens a connection (e.g. ``lambda: psycopg.connect(url)``); called again after
@@ -606,7 +606,7 @@ class PgQueries:
 
 
 def _stats_frame(rows: Sequence[tuple[Any, ...]], by: list[str]) -> pd.DataFrame:
-    """GROUPING SETS rows of one grouping as :func:`agent_core.stats.tool_stats` lays them out."""
+    """GROUPING SETS rows of one grouping as :func:`agent_core.records.stats.tool_stats` lays them out."""
     at = {"tool": 1, "provider": 2, "model": 3}
     data: dict[str, Any] = {key: pd.array([r[at[key]] for r in rows], dtype="str") for key in by}
     values = [r[4:] for r in rows]
@@ -679,8 +679,8 @@ def _plain(exc: BaseException, url: str | None) -> str:
 
 def reading_store(settings: Any, *, persist: bool = True) -> Any:
     """The store the CLI reads runs from: the team store when ``settings.store_url`` is set
-    (:class:`TeamRunStore`), else the runs folder (:class:`agent_core.store.RunStore`)."""
-    from agent_core.store import RunStore
+    (:class:`TeamRunStore`), else the runs folder (:class:`agent_core.records.store.RunStore`)."""
+    from agent_core.records.store import RunStore
 
     folder = RunStore(settings.runs_dir, persist=persist)
     url = getattr(settings, "store_url", None)

@@ -20,7 +20,7 @@ import psycopg
 from agent_core.errors import RecordError
 from agent_core.pgstore import outbox
 from agent_core.pgstore.write import RunRows, rows_of, upsert_records
-from agent_core.records import load_record, parse_record, record_path, save_record
+from agent_core.records.files import load_record, parse_record, record_path, save_record
 
 Rank = tuple[int, bool, int, str]
 _RANKS = "SELECT run_id, steps, status <> 'running', tool_calls, coalesce(updated_at, '') FROM runs"

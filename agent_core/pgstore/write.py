@@ -1,7 +1,7 @@
 """Writing records to the team store: a batch upsert by run id, guarded by the snapshot's rank.
 
 The values of ``runs`` and ``tool_calls`` are computed by the folder index's own code
-(:func:`agent_core.index.extract`, i.e. :func:`agent_core.run_columns.run_values`), so the two
+(:func:`agent_core.records.index.extract`, i.e. :func:`agent_core.records.columns.run_values`), so the two
 backends show the same numbers for the same record.
 
 **The guard.** A run is saved after every step, and the same run may reach the store twice (the
@@ -28,8 +28,8 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from agent_core.index import CALL_FIELDS, extract
-from agent_core.run_columns import RUN_FIELDS, as_text
+from agent_core.records.columns import RUN_FIELDS, as_text
+from agent_core.records.index import CALL_FIELDS, extract
 
 RUN_SQL_TYPES: Mapping[str, str] = {
     "started_us": "bigint",

@@ -14,7 +14,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from agent_core.number_words import with_digits
+from agent_core.text.number_words import with_digits
 
 
 @dataclass(frozen=True)

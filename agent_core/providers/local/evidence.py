@@ -32,7 +32,7 @@ from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
 from agent_core.context import ContextBlock
-from agent_core.number_words import with_digits
+from agent_core.text.number_words import with_digits
 from agent_core.tools.docsearch import tokenize
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from agent_core.model_wait import ModelWait
+from agent_core.providers.model_wait import ModelWait
 
 __all__ = ["Handover", "ModelWait"]
 

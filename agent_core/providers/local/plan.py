@@ -29,11 +29,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_core.claims import EMAIL
+from agent_core.checks.claims import EMAIL
 from agent_core.context import ContextBlock
-from agent_core.number_words import with_digits
 from agent_core.providers.local.conversions import Conversion, conversion
 from agent_core.providers.local.evidence import conditions, english_search, evidence_lines
+from agent_core.text.number_words import with_digits
 from agent_core.tools.knowledge import FIRST_DISCOUNT_UNITS
 from agent_core.tools.registry import Tool
 from agent_core.verdicts import GOAL_AMOUNT, THRESHOLD, Verdict, plain_number, short_number, worked_from

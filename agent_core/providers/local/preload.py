@@ -94,8 +94,8 @@ def start(settings: Settings) -> Preload | None:
 
 
 def _run(preload: Preload, settings: Settings) -> None:
-    from agent_core.loop import SYSTEM_PROMPT
     from agent_core.providers import local
+    from agent_core.run.loop import SYSTEM_PROMPT
     from agent_core.tools.builtins import build_default_registry
 
     try:

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agent_core.lang import is_korean  # noqa: F401 (the planner imports it from here)
+from agent_core.text.lang import is_korean  # noqa: F401 (the planner imports it from here)
 
 IntentKind = Literal[
     "price_total",

@@ -1,0 +1,586 @@
+"""Claims: the figures an answer states — numbers, money, percentages, quantities with units,
+temperatures, dates and times — and the contact details it gives (e-mail and web addresses,
+phone numbers), found and normalised for :mod:`agent_core.checks.grounding`.
+
+``1,000`` = ``1000``, ``$24`` = ``24 USD``, 19 °C = 66.2 °F, ``2026-09-09`` = ``September 9,
+2026`` = ``9월 9일``, ``2만 5천 원`` = 25000 KRW. Numbers inside URLs, code spans, file names,
+version strings, identifiers and list markers are not claims. Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Kind = Literal["number", "money", "percent", "quantity", "temperature", "date", "time", "contact", "verdict"]
+
+# ---------------------------------------------------------------------------------------------
+# Patterns
+
+_NUM = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+# A sign: a minus right before the digits ("-5", "week 2 -3 °C"), or a minus and a space unless a
+# figure and a space come before it ("22 - 15" is a difference, not 22 and -15).
+_SIGNED = rf"(?:(?<![\w.,])(?:[-−](?=\d)|(?<!\d\s)[-−]\s))?{_NUM}"
+_KO_BIG = "조억만"
+_KO_SMALL = "천백십"
+# 2만 5천, 1억 2천만, 3천: digits with Korean place units (at least one unit).
+_KO_NUM = rf"(?=[\d.,]+\s?[{_KO_BIG}{_KO_SMALL}])(?:{_NUM}\s?[{_KO_BIG}{_KO_SMALL}](?:\s?[{_KO_BIG}])?)(?:\s?{_NUM}\s?[{_KO_BIG}{_KO_SMALL}](?:\s?[{_KO_BIG}])?)*(?:\s?{_NUM}(?![\d.,]))?"
+
+_MONTHS = {
+    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
+    "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,
+    "oct": 10, "nov": 11, "dec": 12,
+}  # fmt: skip
+_MONTH = r"(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_ORD = r"(?:st|nd|rd|th)?"
+
+_DATE_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"(?<![\d.])(\d{4})\s?[-/.]\s?(\d{1,2})\s?[-/.]\s?(\d{1,2})(?![\d])"), "ymd"),
+    (re.compile(r"(?:(\d{4})\s?년\s?)?(\d{1,2})\s?월\s?(\d{1,2})\s?일"), "ymd"),
+    (re.compile(rf"\b({_MONTH})\s+(\d{{1,2}}){_ORD}\b(?:,?\s+(\d{{4}})\b)?", re.IGNORECASE), "mdy"),
+    (re.compile(rf"\b(\d{{1,2}}){_ORD}\s+(?:of\s+)?({_MONTH})\b(?:,?\s+(\d{{4}})\b)?", re.IGNORECASE), "dmy"),
+)
+_AMPM = r"(a\.?\s?m\.?|p\.?\s?m\.?)"
+_TIME_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(rf"(?<![\d:])(\d{{1,2}}):(\d{{2}})(?::\d{{2}})?(?![\d:])(?:\s?{_AMPM}(?![a-z]))?", re.IGNORECASE),
+        "hm",
+    ),
+    (re.compile(rf"(?<![\d.,:])(\d{{1,2}})\s?{_AMPM}(?![a-z])", re.IGNORECASE), "h"),
+    (
+        re.compile(
+            r"(오전|오후|아침|저녁|밤|낮)?\s?(\d{1,2})\s?시(?!간|간의|작|청|장|리|즌)(?:\s?(\d{1,2})\s?분|\s?(반))?"
+        ),
+        "ko",
+    ),
+)
+_TEMP = re.compile(
+    rf"({_SIGNED})\s?(?:°\s?([CF])\b|℃|℉|(?:degrees?|deg)\b(?:\s+(celsius|fahrenheit|centigrade|c|f)\b)?|도(?![시로])|([CF])(?=[\s.,;:)!?]|$)(?<=\d[CF])|\s(celsius|fahrenheit)\b)",
+    re.IGNORECASE,
+)
+_CURRENCY_SYMBOL = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "₩": "KRW", "¥": "JPY", "￦": "KRW"}
+_CURRENCY_WORD = {
+    "usd": "USD", "dollar": "USD", "dollars": "USD", "달러": "USD", "불": "USD",
+    "krw": "KRW", "won": "KRW", "원": "KRW", "eur": "EUR", "euro": "EUR", "euros": "EUR",
+    "유로": "EUR", "jpy": "JPY", "yen": "JPY", "엔": "JPY", "gbp": "GBP", "pounds": "GBP",
+}  # fmt: skip
+_SCALE_WORD = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "bn": 1e9, "b": 1e9, "billion": 1e9}
+_SCALE = r"(?:\s?(k|m|mn|bn|b)\b|\s(thousand|million|billion)\b)?"
+_MONEY_BEFORE = re.compile(rf"(US\$|[$€£₩¥￦])\s?({_KO_NUM}|{_NUM}){_SCALE}", re.IGNORECASE)
+_MONEY_AFTER = re.compile(
+    rf"(?<![\d.,])({_KO_NUM}|{_NUM}){_SCALE}\s?(USD|KRW|EUR|JPY|GBP|dollars?|won|euros?|yen|pounds|원|달러|유로|엔)(?![A-Za-z])",
+    re.IGNORECASE,
+)
+_PERCENT = re.compile(rf"({_SIGNED})\s?(%|％|percent\b|per\s?cent\b|퍼센트|프로(?!그|젝|세|모|필|토))", re.IGNORECASE)
+_UNITS_EN = (
+    "business days|working days|days|day|hours|hour|hrs|hr|minutes|minute|mins|min|seconds|second|secs|sec|ms|"
+    "weeks|week|months|month|years|year|units|unit|items|item|pieces|piece|pcs|orders|order|parcels|parcel|"
+    "people|persons|person|requests|request|words|word|lines|line|characters|chars|pages|page|times|"
+    "steps|step|calls|call|results|result|tokens|token|attendees|members|customers|"
+    "kg|kilograms?|grams?|g|mg|lbs?|pounds? of|oz|km|kilometers?|kilometres?|meters?|metres?|m|cm|mm|miles?|mi|ft|feet|inches|in|"
+    "liters?|litres?|l|ml|kwh|kw|w|mb|gb|kb|tb|mph|km/h|kmh"
+)
+_UNITS_KO = "영업일|개월|시간|분기|년|개|명|건|배|줄|자|단어|회|번|권|장|주|일|분|초|박|대|곳|잔|병|인분|킬로그램|킬로미터|미터|리터"
+# A number and the word after it; the word is looked up in the unit sets (one set lookup is far
+# cheaper than a regex alternation of a hundred units tried after every number of a long file).
+_QUANTITY = re.compile(rf"(?<![\d.,])({_KO_NUM}|{_SIGNED})(\s?)([A-Za-z]+(?:[ /][A-Za-z]+)?|[\uac00-\ud7a3]+)")
+_UNIT_SET_EN = (
+    frozenset(re.sub(r"(\w+)\?", r"\1|\1s", _UNITS_EN.replace("s?", "?")).split("|"))
+    | frozenset(u.replace("s?", "") for u in _UNITS_EN.split("|"))
+    | frozenset(u.replace("?", "") for u in _UNITS_EN.split("|"))
+)
+_UNITS_KO_LONGEST = sorted(_UNITS_KO.split("|"), key=len, reverse=True)
+_KO_NUMBER = re.compile(r"(?<![\d.,])" + _KO_NUM)
+_BARE = re.compile(rf"(?<![\w.,/\\:#@-]){_SIGNED}(?![\w]|[.,]\d)|(?<=[\s(\[])[-−]?{_NUM}(?![\w]|[.,]\d)")
+ANY_DIGITS = re.compile(r"\d+(?:\.\d+)?")
+
+# Regions of an answer that hold no claims.
+_FENCE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.DOTALL)
+_CODE = re.compile(r"`[^`\n]*`")
+_URL = re.compile(
+    r"(?:https?://|ftp://|www\.)[^\s<>()\"'`]+|\]\([^)\s]*\)|<[^>\s]+@[^>\s]+>|[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
+    re.IGNORECASE,
+)
+_PATHLIKE = re.compile(r"(?<![\w])[\w-]*\d[\w-]*\.(?:md|txt|json|csv|py|yaml|yml|pdf|png|jpg|html)\b", re.IGNORECASE)
+_LIST_MARKER = re.compile(
+    r"^[ \t>]*(?:#{1,6}[ \t]*)?(?:(?:step|단계)[ \t]*)?\(?\d{1,3}[.):](?=[ \t]|$)", re.IGNORECASE | re.MULTILINE
+)
+# Contact details. A made-up address is as bad as a made-up figure: asked whom to e-mail for a
+# refund, a 1.5B model answered "minji@example.com" (the documents say support@example.com).
+# ASCII classes: Korean text runs on after an address ("support@example.com으로").
+EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+WEB = re.compile(r"(?:https?://|www\.)[A-Za-z0-9._~:/?#@!$&+,;=%-]+", re.IGNORECASE)
+# Three groups of digits, at least one separator a dash, a dot or brackets (02-123-4567,
+# 1-800-555-1234, (555) 123-4567, +82 2-1234-5678); not dates (2026-09-09: the last group has
+# four digits), ranges (two groups) nor numbers in a row ("2024 2025 2026").
+PHONE = re.compile(
+    r"(?<![A-Za-z0-9_.+-])(?:\+\d{1,3}[ .-]?|1[ .-])?(?:\(\d{1,4}\)[ .-]?|\d{1,4}[ .-])\d{3,4}[ .-]\d{4}"
+    r"(?![A-Za-z0-9_-]|[.,]\d)"
+)
+
+
+def is_phone(text: str) -> bool:
+    """A :data:`PHONE` match that is a phone number: nine digits or more, a separator other than a
+    space (or a leading +)."""
+    return len(re.sub(r"\D", "", text)) >= 9 and (text.startswith("+") or bool(re.search(r"[-.()]", text)))
+
+
+def same_phone(a: str, b: str) -> bool:
+    """Two phone numbers written apart (``+82 2-123-4567`` = ``02-123-4567``, ``1-800-…`` =
+    ``800-…``): the digits of one, without a country code or leading zeros, end the other's."""
+    keys = sorted((re.sub(r"\D", "", x).lstrip("0") for x in (a, b)), key=len)
+    return len(keys[0]) >= 8 and keys[1].endswith(keys[0])
+
+
+_VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+\.\d+(?:[.\d]*)\b", re.IGNORECASE)
+_IDENT = re.compile(r"[A-Za-z_]+[-_]?\d[\w.-]*|\d+[A-Za-z_][\w-]*")
+
+
+# ---------------------------------------------------------------------------------------------
+# Numbers
+
+
+def _plain(text: str) -> float:
+    return float(text.replace(",", "").replace("−", "-").replace(" ", ""))
+
+
+def decimals(text: str) -> int:
+    digits = text.replace(",", "")
+    return len(digits.split(".", 1)[1]) if "." in digits else 0
+
+
+def korean_number(text: str) -> float:
+    """``2만 5천`` → 25000, ``1억 2천만`` → 120000000, ``3.5만`` → 35000, ``1,200`` → 1200."""
+    text = text.replace(" ", "").replace(",", "")
+    big = {"조": 1e12, "억": 1e8, "만": 1e4}
+    small = {"천": 1e3, "백": 1e2, "십": 10.0}
+    total = 0.0
+    section = 0.0
+    for number, unit in re.findall(r"(\d+(?:\.\d+)?)?([조억만천백십]?)", text):
+        if not number and not unit:
+            continue
+        value = float(number) if number else 1.0
+        if unit in small:
+            section += value * small[unit]
+        elif unit in big:
+            total += (section + (value if number else 0.0)) * big[unit] if (section or number) else big[unit]
+            section = 0.0
+        else:
+            section += value
+    return total + section
+
+
+def _number(text: str) -> float:
+    if re.search(r"[조억만천백십]", text):
+        return korean_number(text)
+    return _plain(text)
+
+
+def fmt(value: float) -> str:
+    """``1000.0`` → ``1000``, ``0.15`` → ``0.15``: the value's shortest plain spelling."""
+    if math.isfinite(value) and value == int(value) and abs(value) < 1e15:
+        return str(int(value))
+    return f"{value:.10g}"
+
+
+@dataclass
+class Claim:
+    """One figure found in a text."""
+
+    text: str
+    """As written, e.g. ``"19 °C"``."""
+    value: str
+    """Normalised, e.g. ``"19 °C"``, ``"24 USD"``, ``"2026-09-09"``, ``"--09-09"``, ``"10:00"``."""
+    kind: Kind
+    start: int
+    end: int
+    numbers: tuple[float, ...] = ()
+    """Numeric values it may be matched against (a temperature in both scales, a percentage
+    as 15 and 0.15)."""
+    decimals: int = 0
+    """Decimal places as written (an answer may round a tool's 397.79999 to 397.8)."""
+    date: tuple[int | None, int, int] | None = None
+    minutes: int | None = None
+    converted: tuple[float, ...] = ()
+    """Values obtained by a unit conversion (matched with a conversion's rounding slack)."""
+    arithmetic: str | None = None
+    """For a sum the answer writes out wrong (``22 - 15 = 15``): the right one, ``22 - 15 = 7``."""
+    expected: str | None = None
+    """For a yes or no the tool results contradict (kind ``verdict``): what they say, and why."""
+
+    def as_record(self, source: dict[str, Any] | None) -> dict[str, Any]:
+        record: dict[str, Any] = {"text": self.text, "value": self.value, "kind": self.kind, "source": source}
+        if self.arithmetic:
+            record["arithmetic"] = self.arithmetic
+        if self.expected:
+            record["expected"] = self.expected
+        return record
+
+
+def _blank(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    chars = list(text)
+    for a, b in spans:
+        for i in range(a, b):
+            if chars[i] != "\n":
+                chars[i] = " "
+    return "".join(chars)
+
+
+def _masked_answer(text: str) -> str:
+    """The answer with code, URLs, e-mail addresses, file names, versions, identifiers and list
+    markers blanked out (same length, so offsets still point into the original)."""
+    spans: list[tuple[int, int]] = []
+    for pattern in (_FENCE, _CODE, _URL, _PATHLIKE, _VERSION):
+        spans += [m.span() for m in pattern.finditer(text)]
+    text = _blank(text, spans)
+    text = _blank(text, [m.span() for m in _LIST_MARKER.finditer(text)])
+    return text
+
+
+class _Finder:
+    """Finds claims left to right by kind priority; a character belongs to one claim at most."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.taken = [False] * len(text)
+        self.claims: list[Claim] = []
+
+    def free(self, a: int, b: int) -> bool:
+        return not any(self.taken[a:b])
+
+    def add(self, claim: Claim) -> None:
+        for i in range(claim.start, claim.end):
+            self.taken[i] = True
+        self.claims.append(claim)
+
+    def scan(self, pattern: re.Pattern[str], make: Any) -> None:
+        for m in pattern.finditer(self.text):
+            a, b = m.span()
+            if not self.free(a, b) or not m.group(0).strip():
+                continue
+            try:
+                claim = make(m)
+            except (ValueError, OverflowError):
+                claim = None
+            if claim is not None:
+                self.add(claim)
+
+
+def _date(m: re.Match[str], order: str) -> Claim | None:
+    g = m.groups()
+    if order == "ymd":
+        year, month, day = (int(g[0]) if g[0] else None), int(g[1]), int(g[2])
+    elif order == "mdy":
+        month, day, year = _MONTHS[g[0].lower().rstrip(".")], int(g[1]), (int(g[2]) if g[2] else None)
+    else:
+        day, month, year = int(g[0]), _MONTHS[g[1].lower().rstrip(".")], (int(g[2]) if g[2] else None)
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return None
+    value = f"{year:04d}-{month:02d}-{day:02d}" if year else f"--{month:02d}-{day:02d}"
+    return Claim(m.group(0).strip(), value, "date", m.start(), m.end(), date=(year, month, day))
+
+
+def _time(m: re.Match[str], form: str) -> Claim | None:
+    g = m.groups()
+    if form == "hm":
+        hour, minute, ampm = int(g[0]), int(g[1]), (g[2] or "")
+    elif form == "h":
+        hour, minute, ampm = int(g[0]), 0, g[1]
+    else:
+        hour = int(g[1])
+        minute = 30 if g[3] else int(g[2]) if g[2] else 0
+        ampm = {"오후": "pm", "저녁": "pm", "밤": "pm", "낮": "pm"}.get(g[0] or "", "am" if g[0] else "")
+        if g[0] in ("낮",) and hour >= 11:
+            ampm = ""
+    ampm = ampm.lower().replace(".", "").replace(" ", "")
+    if ampm == "pm" and hour < 12:
+        hour += 12
+    elif ampm == "am" and hour == 12:
+        hour = 0
+    if hour > 24 or minute > 59:
+        return None
+    return Claim(m.group(0).strip(), f"{hour:02d}:{minute:02d}", "time", m.start(), m.end(), minutes=hour * 60 + minute)
+
+
+def _temperature(m: re.Match[str]) -> Claim:
+    number = m.group(1)
+    value = _plain(number)
+    scale = (m.group(2) or m.group(3) or m.group(4) or m.group(5) or "").lower()
+    tail = m.group(0)[len(number) :]
+    if "℉" in tail or scale.startswith("f"):
+        unit, other = "°F", (value - 32) * 5 / 9
+    elif "℃" in tail or scale.startswith("c") or "도" in tail or not scale:
+        unit, other = "°C", value * 9 / 5 + 32
+    else:  # pragma: no cover - every branch above covers the pattern
+        unit, other = "°C", value * 9 / 5 + 32
+    if not scale and "℃" not in tail and "℉" not in tail and "도" not in tail:
+        # "20 degrees": the scale is not said, so either reading may be meant.
+        return Claim(
+            m.group(0).strip(),
+            f"{fmt(value)}°",
+            "temperature",
+            m.start(),
+            m.end(),
+            numbers=(value,),
+            decimals=decimals(number),
+        )
+    return Claim(
+        m.group(0).strip(),
+        f"{fmt(value)} {unit}",
+        "temperature",
+        m.start(),
+        m.end(),
+        numbers=(value,),
+        decimals=decimals(number),
+        converted=(round(other, 2),),
+    )
+
+
+def _scaled(m: re.Match[str], number: str, scale_groups: tuple[int, int]) -> float:
+    value = _number(number)
+    scale = (m.group(scale_groups[0]) or m.group(scale_groups[1]) or "").lower()
+    return value * _SCALE_WORD.get(scale, 1.0)
+
+
+def _money(m: re.Match[str], currency: str, number: int, scale_groups: tuple[int, int]) -> Claim:
+    value = _scaled(m, m.group(number), scale_groups)
+    text = m.group(0).strip()
+    return Claim(
+        text,
+        f"{fmt(value)} {currency}",
+        "money",
+        m.start(),
+        m.end(),
+        numbers=(value,),
+        decimals=decimals(m.group(number)),
+    )
+
+
+def _money_before(m: re.Match[str]) -> Claim:
+    return _money(m, _CURRENCY_SYMBOL[m.group(1).upper() if m.group(1).upper() == "US$" else m.group(1)], 2, (3, 4))
+
+
+def _money_after(m: re.Match[str]) -> Claim:
+    return _money(m, _CURRENCY_WORD.get(m.group(4).lower(), m.group(4).upper()), 1, (2, 3))
+
+
+def _percent(m: re.Match[str]) -> Claim:
+    value = _plain(m.group(1))
+    return Claim(
+        m.group(0).strip(),
+        f"{fmt(value)}%",
+        "percent",
+        m.start(),
+        m.end(),
+        numbers=(value, value / 100),
+        decimals=decimals(m.group(1)),
+    )
+
+
+def _unit(word: str) -> str | None:
+    """The unit a word after a number starts with: ``business days``, ``kg``, ``개월`` (Korean
+    counters take particles: ``30일이`` → ``일``); None when it is no unit."""
+    if "\uac00" <= word[0] <= "\ud7a3":
+        return next((u for u in _UNITS_KO_LONGEST if word.startswith(u)), None)
+    lower = word.lower()
+    if lower in _UNIT_SET_EN:
+        return word
+    first = re.split(r"[ /]", word)[0]
+    return first if first.lower() in _UNIT_SET_EN else None
+
+
+def _quantity(m: re.Match[str]) -> Claim | None:
+    unit = _unit(m.group(3))
+    if unit is None:
+        return None
+    value = _number(m.group(1))
+    end = m.start(3) + len(unit)
+    text = m.string[m.start() : end]
+    return Claim(
+        text.strip(),
+        f"{fmt(value)} {unit.lower()}",
+        "quantity",
+        m.start(),
+        end,
+        numbers=(value,),
+        decimals=decimals(m.group(1)),
+    )
+
+
+def _korean(m: re.Match[str]) -> Claim | None:
+    if not re.search(r"\d", m.group(0)):
+        return None
+    value = korean_number(m.group(0))
+    return Claim(m.group(0).strip(), fmt(value), "number", m.start(), m.end(), numbers=(value,))
+
+
+def _bare(m: re.Match[str]) -> Claim:
+    raw = m.group(0)
+    value = _plain(raw)
+    return Claim(raw.strip(), fmt(value), "number", m.start(), m.end(), numbers=(value,), decimals=decimals(raw))
+
+
+def _phone(m: re.Match[str]) -> Claim | None:
+    raw = m.group(0).strip()
+    if not is_phone(raw):
+        return None
+    return Claim(raw, ("+" if raw.startswith("+") else "") + re.sub(r"\D", "", raw), "contact", m.start(), m.end())
+
+
+def _web_value(url: str) -> str:
+    """``https://www.Example.com/a/`` → ``example.com/a``: scheme, ``www.`` and a trailing slash
+    dropped, the host lower-cased (a path is case-sensitive)."""
+    url = re.sub(r"^(?:https?://)?(?:www\.)?", "", url, flags=re.IGNORECASE)
+    host, slash, path = url.partition("/")
+    return (host.lower() + slash + path).rstrip("/")
+
+
+def contacts(text: str) -> list[Claim]:
+    """E-mail and web addresses in ``text`` (phone numbers are found by :func:`find_all`)."""
+    found: list[Claim] = []
+    taken: list[tuple[int, int]] = []
+    for m in WEB.finditer(text):
+        raw = m.group(0).rstrip(".,;:!?_")
+        taken.append((m.start(), m.start() + len(raw)))
+        found.append(Claim(raw, _web_value(raw), "contact", m.start(), m.start() + len(raw)))
+    for m in EMAIL.finditer(text):
+        raw = m.group(0).rstrip(".")
+        if any(a <= m.start() < b for a, b in taken):
+            continue  # user@host inside a web address
+        found.append(Claim(raw, raw.lower(), "contact", m.start(), m.start() + len(raw)))
+    return found
+
+
+def find_all(text: str) -> list[Claim]:
+    finder = _Finder(text)
+    finder.scan(PHONE, _phone)
+    for pattern, order in _DATE_PATTERNS:
+        finder.scan(pattern, lambda m, o=order: _date(m, o))
+    for pattern, form in _TIME_PATTERNS:
+        finder.scan(pattern, lambda m, f=form: _time(m, f))
+    finder.scan(_TEMP, _temperature)
+    finder.scan(_MONEY_BEFORE, _money_before)
+    finder.scan(_MONEY_AFTER, _money_after)
+    finder.scan(_PERCENT, _percent)
+    finder.scan(_QUANTITY, _quantity)
+    finder.scan(_KO_NUMBER, _korean)
+    # Identifiers (Q3, mp3, gpt-4o, H2O) hold digits that are not claims.
+    for m in _IDENT.finditer(text):
+        a, b = m.span()
+        if finder.free(a, b):
+            for i in range(a, b):
+                finder.taken[i] = True
+    finder.scan(_BARE, _bare)
+    return sorted(finder.claims, key=lambda c: c.start)
+
+
+def find_claims(answer: str) -> list[Claim]:
+    """The figures and contact details stated in ``answer``, in order, one per distinct
+    normalised value."""
+    text = unicodedata.normalize("NFC", answer or "")
+    masked = _masked_answer(text)
+    seen: set[tuple[str, str]] = set()
+    stated: set[float] = set()
+    claims = []
+    spans = [m.span() for m in (*_FENCE.finditer(text), *_CODE.finditer(text))]
+    addresses = [c for c in contacts(text) if not any(a <= c.start < b for a, b in spans)]
+    for claim in sorted(find_all(masked) + addresses, key=lambda c: c.start):
+        claim.text = text[claim.start : claim.end].strip()
+        key = (claim.kind, claim.value)
+        # "15 units … × 15": a bare number already stated with a unit is the same claim.
+        if key in seen or (claim.kind == "number" and claim.numbers[0] in stated):
+            continue
+        seen.add(key)
+        stated.update(claim.numbers[:1])
+        claims.append(claim)
+    return claims
+
+
+# ---------------------------------------------------------------------------------------------
+# Sums written out in the answer
+
+_OPERAND = r"\$?\s?" + _NUM
+# A minus or an "x" is an operator only with spaces around it: "9-5", "Mon-Fri 9-6" and "2x" are
+# ranges and words. A result followed by a space and three digits is a spaced thousands number.
+_OPERATOR = r"(?:\s*[+×*/÷]\s*|\s+[-−x]\s+)"
+# "=", or the words for it after an optional unit: shown no "=", the local model wrote "22 - 15
+# degrees Celsius, which equals 15 degrees Celsius", each figure in a result. Not "is": "100 - 499
+# units is 5 % off" is a range.
+_UNIT = r"(?:\s?(?:°\s?[CF]|℃|℉|degrees?(?:\s+(?:Celsius|Fahrenheit))?|units?|dollars?|won|원))"
+_EQUALS = rf"(?:{_UNIT}?\s*=\s*|{_UNIT}?,?\s+(?:which\s+|that\s+)?(?:equals|is\s+equal\s+to|comes\s+to|makes)\s+)"
+_EQUATION = re.compile(
+    rf"(?<![\w.,:\-−])({_OPERAND}(?:{_OPERATOR}{_OPERAND})+){_EQUALS}({_OPERAND})"
+    r"(?![\d]|[.,]\d|\s\d{3}\b)(\s?(?:%|％|percent\b|per\s?cent\b|퍼센트))?",
+    re.IGNORECASE,
+)
+_OPERATORS = {"+": "+", "-": "-", "−": "-", "×": "*", "x": "*", "*": "*", "/": "/", "÷": "/"}
+
+
+def _evaluate(left: str) -> float | None:
+    """The value of ``24 * 7 + 15`` by the calculator tool's own rules, or None when it mixes
+    ``+ -`` with ``× ÷`` (a model writes its steps in order: "100 - 20 / 2 = 40")."""
+    from agent_core.tools.calculator import calculate
+
+    tokens = re.findall(r"\d[\d,]*(?:\.\d+)?|[-+−×x*/÷]", left.replace("$", ""))
+    operators = {_OPERATORS[t] for t in tokens if t in _OPERATORS}
+    if operators & {"+", "-"} and operators & {"*", "/"}:
+        return None
+    try:
+        return float(calculate(" ".join(_OPERATORS.get(t, t.replace(",", "")) for t in tokens)))
+    except ValueError:
+        return None
+
+
+def _agrees(computed: float, stated: float, places: int) -> bool:
+    """``stated`` is ``computed`` rounded or cut to the decimals it shows (2/3 = 0.67 or 0.66)."""
+    if abs(computed - stated) <= 0.5 * 10**-places + 1e-9:
+        return True
+    return places > 0 and math.trunc(computed * 10**places + 1e-9) == round(stated * 10**places)
+
+
+def wrong_arithmetic(answer: str) -> list[Claim]:
+    """The sums ``answer`` writes out (``22 - 15 = 15``) whose result is wrong, as claims with
+    the right sum in :attr:`Claim.arithmetic`. Each figure in them may be found in a tool
+    result, so the check on figures alone passed "the difference is 22 - 15 = 15 degrees".
+
+    Read only when plain: no bracket or operator just before it ("(98.6 - 32) × 5/9 = 37"), no
+    mix of ``+ -`` with ``× ÷``; a result in percent (``36 / 240 = 15%``) is compared as one."""
+    text = unicodedata.normalize("NFC", answer or "")
+    masked = _masked_answer(text)
+    wrong = []
+    position = 0
+    while m := _EQUATION.search(masked, position):
+        position = m.start(2)  # "24 * 7 = 168 + 15 = 183": the result starts the next sum
+        if re.search(r"[-+−×*/÷(\[)]\s*$", masked[: m.start()]):
+            continue
+        computed = _evaluate(m.group(1))
+        if computed is None:
+            continue
+        stated = _number(m.group(2).replace("$", "").strip())
+        places = decimals(m.group(2))
+        percent = bool(m.group(3))
+        if _agrees(computed * 100 if percent else computed, stated, places) or (
+            percent and _agrees(computed, stated, places)  # "0.15 × 100 = 15%"
+        ):
+            continue
+        left = " ".join(m.group(1).split())
+        wrong.append(
+            Claim(
+                text=text[m.start() : m.end()].strip(),
+                value=fmt(stated),
+                kind="number",
+                start=m.start(),
+                end=m.end(),
+                numbers=(stated,),
+                decimals=places,
+                arithmetic=f"{left} = {fmt(round(computed * 100, max(places, 2)))}%"
+                if percent
+                else f"{left} = {fmt(round(computed, max(places, 2)))}",
+            )
+        )
+    return wrong

@@ -1,0 +1,441 @@
+"""Grounding: is every number in an answer backed by the goal or a successful tool result?
+
+A made-up figure shown as fact is the worst thing this product can show. This module finds the
+*claims* in an answer — numbers, money, percentages, quantities with units, temperatures, dates
+and times, and e-mail addresses, web addresses and phone numbers — normalises them (``1,000`` = ``1000``, ``$24`` = ``24 USD``, 19 °C = 66.2 °F,
+``2026-09-09`` = ``September 9, 2026`` = ``9월 9일``, ``2만 5천 원`` = 25000 KRW) and looks each
+one up in the goal and in the outputs of the run's successful tool calls. A value one plain
+arithmetic step away from supported numbers (a sum, difference, product or ratio) counts as
+supported too. Numbers inside URLs, code spans and list markers are not claims.
+
+Pure functions, no I/O: :func:`check_answer` returns the record's ``grounding`` field::
+
+    {"status": "grounded" | "partly" | "ungrounded" | "no_claims", "tools_used": n,
+     "claims": [{"text", "value", "kind", "source": {"call_id", "tool"} | {"goal": True} | None}],
+     "note": "..."}   # only when no tool call succeeded: says the answer comes from the model alone
+
+Names, places and opinions are not checked: only figures and contact details are.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import itertools
+import json
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from agent_core import verdicts
+from agent_core.checks.claims import (
+    ANY_DIGITS,
+    Claim,
+    contacts,
+    decimals,
+    find_all,
+    find_claims,
+    same_phone,
+    wrong_arithmetic,
+)
+
+Status = Literal["grounded", "partly", "ungrounded", "no_claims"]
+
+MAX_ATOMS = 400
+"""Numbers kept per source for the one-step arithmetic search (a long file has many)."""
+
+NO_TOOL_NOTE = (
+    "No tool call succeeded in this run, so none of the figures in this answer could be checked "
+    "against a tool result: they come from the question or from the model alone."
+)
+NO_TOOL_NOTE_PLAIN = (
+    "No tool was used: this answer comes from the model alone, and nothing in it was checked against a tool result."
+)
+WHAT_IS_CHECKED = (
+    "Checked: every number, amount of money, percentage, quantity with a unit, temperature, date "
+    "and time, and every e-mail address, web address and phone number in the answer is looked up "
+    "in your goal and in the results of the tool calls that "
+    "succeeded (1,000 = 1000, $24 = 24 USD, 19 °C = 66.2 °F, 2026-09-09 = September 9 = 9월 9일). "
+    "A value that is a simple sum, difference, product or ratio of found numbers counts as found. "
+    "A yes or no the answer starts with is checked where the results decide it (rain for an umbrella "
+    "question, the free-shipping threshold for a shipping question). "
+    "Not checked: names, places, other verdicts, opinions and wording — a found number can still "
+    "be used in a wrong sentence."
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Sources
+
+
+@dataclass
+class _Source:
+    """What one source (the goal, or one successful tool call) states."""
+
+    ref: dict[str, Any]
+    numbers: list[tuple[float, int]] = field(default_factory=list)
+    """(value, decimals as written)"""
+    dates: list[tuple[int | None, int, int]] = field(default_factory=list)
+    minutes: set[int] = field(default_factory=set)
+    contacts: frozenset[str] = frozenset()
+    """E-mail and web addresses and phone numbers, normalised as :mod:`agent_core.checks.claims` does."""
+
+
+def _source_text(call: Mapping[str, Any]) -> str:
+    output = call.get("output")
+    text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False, default=str)
+    if call.get("tool") == "calculator":
+        # The calculator states "expression = result": the numbers of the expression it evaluated
+        # (17 / 100 * 2340) are part of what it returned.
+        args = call.get("arguments")
+        if isinstance(args, Mapping):
+            text += "\n" + " ".join(str(v) for v in args.values())
+        elif isinstance(args, str):
+            text += "\n" + args
+    return text
+
+
+def _read_source(text: str, ref: dict[str, Any]) -> _Source:
+    numbers, dates, minutes, addresses = _parse_source(text)
+    return _Source(ref, list(numbers), list(dates), set(minutes), addresses)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_source(
+    text: str,
+) -> tuple[tuple[tuple[float, int], ...], tuple[tuple[int | None, int, int], ...], frozenset[int], frozenset[str]]:
+    """What a source text states: numbers (value, decimals), dates, times of day in minutes,
+    contact details. Cached: the same tool outputs are read again by each answer check of a run."""
+    text = unicodedata.normalize("NFC", text)
+    numbers: list[tuple[float, int]] = []
+    dates: list[tuple[int | None, int, int]] = []
+    minutes: set[int] = set()
+    addresses = {c.value for c in contacts(text)}
+    for claim in find_all(text):
+        if claim.kind == "contact":
+            addresses.add(claim.value)
+        elif claim.date is not None:
+            dates.append(claim.date)
+        elif claim.minutes is not None:
+            minutes.add(claim.minutes)
+        else:
+            numbers += [(n, claim.decimals if i == 0 else claim.decimals + 2) for i, n in enumerate(claim.numbers)]
+    # Every run of digits counts as well (a JSON value "temperature": 19, "Q3", a table cell).
+    numbers += [(float(d), decimals(d)) for d in ANY_DIGITS.findall(text)]
+    seen: set[float] = set()
+    unique = []
+    for n, d in numbers:
+        if n not in seen:
+            seen.add(n)
+            unique.append((n, d))
+    return tuple(unique[:MAX_ATOMS]), tuple(dates), frozenset(minutes), frozenset(addresses)
+
+
+def _same(value: float, decimals: int, atom: float, atom_decimals: int, *, slack: float = 0.0) -> bool:
+    if abs(value - atom) <= max(1e-9, 1e-9 * abs(atom)) + slack:
+        return True
+    # The answer rounds the tool's value (397.79999 → 397.8, 33.333 → 33.33).
+    return decimals < atom_decimals and abs(round(atom, decimals) - value) <= 1e-9 * max(1.0, abs(value))
+
+
+def _matches(claim: Claim, source: _Source) -> bool:
+    if claim.kind == "contact":
+        # The site of a page a result gives ("example.com" for "example.com/refunds") is found too.
+        if re.fullmatch(r"\+?\d+", claim.value):
+            return any(re.fullmatch(r"\+?\d+", c) and same_phone(c, claim.value) for c in source.contacts)
+        return any(c == claim.value or c.startswith(claim.value + "/") for c in source.contacts)
+    if claim.date is not None:
+        y, m, d = claim.date
+        return any(m == sm and d == sd and (y is None or sy is None or y == sy) for sy, sm, sd in source.dates)
+    if claim.minutes is not None:
+        return claim.minutes in source.minutes
+    for n in claim.numbers:
+        if any(_same(n, claim.decimals, a, ad) for a, ad in source.numbers):
+            return True
+    return any(_same(n, 1, a, ad, slack=0.55) for n in claim.converted for a, ad in source.numbers)
+
+
+_DERIVABLE: frozenset[str] = frozenset({"number", "money", "percent", "quantity"})
+
+
+def _derived(
+    claim: Claim, left: list[tuple[float, dict[str, Any]]], right: list[tuple[float, dict[str, Any]]]
+) -> dict[str, Any] | None:
+    """A source when ``claim`` is one arithmetic step (+ − × ÷) from a number the answer or the
+    goal states (``left``) and a number of any source (``right``, sorted by value)."""
+    if claim.kind not in _DERIVABLE or not right:
+        return None
+    values = [n for n, _ in right]
+    tol = 0.5 * 10**-claim.decimals + 1e-9
+    for t in claim.numbers:
+        for a, ref_a in left:
+            # The partner b each operation would need, and how far b may be off for t to round right.
+            needs = [
+                (t - a, tol),
+                (a - t, tol),
+                (t + a, tol),
+                (t / a, tol / abs(a)),
+                (a / t, abs(a) * tol / (t * t) if t else 0),
+                (t * a, abs(a) * tol),
+            ]
+            for need, slack in needs:
+                lo = bisect.bisect_left(values, need - slack - 1e-9 * abs(need))
+                hi = bisect.bisect_right(values, need + slack + 1e-9 * abs(need))
+                for b, ref_b in right[lo:hi]:
+                    if b == a and ref_b is ref_a:
+                        continue
+                    results = (a + b, a - b, b - a, a * b, a / b if b else math.inf, b / a)
+                    if any(_same(t, claim.decimals, r, 12) for r in results):
+                        return _prefer_tool(ref_a, ref_b)
+    return None
+
+
+def _prefer_tool(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    if "call_id" in a and "call_id" in b:
+        return b if b.get("tool") == "calculator" and a.get("tool") != "calculator" else a
+    return a if "call_id" in a else b
+
+
+def _operand(x: float) -> bool:
+    """Numbers used for the one-step arithmetic: not 0 or ±1 (they make everything derivable)
+    and not a year."""
+    return abs(x) not in (0.0, 1.0) and not (x == int(x) and 1900 <= x <= 2100)
+
+
+def _unique(pairs: Iterable[tuple[float, dict[str, Any]]], limit: int) -> list[tuple[float, dict[str, Any]]]:
+    seen: dict[float, dict[str, Any]] = {}
+    for n, ref in pairs:
+        if _operand(n) and n not in seen and len(seen) < limit:
+            seen[n] = ref
+    return list(seen.items())
+
+
+def _status(found: int, total: int) -> Status:
+    if total == 0:
+        return "no_claims"
+    return "grounded" if found == total else "ungrounded" if found == 0 else "partly"
+
+
+_OPERATOR = re.compile(r"[-+*/×÷%^]|\d\s*x\s*\d")
+
+
+def _echo(call: Mapping[str, Any]) -> bool:
+    """A calculator call that does no arithmetic (``"200"`` in, ``200`` out) states nothing: asked
+    to ground a made-up 200, a model sent exactly that, and it would have counted as the source."""
+    if call.get("tool") != "calculator":
+        return False
+    args = call.get("arguments")
+    expression = args.get("expression") if isinstance(args, Mapping) else args
+    return isinstance(expression, str) and not _OPERATOR.search(expression.strip().lstrip("-−"))
+
+
+_DIFFERENCE_WORDS = re.compile(
+    r"warmer|colder|cooler|hotter|higher|lower|difference|apart|더\s?(?:따뜻|덥|춥|추워|높|낮)|차이",
+    re.IGNORECASE,
+)
+
+
+def _temperature_differences(
+    answer: str, found: list[tuple[Claim, dict[str, Any] | None]]
+) -> list[tuple[Claim, dict[str, Any] | None]]:
+    """A temperature the answer gives as a difference ("7 degrees warmer", "차이는 7도") is found
+    when it is the difference of two found temperatures of the answer. Temperatures are not
+    derived in general (a made-up 20 °C would pass as 19 + 1); a difference must say it is one."""
+    known = [(c, ref) for c, ref in found if ref is not None and c.kind == "temperature" and c.numbers]
+    if len(known) < 2:
+        return found
+    result = []
+    for claim, ref in found:
+        if ref is None and claim.kind == "temperature" and claim.numbers:
+            start = max(answer.rfind(mark, 0, claim.start) for mark in ".!?\n")  # its sentence
+            ends = [i for i in (answer.find(mark, claim.end) for mark in ".!?\n") if i >= 0]
+            around = answer[start + 1 : min(ends, default=len(answer))]
+            if _DIFFERENCE_WORDS.search(around):
+                for (a, ref_a), (b, ref_b) in itertools.permutations(known, 2):
+                    if a.numbers[0] > b.numbers[0] and _same(
+                        claim.numbers[0], claim.decimals, a.numbers[0] - b.numbers[0], 12
+                    ):
+                        ref = _prefer_tool(ref_a, ref_b)
+                        break
+        result.append((claim, ref))
+    return result
+
+
+def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The ``grounding`` record field for ``answer`` given the goal and the run's tool calls
+    (record ``tool_calls`` entries; only the successful ones are read)."""
+    ok_calls = [c for c in tool_calls if c.get("success") and not c.get("duplicate") and not _echo(c)]
+    # Newest first: a figure found in several results is credited to the latest one.
+    sources = [
+        _read_source(_source_text(c), {"call_id": str(c.get("call_id", "")), "tool": str(c.get("tool", ""))})
+        for c in reversed(ok_calls)
+    ]
+    goal_source = _read_source(goal or "", {"goal": True})
+    claims = find_claims(answer or "")
+    found: list[tuple[Claim, dict[str, Any] | None]] = []
+    for claim in claims:
+        ref = next((s.ref for s in (*sources, goal_source) if _matches(claim, s)), None)
+        found.append((claim, ref))
+    if any(ref is None for _, ref in found):
+        # One operand is a number the answer or the goal states, the other any source number;
+        # a second round lets a derived subtotal support the total (360 + 15 shipping = 375).
+        right = sorted(
+            _unique(((n, s.ref) for s in (*sources, goal_source) for n, _ in s.numbers), MAX_ATOMS * 3),
+            key=lambda pair: pair[0],
+        )
+        for _round in range(2):
+            left = _unique(
+                itertools.chain(
+                    ((n, ref) for c, ref in found if ref is not None for n in c.numbers),
+                    ((n, goal_source.ref) for n, _ in goal_source.numbers),
+                ),
+                MAX_ATOMS,
+            )
+            before = sum(ref is None for _, ref in found)
+            found = [(c, ref if ref is not None else _derived(c, left, right)) for c, ref in found]
+            if sum(ref is None for _, ref in found) in (0, before):
+                break
+    found = _temperature_differences(answer or "", found)
+    # A sum written out wrong ("22 - 15 = 15") is unsupported, whatever its figures' sources.
+    found += [(claim, None) for claim in wrong_arithmetic(answer or "")]
+    # A yes or no the results contradict ("No, you do not need an umbrella" with rain in the
+    # weather result) is unsupported too, though every figure beside it is found.
+    if (wrong := wrong_verdict(answer or "", goal, ok_calls)) is not None:
+        found.insert(0, (wrong, None))
+    result: dict[str, Any] = {
+        "status": _status(sum(ref is not None for _, ref in found), len(found)),
+        "tools_used": len(ok_calls),
+        "claims": [c.as_record(dict(ref) if ref is not None else None) for c, ref in found],
+    }
+    if not ok_calls and (answer or "").strip():
+        # Said plainly even with no figure to check: "London is warmer than Seoul" from no tool
+        # at all is a claim of fact too (a greeting gets the same, true, remark).
+        result["note"] = NO_TOOL_NOTE if claims else NO_TOOL_NOTE_PLAIN
+    return result
+
+
+def wrong_verdict(answer: str, goal: str, tool_calls: Sequence[Mapping[str, Any]]) -> Claim | None:
+    """The yes or no ``answer`` starts with, as a ``verdict`` claim, when the tool results decide the
+    question the other way (:mod:`agent_core.verdicts`); else None."""
+    found = verdicts.contradiction(answer, goal, tool_calls)
+    if found is None:
+        return None
+    word, verdict = found
+    start = answer.find(word)
+    return Claim(
+        text=word,
+        value="yes" if not verdict.yes else "no",
+        kind="verdict",
+        start=max(start, 0),
+        end=max(start, 0) + len(word),
+        expected=f"{'yes' if verdict.yes else 'no'} ({verdict.because})",
+    )
+
+
+def check_record(record: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Grounding of a saved record's answer; None when the run has no answer."""
+    answer = record.get("answer")
+    if not isinstance(answer, str) or record.get("status") not in (None, "completed"):
+        return None
+    return check_answer(answer, str(record.get("goal") or ""), list(record.get("tool_calls") or []))
+
+
+# ---------------------------------------------------------------------------------------------
+# Plain words for the UI, the CLI and the corrective turn
+
+
+def unsupported(grounding: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """The claims no source supports."""
+    return [c for c in (grounding or {}).get("claims", []) if c.get("source") is None]
+
+
+def summary(grounding: Mapping[str, Any] | None) -> str:
+    """One line: "every number comes from a tool result", "2 of 3 numbers found …", "⚠ …"."""
+    if not grounding:
+        return "not checked"
+    claims = grounding.get("claims") or []
+    missing = unsupported(grounding)
+    status = grounding.get("status")
+    if status == "no_claims" or not claims:
+        return "no numbers, dates or times to check"
+    if not missing:
+        if all((c.get("source") or {}).get("goal") for c in claims):
+            return "every number comes from your goal"
+        return "every number comes from a tool result" + (
+            "" if not any((c.get("source") or {}).get("goal") for c in claims) else " or your goal"
+        )
+    sums = [c for c in missing if c.get("arithmetic")]
+    said = [c for c in missing if c.get("kind") == "verdict"]
+    others = [c for c in missing if not c.get("arithmetic") and c.get("kind") != "verdict"]
+    parts = [warning(c) for c in said[:1]]
+    parts += [f"{c['text']} is wrong: {c['arithmetic']}" for c in sums[:2]]
+    if len(others) == 1:
+        parts.append(f"{others[0]['text']} appears in no tool result: the model may have made it up")
+    elif others:
+        shown = ", ".join(c["text"] for c in others[:4]) + (" …" if len(others) > 4 else "")
+        parts.append(f"{shown} appear in no tool result: the model may have made them up")
+    text = "⚠ " + "; ".join(parts)
+    figures = [c for c in claims if c.get("kind") != "verdict"]
+    if figures and len(missing) - len(said) < len(figures):
+        text += f" ({found_line(grounding)})"
+    return text
+
+
+def found_line(grounding: Mapping[str, Any] | None) -> str:
+    """ "2 of 3 numbers found in tool results" (or the goal); a yes or no is not counted."""
+    claims = [c for c in (grounding or {}).get("claims") or [] if c.get("kind") != "verdict"]
+    found = sum(c.get("source") is not None for c in claims)
+    return f"{found} of {len(claims)} numbers found in tool results"
+
+
+def short(claim: Mapping[str, Any]) -> str:
+    """An unsupported claim in a few words, for a list: ``20 °C``, ``"No", but the results say yes``."""
+    if claim.get("kind") == "verdict":
+        return f'"{claim.get("text")}", but the results say {"yes" if claim.get("value") == "no" else "no"}'
+    return str(claim.get("text"))
+
+
+def warning(claim: Mapping[str, Any]) -> str:
+    """One unsupported claim in plain words (the CLI prints one line each)."""
+    if claim.get("arithmetic"):
+        return f"{claim['text']} is wrong arithmetic: {claim['arithmetic']}"
+    if claim.get("kind") == "verdict":
+        return f'"{claim["text"]}" contradicts the tool results, which say {claim.get("expected")}'
+    return f"{claim['text']} appears in no tool result: the model may have made it up"
+
+
+def correction(grounding: Mapping[str, Any]) -> str:
+    """The corrective turn sent to the model when ``ANSWER_CHECK=retry`` finds made-up figures
+    (or a yes or no the results contradict)."""
+    said = [c for c in unsupported(grounding) if c.get("kind") == "verdict"]
+    if said:
+        yes = said[0].get("value") == "no"  # the answer's word, which the results contradict
+        korean = bool(re.search(r"[\uac00-\ud7a3]", str(said[0]["text"])))
+        right = ("네" if yes else "아니요") if korean else ("Yes" if yes else "No")
+        return (
+            f"Your answer says {said[0]['text']}, but the tool results say {said[0].get('expected')}. "
+            f"Answer again from the tool results, starting with {right}."
+        )
+    sums = [c for c in unsupported(grounding) if c.get("arithmetic")]
+    if sums:
+        wrong = "; ".join(f"{c['text']}, but {c['arithmetic']}" for c in sums[:3])
+        return (
+            f"Your answer says {wrong}. Do not do arithmetic yourself: use the calculator, or answer without the sum."
+        )
+    claims = unsupported(grounding)
+    missing = [c["text"] for c in claims]
+    listed = ", ".join(missing[:6])
+    says = f"says {listed}" if len(missing) == 1 else f"states {listed}"
+    if all(c.get("kind") == "contact" for c in claims):
+        return (
+            f"Your answer {says}; no tool result says that. Give only an address or phone number a "
+            "tool result states, or say that the results do not give one. Do not make one up."
+        )
+    return (
+        f"Your answer {says}; no tool result says that. Call the tool that gives "
+        f"{'it' if len(missing) == 1 else 'them'} (use the calculator for arithmetic), "
+        "or answer without it. Do not guess numbers, dates, times or addresses."
+    )
