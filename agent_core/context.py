@@ -7,8 +7,19 @@ output are never separated.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
+
+
+def canonical_json(value: Any) -> str:
+    """``value`` as JSON with sorted keys: equal arguments give equal text, whatever their order."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def canonical_signature(name: str, arguments: Any) -> str:
+    """Same tool + same arguments (key order ignored) → same signature."""
+    return name + ":" + canonical_json(arguments)
 
 
 @dataclass

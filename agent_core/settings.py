@@ -89,7 +89,7 @@ class Settings:
         """Where runs are stored, as it may be shown: the folder, or the team store's URL without its password."""
         if not self.store_url:
             return str(self.runs_dir)
-        from agent_core.pgstore.connection import safe_url
+        from agent_core.store_url import safe_url
 
         return safe_url(self.store_url)
 
@@ -149,7 +149,7 @@ class Settings:
         if not 0 <= self.search_web_failure_rate <= 1:
             raise ValueError("SEARCH_WEB_FAILURE_RATE must be between 0 and 1")
         if self.store_url:
-            from agent_core.pgstore.connection import address
+            from agent_core.store_url import address
 
             address(self.store_url)  # StoreURLError (a ValueError) for a URL that is not one
         if self.answer_check not in (None, *ANSWER_CHECKS):

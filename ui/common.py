@@ -203,6 +203,25 @@ def status_text(status: Any) -> str:
 # --- Engine objects (cached per data folder) ------------------------------------------------
 
 
+def signed_in_user() -> str | None:
+    """The signed-in user's e-mail (or name) when Streamlit's authentication is configured and
+    someone is logged in; None otherwise."""
+    try:
+        user = st.user
+        if not user.get("is_logged_in"):
+            return None
+        name = user.get("email") or user.get("name") or user.get("sub")
+    except Exception:  # noqa: BLE001 - no auth configured (or an older Streamlit): nobody signed in
+        return None
+    return str(name) if name else None
+
+
+def with_signed_in_user(config: Settings) -> Settings:
+    """``config`` with the signed-in user as who runs (AGENT_USER stays when nobody signs in)."""
+    user = signed_in_user()
+    return config.replace(user=user) if user else config
+
+
 def settings() -> Settings:
     """Settings of this session, read once per session from the environment / ``.env``.
 
@@ -210,8 +229,6 @@ def settings() -> Settings:
     """
     current = st.session_state.get("app_settings")
     if current is None:
-        from ui.store import with_signed_in_user
-
         current = with_signed_in_user(Settings.from_env())  # runs are recorded as the signed-in user
         st.session_state["app_settings"] = current
     return current

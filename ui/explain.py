@@ -6,6 +6,7 @@ they are escaped like any run text. Each sentence has a "Step N" button that ope
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -55,9 +56,7 @@ def _full_record(record_or_event: dict[str, Any]) -> dict[str, Any] | None:
         return None
 
 
-def _show_step(record: dict[str, Any], step: int) -> None:
-    from ui.run_view import render_tool_call
-
+def _show_step(record: dict[str, Any], step: int, show_call: Callable[[dict[str, Any], Any], None]) -> None:
     found = next((s for s in record.get("steps") or [] if isinstance(s, dict) and s.get("index") == step), None)
     if found is None:
         st.caption("This step is not in the record.")
@@ -69,7 +68,7 @@ def _show_step(record: dict[str, Any], step: int) -> None:
     ids = found.get("tool_call_ids") or []
     calls = [c for c in record.get("tool_calls") or [] if isinstance(c, dict) and c.get("call_id") in ids]
     for call in calls:
-        render_tool_call(call, st)
+        show_call(call, st)
     if not calls and not found.get("text"):
         st.caption("The model call of this step did not succeed.")
 
@@ -116,9 +115,17 @@ def _ai_box(result: Explanation, record: dict[str, Any], box: Any, key: str) -> 
 
 
 def show_summary(
-    record_or_event: dict[str, Any], container: Any = None, *, key: str = "summary", ai: bool = False
+    record_or_event: dict[str, Any],
+    container: Any = None,
+    *,
+    show_call: Callable[[dict[str, Any], Any], None],
+    key: str = "summary",
+    ai: bool = False,
 ) -> Explanation | None:
-    """The summary box: sentences (each with its step), why it failed and what to try, details."""
+    """The summary box: sentences (each with its step), why it failed and what to try, details.
+
+    ``show_call(call, container)`` draws a tool call of a step opened from a sentence (the run
+    view's own drawing, passed in so this module does not import it back)."""
     record = _full_record(record_or_event)
     if record is None:
         return None
@@ -140,7 +147,7 @@ def show_summary(
         with right.popover(
             f"Step {sentence.step}", key=f"{key}_step_{n}", type="tertiary", icon=":material/open_in_new:"
         ):
-            _show_step(record, sentence.step)
+            _show_step(record, sentence.step, show_call)
     failure = result.failure
     if failure is not None:
         where = f" (step {failure.step})" if failure.step is not None else ""

@@ -563,9 +563,11 @@ def show_outcome(record_or_event: dict[str, Any], *, container: Any = None, link
         box.markdown("**What the program said**", help=f"Error type: {ui.one_line(error.get('type'), 60)}")
         ui.show_text(error.get("message"), box)
     run_id = str(record_or_event.get("run_id") or "")
-    from ui.explain import show_summary  # (imports this module: not at the top)
+    from ui.explain import show_summary
 
-    show_summary(record_or_event, box, key=f"summary_{run_id}", ai=not link)  # History (no link): with AI
+    show_summary(
+        record_or_event, box, show_call=render_tool_call, key=f"summary_{run_id}", ai=not link
+    )  # History (no link): with AI
     if link and run_id:
         box.page_link(
             HISTORY_PAGE, label="Open this run in History (shareable link)", icon="🔎", query_params={"run": run_id}

@@ -11,25 +11,7 @@ from typing import Any
 import streamlit as st
 
 from agent_core.settings import Settings
-
-
-def signed_in_user() -> str | None:
-    """The signed-in user's e-mail (or name) when Streamlit's authentication is configured and
-    someone is logged in; None otherwise."""
-    try:
-        user = st.user
-        if not user.get("is_logged_in"):
-            return None
-        name = user.get("email") or user.get("name") or user.get("sub")
-    except Exception:  # noqa: BLE001 - no auth configured (or an older Streamlit): nobody signed in
-        return None
-    return str(name) if name else None
-
-
-def with_signed_in_user(config: Settings) -> Settings:
-    """``config`` with the signed-in user as who runs (AGENT_USER stays when nobody signs in)."""
-    user = signed_in_user()
-    return config.replace(user=user) if user else config
+from ui.common import escape_md
 
 
 @st.cache_resource(show_spinner=False)
@@ -75,6 +57,4 @@ def run_note(config: Settings, run_id: str | None) -> None:
 
 def _plain(text: Any) -> str:
     """Text shown as it is (no markdown, no HTML)."""
-    from ui.common import escape_md
-
     return str(escape_md(str(text)))

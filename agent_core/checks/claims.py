@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agent_core.text.contacts import EMAIL, PHONE, WEB, is_phone, same_phone  # noqa: F401 (grounding takes same_phone from here)
+
 Kind = Literal["number", "money", "percent", "quantity", "temperature", "date", "time", "contact", "verdict"]
 
 # ---------------------------------------------------------------------------------------------
@@ -110,33 +112,6 @@ _PATHLIKE = re.compile(r"(?<![\w])[\w-]*\d[\w-]*\.(?:md|txt|json|csv|py|yaml|yml
 _LIST_MARKER = re.compile(
     r"^[ \t>]*(?:#{1,6}[ \t]*)?(?:(?:step|단계)[ \t]*)?\(?\d{1,3}[.):](?=[ \t]|$)", re.IGNORECASE | re.MULTILINE
 )
-# Contact details. A made-up address is as bad as a made-up figure: asked whom to e-mail for a
-# refund, a 1.5B model answered "minji@example.com" (the documents say support@example.com).
-# ASCII classes: Korean text runs on after an address ("support@example.com으로").
-EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
-WEB = re.compile(r"(?:https?://|www\.)[A-Za-z0-9._~:/?#@!$&+,;=%-]+", re.IGNORECASE)
-# Three groups of digits, at least one separator a dash, a dot or brackets (02-123-4567,
-# 1-800-555-1234, (555) 123-4567, +82 2-1234-5678); not dates (2026-09-09: the last group has
-# four digits), ranges (two groups) nor numbers in a row ("2024 2025 2026").
-PHONE = re.compile(
-    r"(?<![A-Za-z0-9_.+-])(?:\+\d{1,3}[ .-]?|1[ .-])?(?:\(\d{1,4}\)[ .-]?|\d{1,4}[ .-])\d{3,4}[ .-]\d{4}"
-    r"(?![A-Za-z0-9_-]|[.,]\d)"
-)
-
-
-def is_phone(text: str) -> bool:
-    """A :data:`PHONE` match that is a phone number: nine digits or more, a separator other than a
-    space (or a leading +)."""
-    return len(re.sub(r"\D", "", text)) >= 9 and (text.startswith("+") or bool(re.search(r"[-.()]", text)))
-
-
-def same_phone(a: str, b: str) -> bool:
-    """Two phone numbers written apart (``+82 2-123-4567`` = ``02-123-4567``, ``1-800-…`` =
-    ``800-…``): the digits of one, without a country code or leading zeros, end the other's."""
-    keys = sorted((re.sub(r"\D", "", x).lstrip("0") for x in (a, b)), key=len)
-    return len(keys[0]) >= 8 and keys[1].endswith(keys[0])
-
-
 _VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+\.\d+(?:[.\d]*)\b", re.IGNORECASE)
 _IDENT = re.compile(r"[A-Za-z_]+[-_]?\d[\w.-]*|\d+[A-Za-z_][\w-]*")
 

@@ -147,7 +147,7 @@ def add_replay_parser(sub: Any) -> None:
 def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
     from agent_core.analysis.compare import compare
     from agent_core.analysis.replay import prepare_replay
-    from agent_core.cli.main import _progress
+    from agent_core.cli.progress import print_progress
     from agent_core.errors import ProviderUnavailable
     from agent_core.run.events import RunFinished
 
@@ -168,7 +168,7 @@ def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
     finished: RunFinished | None = None
     for event in replay.events():
         if not args.quiet:
-            _progress(event, sys.stderr)  # type: ignore[arg-type]  # the loop's events
+            print_progress(event, sys.stderr)  # type: ignore[arg-type]  # the loop's events
         if isinstance(event, RunFinished):
             finished = event
     assert finished is not None

@@ -14,25 +14,16 @@ import sys
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, NoReturn, TextIO, assert_never
+from typing import Any, NoReturn, TextIO
 
 from agent_core.cli import explain as cli_explain
 from agent_core.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, usage_error
+from agent_core.cli.progress import print_progress
 from agent_core.cli.store import with_store_note
 from agent_core.errors import ProviderUnavailable
 from agent_core.providers import PROVIDER_IDS, model_wait
 from agent_core.run.events import (
-    AnswerSentBack,
-    ModelCallFinished,
-    ModelCallRetrying,
-    ModelCallStarted,
-    ModelLoading,
-    RunEvent,
     RunFinished,
-    RunStarted,
-    StepFinished,
-    ToolCallFinished,
-    ToolCallStarted,
 )
 from agent_core.settings import ANSWER_CHECKS, Settings
 
@@ -86,46 +77,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _progress(event: RunEvent, out: TextIO) -> None:
-    match event:
-        case ModelLoading():
-            pct = f" {100 * event.done / event.total:.0f}%" if event.total else ""
-            out.write(f"  loading model: {event.stage}{pct} {event.message}\n")
-        case ModelCallRetrying():
-            out.write(
-                f"  step {event.step}: model call failed ({event.error_type}); retrying in {event.wait_s:.1f} s\n"
-            )
-        case ModelCallFinished():
-            what = f"{event.tool_calls} tool call(s)" if event.tool_calls else "final answer"
-            if event.ok:
-                out.write(
-                    f"step {event.step}: model {event.duration_ms or 0:.0f} ms, "
-                    f"{event.usage.total_tokens} tokens → {what}\n"
-                )
-        case ToolCallFinished():
-            call = event.call
-            result = call["output"].replace("\n", " ")
-            result = result if len(result) <= 100 else result[:99] + "…"
-            args = json.dumps(call["arguments"], ensure_ascii=False)
-            flags = [f for f in ("duplicate", "truncated") if call.get(f)]
-            fallback = call.get("fallback")
-            if fallback:
-                flags.append(f"fallback→{fallback['tool']}")
-            if len(call.get("attempts") or []) > 1:
-                flags.append(f"{len(call['attempts'])} attempts")
-            out.write(f"  {call['tool']}({args}) → {result}" + (f"  [{', '.join(flags)}]" if flags else "") + "\n")
-        case AnswerSentBack():
-            out.write(
-                f"step {event.step}: answer sent back by the answer check "
-                f"(not backed by the tool results: {'; '.join(event.unsupported)})\n"
-            )
-        case RunStarted() | ModelCallStarted() | ToolCallStarted() | StepFinished() | RunFinished():
-            pass  # the CLI prints a line per model turn and per tool call, and the outcome at the end
-        case _:
-            assert_never(event)
-    out.flush()
-
-
 def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     from agent_core.run.prepare import prepare_run
 
@@ -153,7 +104,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     try:
         for event in prepared.events(cancel):
             if not args.quiet:
-                _progress(event, sys.stderr)
+                print_progress(event, sys.stderr)
             if isinstance(event, RunFinished):
                 finished = event
     except KeyboardInterrupt:

@@ -5,7 +5,10 @@
 - :mod:`.judge` a model as judge, with a verdict cache;
 - :mod:`.runner` runs goals × targets × repeats as normal saved runs and saves the result;
 - :mod:`.scores` Wilson intervals, pass@k, pass^k, flips and McNemar, trends;
-- :mod:`.cli` ``python -m agent_core eval``.
+- ``python -m agent_core eval`` is :mod:`agent_core.cli.evals`.
+
+May import: everything below it (the foundation modules, ``text``, ``records``, ``tools``,
+``checks``, ``providers``, ``run``, ``analysis``). Imported by the CLI and the pages.
 """
 
 from agent_core.evals.goalset import GoalSet, GoalSetError, load_goal_set, parse_goal_set

@@ -6,6 +6,10 @@ in ``migrations/``, applied in order at start and recorded in ``schema_migration
 (:mod:`agent_core.pgstore.connection`) and brings the schema up to date;
 :func:`~agent_core.pgstore.write.upsert_records` writes records, guarded so that an older
 snapshot never replaces a newer one.
+
+May import: the foundation modules, ``text`` and ``records`` (it answers the same queries as the
+folder). Imported by the loop (its sink), the CLI and the pages; ``otel`` and it do not import
+each other.
 """
 
 from __future__ import annotations

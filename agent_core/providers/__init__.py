@@ -4,6 +4,10 @@ Each provider module exposes ``PROVIDER_ID``, ``LABEL``, ``DEFAULT_MODEL``,
 ``availability() -> str | None`` (None when usable, else a one-line hint) and
 ``create(*, model, base_url, settings) -> Provider``. Modules are imported lazily, so a missing
 SDK only makes its provider unavailable.
+
+May import: the foundation modules, ``text``, ``records``, ``tools``, ``verdicts`` and ``checks``;
+never the loop (``agent_core.run``) or anything above it. Only a provider's own module imports
+its SDK. Imported by the loop, ``analysis``, ``evals``, the CLI and the pages.
 """
 
 from __future__ import annotations

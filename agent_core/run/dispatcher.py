@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any, cast
 
-from agent_core.context import ToolCallRequest
+from agent_core.context import ToolCallRequest, canonical_signature
 from agent_core.errors import ERROR_PREFIX, ErrorCategory, RunCancelled, ToolValidationError, TransientToolError
 from agent_core.masking import is_secret_key, mask, mask_text, masked_traceback, register_secret
 from agent_core.records.run_record import ToolCall
@@ -59,16 +59,6 @@ def classify(exc: BaseException) -> ErrorCategory:
     if isinstance(exc, TRANSIENT_EXCEPTIONS):
         return ErrorCategory.TRANSIENT
     return ErrorCategory.NON_TRANSIENT
-
-
-def canonical_json(value: Any) -> str:
-    """``value`` as JSON with sorted keys: equal arguments give equal text, whatever their order."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
-
-
-def canonical_signature(name: str, arguments: Any) -> str:
-    """Same tool + same arguments (key order ignored) → same signature."""
-    return name + ":" + canonical_json(arguments)
 
 
 def output_to_text(value: Any) -> str:

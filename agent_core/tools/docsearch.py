@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from agent_core.checks.claims import EMAIL, PHONE, is_phone
+from agent_core.text.contacts import EMAIL, PHONE, is_phone
 
 K1 = 1.5
 B = 0.75

@@ -20,11 +20,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agent_core.context import ContextBlock, ToolCallRequest
+from agent_core.context import ContextBlock, ToolCallRequest, canonical_signature
 from agent_core.providers.local.evidence import compact_search
 from agent_core.providers.local.gbnf import SCHEMA_COMMENT, answer_grammar
 from agent_core.providers.local.plan import answer_reminder, small_talk_reminder
-from agent_core.run.dispatcher import canonical_signature
 from agent_core.tools.registry import Tool
 from agent_core.tools.schema import inline_refs
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_core.context import ContextBlock
+from agent_core.context import ContextBlock, canonical_json
 from agent_core.errors import ERROR_PREFIX
 from agent_core.providers.base import ModelRequest
 from agent_core.providers.offline.rules import (
@@ -24,7 +24,6 @@ from agent_core.providers.offline.rules import (
     search_hits,
     shorten,
 )
-from agent_core.run.dispatcher import canonical_json
 from agent_core.verdicts import expected as expected_verdict
 
 MAX_PLAN_STEPS = 12
