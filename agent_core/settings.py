@@ -66,8 +66,8 @@ class Settings:
     search_web_failure_rate: float = 0.3
     """How often the simulated ``search_web`` tool fails transiently (0..1)."""
     answer_check: str | None = None
-    """``off`` | ``flag`` | ``retry`` (:mod:`agent_core.checks.grounding`); None: ``retry`` for the local
-    model, ``flag`` for the others (see :meth:`answer_check_for`)."""
+    """``off`` | ``flag`` | ``retry`` (:mod:`agent_core.checks.grounding`); None: the provider's
+    default (``ProviderSpec.answer_check``; see :func:`agent_core.providers.answer_check_for`)."""
     store_url: str | None = field(default=None, repr=False)
     """``AGENT_STORE_URL``: the team store (``postgresql://user:password@host:port/db``); None:
     the runs folder only. Never shown (it holds the password): :attr:`store_label` is."""
@@ -92,11 +92,6 @@ class Settings:
         from agent_core.store_url import safe_url
 
         return safe_url(self.store_url)
-
-    def answer_check_for(self, provider_id: str) -> str:
-        """The answer check for a run on ``provider_id``: the setting, or its default (``retry``
-        for ``local``, whose small model is the likeliest to make a figure up; ``flag`` else)."""
-        return self.answer_check or ("retry" if provider_id == "local" else "flag")
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with some fields changed (None values are ignored)."""

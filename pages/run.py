@@ -167,7 +167,7 @@ with tab_goal:
         help=ui.explain("provider"),
     )
     info = providers[provider_id]
-    if provider_id == "local":
+    if info.spec is not None and info.spec.preloads:
         _preload_ui.show()
     c_model, c_url = st.columns(2)
     model = c_model.text_input(

@@ -126,9 +126,11 @@ def test_no_tool_answer_gets_the_plain_note(settings: Settings) -> None:
 
 
 def test_default_mode_is_retry_for_local_only() -> None:
-    assert Settings().answer_check_for("local") == "retry"
-    assert Settings().answer_check_for("openai") == "flag"
-    assert Settings(answer_check="off").answer_check_for("local") == "off"
+    from agent_core.providers import answer_check_for
+
+    assert answer_check_for(Settings(), "local") == "retry"
+    assert answer_check_for(Settings(), "openai") == "flag"
+    assert answer_check_for(Settings(answer_check="off"), "local") == "off"
     assert Settings.from_env({"ANSWER_CHECK": "RETRY"}, dotenv=False).answer_check == "retry"
     with pytest.raises(ValueError, match="ANSWER_CHECK"):
         Settings.from_env({"ANSWER_CHECK": "sometimes"}, dotenv=False)

@@ -25,6 +25,7 @@ from agent_core.errors import ProviderError
 from agent_core.providers import local, model_wait
 from agent_core.providers.base import ModelRequest
 from agent_core.providers.local.handover import DEFAULT_MS_PER_TOKEN, GENERATION_S, Handover
+from agent_core.providers.scripted import ScriptedProvider
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
 from tests.test_local_provider import fake_model as model_path  # noqa: F401 (a fixture)
@@ -77,7 +78,7 @@ def test_the_estimate_before_any_report_and_while_generating() -> None:
 def test_the_message() -> None:
     wait = model_wait.ModelWait(seconds_left=10.2, waited_s=3.0)
     assert wait.message == "the local model is finishing the stopped run, about 11 s"
-    assert model_wait.model_wait(object()) is None  # a provider that cannot tell
+    assert ScriptedProvider([]).model_wait() is None  # a provider that cannot tell: the Protocol's default
 
 
 # --- The provider, with a fake llama.cpp server ----------------------------------------------------
@@ -167,7 +168,7 @@ def test_the_next_run_says_it_waits_for_the_stopped_one_and_the_cli_prints_it_on
     threads[1].start()
     out = io.StringIO()
     over = threading.Event()
-    model_wait.watch(waiting, over, out.write)
+    model_wait.watch(waiting.model_wait, over, out.write)
     time.sleep(0.6)
     assert waiting.model_wait() is None  # waiting for a live run: nothing to say about a Stop
     stop.set()

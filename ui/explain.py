@@ -85,7 +85,7 @@ def _ai_box(result: Explanation, record: dict[str, Any], box: Any, key: str) -> 
             "and tool name in it is among the facts; otherwise you get the summary above, and a note why."
         )
         # The offline planner is rule-based: it cannot reword anything.
-        infos = [p for p in list_providers() if p.available and p.id not in ("offline", "scripted")]
+        infos = [p for p in list_providers() if p.available and p.spec is not None and not p.spec.rule_based]
         ids = [p.id for p in infos]
         if not ids:
             st.caption("No model is available for this: it needs the local model or a provider's API key.")

@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from agent_core.checks.grounding import WHAT_IS_CHECKED, summary, unsupported
+from agent_core.providers import default_answer_check
 from agent_core.records.answer_check_stats import ungrounded_rates
 from ui import common as ui
 
@@ -97,7 +98,7 @@ _CHECK_TEXT = {
 
 def answer_check_control(container: Any, provider_id: str, configured: str | None) -> str | None:
     """The Run page's answer-check choice; None keeps the configured / default behaviour."""
-    default = configured or ("retry" if provider_id == "local" else "flag")
+    default = configured or default_answer_check(provider_id)
 
     def text(choice: str) -> str:
         return f"default ({default})" if choice == "default" else _CHECK_TEXT[choice]

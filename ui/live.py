@@ -21,7 +21,6 @@ from typing import Any
 import streamlit as st
 
 from agent_core.masking import mask_text
-from agent_core.providers.model_wait import model_wait
 from agent_core.run.events import Event, RunFinished, RunStarted
 from agent_core.run.prepare import PreparedRun
 from ui import common as ui
@@ -74,7 +73,7 @@ class BackgroundRun:
     """An exception that ended the thread outside the loop's own handling (a bug)."""
     started: float = field(default_factory=time.monotonic)
     provider: Any = None
-    """The run's provider, asked whether its model call waits for a stopped run (:func:`model_wait`)."""
+    """The run's provider, asked whether its model call waits for a stopped run (``Provider.model_wait``)."""
     tools: list[str] | None = None
     """The tools the run may use (to run the same goal on another model)."""
 
@@ -176,7 +175,7 @@ class _WaitNote:
         self.offers = 0
 
     def update(self, run: BackgroundRun) -> None:
-        wait = model_wait(run.provider) if run.provider is not None and not run.stop_requested else None
+        wait = run.provider.model_wait() if run.provider is not None and not run.stop_requested else None
         if wait is None:
             if self.text is not None:
                 self.slot.empty()

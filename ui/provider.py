@@ -20,11 +20,15 @@ PLAIN: dict[str, tuple[str, str]] = {
 }
 
 
+def _needs_server(info: ProviderInfo) -> bool:
+    return info.spec is not None and info.spec.needs_running_server
+
+
 def _why(info: ProviderInfo) -> str:
     hint = info.hint.lower()
     if "key" in hint:
         return "needs an API key"
-    if info.id == "openai-chat":
+    if _needs_server(info):
         return "no server answers"
     if "not installed" in hint or "install" in hint:
         return "not installed"
@@ -43,9 +47,9 @@ def _server_answers(url: str) -> bool:
 
 
 def checked(info: ProviderInfo, base_url: str = "") -> ProviderInfo:
-    """``info``, made unavailable when it is ``openai-chat`` and nothing answers at its base URL
-    (checked quickly, remembered for 20 s)."""
-    if info.id != "openai-chat" or not info.available:
+    """``info``, made unavailable when it needs a running server (``openai-chat``) and nothing
+    answers at its base URL (checked quickly, remembered for 20 s)."""
+    if not _needs_server(info) or not info.available:
         return info
     from agent_core.providers.openai_chat import configured_base_url
 

@@ -213,7 +213,7 @@ class RecordedTools:
         return answer
 
 
-class ForkProvider:
+class ForkProvider(Provider):
     """The source's model turns before ``from_step`` (verbatim), then ``provider`` (None: only the
     recorded turns — a call past them is an error)."""
 
@@ -224,7 +224,7 @@ class ForkProvider:
         self.label = (
             provider.label if provider is not None else "replay of the recorded model turns — no model is asked"
         )
-        self.instant = bool(getattr(provider, "instant", True)) if provider is not None else True
+        self.instant = provider.instant if provider is not None else True
         self.from_step = from_step
         same_provider = provider is None or provider.id == source.get("provider")
         self._turns: dict[int, ModelResponse] = {}

@@ -100,7 +100,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     finished: RunFinished | None = None
     over = threading.Event()
     if not args.quiet:  # a wait for a stopped run on the shared local model: one line
-        model_wait.watch(prepared.provider, over, sys.stderr.write)
+        model_wait.watch(prepared.provider.model_wait, over, sys.stderr.write)
     try:
         for event in prepared.events(cancel):
             if not args.quiet:

@@ -31,6 +31,7 @@ from agent_core.evals.checks import check_run, verdict
 from agent_core.evals.goalset import Goal, GoalSet, as_mapping
 from agent_core.evals.judge import Judge
 from agent_core.evals.scores import cells_of, flips_of, summary_of, trend_of
+from agent_core.providers import provider_spec
 from agent_core.providers.base import Provider
 from agent_core.records.files import load_record, utc_now
 from agent_core.run.events import RunFinished
@@ -40,8 +41,9 @@ log = logging.getLogger("agent_core.evals")
 
 RESULT_VERSION = 1
 SCRIPTED = "scripted"
-_LOCAL_LOCK = threading.Lock()
-"""The local model answers one run at a time, across every eval in this process."""
+_ONE_AT_A_TIME = threading.Lock()
+"""A provider that serves one request at a time (``ProviderSpec.one_request_at_a_time``: the local
+model) runs one eval run at a time, across every eval in this process."""
 
 
 @dataclass(frozen=True)
@@ -211,8 +213,9 @@ class EvalRun:
     def _one(self, target: Target, goal: Goal, repeat: int) -> dict[str, Any] | None:
         if self.cancel.is_set():
             return None
-        if target.provider == "local":
-            with _LOCAL_LOCK:
+        spec = provider_spec(target.provider)
+        if spec is not None and spec.one_request_at_a_time:
+            with _ONE_AT_A_TIME:
                 return self._run(target, goal, repeat)
         return self._run(target, goal, repeat)
 

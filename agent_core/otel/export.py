@@ -28,6 +28,7 @@ from typing import Any
 
 from agent_core.masking import mask, mask_text
 from agent_core.otel.conventions import PREFIX
+from agent_core.providers import provider_spec
 
 AGENT_NAME = "agent-workbench"
 SCOPE_NAME = "agent_workbench.otel"
@@ -35,8 +36,6 @@ SCOPE_VERSION = "1"
 MAX_CONTENT_CHARS = 16_000
 TRUNCATION_MARKER = "…[TRUNCATED]"
 
-PROVIDER_NAMES = {"openai": "openai", "openai-chat": "openai", "anthropic": "anthropic"}
-"""Our provider ids → ``gen_ai.provider.name`` well-known values; others are sent as they are."""
 
 W = PREFIX  # short alias for the extras' prefix
 
@@ -148,7 +147,8 @@ def record_to_trace(
     text = _Content(content, max_content_chars)
     model = str(record.get("model") or "unknown")
     provider_id = str(record.get("provider") or "unknown")
-    provider = PROVIDER_NAMES.get(provider_id, provider_id)
+    spec = provider_spec(provider_id)  # gen_ai.provider.name: a well-known value where one exists
+    provider = spec.trace_name if spec is not None else provider_id
     steps = [s for s in record.get("steps") or [] if isinstance(s, dict)]
     calls = [c for c in record.get("tool_calls") or [] if isinstance(c, dict)]
 

@@ -1,9 +1,10 @@
 """Provider catalogue: which providers exist, whether each can be used here, and a factory.
 
-Each provider module exposes ``PROVIDER_ID``, ``LABEL``, ``DEFAULT_MODEL``,
+Each provider module exposes ``SPEC`` (a :class:`~agent_core.providers.base.ProviderSpec`: label,
+default model, free or paid, default answer check, tracing name, whether it preloads …),
 ``availability() -> str | None`` (None when usable, else a one-line hint) and
-``create(*, model, base_url, settings) -> Provider``. Modules are imported lazily, so a missing
-SDK only makes its provider unavailable.
+``create(*, model, base_url, settings) -> Provider``. Modules are imported lazily (they import
+their SDK only when a provider is made), so a missing SDK only makes its provider unavailable.
 
 May import: the foundation modules, ``text``, ``records``, ``tools``, ``verdicts`` and ``checks``;
 never the loop (``agent_core.run``) or anything above it. Only a provider's own module imports
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from agent_core.errors import ProviderUnavailable
-from agent_core.providers.base import Provider
+from agent_core.providers.base import AnswerCheckMode, Provider, ProviderSpec
 from agent_core.settings import Settings
 
 _MODULES: dict[str, str] = {
@@ -28,6 +29,9 @@ _MODULES: dict[str, str] = {
     "anthropic": "agent_core.providers.anthropic_messages",
 }
 PROVIDER_IDS: tuple[str, ...] = tuple(_MODULES)
+"""The providers a person can choose, in menu order."""
+_OTHER_MODULES: dict[str, str] = {"scripted": "agent_core.providers.scripted"}
+"""Providers the engine makes itself (demos, tests), never offered in a menu."""
 
 
 @dataclass(frozen=True)
@@ -41,13 +45,36 @@ class ProviderInfo:
     hint: str
     """Why it is unavailable and what to do; empty when available."""
     uses_base_url: bool
+    spec: ProviderSpec | None = None
+    """The provider's declared traits; None when its module cannot be imported."""
 
 
 def _module(provider_id: str) -> ModuleType | None:
     try:
-        return importlib.import_module(_MODULES[provider_id])
+        return importlib.import_module(_MODULES.get(provider_id) or _OTHER_MODULES[provider_id])
     except ImportError:
         return None
+
+
+def provider_spec(provider_id: str) -> ProviderSpec | None:
+    """The declared traits of ``provider_id``; None for an id no module here provides (a record
+    from elsewhere, a test's own provider)."""
+    if provider_id not in _MODULES and provider_id not in _OTHER_MODULES:
+        return None
+    module = _module(provider_id)
+    spec = getattr(module, "SPEC", None)
+    return spec if isinstance(spec, ProviderSpec) else None
+
+
+def default_answer_check(provider_id: str) -> AnswerCheckMode:
+    """The answer check a run on ``provider_id`` gets when ``ANSWER_CHECK`` is unset."""
+    spec = provider_spec(provider_id)
+    return spec.answer_check if spec is not None else "flag"
+
+
+def answer_check_for(settings: Settings, provider_id: str) -> str:
+    """The answer check for a run on ``provider_id``: the setting, or the provider's default."""
+    return settings.answer_check or default_answer_check(provider_id)
 
 
 def provider_info(provider_id: str) -> ProviderInfo:
@@ -61,13 +88,15 @@ def provider_info(provider_id: str) -> ProviderInfo:
         hint = module.availability()
     except Exception as exc:  # availability must never crash a page
         hint = f"unavailable: {exc}"
+    spec: ProviderSpec = module.SPEC
     return ProviderInfo(
         id=provider_id,
-        label=module.LABEL,
-        default_model=module.DEFAULT_MODEL,
+        label=spec.label,
+        default_model=spec.default_model,
         available=hint is None,
         hint=hint or "",
-        uses_base_url=getattr(module, "USES_BASE_URL", False),
+        uses_base_url=spec.uses_base_url,
+        spec=spec,
     )
 
 

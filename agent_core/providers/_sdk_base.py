@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any, ClassVar, NamedTuple
@@ -21,7 +21,7 @@ from typing import Any, ClassVar, NamedTuple
 from agent_core.errors import ERROR_PREFIX, ProviderError, ProviderUnavailable
 from agent_core.masking import register_secret
 from agent_core.providers._sdk_errors import map_sdk_error, unexpected_response
-from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse
+from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Provider
 
 MISSING_OUTPUT = ERROR_PREFIX + "this call was not run (the run stopped before it)."
 """Sent for a call that has no output, since the APIs refuse a call without its output."""
@@ -71,7 +71,7 @@ class Sdk(NamedTuple):
     """The SDK's base exception: ``openai.OpenAIError``, ``anthropic.AnthropicError``."""
 
 
-class SdkProvider(ABC):
+class SdkProvider(Provider):
     """A model behind a remote API reached through its official SDK.
 
     Subclasses set the class attributes and implement the hooks; ``complete`` is the same for all.

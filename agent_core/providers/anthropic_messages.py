@@ -15,7 +15,7 @@ from typing import Any
 
 from agent_core.context import ContextBlock, ToolCallRequest
 from agent_core.providers._sdk_base import MISSING_OUTPUT, Sdk, SdkProvider, drop_none, key_hint, require_key
-from agent_core.providers.base import ModelRequest, ModelResponse, Usage
+from agent_core.providers.base import ModelRequest, ModelResponse, ProviderSpec, Usage
 from agent_core.settings import Settings
 
 log = logging.getLogger("agent_core.providers.anthropic")
@@ -27,6 +27,14 @@ USES_BASE_URL = True
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 DEFAULT_MAX_TOKENS = 4096
 NAME = "Anthropic"
+SPEC = ProviderSpec(
+    id=PROVIDER_ID,
+    label=LABEL,
+    default_model=DEFAULT_MODEL,
+    free=False,
+    otel_name="anthropic",
+    uses_base_url=USES_BASE_URL,
+)
 
 
 def availability() -> str | None:

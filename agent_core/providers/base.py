@@ -7,9 +7,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from agent_core.context import ContextBlock, ToolCallRequest
+from agent_core.providers.model_wait import ModelWait
 from agent_core.tools.registry import Tool
 
 
@@ -77,6 +78,43 @@ class LoadProgress:
     message: str = ""
 
 
+AnswerCheckMode = Literal["off", "flag", "retry"]
+
+
+@dataclass(frozen=True)
+class ProviderSpec:
+    """What the rest of the program knows about a provider, declared once in its own module (``SPEC``).
+
+    Pages, the CLI, evals, pricing and tracing ask this instead of testing the provider's id.
+    """
+
+    id: str
+    label: str
+    """What the UI and the record call it (honest: "offline demo model — rule-based, no LLM")."""
+    default_model: str
+    free: bool
+    """Its calls cost nothing (a model on this machine, or no model): the cost estimate is 0."""
+    answer_check: AnswerCheckMode = "flag"
+    """The answer check when ``ANSWER_CHECK`` is unset: ``retry`` for a model likely to make a figure up."""
+    otel_name: str = ""
+    """``gen_ai.provider.name`` in exported traces: a well-known value where one exists, else the id."""
+    preloads: bool = False
+    """It loads a model before its first answer: the app starts that load early and shows its progress."""
+    one_request_at_a_time: bool = False
+    """One model in this process serves one request at a time: evals run its goals one by one."""
+    uses_base_url: bool = False
+    """A per-run base URL applies to it (the Run page's field, ``--base-url``)."""
+    needs_running_server: bool = False
+    """It is usable only while a server answers at its base URL (the UI checks every 20 s)."""
+    rule_based: bool = False
+    """No language model behind it (a planner or recorded turns): never asked to write prose."""
+
+    @property
+    def trace_name(self) -> str:
+        """The name exported traces give it."""
+        return self.otel_name or self.id
+
+
 @runtime_checkable
 class Provider(Protocol):
     """A model behind one API. Implementations live one per file in ``agent_core/providers``."""
@@ -86,10 +124,9 @@ class Provider(Protocol):
     model: str
     label: str
     """What the UI and the record call it (honest: "offline demo model — rule-based, no LLM")."""
-    # Optional: ``instant = True`` for a provider that answers at once, in process (no network, no
-    # model): the loop then calls it in its own thread; any other is called in a worker thread,
-    # so that a Stop need not wait for the answer. Optional: ``use_run(instructions, tools)``,
-    # called by the loop before :meth:`prepare` with the run's system prompt and tools.
+    instant: bool = False
+    """True for a provider that answers at once, in process (no network, no model): the loop then
+    calls it in its own thread; any other is called in a worker thread, so a Stop need not wait."""
 
     def complete(self, request: ModelRequest) -> ModelResponse:
         """Make one model call; raise :class:`agent_core.errors.ProviderError` on failure."""
@@ -98,3 +135,20 @@ class Provider(Protocol):
     def prepare(self) -> Iterator[LoadProgress]:
         """One-time preparation before the first call, reporting progress (may yield nothing)."""
         ...
+
+    # Optional capabilities: a provider class that subclasses Provider gets these defaults.
+
+    def use_run(self, instructions: str, tools: list[Tool]) -> None:
+        """Called by the loop before :meth:`prepare` with the run's system prompt and tools (the
+        local model computes them once and keeps them); by default nothing."""
+        return None
+
+    def meta(self) -> dict[str, Any] | None:
+        """What the record keeps about the provider beyond its id and model (``provider_meta``);
+        by default nothing."""
+        return None
+
+    def model_wait(self) -> ModelWait | None:
+        """While a call waits for a stopped run to let go of the model: how long, about; by
+        default None (a provider that serves every call at once)."""
+        return None

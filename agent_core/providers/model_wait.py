@@ -3,8 +3,8 @@
 The local model serves one request at a time, and a Stop reaches it only between two prompt
 batches: a run started right after a Stop may wait a few seconds (far longer on a loaded machine)
 for the stopped one. A provider that can tell has a ``model_wait()`` method returning a
-:class:`ModelWait` while that happens (:meth:`agent_core.providers.local.LocalProvider.model_wait`);
-:func:`model_wait` asks any provider, and :func:`watch` prints it once per wait (the CLI).
+:class:`ModelWait` while that happens (``Provider.model_wait``, None by default);
+:func:`watch` prints it once per wait (the CLI).
 """
 
 from __future__ import annotations
@@ -32,22 +32,16 @@ class ModelWait:
         return f"the local model is finishing the stopped run, about {math.ceil(self.seconds_left)} s"
 
 
-def model_wait(provider: object) -> ModelWait | None:
-    """What ``provider``'s model call is waiting for, if it waits for a stopped run (else None)."""
-    ask = getattr(provider, "model_wait", None)
-    if not callable(ask):
-        return None
-    wait = ask()
-    return wait if isinstance(wait, ModelWait) else None
-
-
-def watch(provider: object, done: threading.Event, write: Callable[[str], object]) -> threading.Thread:
-    """Until ``done`` is set, write one line for each wait for a stopped run (a daemon thread)."""
+def watch(
+    ask: Callable[[], ModelWait | None], done: threading.Event, write: Callable[[str], object]
+) -> threading.Thread:
+    """Until ``done`` is set, write one line for each wait for a stopped run (a daemon thread);
+    ``ask`` is the provider's ``model_wait``."""
 
     def loop() -> None:
         waiting = False
         while not done.wait(POLL_S):
-            wait = model_wait(provider)
+            wait = ask()
             if wait is not None and not waiting:
                 write(f"  {wait.message} (or use --provider offline)\n")
             waiting = wait is not None

@@ -18,7 +18,7 @@ from typing import Any
 
 from agent_core.context import ContextBlock, ToolCallRequest
 from agent_core.providers._sdk_base import MISSING_OUTPUT, Sdk, SdkProvider, arguments_text
-from agent_core.providers.base import ModelRequest, ModelResponse, Usage
+from agent_core.providers.base import ModelRequest, ModelResponse, ProviderSpec, Usage
 from agent_core.settings import Settings
 
 log = logging.getLogger("agent_core.providers.openai_chat")
@@ -30,6 +30,15 @@ USES_BASE_URL = True
 DEFAULT_BASE_URL = "http://localhost:11434/v1"
 PLACEHOLDER_KEY = "not-needed"
 NAME = "the OpenAI-compatible server"
+SPEC = ProviderSpec(
+    id=PROVIDER_ID,
+    label=LABEL,
+    default_model=DEFAULT_MODEL,
+    free=False,
+    otel_name="openai",  # the wire protocol: gen_ai's name for OpenAI-compatible servers
+    uses_base_url=USES_BASE_URL,
+    needs_running_server=True,
+)
 
 
 def configured_base_url() -> str:

@@ -25,7 +25,7 @@ from agent_core.providers._sdk_base import (
     key_hint,
     require_key,
 )
-from agent_core.providers.base import ModelRequest, ModelResponse, Usage
+from agent_core.providers.base import ModelRequest, ModelResponse, ProviderSpec, Usage
 from agent_core.settings import Settings
 
 log = logging.getLogger("agent_core.providers.openai")
@@ -36,6 +36,14 @@ DEFAULT_MODEL = "gpt-4.1-mini"
 USES_BASE_URL = True
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 NAME = "OpenAI"
+SPEC = ProviderSpec(
+    id=PROVIDER_ID,
+    label=LABEL,
+    default_model=DEFAULT_MODEL,
+    free=False,
+    otel_name="openai",
+    uses_base_url=USES_BASE_URL,
+)
 
 # Failed-response error codes worth another try (``status: failed`` in a 200 answer).
 _TRANSIENT_CODES = frozenset({"server_error", "rate_limit_exceeded", "vector_store_timeout"})

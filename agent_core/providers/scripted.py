@@ -15,11 +15,12 @@ from typing import Any
 
 from agent_core.context import ToolCallRequest
 from agent_core.errors import ProviderError
-from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Usage
+from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Provider, ProviderSpec, Usage
 
 PROVIDER_ID = "scripted"
 LABEL = "scripted demo model — replays fixed turns, no LLM"
 DEFAULT_MODEL = "scripted-1"
+SPEC = ProviderSpec(id=PROVIDER_ID, label=LABEL, default_model=DEFAULT_MODEL, free=True, rule_based=True)
 
 
 def _as_response(turn: dict[str, Any], step: int, number: int) -> ModelResponse:
@@ -43,7 +44,7 @@ def _as_response(turn: dict[str, Any], step: int, number: int) -> ModelResponse:
     )
 
 
-class ScriptedProvider:
+class ScriptedProvider(Provider):
     """Replays ``turns`` in order; ``requests`` keeps a copy of each request it was given."""
 
     id = PROVIDER_ID

@@ -21,6 +21,7 @@ from agent_core.context import ContextBlock, ToolOutput, select_blocks, trim_his
 from agent_core.errors import ProviderError, RunCancelled
 from agent_core.masking import mask, mask_text, masked_traceback
 from agent_core.otel import auto as otel_auto
+from agent_core.providers import answer_check_for
 from agent_core.providers.base import ModelRequest, ModelResponse, Provider, Usage
 from agent_core.records.files import (
     SCHEMA_VERSION,
@@ -153,7 +154,7 @@ class _Run:
             from agent_core.pgstore.sink import writer_for
 
             self.team = writer_for(settings.store_url, settings.data_dir)
-        self.answer_check = settings.answer_check_for(provider.id)
+        self.answer_check = answer_check_for(settings, provider.id)
         self.checks_sent = 0
         """Corrective turns sent so far; the step after one is recorded with ``kind: answer_check``."""
         self.next_step_kind: str | None = None
@@ -207,12 +208,12 @@ class _Run:
         self.record["usage"] = self.usage.as_dict()
         self.record["cost_usd"] = _cost(self.provider, self.record["model"], self.usage, self.prices)
         self.record["updated_at"] = utc_now()
-        meta = getattr(self.provider, "meta", None)
-        if callable(meta):
-            try:
-                self.record["provider_meta"] = mask(meta())
-            except Exception as exc:  # provider metadata is a nicety, never a failure
-                log.debug("provider meta() failed\n%s", masked_traceback(exc))
+        try:
+            meta = self.provider.meta()
+            if meta is not None:
+                self.record["provider_meta"] = mask(meta)
+        except Exception as exc:  # provider metadata is a nicety, never a failure
+            log.debug("provider meta() failed\n%s", masked_traceback(exc))
         save_record(self.record, self.settings.runs_dir, encoder=self.encoder, final=final)
         if self.team is not None:  # after the folder, which keeps every step whatever the database does
             self.team.save(self.record)
@@ -298,9 +299,7 @@ def run_agent(
     )
     log.info("run %s started: provider=%s model=%s", rid, provider.id, provider.model)
     try:
-        use_run = getattr(provider, "use_run", None)
-        if callable(use_run):  # a provider that prepares for the run's own prompt and tools (local)
-            use_run(instructions, list(registry))
+        provider.use_run(instructions, list(registry))  # a provider may prepare for them (local)
         for progress in provider.prepare():
             yield ModelLoading(
                 run_id=rid, stage=progress.stage, done=progress.done, total=progress.total, message=progress.message

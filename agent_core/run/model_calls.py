@@ -25,7 +25,7 @@ def _complete(provider: Provider, request: ModelRequest, cancel: threading.Event
     API's request runs to its timeout at most; the local model stops at its next token).
     An ``instant`` provider is called here: the hand-off would cost more than its answer.
     (SystemExit & co. from a provider come back as :class:`workers.CallAborted`, an engine error.)"""
-    if getattr(provider, "instant", False):
+    if provider.instant:
         return provider.complete(request)
     pending = workers.start(lambda: provider.complete(request))
     try:

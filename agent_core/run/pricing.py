@@ -13,7 +13,7 @@ Prices change: edit :data:`DEFAULT_PRICES`, or put a JSON file at ``$PRICES_FILE
     {"gpt-4.1-mini": {"input": 0.40, "output": 1.60}, "my-model": [1.0, 2.0]}
 
 Providers that run nothing billable (``offline``, ``local``, ``scripted``: see
-:data:`FREE_PROVIDERS`) cost 0.0 when the caller passes ``provider=``; an unknown model is
+:attr:`ProviderSpec.free <agent_core.providers.base.ProviderSpec.free>`) cost 0.0 when the caller passes ``provider=``; an unknown model is
 ``None`` ("unknown"), never a guess.
 """
 
@@ -28,10 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-log = logging.getLogger("agent_core.run.pricing")
+from agent_core.providers import provider_spec
 
-FREE_PROVIDERS = frozenset({"offline", "local", "scripted"})
-"""Providers whose calls cost nothing: estimate_cost returns 0.0 for them."""
+log = logging.getLogger("agent_core.run.pricing")
 
 
 @dataclass(frozen=True)
@@ -132,6 +131,11 @@ def _tokens(usage: Any, name: str) -> int:
     return int(value or 0)
 
 
+def _free(provider_id: str) -> bool:
+    spec = provider_spec(provider_id)
+    return spec is not None and spec.free
+
+
 def estimate_cost(
     model: str | None,
     usage: Any,
@@ -143,10 +147,10 @@ def estimate_cost(
     """Estimated USD cost of ``usage`` (a :class:`~agent_core.providers.base.Usage` or a dict with
     ``input_tokens`` / ``output_tokens``) on ``model``.
 
-    Returns 0.0 for a provider in :data:`FREE_PROVIDERS`, None when the model's price is unknown.
+    Returns 0.0 for a free provider (``ProviderSpec.free``), None when the model's price is unknown.
     ``prices`` replaces the table (tests); otherwise the defaults plus the override file are used.
     """
-    if provider in FREE_PROVIDERS:
+    if provider is not None and _free(provider):
         return 0.0
     table = prices if prices is not None else load_prices(data_dir)
     price = find_price(model, table)

@@ -28,7 +28,7 @@ from typing import Any
 
 from agent_core.context import ToolCallRequest
 from agent_core.errors import ProviderError
-from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Usage
+from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Provider, ProviderSpec, Usage
 from agent_core.providers.local.answer_end import SENTENCES, enough_said
 from agent_core.providers.local.evidence import must_say_not_found
 from agent_core.providers.local.handover import Handover, ModelWait
@@ -83,6 +83,16 @@ DEFAULT_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 USES_BASE_URL = False
 INSTALL_LINE = "pip install -r requirements-local.txt"
 RUNTIME = "xllamacpp"
+SPEC = ProviderSpec(
+    id=PROVIDER_ID,
+    label=LABEL,
+    default_model=DEFAULT_MODEL,
+    free=True,
+    answer_check="retry",  # the small model is the likeliest to make a figure up
+    preloads=True,
+    one_request_at_a_time=True,
+    uses_base_url=USES_BASE_URL,
+)
 
 N_THREADS = 2
 """CPU threads for generation and prompt processing (measured on a 2-core machine)."""
@@ -369,7 +379,7 @@ def _threads(env: Mapping[str, str]) -> int:
         return N_THREADS
 
 
-class LocalProvider:
+class LocalProvider(Provider):
     """Qwen2.5-Coder-1.5B on llama.cpp; see the module docstring.
 
     ``load_ms`` is the model's load time (the shared engine's, whoever loaded it) once prepared.

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from agent_core.context import ToolCallRequest
-from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Usage
+from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Provider, ProviderSpec, Usage
 from agent_core.providers.offline.plans import _PLANS, MAX_PLAN_STEPS, _canonical, _Ctx, _Decision
 from agent_core.providers.offline.rules import classify, shorten
 from agent_core.settings import Settings
@@ -26,6 +26,9 @@ PROVIDER_ID = "offline"
 LABEL = "offline demo model — rule-based, no LLM"
 DEFAULT_MODEL = "offline-planner-1"
 USES_BASE_URL = False
+SPEC = ProviderSpec(
+    id=PROVIDER_ID, label=LABEL, default_model=DEFAULT_MODEL, free=True, uses_base_url=USES_BASE_URL, rule_based=True
+)
 
 logger = logging.getLogger("agent_core.providers.offline")
 
@@ -63,7 +66,7 @@ def _tokens(chars: int) -> int:
 
 
 @dataclass
-class OfflineProvider:
+class OfflineProvider(Provider):
     """The rule-based planner; deterministic: the same request gives the same response."""
 
     model: str = DEFAULT_MODEL
