@@ -8,8 +8,11 @@ output are never separated.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+from agent_core.records.run_record import BlockItem
 
 
 def canonical_json(value: Any) -> str:
@@ -17,9 +20,39 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
 
-def canonical_signature(name: str, arguments: Any) -> str:
-    """Same tool + same arguments (key order ignored) → same signature."""
-    return name + ":" + canonical_json(arguments)
+def _normalise(value: Any) -> Any:
+    if isinstance(value, str):
+        return " ".join(value.split())
+    if isinstance(value, Mapping):
+        return {str(k): _normalise(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_normalise(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def canonical_arguments(arguments: Any) -> str:
+    """Arguments as canonical JSON: keys sorted, whitespace collapsed, ``2.0`` → ``2``.
+
+    A JSON string is parsed first (a provider may send arguments as text); text that is not
+    JSON is kept as a (whitespace-collapsed) string.
+    """
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except ValueError:
+            return json.dumps(" ".join(arguments.split()), ensure_ascii=False)
+    if arguments is None:
+        arguments = {}
+    return json.dumps(_normalise(arguments), sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def call_signature(name: str, arguments: Any) -> str:
+    """``name(canonical arguments)``: the one signature of a tool call. Equal for the same tool
+    with the same arguments, whatever their key order, spacing or ``2.0``/``2``: the dispatcher
+    refuses a repeat by it, compare aligns runs by it, tracing links a duplicate to its first call."""
+    return f"{name}({canonical_arguments(arguments)})"
 
 
 @dataclass
@@ -61,9 +94,9 @@ class ContextBlock:
     """The engine's reply to this turn, sent as a user message after it: the answer check's
     corrective turn (``ANSWER_CHECK=retry``) when the answer stated unsupported figures."""
 
-    def items(self) -> list[dict[str, Any]]:
+    def items(self) -> list[BlockItem]:
         """Items for the record: text, reasoning, tool_call and tool_output entries in order."""
-        out: list[dict[str, Any]] = []
+        out: list[BlockItem] = []
         for item in self.raw:
             if item.get("type") == "reasoning":
                 summary = " ".join(part.get("text", "") for part in item.get("summary") or [] if isinstance(part, dict))
@@ -104,8 +137,12 @@ def select_blocks(blocks: list[ContextBlock], max_blocks: int) -> tuple[list[Con
     return keep, trimmed
 
 
-def trim_history(history: list[dict[str, Any]], max_messages: int = 30) -> list[dict[str, Any]]:
-    """Keep every system message and the most recent others, ``max_messages`` in all (seed 000)."""
+M = TypeVar("M", bound=Mapping[str, Any])
+
+
+def trim_history(history: list[M], max_messages: int = 30) -> list[M]:
+    """Keep every system message and the most recent others, ``max_messages`` in all (the
+    ``trim_history`` of the agent-loop design this engine follows)."""
     if len(history) <= max_messages:
         return history
     system = [m for m in history if m.get("role") == "system"]

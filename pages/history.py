@@ -46,7 +46,7 @@ ORDERS: dict[str, tuple[str, bool]] = {
 }
 """How the whole filtered list can be ordered before it is cut into pages (clicking a column
 header sorts only the page in view)."""
-TABLE_COLUMNS = {
+COLUMN_LABELS = {
     # What an analyst sorts by first; provider and model after them.
     "started_at": st.column_config.DatetimeColumn("Time (UTC)", format="YYYY-MM-DD HH:mm:ss", width="medium"),
     "status": st.column_config.TextColumn(
@@ -64,7 +64,7 @@ TABLE_COLUMNS = {
     "user": st.column_config.TextColumn("User", help="Who ran it (AGENT_USER, or the signed-in user)."),
     "scripted": st.column_config.CheckboxColumn("Demo", help=ui.explain("scripted")),
 }
-TABLE_COLUMNS = grounding_ui.with_column(_explain_ui.with_summary_column(TABLE_COLUMNS))
+COLUMN_LABELS = grounding_ui.with_column(_explain_ui.with_summary_column(COLUMN_LABELS))
 
 
 def _select_run(run_id: str | None) -> None:
@@ -406,7 +406,7 @@ st.session_state["history_view_ids"] = ids
 preselect = [int(i) for i in shown.index[shown["run_id"] == selected]] if selected else []
 _history_ui.runs_table(  # every column on a wide screen, the essentials on a narrow one
     shown,
-    {k: v for k, v in TABLE_COLUMNS.items() if k != "user" or choices.users},
+    {k: v for k, v in COLUMN_LABELS.items() if k != "user" or choices.users},
     height=38 + 35 * max(3, min(len(shown), 18)),  # up to 18 rows in view; the grid scrolls for more
     preselect=preselect,
     on_select=_on_table_select,

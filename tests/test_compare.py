@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from agent_core.analysis.compare import compare, first_divergence, lcs_pairs
-from agent_core.analysis.trajectory import canonical_arguments, signature, trajectory
+from agent_core.analysis.trajectory import signature, trajectory
+from agent_core.context import canonical_arguments
 from agent_core.providers.offline import create as offline_create
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.run.loop import run_to_end

@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from agent_core.context import ToolCallRequest
+from agent_core.context import ToolCallRequest, call_signature
 from agent_core.errors import TransientToolError
-from agent_core.run.dispatcher import Dispatcher, canonical_signature, output_to_text, truncate
+from agent_core.run.dispatcher import Dispatcher, output_to_text, truncate
 from agent_core.run.retry import backoff_delay
 from agent_core.settings import Settings
 from agent_core.tools.registry import ToolRegistry
@@ -140,7 +140,7 @@ def test_duplicate_call_is_refused_regardless_of_key_order(dispatcher: Dispatche
     assert second["duplicate"] is True and second["error_category"] == "duplicate"
     assert "another approach" in second["output"]
     assert calls["add"] == 2
-    assert canonical_signature("t", {"b": 1, "a": 2}) == canonical_signature("t", {"a": 2, "b": 1})
+    assert call_signature("t", {"b": 1, "a": 2}) == call_signature("t", {"a": 2, "b": 1})
 
 
 def test_transient_failure_retried_with_full_jitter_then_succeeds(

@@ -18,10 +18,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 LAYERS: list[set[str]] = [
     {"errors"},  # the foundation: the error types,
-    {"masking", "context", "store_url"},  # secret masking, the loop's messages to a provider, the store URL,
+    {"masking", "store_url"},  # secret masking, the store URL,
     {"settings"},  # and the settings
     {"text"},  # language, number words, contact shapes
     {"records"},  # the record's type, its files, the index and the tables read from them
+    {"context"},  # the loop's messages to a provider: context blocks (recorded as the record says)
     {"tools"},  # registry, schemas, built-in tools, the workspace
     {"verdicts"},  # yes/no questions the results decide (used by the answer check and two providers)
     {"checks"},  # the answer check (it uses the calculator's arithmetic)

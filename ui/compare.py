@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from agent_core.analysis.compare import CAUSE_LABELS, MAX_RUNS, MIN_RUNS, Comparison, compare
-from agent_core.analysis.trajectory import Event
+from agent_core.analysis.trajectory import Action
 from agent_core.errors import RecordError
 from agent_core.records.store import RunStore
 from ui import common as ui
@@ -127,7 +127,7 @@ def _note(result: Comparison, row: list[int | None], differs: list[bool]) -> str
     return "; ".join(notes) or "same"
 
 
-def _cell_text(event: Event | None) -> str:
+def _cell_text(event: Action | None) -> str:
     if event is None:
         return ""
     text = event.label()

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_core.analysis.trajectory import ANSWER, STOP, TOOL_CALL, Event, Trajectory, as_mapping, trajectory
+from agent_core.analysis.trajectory import ANSWER, STOP, TOOL_CALL, Action, Trajectory, as_mapping, trajectory
 
 MIN_RUNS, MAX_RUNS = 2, 6
 CAUSES = (
@@ -247,7 +247,7 @@ def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _did(event: Event) -> str:
+def _did(event: Action) -> str:
     if event.kind == TOOL_CALL:
         return f"calling {event.tool}"
     if event.kind == ANSWER:
@@ -255,12 +255,12 @@ def _did(event: Event) -> str:
     return _stop_words(event)
 
 
-def _stop_words(event: Event) -> str:
+def _stop_words(event: Action) -> str:
     words = STOP_WORDS.get(event.status, f"stopped ({event.status})")
     return words + (f" ({event.reason})" if event.reason and event.status == "error" else "")
 
 
-def _cause(a: Event, b: Event) -> str | None:
+def _cause(a: Action, b: Action) -> str | None:
     """Why event ``b`` differs from ``a`` (None when they are the same)."""
     if a.kind != b.kind:
         return "stopped" if STOP in (a.kind, b.kind) else "different_answer"
@@ -280,7 +280,7 @@ def _cause(a: Event, b: Event) -> str | None:
     return None
 
 
-def _sentence(k: int, cause: str, a: Event, b: Event, la: str, lb: str) -> str:
+def _sentence(k: int, cause: str, a: Action, b: Action, la: str, lb: str) -> str:
     same = k - 1
     if same == 0:
         prefix = "The runs differ from the first step: "
@@ -391,7 +391,7 @@ class Comparison:
         found = [d for d in self.divergences if d is not None]
         return min(found, key=lambda d: d.step) if found else None
 
-    def cell(self, row: list[int | None], run: int) -> Event | None:
+    def cell(self, row: list[int | None], run: int) -> Action | None:
         index = row[run]
         return None if index is None else self.trajectories[run].events[index]
 

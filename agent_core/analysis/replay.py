@@ -27,8 +27,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agent_core.analysis.trajectory import as_mapping, canonical_arguments
-from agent_core.context import ToolCallRequest
+from agent_core.analysis.trajectory import as_mapping
+from agent_core.context import ToolCallRequest, canonical_arguments
 from agent_core.errors import ProviderError, TransientToolError
 from agent_core.providers.base import (
     LoadProgress,

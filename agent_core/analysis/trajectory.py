@@ -1,57 +1,31 @@
 """The normalised trajectory of a run record: what the agent did, in order, comparable across runs.
 
-A trajectory is a list of :class:`Event` — one per tool call, then one terminal event: the
+A trajectory is a list of :class:`Action` — one per tool call, then one terminal event: the
 ``answer`` of a completed run, or a ``stop`` (step limit, error, Stop, interrupted). Each event
 carries the context the model was given before it (blocks sent and trimmed at its step), so two
 runs can be compared on what they saw as well as on what they did.
 
 A tool call's **signature** is its name and its canonical arguments (keys sorted, whitespace in
 strings collapsed), so ``{"b": 1, "a": "x  y"}`` and ``{"a": "x y", "b": 1}`` are the same call.
-Compare, replay and the evals' trajectory checks all use :func:`signature`.
+Compare, replay and the evals' trajectory checks all use :func:`signature`, which is
+:func:`agent_core.context.call_signature` (the dispatcher refuses a repeated call by it too).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_core.context import call_signature, canonical_arguments
+
 TOOL_CALL, ANSWER, STOP = "tool_call", "answer", "stop"
-
-
-def _normalise(value: Any) -> Any:
-    if isinstance(value, str):
-        return " ".join(value.split())
-    if isinstance(value, Mapping):
-        return {str(k): _normalise(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_normalise(v) for v in value]
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
-def canonical_arguments(arguments: Any) -> str:
-    """Arguments as canonical JSON: keys sorted, whitespace collapsed, ``2.0`` → ``2``.
-
-    A JSON string is parsed first (a provider may send arguments as text); text that is not
-    JSON is kept as a (whitespace-collapsed) string.
-    """
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
-        except ValueError:
-            return json.dumps(" ".join(arguments.split()), ensure_ascii=False)
-    if arguments is None:
-        arguments = {}
-    return json.dumps(_normalise(arguments), sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def signature(tool: str, arguments: Any, *, ignore_arguments: bool = False) -> str:
     """``tool(canonical arguments)``; only the name with ``ignore_arguments``."""
     name = str(tool or "?")
-    return name if ignore_arguments else f"{name}({canonical_arguments(arguments)})"
+    return name if ignore_arguments else call_signature(name, arguments)
 
 
 @dataclass(frozen=True)
@@ -66,7 +40,7 @@ class Context:
 
 
 @dataclass(frozen=True)
-class Event:
+class Action:
     """One thing the agent did: a tool call, its final answer, or a stop."""
 
     kind: str
@@ -136,7 +110,7 @@ class Trajectory:
     """A run as a list of events, plus its model turns."""
 
     run_id: str
-    events: tuple[Event, ...]
+    events: tuple[Action, ...]
     turns: tuple[ModelTurn, ...]
     status: str
     answer: str | None
@@ -144,7 +118,7 @@ class Trajectory:
     def keys(self, *, ignore_arguments: bool = False) -> list[str]:
         return [e.key(ignore_arguments=ignore_arguments) for e in self.events]
 
-    def tool_events(self) -> list[Event]:
+    def tool_events(self) -> list[Action]:
         return [e for e in self.events if e.kind == TOOL_CALL]
 
 
@@ -176,14 +150,14 @@ def trajectory(record: Mapping[str, Any]) -> Trajectory:
         )
         for s in steps
     )
-    events: list[Event] = []
+    events: list[Action] = []
     for call in record.get("tool_calls") or []:
         if not isinstance(call, dict):
             continue
         raw_step = call.get("step")
         step = raw_step if isinstance(raw_step, int) else 0
         events.append(
-            Event(
+            Action(
                 kind=TOOL_CALL,
                 step=step,
                 tool=str(call.get("tool") or "?"),
@@ -201,11 +175,11 @@ def trajectory(record: Mapping[str, Any]) -> Trajectory:
     final_context = contexts.get(last_step, Context())
     answer = record.get("answer")
     if status == "completed":
-        events.append(Event(kind=ANSWER, step=last_step, result=str(answer or ""), context=final_context))
+        events.append(Action(kind=ANSWER, step=last_step, result=str(answer or ""), context=final_context))
     else:
         error = as_mapping(record.get("error"))
         events.append(
-            Event(
+            Action(
                 kind=STOP,
                 step=last_step,
                 status=status or "unknown",

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agent_core.records.run_record import CallSource, ClaimRecord, GoalSource
 from agent_core.text.contacts import EMAIL, PHONE, WEB, is_phone, same_phone  # noqa: F401 (grounding takes same_phone from here)
 
 Kind = Literal["number", "money", "percent", "quantity", "temperature", "date", "time", "contact", "verdict"]
@@ -188,8 +189,9 @@ class Claim:
     expected: str | None = None
     """For a yes or no the tool results contradict (kind ``verdict``): what they say, and why."""
 
-    def as_record(self, source: dict[str, Any] | None) -> dict[str, Any]:
-        record: dict[str, Any] = {"text": self.text, "value": self.value, "kind": self.kind, "source": source}
+    def as_record(self, source: CallSource | GoalSource | None) -> ClaimRecord:
+        """The claim as the record's ``grounding.claims`` keeps it, with where it was found."""
+        record: ClaimRecord = {"text": self.text, "value": self.value, "kind": self.kind, "source": source}
         if self.arithmetic:
             record["arithmetic"] = self.arithmetic
         if self.expected:

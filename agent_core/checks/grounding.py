@@ -41,6 +41,7 @@ from agent_core.checks.claims import (
     same_phone,
     wrong_arithmetic,
 )
+from agent_core.records.run_record import CallSource, GoalSource, Grounding
 
 Status = Literal["grounded", "partly", "ungrounded", "no_claims"]
 
@@ -71,11 +72,15 @@ WHAT_IS_CHECKED = (
 # Sources
 
 
+Source = CallSource | GoalSource
+"""Where a claim was found: a successful tool call, or the goal."""
+
+
 @dataclass
 class _Source:
     """What one source (the goal, or one successful tool call) states."""
 
-    ref: dict[str, Any]
+    ref: Source
     numbers: list[tuple[float, int]] = field(default_factory=list)
     """(value, decimals as written)"""
     dates: list[tuple[int | None, int, int]] = field(default_factory=list)
@@ -98,7 +103,7 @@ def _source_text(call: Mapping[str, Any]) -> str:
     return text
 
 
-def _read_source(text: str, ref: dict[str, Any]) -> _Source:
+def _read_source(text: str, ref: Source) -> _Source:
     numbers, dates, minutes, addresses = _parse_source(text)
     return _Source(ref, list(numbers), list(dates), set(minutes), addresses)
 
@@ -161,9 +166,7 @@ def _matches(claim: Claim, source: _Source) -> bool:
 _DERIVABLE: frozenset[str] = frozenset({"number", "money", "percent", "quantity"})
 
 
-def _derived(
-    claim: Claim, left: list[tuple[float, dict[str, Any]]], right: list[tuple[float, dict[str, Any]]]
-) -> dict[str, Any] | None:
+def _derived(claim: Claim, left: list[tuple[float, Source]], right: list[tuple[float, Source]]) -> Source | None:
     """A source when ``claim`` is one arithmetic step (+ − × ÷) from a number the answer or the
     goal states (``left``) and a number of any source (``right``, sorted by value)."""
     if claim.kind not in _DERIVABLE or not right:
@@ -193,7 +196,7 @@ def _derived(
     return None
 
 
-def _prefer_tool(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+def _prefer_tool(a: Source, b: Source) -> Source:
     if "call_id" in a and "call_id" in b:
         return b if b.get("tool") == "calculator" and a.get("tool") != "calculator" else a
     return a if "call_id" in a else b
@@ -205,8 +208,8 @@ def _operand(x: float) -> bool:
     return abs(x) not in (0.0, 1.0) and not (x == int(x) and 1900 <= x <= 2100)
 
 
-def _unique(pairs: Iterable[tuple[float, dict[str, Any]]], limit: int) -> list[tuple[float, dict[str, Any]]]:
-    seen: dict[float, dict[str, Any]] = {}
+def _unique(pairs: Iterable[tuple[float, Source]], limit: int) -> list[tuple[float, Source]]:
+    seen: dict[float, Source] = {}
     for n, ref in pairs:
         if _operand(n) and n not in seen and len(seen) < limit:
             seen[n] = ref
@@ -239,8 +242,8 @@ _DIFFERENCE_WORDS = re.compile(
 
 
 def _temperature_differences(
-    answer: str, found: list[tuple[Claim, dict[str, Any] | None]]
-) -> list[tuple[Claim, dict[str, Any] | None]]:
+    answer: str, found: list[tuple[Claim, Source | None]]
+) -> list[tuple[Claim, Source | None]]:
     """A temperature the answer gives as a difference ("7 degrees warmer", "차이는 7도") is found
     when it is the difference of two found temperatures of the answer. Temperatures are not
     derived in general (a made-up 20 °C would pass as 19 + 1); a difference must say it is one."""
@@ -264,7 +267,7 @@ def _temperature_differences(
     return result
 
 
-def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str, Any]]) -> Grounding:
     """The ``grounding`` record field for ``answer`` given the goal and the run's tool calls
     (record ``tool_calls`` entries; only the successful ones are read)."""
     ok_calls = [c for c in tool_calls if c.get("success") and not c.get("duplicate") and not _echo(c)]
@@ -275,7 +278,7 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
     ]
     goal_source = _read_source(goal or "", {"goal": True})
     claims = find_claims(answer or "")
-    found: list[tuple[Claim, dict[str, Any] | None]] = []
+    found: list[tuple[Claim, Source | None]] = []
     for claim in claims:
         ref = next((s.ref for s in (*sources, goal_source) if _matches(claim, s)), None)
         found.append((claim, ref))
@@ -305,10 +308,10 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
     # weather result) is unsupported too, though every figure beside it is found.
     if (wrong := wrong_verdict(answer or "", goal, ok_calls)) is not None:
         found.insert(0, (wrong, None))
-    result: dict[str, Any] = {
+    result: Grounding = {
         "status": _status(sum(ref is not None for _, ref in found), len(found)),
         "tools_used": len(ok_calls),
-        "claims": [c.as_record(dict(ref) if ref is not None else None) for c, ref in found],
+        "claims": [c.as_record(ref.copy() if ref is not None else None) for c, ref in found],
     }
     if not ok_calls and (answer or "").strip():
         # Said plainly even with no figure to check: "London is warmer than Seoul" from no tool
@@ -335,7 +338,7 @@ def wrong_verdict(answer: str, goal: str, tool_calls: Sequence[Mapping[str, Any]
     )
 
 
-def check_record(record: Mapping[str, Any]) -> dict[str, Any] | None:
+def check_record(record: Mapping[str, Any]) -> Grounding | None:
     """Grounding of a saved record's answer; None when the run has no answer."""
     answer = record.get("answer")
     if not isinstance(answer, str) or record.get("status") not in (None, "completed"):

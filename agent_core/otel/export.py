@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from agent_core.context import call_signature
 from agent_core.masking import mask, mask_text
 from agent_core.otel.conventions import PREFIX
 from agent_core.providers import provider_spec
@@ -312,7 +313,7 @@ def record_to_trace(
         c_start = _ns(call.get("started_at")) or start
         c_end = c_start + _ms_ns(call.get("duration_ms"))
         span_id = span_id_for(run_id, f"call/{number}/{call_id}")
-        signature = tool + ":" + canonical_json(call.get("arguments"))
+        signature = call_signature(tool, call.get("arguments"))
         duplicate_of = seen.get(signature) if call.get("duplicate") else None
         if (
             not call.get("duplicate")

@@ -72,9 +72,13 @@ def default_answer_check(provider_id: str) -> AnswerCheckMode:
     return spec.answer_check if spec is not None else "flag"
 
 
-def answer_check_for(settings: Settings, provider_id: str) -> str:
-    """The answer check for a run on ``provider_id``: the setting, or the provider's default."""
-    return settings.answer_check or default_answer_check(provider_id)
+_ANSWER_CHECK_MODES: dict[str, AnswerCheckMode] = {"off": "off", "flag": "flag", "retry": "retry"}
+
+
+def answer_check_for(settings: Settings, provider_id: str) -> AnswerCheckMode:
+    """The answer check for a run on ``provider_id``: the setting (checked when settings are
+    read), or the provider's default."""
+    return _ANSWER_CHECK_MODES.get(settings.answer_check or "") or default_answer_check(provider_id)
 
 
 def provider_info(provider_id: str) -> ProviderInfo:

@@ -11,6 +11,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from agent_core.context import ContextBlock, ToolCallRequest
 from agent_core.providers.model_wait import ModelWait
+from agent_core.records.run_record import UsageRecord
 from agent_core.tools.registry import Tool
 
 
@@ -29,7 +30,7 @@ class Usage:
             self.total_tokens + other.total_tokens,
         )
 
-    def as_dict(self) -> dict[str, int]:
+    def as_dict(self) -> UsageRecord:
         return {
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,

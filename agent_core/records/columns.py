@@ -2,7 +2,7 @@
 (``RunStore.runs()``, the History page, ``python -m agent_core runs``) is built from them.
 
 To add a History column: add a :class:`RunColumn` to :data:`RUN_COLUMN_SPEC` (its value from the
-record, and how the table shows it), and its label in ``pages/history.py``'s ``TABLE_COLUMNS``.
+record, and how the table shows it), and its label in ``pages/history.py``'s ``COLUMN_LABELS``.
 The index notices the new column list (:data:`COLUMNS_VERSION`) and rebuilds itself once.
 """
 

@@ -14,6 +14,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -94,7 +95,7 @@ class RecordEncoder:
         self._holders = {key: f"\x00{token}:{key}" for key in self.LIST_FIELDS}
         self._encoded_holders = {key: _encode(holder) for key, holder in self._holders.items()}
 
-    def encode(self, record: dict[str, Any], *, full: bool = False) -> str:
+    def encode(self, record: Mapping[str, Any], *, full: bool = False) -> str:
         """``record`` as JSON text, identical to :func:`json.dumps` with the record settings."""
         if full:
             self._seen = {}
@@ -120,7 +121,7 @@ class RecordEncoder:
 
 
 def save_record(
-    record: dict[str, Any], runs_dir: Path, *, encoder: RecordEncoder | None = None, final: bool = True
+    record: Mapping[str, Any], runs_dir: Path, *, encoder: RecordEncoder | None = None, final: bool = True
 ) -> Path:
     """Write ``record`` to ``runs_dir/<run_id>.json`` atomically (temp file + rename).
 

@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import Field, TypeAdapter
 from typing_extensions import TypedDict  # pydantic reads typing.TypedDict only from Python 3.12 on
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Literal[1] = 1
 """The version the engine writes. Records of an older version are upgraded by :func:`upgrade`."""
 READABLE_VERSIONS = (1,)
 """Versions :func:`upgrade` knows how to read."""
@@ -36,7 +36,7 @@ _NonNegFloat = Annotated[float, Field(ge=0)]
 _Timestamp = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 
 
-class Usage(TypedDict):
+class UsageRecord(TypedDict):
     """Token counts of one response or of the whole run."""
 
     input_tokens: _NonNegInt
@@ -89,7 +89,7 @@ class Step(TypedDict):
     duration_ms: float | None
     model_duration_ms: NotRequired[float | None]
     model_attempts: list[ModelAttempt]
-    usage: Usage
+    usage: UsageRecord
     blocks_sent: list[int]
     blocks_trimmed: list[int]
     tool_call_ids: list[str]
@@ -133,7 +133,7 @@ class BlockItem(TypedDict):
     is_error: NotRequired[bool]
 
 
-class ContextBlock(TypedDict):
+class ContextBlockRecord(TypedDict):
     """One model turn's output plus the tool outputs it caused, as sent to the model."""
 
     index: _NonNegInt
@@ -233,7 +233,7 @@ class CallSource(TypedDict):
 ClaimKind = Literal["number", "money", "percent", "quantity", "temperature", "date", "time", "contact", "verdict"]
 
 
-class Claim(TypedDict):
+class ClaimRecord(TypedDict):
     """A number, amount, percentage, quantity, temperature, date or time, or a contact detail
     (e-mail or web address, phone number) in the answer, and where it was found: a successful tool call, the goal, or nowhere (None: possibly made up).
     Also a yes or no the answer starts with that the tool results contradict (kind ``verdict``, no source)."""
@@ -268,7 +268,7 @@ class Grounding(TypedDict):
 
     status: GroundingStatus
     tools_used: Annotated[int, Field(ge=0, description="successful tool calls whose outputs were searched")]
-    claims: list[Claim]
+    claims: list[ClaimRecord]
     note: NotRequired[
         Annotated[str, Field(description="said when no tool call succeeded: the answer comes from the model alone")]
     ]
@@ -310,10 +310,10 @@ class RunRecord(TypedDict):
     duration_ms: _NonNegFloat | None
     answer: str | None
     error: RunError | None
-    usage: Usage
+    usage: UsageRecord
     cost_usd: _NonNegFloat | None
     steps: list[Step]
-    context_blocks: list[ContextBlock]
+    context_blocks: list[ContextBlockRecord]
     tool_calls: list[ToolCall]
     history: list[Message]
     history_dropped: NotRequired[

@@ -13,12 +13,12 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import Any, cast
+from typing import Any
 
-from agent_core.context import ToolCallRequest, canonical_signature
+from agent_core.context import ToolCallRequest, call_signature
 from agent_core.errors import ERROR_PREFIX, ErrorCategory, RunCancelled, ToolValidationError, TransientToolError
 from agent_core.masking import is_secret_key, mask, mask_text, masked_traceback, register_secret
-from agent_core.records.run_record import ToolCall
+from agent_core.records.run_record import ErrorCategoryName, ToolAttempt, ToolCall
 from agent_core.run import workers
 from agent_core.run.retry import Failure, GaveUp, RetryWait, run_through, with_retries
 from agent_core.settings import Settings
@@ -128,7 +128,21 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def _attempt_ok(attempt: int, duration_ms: float) -> dict[str, Any]:
+def _category(category: ErrorCategory) -> ErrorCategoryName:
+    """The record's name of an error category."""
+    return _CATEGORY_NAMES[category]
+
+
+_CATEGORY_NAMES: dict[ErrorCategory, ErrorCategoryName] = {
+    ErrorCategory.VALIDATION: "validation",
+    ErrorCategory.TRANSIENT: "transient",
+    ErrorCategory.NON_TRANSIENT: "non_transient",
+    ErrorCategory.TIMEOUT: "timeout",
+    ErrorCategory.DUPLICATE: "duplicate",
+}
+
+
+def _attempt_ok(attempt: int, duration_ms: float) -> ToolAttempt:
     return {
         "attempt": attempt,
         "success": True,
@@ -139,13 +153,13 @@ def _attempt_ok(attempt: int, duration_ms: float) -> dict[str, Any]:
     }
 
 
-def _attempt_failed(exc: Exception, attempt: int, duration_ms: float) -> Failure:
+def _attempt_failed(exc: Exception, attempt: int, duration_ms: float) -> Failure[ToolAttempt]:
     category = classify(exc)
-    entry = {
+    entry: ToolAttempt = {
         "attempt": attempt,
         "success": False,
         "error": mask_text(_describe(exc)),
-        "error_category": category.value,
+        "error_category": _category(category),
         "duration_ms": duration_ms,
         "wait_s": 0.0,
     }
@@ -181,12 +195,10 @@ class Dispatcher:
         """A log entry for a call that is not run at all (e.g. over the per-turn limit)."""
         return self._entry(call, step, lambda c, entry: self._refuse(entry, ErrorCategory.VALIDATION, message))
 
-    def _entry(
-        self, call: ToolCallRequest, step: int, body: Callable[[ToolCallRequest, dict[str, Any]], str]
-    ) -> ToolCall:
+    def _entry(self, call: ToolCallRequest, step: int, body: Callable[[ToolCallRequest, ToolCall], str]) -> ToolCall:
         started_at = datetime.now(timezone.utc).isoformat()
         t0 = time.perf_counter()
-        entry: dict[str, Any] = {
+        entry: ToolCall = {
             "call_id": str(call.call_id)[:200],
             "step": step,
             "tool": call.name[:MAX_TOOL_NAME_CHARS] + ("…" if len(call.name) > MAX_TOOL_NAME_CHARS else ""),
@@ -205,17 +217,17 @@ class Dispatcher:
         try:
             text = body(call, entry)
         except RunCancelled:  # the run was stopped while this call ran: keep what it did so far
-            entry.update(
-                success=False,
-                cancelled=True,
-                output=ERROR_PREFIX + "the run was stopped before this call finished.",
-                error="stopped by the user before the call finished",
-                duration_ms=round((time.perf_counter() - t0) * 1000, 3),
-            )
-            raise CallStopped(cast(ToolCall, entry)) from None
+            entry["success"] = False
+            entry["cancelled"] = True
+            entry["output"] = ERROR_PREFIX + "the run was stopped before this call finished."
+            entry["error"] = "stopped by the user before the call finished"
+            entry["duration_ms"] = round((time.perf_counter() - t0) * 1000, 3)
+            raise CallStopped(entry) from None
         except Exception as exc:  # a bug here must not end the run
             log.error("dispatcher failed on %s\n%s", entry["tool"], masked_traceback(exc))
-            entry.update(success=False, error=_describe(exc), error_category=ErrorCategory.NON_TRANSIENT.value)
+            entry["success"] = False
+            entry["error"] = _describe(exc)
+            entry["error_category"] = "non_transient"
             text = ERROR_PREFIX + _describe(exc)
         text, entry["truncated"] = truncate(mask_text(text), self.settings.max_tool_output_chars)
         entry["output"] = text
@@ -223,13 +235,14 @@ class Dispatcher:
             entry["error"] = mask_text(entry["error"])
         entry["duration_ms"] = round((time.perf_counter() - t0) * 1000, 3)
         log.info("tool %s %s in %.1f ms", entry["tool"], "ok" if entry["success"] else "failed", entry["duration_ms"])
-        return cast(ToolCall, entry)  # built field by field above; the type says what it holds
+        return entry
 
-    def _refuse(self, entry: dict[str, Any], category: ErrorCategory, message: str) -> str:
-        entry.update(error=message, error_category=category.value)
+    def _refuse(self, entry: ToolCall, category: ErrorCategory, message: str) -> str:
+        entry["error"] = message
+        entry["error_category"] = _category(category)
         return ERROR_PREFIX + message
 
-    def _dispatch(self, call: ToolCallRequest, entry: dict[str, Any]) -> str:
+    def _dispatch(self, call: ToolCallRequest, entry: ToolCall) -> str:
         raw_args = call.arguments
         # 1. Validation: tool, JSON, object, schema.
         if isinstance(raw_args, str):
@@ -266,7 +279,7 @@ class Dispatcher:
         except ToolValidationError as exc:
             return self._refuse(entry, ErrorCategory.VALIDATION, str(exc))
         # 2. Duplicate detection on the canonical arguments.
-        signature = canonical_signature(tool.name, args)
+        signature = call_signature(tool.name, args)
         if signature in self._seen:
             entry["duplicate"] = True
             return self._refuse(
@@ -277,13 +290,14 @@ class Dispatcher:
             )
         self._seen.add(signature)
         # 3. Run with retries, then the fallback.
-        ok, value, category, error = self._run_with_retries(tool, kwargs, entry["attempts"])
-        if ok:
+        ok, value, failed_as, error = self._run_with_retries(tool, kwargs, entry["attempts"])
+        if ok or failed_as is None:
             entry["success"] = True
             return output_to_text(value)
+        category = failed_as
         fallback = self.registry.get(tool.fallback) if tool.fallback else None
         if fallback is not None:
-            fb_attempts: list[dict[str, Any]] = []
+            fb_attempts: list[ToolAttempt] = []
             fb_error: str | None
             try:
                 fb_kwargs = fallback.validate(args)
@@ -296,28 +310,32 @@ class Dispatcher:
                 "success": fb_ok,
                 "error": mask_text(fb_error) if fb_error else None,
                 "reason": mask_text(error or ""),
-                "reason_category": category.value,
+                "reason_category": _category(category),
                 "attempts": fb_attempts,
             }
             if fb_ok:
                 entry["success"] = True
                 return f"[fallback: {tool.name} failed, result from {fallback.name}]\n" + output_to_text(fb_value)
             error = f"{error}; fallback {fallback.name} failed too: {fb_error}"
-        entry.update(error=error, error_category=category.value)
+        entry["error"] = error
+        entry["error_category"] = _category(category)
         return f"{ERROR_PREFIX}{tool.name} failed: {error}"
 
     def _run_with_retries(
         self,
         tool: Tool,
         kwargs: dict[str, Any],
-        attempts: list[dict[str, Any]],
+        attempts: list[ToolAttempt],
         *,
         retries: bool = True,
-    ) -> tuple[bool, Any, ErrorCategory, str | None]:
+    ) -> tuple[bool, Any, ErrorCategory | None, str | None]:
+        """(ok, value, error category, error text); the category and the text are None when it worked."""
         timeout = tool.timeout or self.settings.tool_timeout
 
-        def on_wait(retry: RetryWait) -> None:
-            log.warning("tool %s transient error (%s); retry in %.2f s", tool.name, retry.entry["error"], retry.wait_s)
+        def on_wait(retry: RetryWait[ToolAttempt]) -> None:
+            log.warning(
+                "tool %s transient error (%s); retry in %.2f s", tool.name, retry.entry.get("error"), retry.wait_s
+            )
 
         try:
             value = run_through(
@@ -335,7 +353,7 @@ class Dispatcher:
             )
         except GaveUp as gave_up:
             return False, None, classify(gave_up.error), _describe(gave_up.error)
-        return True, value, ErrorCategory.TRANSIENT, None
+        return True, value, None, None
 
     def _wait(self, seconds: float) -> None:
         self._sleep(seconds)

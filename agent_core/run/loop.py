@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, assert_never
+from typing import Any, Literal, assert_never, cast
 
 from agent_core.checks.grounding import check_answer, correction, short, unsupported
 from agent_core.context import ContextBlock, ToolOutput, select_blocks, trim_history
@@ -32,7 +32,7 @@ from agent_core.records.files import (
     save_record,
     utc_now,
 )
-from agent_core.records.run_record import RunError, Status
+from agent_core.records.run_record import BlockItem, Message, RunError, RunRecord, Status, Step
 from agent_core.run.dispatcher import MAX_TOOL_NAME_CHARS, CallStopped, Dispatcher
 from agent_core.run.events import (
     AnswerSentBack,
@@ -143,7 +143,7 @@ class _Run:
         self.t0 = time.perf_counter()
         self.usage = Usage()
         self.blocks: list[ContextBlock] = []
-        self.history: list[dict[str, Any]] = [
+        self.history: list[Message] = [
             {"role": "system", "content": SYSTEM_PROMPT},
             {"role": "user", "content": mask_text(goal)},
         ]
@@ -157,8 +157,8 @@ class _Run:
         self.answer_check = answer_check_for(settings, provider.id)
         self.checks_sent = 0
         """Corrective turns sent so far; the step after one is recorded with ``kind: answer_check``."""
-        self.next_step_kind: str | None = None
-        self.record: dict[str, Any] = {
+        self.next_step_kind: Literal["answer_check"] | None = None
+        self.record: RunRecord = {
             "schema_version": SCHEMA_VERSION,
             "run_id": run_id,
             "goal": mask_text(goal),
@@ -196,7 +196,9 @@ class _Run:
         if extra:
             # Optional top-level fields set by the caller (eval_id, arena_id, replay_of, user …);
             # they never replace the engine's own fields.
-            self.record.update({k: mask(v) for k, v in extra.items() if k not in self.record})
+            # (a cast: the caller's keys are OPTIONAL_EXTRA_FIELDS, checked by the record's schema in the tests)
+            fields = cast(dict[str, Any], self.record)
+            fields.update({k: mask(v) for k, v in extra.items() if k not in fields})
 
     def elapsed_ms(self) -> float:
         return round((time.perf_counter() - self.t0) * 1000, 3)
@@ -219,13 +221,11 @@ class _Run:
             self.team.save(self.record)
 
     def finish(self, status: Status, *, answer: str | None = None, error: RunError | None = None) -> RunFinished:
-        self.record.update(
-            status=status,
-            answer=mask_text(answer) if answer is not None else None,
-            error=mask(error) if error else None,
-            finished_at=utc_now(),
-            duration_ms=self.elapsed_ms(),
-        )
+        self.record["status"] = status
+        self.record["answer"] = mask_text(answer) if answer is not None else None
+        self.record["error"] = mask(error) if error else None
+        self.record["finished_at"] = utc_now()
+        self.record["duration_ms"] = self.elapsed_ms()
         if self.record["answer"] is not None and self.answer_check != "off":
             self.record["grounding"] = check_answer(
                 self.record["answer"], self.record["goal"], self.record["tool_calls"]
@@ -365,7 +365,7 @@ def _step(run: _Run, step: int) -> Generator[RunEvent, None, StepOutcome]:
         timeout=settings.request_timeout,
         cancel=cancel,
     )
-    step_entry: dict[str, Any] = {
+    step_entry: Step = {
         "index": step,
         "started_at": utc_now(),
         "duration_ms": None,
@@ -386,10 +386,8 @@ def _step(run: _Run, step: int) -> Generator[RunEvent, None, StepOutcome]:
             provider, request, step_entry["model_attempts"], run_id=rid, settings=settings, cancel=cancel, rng=run.rng
         )
     except ProviderError as exc:
-        step_entry.update(
-            model_duration_ms=round((time.perf_counter() - model_t0) * 1000, 3),
-            duration_ms=round((time.perf_counter() - step_t0) * 1000, 3),
-        )
+        step_entry["model_duration_ms"] = round((time.perf_counter() - model_t0) * 1000, 3)
+        step_entry["duration_ms"] = round((time.perf_counter() - step_t0) * 1000, 3)
         run.record["steps"].append(step_entry)
         yield ModelCallFinished(
             run_id=rid,
@@ -403,12 +401,10 @@ def _step(run: _Run, step: int) -> Generator[RunEvent, None, StepOutcome]:
     model_ms = round((time.perf_counter() - model_t0) * 1000, 3)
     run.usage = run.usage + response.usage
     text = mask_text(response.text or "")
-    step_entry.update(
-        model_duration_ms=model_ms,
-        usage=response.usage.as_dict(),
-        text=text,
-        stop_reason=response.stop_reason,
-    )
+    step_entry["model_duration_ms"] = model_ms
+    step_entry["usage"] = response.usage.as_dict()
+    step_entry["text"] = text
+    step_entry["stop_reason"] = response.stop_reason
     if response.model:
         run.record["model"] = response.model
     yield ModelCallFinished(
@@ -500,7 +496,7 @@ def _step(run: _Run, step: int) -> Generator[RunEvent, None, StepOutcome]:
 
 
 def _send_answer_back(
-    run: _Run, step_entry: dict[str, Any], answer: str, response: ModelResponse, provider_id: str
+    run: _Run, step_entry: Step, answer: str, response: ModelResponse, provider_id: str
 ) -> AnswerSentBack | None:
     """``ANSWER_CHECK=retry``: when the answer states figures that neither the goal nor any
     successful tool result supports, keep it out of the record's answer and give it back to the
@@ -542,14 +538,14 @@ def _keep_block(run: _Run, block: ContextBlock) -> None:
     )
 
 
-def _record_items(block: ContextBlock) -> list[dict[str, Any]]:
+def _record_items(block: ContextBlock) -> list[BlockItem]:
     """The block's items for the record, masked. Text and tool outputs were masked when they were
     made (``text`` above, ``output`` by the dispatcher); only tool-call arguments and reasoning
     still come straight from the model."""
     return [item if item["kind"] in ("text", "tool_output") else mask(item) for item in block.items()]
 
 
-def _step_finished(run: _Run, step_entry: dict[str, Any], usage: Usage) -> StepFinished:
+def _step_finished(run: _Run, step_entry: Step, usage: Usage) -> StepFinished:
     run.save()
     return StepFinished(
         run_id=run.record["run_id"],

@@ -6,11 +6,11 @@ import logging
 import random
 import threading
 from collections.abc import Generator
-from typing import Any
 
 from agent_core.errors import ProviderError, RunCancelled
 from agent_core.masking import mask_text, masked_traceback
 from agent_core.providers.base import ModelRequest, ModelResponse, Provider
+from agent_core.records.run_record import ModelAttempt
 from agent_core.run import workers
 from agent_core.run.events import ModelCallRetrying, RunEvent
 from agent_core.run.retry import Failure, GaveUp, with_retries
@@ -50,13 +50,13 @@ def _model_call(provider: Provider, request: ModelRequest, cancel: threading.Eve
         ) from exc
 
 
-def _model_attempt_ok(attempt: int, duration_ms: float) -> dict[str, Any]:
+def _model_attempt_ok(attempt: int, duration_ms: float) -> ModelAttempt:
     return {"attempt": attempt, "success": True, "duration_ms": duration_ms}
 
 
-def _model_attempt_failed(exc: Exception, attempt: int, duration_ms: float) -> Failure:
+def _model_attempt_failed(exc: Exception, attempt: int, duration_ms: float) -> Failure[ModelAttempt]:
     error = exc if isinstance(exc, ProviderError) else ProviderError(str(exc))
-    entry = {
+    entry: ModelAttempt = {
         "attempt": attempt,
         "success": False,
         "error_type": error.error_type,
@@ -72,7 +72,7 @@ def _model_attempt_failed(exc: Exception, attempt: int, duration_ms: float) -> F
 def call_model(
     provider: Provider,
     request: ModelRequest,
-    attempts: list[dict[str, Any]],
+    attempts: list[ModelAttempt],
     *,
     run_id: str,
     settings: Settings,
@@ -109,9 +109,9 @@ def call_model(
                 run_id=run_id,
                 step=request.step,
                 attempt=retry.attempt,
-                error_type=entry["error_type"],
-                message=entry["message"],
-                status=entry["status"],
+                error_type=entry.get("error_type", ""),
+                message=entry.get("message", ""),
+                status=entry.get("status"),
                 wait_s=retry.wait_s,
             )
     except GaveUp as gave_up:

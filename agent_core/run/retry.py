@@ -7,9 +7,10 @@ import random
 import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Generic, TypeVar
 
 from agent_core.errors import RunCancelled
+from agent_core.records.run_record import ModelAttempt, ToolAttempt
 
 
 def backoff_delay(
@@ -41,26 +42,28 @@ def max_delay(attempt: int, base_delays: Sequence[float], *, cap: float) -> floa
 
 
 T = TypeVar("T")
+A = TypeVar("A", ModelAttempt, ToolAttempt)
+"""An attempt's record entry: a model call's or a tool call's."""
 
 
 @dataclass(frozen=True)
-class Failure:
+class Failure(Generic[A]):
     """How one failed attempt is recorded and whether it is worth another try."""
 
-    entry: dict[str, Any]
+    entry: A
     """The attempt's record entry (``attempt``, ``success: false``, the error fields, ``wait_s``)."""
     transient: bool
     retry_after: float | None = None
 
 
 @dataclass(frozen=True)
-class RetryWait:
+class RetryWait(Generic[A]):
     """Yielded by :func:`with_retries` before it waits: attempt ``attempt`` failed, the next
     starts in ``wait_s`` seconds."""
 
     attempt: int
     wait_s: float
-    entry: dict[str, Any]
+    entry: A
 
 
 class GaveUp(Exception):
@@ -79,14 +82,14 @@ def _ms_since(t0: float) -> float:
 def with_retries(
     call: Callable[[], T],
     *,
-    attempts: list[Any],
-    succeeded: Callable[[int, float], dict[str, Any]],
-    failed: Callable[[Exception, int, float], Failure],
+    attempts: list[A],
+    succeeded: Callable[[int, float], A],
+    failed: Callable[[Exception, int, float], Failure[A]],
     delays: Sequence[float],
     cap: float,
     wait: Callable[[float], None],
     rng: random.Random | None = None,
-) -> Generator[RetryWait, None, T]:
+) -> Generator[RetryWait[A], None, T]:
     """Call ``call()`` until it succeeds, retrying transient failures: the one retry policy of
     model calls and tool calls.
 
@@ -122,7 +125,7 @@ def with_retries(
         return value
 
 
-def run_through(retries: Generator[RetryWait, None, T], on_wait: Callable[[RetryWait], None] | None = None) -> T:
+def run_through(retries: Generator[RetryWait[A], None, T], on_wait: Callable[[RetryWait[A]], None] | None = None) -> T:
     """Drive :func:`with_retries` where nothing is shown live (tool calls): its value, or GaveUp."""
     while True:
         try:

@@ -20,7 +20,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agent_core.context import ContextBlock, ToolCallRequest, canonical_signature
+from agent_core.context import ContextBlock, ToolCallRequest
+from agent_core.context import call_signature as dispatcher_signature
 from agent_core.providers.local.evidence import compact_search
 from agent_core.providers.local.gbnf import SCHEMA_COMMENT, answer_grammar
 from agent_core.providers.local.plan import answer_reminder, small_talk_reminder
@@ -384,7 +385,7 @@ def build_messages(
 
 def call_signature(name: str, arguments: Any) -> str:
     """Same tool + same arguments (key order ignored) → same text (as the dispatcher sees it)."""
-    return canonical_signature(name, _arguments_object(arguments))
+    return dispatcher_signature(name, _arguments_object(arguments))
 
 
 def previous_calls(blocks: Sequence[ContextBlock]) -> set[str]:
