@@ -42,6 +42,7 @@ from agent_core.checks.claims import (
     wrong_arithmetic,
 )
 from agent_core.records.run_record import CallSource, GoalSource, Grounding
+from agent_core.text.lang import is_korean
 
 Status = Literal["grounded", "partly", "ungrounded", "no_claims"]
 
@@ -416,7 +417,7 @@ def correction(grounding: Mapping[str, Any]) -> str:
     said = [c for c in unsupported(grounding) if c.get("kind") == "verdict"]
     if said:
         yes = said[0].get("value") == "no"  # the answer's word, which the results contradict
-        korean = bool(re.search(r"[\uac00-\ud7a3]", str(said[0]["text"])))
+        korean = is_korean(str(said[0]["text"]))
         right = ("네" if yes else "아니요") if korean else ("Yes" if yes else "No")
         return (
             f"Your answer says {said[0]['text']}, but the tool results say {said[0].get('expected')}. "

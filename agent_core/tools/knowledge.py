@@ -13,6 +13,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from agent_core.text.lang import HANGUL, is_korean
+
 FIRST_DISCOUNT_UNITS = 100
 """The smallest order the volume discount applies to (pricing.md: 100 to 499 units, 5 %)."""
 
@@ -128,7 +130,6 @@ FACTS: tuple[Fact, ...] = (
     ),
 )
 
-_HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -146,7 +147,7 @@ def _pattern(synonym: str) -> re.Pattern[str]:
     """Regex for a synonym: Korean letters may be spaced freely and take particles; English
     words must stand alone (an ``s``/``es`` plural allowed)."""
     words = _normalise(synonym).split()
-    parts = [r"\s*".join(map(re.escape, w)) if _HANGUL.match(w) else re.escape(w) for w in words]
+    parts = [r"\s*".join(map(re.escape, w)) if HANGUL.match(w) else re.escape(w) for w in words]
     body = r"\s*".join(parts)
     if words[0].isascii():
         body = r"(?<![a-z0-9])" + body
@@ -198,7 +199,7 @@ def lookup_fact(topic: str) -> str:
     facts = match_topics(topic)
     if not facts:
         raise ValueError(f"no internal fact about {topic.strip()!r}; known topics: {known_topics()}")
-    korean = bool(_HANGUL.search(topic))
+    korean = is_korean(topic)
     return "\n".join(f.answer_ko if korean else f.answer_en for f in facts)
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from agent_core.errors import TransientToolError
+from agent_core.text.lang import is_korean
 
 TemperatureUnit = Literal["celsius", "fahrenheit"]
 
@@ -47,8 +48,6 @@ CITIES: tuple[CityWeather, ...] = (
     CityWeather("Paris", "파리", 19, "light rain", "약한 비"),
     CityWeather("Berlin", "베를린", 17, "cloudy", "흐림"),
 )
-
-_HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 
 def _key(name: str) -> str:
@@ -86,7 +85,7 @@ def get_weather(city: str, unit: TemperatureUnit = "celsius") -> dict[str, Any]:
     if unit not in ("celsius", "fahrenheit"):
         raise ValueError("unit must be 'celsius' or 'fahrenheit'")
     temperature = found.celsius if unit == "celsius" else round(found.celsius * 9 / 5 + 32, 1)
-    korean = bool(_HANGUL.search(city))
+    korean = is_korean(city)
     return {
         "city": found.korean if korean else found.english,
         "temperature": temperature,
