@@ -1,4 +1,4 @@
-"""Cold start of the local model: how long a new user waits for the first answer (issue 14).
+"""Cold start of the local model: how long a new user waits for the first answer.
 
 Prints, for the seed goal on the ``local`` provider:
 

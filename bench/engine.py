@@ -1,4 +1,4 @@
-"""Engine overhead benchmark (issue 2): time the loop spends outside the model and the tools.
+"""Engine overhead benchmark: time the loop spends outside the model and the tools.
 
 A provider that answers instantly (pre-built responses, no copying) and tools that return at
 once make every measured microsecond engine time: context selection, events, dispatch

@@ -1,4 +1,4 @@
-"""Eval overhead benchmark (issue 12): what an eval adds to each run on the offline provider.
+"""Eval overhead benchmark: what an eval adds to each run on the offline provider.
 
 A goal set of 40 goals (the seed goals, cycled with new ids) × 3 repeats = 120 runs, one at a
 time, run twice over:

@@ -1,4 +1,4 @@
-"""The local model loads when the server starts, and the first Run click waits for that load (issue 14).
+"""The local model loads when the server starts, and the first Run click waits for that load.
 
 ``streamlit run serve.py`` starts the load before any page is open. The Run page shows the
 background load's progress; a Run clicked at once reuses the model and the warmed prompt the early

@@ -1,4 +1,4 @@
-"""Stop during a long prompt on the local model really frees it (issue 19, bug 1).
+"""Stop during a long prompt on the local model really frees it.
 
 llama.cpp used to process a long prompt in 2048-token batches with no way to stop in between: a
 Stop left both cores busy for minutes and the next run waited ~3 minutes. Now the model checks

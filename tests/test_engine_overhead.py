@@ -1,4 +1,4 @@
-"""The engine-overhead changes of issue 6 keep behaviour: incremental record encoding is byte for
+"""The engine-overhead savings keep behaviour: incremental record encoding is byte for
 byte json.dumps, the masking fast path masks exactly what the regexes mask, reused tool threads
 still time out and never block each other, the price table is read once per run."""
 

@@ -1,4 +1,4 @@
-"""The one-file web page export and importing it back (issue 16)."""
+"""The one-file web page export and importing it back."""
 
 from __future__ import annotations
 

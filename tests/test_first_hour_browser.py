@@ -1,4 +1,4 @@
-"""The first hour in Chromium (issue 19): every page's URL opens cleanly as the first request of
+"""The first hour in Chromium: every page's URL opens cleanly as the first request of
 a new session on a server that has already served others, and History at 800 px shows only the
 essentials, keeps the Compare label whole, shows the whole date range, and opens a run from a row of its narrow table."""
 

@@ -1,4 +1,4 @@
-"""The first hour's last UI points (issue 19): History's table at 1400 and 800 px, one percent
+"""The first hour's last UI points: History's table at 1400 and 800 px, one percent
 format on Tool stats, waiting that looks alive, and the small texts that were wrong.
 
 AppTest against a private data folder (the fixtures of tests/test_pages.py); the look at 800 px

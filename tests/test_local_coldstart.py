@@ -1,4 +1,4 @@
-"""Cold start of the local model (issue 14): the prompt cache on disk, one load per process, the
+"""Cold start of the local model: the prompt cache on disk, one load per process, the
 early load. All offline and without the model: the cache file layer is plain file work, and the
 engine runs on a fake ``xllamacpp`` whose embedded server (a real loopback HTTP server) saves and
 restores slot files the way llama.cpp's ``/slots/0?action=save|restore`` does.

@@ -1,4 +1,4 @@
-"""A run that waits for a stopped run to let go of the local model says so (issue 19, bug 1's fallback).
+"""A run that waits for a stopped run to let go of the local model says so.
 
 A Stop reaches llama.cpp between two prompt batches only, and the server finishes the batch it had
 begun: the next run waits for that. It says "the local model is finishing the stopped run, about

@@ -1,4 +1,4 @@
-"""Presenters (issue 19): context blocks named by the step that made them, a retry's wait shown
+"""Presenters: context blocks named by the step that made them, a retry's wait shown
 with its cap, the presenter pace of the demo scenarios, the trimming demo's inline ledger."""
 
 from __future__ import annotations

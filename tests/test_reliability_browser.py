@@ -1,4 +1,4 @@
-"""Reliability: hostile text stays inert in a real browser (issue 7, case 9).
+"""Reliability: hostile text stays inert in a real browser.
 
 tests/test_browser.py checks a first set of payloads. This one is broader: about twenty
 injection vectors (HTML tags with event handlers, SVG, iframes, stylesheets and ``@import``,

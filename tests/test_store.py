@@ -1,4 +1,4 @@
-"""RunStore and its persisted SQLite index (issue 6): incremental refresh, bad files, a corrupt or
+"""RunStore and its persisted SQLite index: incremental refresh, bad files, a corrupt or
 stale index, a second process reusing the index, and ``running`` records re-checked on read."""
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ PLAIN_PHRASES: dict[str, str] = {
     "duplicate": "it asked the {tool} tool for the same thing again",
     "non_transient": "the {tool} tool could not do the job",
 }
-"""The plain phrase of each tool error category (issue 16), with the tool's name in it."""
+"""The plain phrase of each tool error category, with the tool's name in it."""
 
 
 def plain_phrase(category: str, tool: Any) -> str:

@@ -1,4 +1,4 @@
-"""CLI commands of issue 16: ``summary``, ``export --html`` and ``import``.
+"""CLI commands that explain and move a run: ``summary``, ``export --html`` and ``import``.
 
 Kept apart from :mod:`agent_core.cli.main` so that module only wires them in (:func:`add_commands`,
 :func:`run_command`).

@@ -1,4 +1,4 @@
-"""Anthropic Messages API provider (seed 001): ``client.messages.create`` with tools.
+"""Anthropic Messages API provider: ``client.messages.create`` with tools.
 
 Messages in: ``system``, the user's goal, then for each context block the assistant turn with its
 content blocks exactly as the model sent them (text beside ``tool_use``, thinking) and a user turn

@@ -1,4 +1,4 @@
-"""OpenAI Responses API provider (seed 000): ``client.responses.create`` with function tools.
+"""OpenAI Responses API provider: ``client.responses.create`` with function tools.
 
 Messages in: ``instructions`` + input items = the user's goal, then for each context block the
 output items exactly as the model sent them (reasoning, message, function_call) followed by one

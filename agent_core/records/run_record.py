@@ -202,7 +202,7 @@ class ToolCall(TypedDict):
 
 
 class Message(TypedDict):
-    """One transcript message (system / user / assistant / tool), as the seed's history keeps it."""
+    """One transcript message (system / user / assistant / tool): the run's internal history."""
 
     role: Literal["system", "user", "assistant", "tool"]
     content: str
@@ -324,7 +324,8 @@ class RunRecord(TypedDict):
     ]
     provider_meta: NotRequired[Annotated[dict[str, Any], Field(description="provider facts, e.g. model load time")]]
     owner: NotRequired[Owner]
-    # Optional fields of the second round (SPEC §4); absent in older records.
+    # Optional fields added after the first format (answer check, evals, replay, arena, team store,
+    # imports); absent in older records.
     grounding: NotRequired[Grounding | None]
     eval_id: NotRequired[Annotated[str | None, Field(description="the eval this run belongs to")]]
     eval_goal_id: NotRequired[Annotated[str | None, Field(description="the goal's id in that eval's goal set")]]

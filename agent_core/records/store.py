@@ -24,7 +24,7 @@ import pandas as pd
 
 from agent_core.errors import RecordError
 from agent_core.records.columns import TABLE_COLUMNS
-from agent_core.records.files import effective_status, load_record, parse_record
+from agent_core.records.files import effective_status, load_record
 from agent_core.records.index import (
     CALL_FIELDS,
     CallColumns,
@@ -468,8 +468,3 @@ class RunStore:
         record = load_record(path)
         record["status_shown"] = effective_status(record)
         return record
-
-
-def read_record_bytes(data: bytes, name: str = "upload") -> dict[str, Any]:
-    """Parse a record given as bytes (an uploaded file)."""
-    return parse_record(data, name)

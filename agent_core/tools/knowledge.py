@@ -1,6 +1,6 @@
-"""Internal facts (seed 000's ``lookup``) matched loosely, and ``word_count``.
+"""Internal facts (the ``lookup`` tool) matched loosely, and ``word_count``.
 
-The seed knew three topics by their exact Korean names (단가, 환불 정책, 배송). Models ask in
+The first version knew three topics by their exact Korean names (단가, 환불 정책, 배송). Models ask in
 their own words ("product price", "the unit price of the product", "제품 단가"), so a topic is
 matched on its names and synonyms in either language, ignoring case, spacing, punctuation,
 English plurals and Korean particles; a near-miss spelling ("shiping") is forgiven too.

@@ -1,4 +1,5 @@
-"""Simulated outside services from seed 001: weather, a flaky web search and its cached fallback.
+"""Simulated outside services: weather, a flaky web search and its cached fallback (demos of retry
+and fallback with no network).
 
 Nothing here touches the network. ``search_web`` fails with :class:`TransientToolError` at a
 configurable rate so the dispatcher's retries and the ``search_cached`` fallback can be shown;
