@@ -14,20 +14,8 @@ import pandas as pd
 import streamlit as st
 
 from agent_core.records import stats
-from agent_core.run.events import (
-    AnswerSentBack,
-    ModelCallFinished,
-    ModelCallRetrying,
-    ModelCallStarted,
-    ModelLoading,
-    RunEvent,
-    RunFinished,
-    RunStarted,
-    StepFinished,
-    ToolCallFinished,
-    ToolCallStarted,
-    events_from_record,
-)
+from agent_core.run import events as ev
+from agent_core.run.events import events_from_record
 from ui import common as ui
 from ui import grounding as grounding_ui
 
@@ -347,7 +335,7 @@ class RunView:
         """The step that made each context block, in block order: a step with tool calls (or an
         answer sent back) makes exactly one block, the engine numbers them from 0."""
         self.loaded: str | None = None
-        self.loading: ModelLoading | None = None
+        self.loading: ev.ModelLoading | None = None
         self.loading_t0 = 0.0
         self.waiting_t0: float | None = None
         """When the current model call (or retry wait) began, while it goes (for :meth:`tick`)."""
@@ -417,20 +405,20 @@ class RunView:
 
     # -- live events --------------------------------------------------------------------------
 
-    def handle(self, event: RunEvent) -> None:
+    def handle(self, event: ev.RunEvent) -> None:
         """Draw one event from :func:`agent_core.run.loop.run_agent`."""
         match event:
-            case RunStarted():
+            case ev.RunStarted():
                 self.run_id = event.run_id
                 self.t0 = time.perf_counter()
                 self.draw_gauge()
-            case ModelLoading():
+            case ev.ModelLoading():
                 self.loaded = event.message or event.stage
                 if self.loading is None or self.loading.message != event.message:
                     self.loading_t0 = time.perf_counter()
                 self.loading = event
                 self._draw_loading()
-            case ModelCallStarted():
+            case ev.ModelCallStarted():
                 if self.loaded is not None:
                     ready = "" if self.loaded in ("ready", "load") else f" · {ui.md_label(self.loaded, 120)}"
                     self.loading_slot.caption(f"✅ Model ready{ready}")
@@ -446,12 +434,12 @@ class RunView:
                 view.model_started(event.blocks_sent, event.blocks_trimmed, dict(enumerate(self.block_steps)))
                 self.blocks_sent = len(event.blocks_sent)
                 self.draw_gauge()
-            case ModelCallRetrying():
+            case ev.ModelCallRetrying():
                 self.waiting_t0 = time.perf_counter()
                 self._step(event.step).model_retrying(
                     event.attempt, event.error_type, event.message, event.status, event.wait_s
                 )
-            case ModelCallFinished():
+            case ev.ModelCallFinished():
                 self.waiting_t0 = None
                 self._step(event.step).model_finished(
                     ok=event.ok,
@@ -462,24 +450,24 @@ class RunView:
                     tool_calls=event.tool_calls,
                     error=event.error,
                 )
-            case AnswerSentBack():
+            case ev.AnswerSentBack():
                 self._made_block(event.step)
                 grounding_ui.mark_step(self._step(event.step), event.unsupported, event.message, event.answer)
-            case ToolCallStarted():
+            case ev.ToolCallStarted():
                 self._made_block(event.step)
                 self._step(event.step).tool_started(event.call_id, event.tool)
-            case ToolCallFinished():
+            case ev.ToolCallFinished():
                 self.calls += 1
                 self.failed_calls += stats.call_failed(event.call)
                 self._step(event.step).tool_finished(dict(event.call))
                 self.draw_gauge()
-            case StepFinished():
+            case ev.StepFinished():
                 self.steps_done = event.step
                 self.tokens = event.total_usage.as_dict()
                 self.cost = event.cost_usd
                 self._step(event.step).finished(event.duration_ms)
                 self.draw_gauge()
-            case RunFinished():
+            case ev.RunFinished():
                 for view in self.step_views.values():
                     if view.status is not None and view.duration == "":
                         view.finished(None)

@@ -15,7 +15,7 @@ from typing import Any
 from agent_core.analysis.export_html import RECORD_ELEMENT_ID
 from agent_core.errors import RecordError
 from agent_core.masking import mask
-from agent_core.records.files import MAX_RECORD_BYTES, parse_record, record_path, save_record
+from agent_core.records.files import MAX_RECORD_BYTES, parse_record, read_capped, record_path, save_record
 
 MAX_IMPORT_BYTES = MAX_RECORD_BYTES * 2
 """A page holds the record and its rendering."""
@@ -96,12 +96,4 @@ def import_bytes(data: bytes, name: str, runs_dir: Path) -> tuple[dict[str, Any]
 
 def import_file(path: Path, runs_dir: Path) -> tuple[dict[str, Any], Path]:
     """Import the run in ``path`` (an exported page or a record's JSON) into ``runs_dir``."""
-    try:
-        if not path.is_file():
-            raise ImportProblem(f"{path}: no such file")
-        if path.stat().st_size > MAX_IMPORT_BYTES:
-            raise ImportProblem(f"{path.name}: larger than {MAX_IMPORT_BYTES // 2**20} MB")
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ImportProblem(f"{path}: cannot read ({exc.strerror or exc})") from None
-    return import_bytes(data, path.name, runs_dir)
+    return import_bytes(read_capped(path, MAX_IMPORT_BYTES, ImportProblem), path.name, runs_dir)

@@ -5,39 +5,27 @@ from __future__ import annotations
 import json
 from typing import TextIO, assert_never
 
-from agent_core.run.events import (
-    AnswerSentBack,
-    ModelCallFinished,
-    ModelCallRetrying,
-    ModelCallStarted,
-    ModelLoading,
-    RunEvent,
-    RunFinished,
-    RunStarted,
-    StepFinished,
-    ToolCallFinished,
-    ToolCallStarted,
-)
+from agent_core.run import events as ev
 
 
-def print_progress(event: RunEvent, out: TextIO) -> None:
+def print_progress(event: ev.RunEvent, out: TextIO) -> None:
     """One line on ``out`` per model turn, tool call, model load or retry, and answer sent back."""
     match event:
-        case ModelLoading():
+        case ev.ModelLoading():
             pct = f" {100 * event.done / event.total:.0f}%" if event.total else ""
             out.write(f"  loading model: {event.stage}{pct} {event.message}\n")
-        case ModelCallRetrying():
+        case ev.ModelCallRetrying():
             out.write(
                 f"  step {event.step}: model call failed ({event.error_type}); retrying in {event.wait_s:.1f} s\n"
             )
-        case ModelCallFinished():
+        case ev.ModelCallFinished():
             what = f"{event.tool_calls} tool call(s)" if event.tool_calls else "final answer"
             if event.ok:
                 out.write(
                     f"step {event.step}: model {event.duration_ms or 0:.0f} ms, "
                     f"{event.usage.total_tokens} tokens → {what}\n"
                 )
-        case ToolCallFinished():
+        case ev.ToolCallFinished():
             call = event.call
             result = call["output"].replace("\n", " ")
             result = result if len(result) <= 100 else result[:99] + "…"
@@ -49,12 +37,12 @@ def print_progress(event: RunEvent, out: TextIO) -> None:
             if len(call.get("attempts") or []) > 1:
                 flags.append(f"{len(call['attempts'])} attempts")
             out.write(f"  {call['tool']}({args}) → {result}" + (f"  [{', '.join(flags)}]" if flags else "") + "\n")
-        case AnswerSentBack():
+        case ev.AnswerSentBack():
             out.write(
                 f"step {event.step}: answer sent back by the answer check "
                 f"(not backed by the tool results: {'; '.join(event.unsupported)})\n"
             )
-        case RunStarted() | ModelCallStarted() | ToolCallStarted() | StepFinished() | RunFinished():
+        case ev.RunStarted() | ev.ModelCallStarted() | ev.ToolCallStarted() | ev.StepFinished() | ev.RunFinished():
             pass  # the CLI prints a line per model turn and per tool call, and the outcome at the end
         case _:
             assert_never(event)

@@ -14,7 +14,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -232,15 +232,20 @@ def parse_record(data: bytes, name: str = "record") -> dict[str, Any]:
     return record
 
 
+def read_capped(path: Path, limit: int, problem: Callable[[str], Exception]) -> bytes:
+    """The bytes of the regular file ``path`` (``limit`` bytes at most); ``problem(message)`` is
+    raised for anything else: not a regular file (a FIFO is never opened), too large, unreadable."""
+    try:
+        if not path.is_file():
+            raise problem(f"{path.name}: not a regular file")
+        if path.stat().st_size > limit:
+            raise problem(f"{path.name}: larger than {limit // 2**20} MB")
+        return path.read_bytes()
+    except OSError as exc:
+        raise problem(f"{path.name}: cannot read ({exc.strerror or exc})") from None
+
+
 def load_record(path: Path | str) -> dict[str, Any]:
     """Read one record; raise :class:`RecordError` for a file that is not a readable record."""
     path = Path(path)
-    try:
-        if not path.is_file():
-            raise RecordError(f"{path.name}: not a regular file")
-        if path.stat().st_size > MAX_RECORD_BYTES:
-            raise RecordError(f"{path.name}: larger than {MAX_RECORD_BYTES // 2**20} MB")
-        data = path.read_bytes()
-    except OSError as exc:
-        raise RecordError(f"{path.name}: cannot read ({exc.strerror or exc})") from None
-    return parse_record(data, path.name)
+    return parse_record(read_capped(path, MAX_RECORD_BYTES, RecordError), path.name)

@@ -37,22 +37,10 @@ STR = "str"
 SNAPSHOT_FORMAT = f"1/{INDEX_FORMAT}"
 """Changes with the index format (the rows it holds are made by the same code)."""
 _KEY_COLUMNS = ("_size", "_mtime_ns", "_ino")
-CALL_ONLY = (  # the tool-call table's own columns; store.CALL_COLUMNS puts the run's in front
-    "call_id",
-    "step",
-    "tool",
-    "success",
-    "error_category",
-    "attempts",
-    "retried",
-    "fallback",
-    "fallback_success",
-    "duplicate",
-    "truncated",
-    "duration_ms",
-    "started_at",
-)
-"""Columns of the tool-call table that come from the call itself (the rest come from its run)."""
+_AFTER_ATTEMPTS = CALL_FIELDS.index("attempts") + 1
+CALL_ONLY = (*CALL_FIELDS[1:_AFTER_ATTEMPTS], "retried", *CALL_FIELDS[_AFTER_ATTEMPTS:])
+"""Columns of the tool-call table that come from the call itself (the rest come from its run;
+store.CALL_COLUMNS puts them in front): the index's calls without ``seq``, with ``retried``."""
 
 # -- rows → tables -------------------------------------------------------------------------------
 RUN_AT = {f: i for i, f in enumerate(FILE_FIELDS + RUN_FIELDS)}

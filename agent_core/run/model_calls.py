@@ -13,7 +13,7 @@ from agent_core.providers.base import ModelRequest, ModelResponse, Provider
 from agent_core.records.run_record import ModelAttempt
 from agent_core.run import workers
 from agent_core.run.events import ModelCallRetrying, RunEvent
-from agent_core.run.retry import Failure, GaveUp, with_retries
+from agent_core.run.retry import Failure, GaveUp, RetryWait, relabel, with_retries
 from agent_core.settings import Settings
 
 log = logging.getLogger("agent_core.run.loop")
@@ -97,23 +97,21 @@ def call_model(
         wait=wait,
         rng=rng,
     )
+
+    def shown(retry: RetryWait[ModelAttempt]) -> ModelCallRetrying:
+        entry = retry.entry
+        return ModelCallRetrying(
+            run_id=run_id,
+            step=request.step,
+            attempt=retry.attempt,
+            error_type=entry.get("error_type", ""),
+            message=entry.get("message", ""),
+            status=entry.get("status"),
+            wait_s=retry.wait_s,
+        )
+
     try:
-        while True:
-            try:
-                retry = next(retries)
-            except StopIteration as done:
-                response: ModelResponse = done.value
-                return response
-            entry = retry.entry
-            yield ModelCallRetrying(
-                run_id=run_id,
-                step=request.step,
-                attempt=retry.attempt,
-                error_type=entry.get("error_type", ""),
-                message=entry.get("message", ""),
-                status=entry.get("status"),
-                wait_s=retry.wait_s,
-            )
+        return (yield from relabel(retries, shown))
     except GaveUp as gave_up:
         error = gave_up.error
         assert isinstance(error, ProviderError)

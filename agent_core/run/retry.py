@@ -43,6 +43,7 @@ def max_delay(attempt: int, base_delays: Sequence[float], *, cap: float) -> floa
 
 T = TypeVar("T")
 A = TypeVar("A", ModelAttempt, ToolAttempt)
+E = TypeVar("E")
 """An attempt's record entry: a model call's or a tool call's."""
 
 
@@ -125,13 +126,25 @@ def with_retries(
         return value
 
 
-def run_through(retries: Generator[RetryWait[A], None, T], on_wait: Callable[[RetryWait[A]], None] | None = None) -> T:
-    """Drive :func:`with_retries` where nothing is shown live (tool calls): its value, or GaveUp."""
+def relabel(retries: Generator[RetryWait[A], None, T], make: Callable[[RetryWait[A]], E]) -> Generator[E, None, T]:
+    """:func:`with_retries` with each wait before a retry yielded as ``make(wait)`` (the model
+    call's :class:`~agent_core.run.events.ModelCallRetrying`); its value at the end."""
     while True:
         try:
-            item = next(retries)
+            wait = next(retries)
         except StopIteration as stop:
             value: T = stop.value
             return value
-        if on_wait is not None:
-            on_wait(item)
+        yield make(wait)
+
+
+def run_through(retries: Generator[RetryWait[A], None, T], on_wait: Callable[[RetryWait[A]], None] | None = None) -> T:
+    """Drive :func:`with_retries` where nothing is shown live (tool calls): its value, or GaveUp."""
+    value: list[T] = []
+
+    def drive() -> Generator[None, None, None]:
+        value.append((yield from relabel(retries, on_wait or (lambda _wait: None))))
+
+    for _ in drive():
+        pass
+    return value[0]

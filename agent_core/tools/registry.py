@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any, TypedDict, Unpack, overload
 
 from pydantic import BaseModel
 
@@ -102,18 +102,9 @@ class ToolRegistry:
     def tool(self, func: Callable[..., Any], /) -> Callable[..., Any]: ...
 
     @overload
-    def tool(
-        self,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        parameters: dict[str, Any] | None = None,
-        tags: Iterable[str] = (),
-        fallback: str | None = None,
-        timeout: float | None = None,
-    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]: ...
+    def tool(self, **options: Unpack[ToolOptions]) -> Callable[[Callable[..., Any]], Callable[..., Any]]: ...
 
-    def tool(self, func: Callable[..., Any] | None = None, /, **options: Any) -> Any:  # type: ignore[misc]
+    def tool(self, func: Callable[..., Any] | None = None, /, **options: Unpack[ToolOptions]) -> Any:  # type: ignore[misc]
         """Decorator, bare (``@registry.tool``) or with options (``@registry.tool(name=…)``).
 
         The function is returned unchanged, so it stays callable directly.
@@ -169,17 +160,24 @@ class ToolRegistry:
         return [t.to_anthropic() for t in self]
 
 
-def make_tool(
-    func: Callable[..., Any],
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    parameters: dict[str, Any] | None = None,
-    tags: Iterable[str] = (),
-    fallback: str | None = None,
-    timeout: float | None = None,
-) -> Tool:
+class ToolOptions(TypedDict, total=False):
+    """What a tool may be given besides its function (``@registry.tool(…)``, :func:`make_tool`);
+    whatever is left out is inferred from the function."""
+
+    name: str | None
+    description: str | None
+    parameters: dict[str, Any] | None
+    """A JSON Schema for the model instead of the inferred one (the signature still validates)."""
+    tags: Iterable[str]
+    fallback: str | None
+    """The tool to run when this one's retries are used up."""
+    timeout: float | None
+    """Seconds one call may take (default: ``TOOL_TIMEOUT``)."""
+
+
+def make_tool(func: Callable[..., Any], **options: Unpack[ToolOptions]) -> Tool:
     """Build a :class:`Tool` from a function, inferring what is not given."""
+    name, description, parameters = options.get("name"), options.get("description"), options.get("parameters")
     tool_name = name or func.__name__
     if not tool_name.replace("_", "").replace("-", "").isalnum() or len(tool_name) > 64:
         raise ToolDefinitionError(f"tool name {tool_name!r}: use letters, digits, _ or - (≤ 64)")
@@ -193,7 +191,7 @@ def make_tool(
         parameters=schema,
         # An override schema is for the model; the signature still validates what we can.
         args_model=args_model,
-        tags=tuple(tags),
-        fallback=fallback,
-        timeout=timeout,
+        tags=tuple(options.get("tags", ())),
+        fallback=options.get("fallback"),
+        timeout=options.get("timeout"),
     )
