@@ -1,9 +1,9 @@
 """Agent Workbench — the frame around every page: page config, shared setup, navigation.
 
 Run with ``streamlit run serve.py`` (or ``streamlit run app.py``; serve.py also starts loading the
-local model with the server). The pages are thin scripts in ``pages/``; the engine is
-``agent_core`` (it never imports streamlit). ``st.navigation`` lists the pages explicitly, which
-also turns off Streamlit's automatic ``pages/`` discovery (so ``ui/common.py`` is not a page).
+local model with the server). The pages are thin scripts in ``pages/``, their helpers the ``ui``
+package; the engine is ``agent_core`` (it never imports streamlit). ``st.navigation`` lists the
+pages explicitly, which also turns off Streamlit's automatic ``pages/`` discovery.
 """
 
 from __future__ import annotations

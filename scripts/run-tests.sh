@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install what the tests need (Python packages, the local model, Debian's chromium for the
-# browser tests), check the code (ruff, mypy) and run the whole suite. Extra arguments go to pytest.
+# browser tests), check the code (ruff, mypy) and the docs (mkdocs --strict: links and anchors),
+# and run the whole suite (the import-direction test among it). Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
@@ -19,5 +20,8 @@ if [ "${LINT:-1}" = "1" ]; then  # LINT=0 skips the code-health checks (pyprojec
   "$PYTHON" -m ruff check .
   "$PYTHON" -m ruff format --check .
   "$PYTHON" -m mypy agent_core
+  SITE="$(mktemp -d)"
+  "$PYTHON" -m mkdocs build --strict --quiet --site-dir "$SITE"
+  rm -rf "$SITE"
 fi
 exec "$PYTHON" -m pytest "$@"

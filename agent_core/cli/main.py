@@ -28,7 +28,8 @@ from agent_core.run.events import (
 from agent_core.settings import ANSWER_CHECKS, Settings
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line (``scripts/cli_reference.py`` writes docs/cli.md from it)."""
     parser = argparse.ArgumentParser(prog="python -m agent_core", description="Agent Workbench engine")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run one goal and save its record")
@@ -250,7 +251,7 @@ def exit_process(code: int) -> NoReturn:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    parser = _parser()
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "schema":
         from agent_core.records.run_record import json_schema_text
