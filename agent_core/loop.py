@@ -30,6 +30,7 @@ from agent_core.events import (
     StepFinished,
     ToolCallFinished,
     ToolCallStarted,
+    choice_of,
 )
 from agent_core.grounding import check_answer, correction, short, unsupported
 from agent_core.masking import mask, mask_text, masked_traceback
@@ -404,11 +405,13 @@ def _step(run: _Run, step: int) -> Generator[RunEvent, None, StepOutcome]:
     model_ms = round((time.perf_counter() - model_t0) * 1000, 3)
     run.usage = run.usage + response.usage
     text = mask_text(response.text or "")
+    constraint = dict(response.constraint) if response.constraint else {"kind": "none"}
     step_entry.update(
         model_duration_ms=model_ms,
         usage=response.usage.as_dict(),
         text=text,
         stop_reason=response.stop_reason,
+        constraint=constraint,
     )
     if response.model:
         run.record["model"] = response.model
@@ -420,6 +423,18 @@ def _step(run: _Run, step: int) -> Generator[RunEvent, None, StepOutcome]:
         usage=response.usage,
         text=text,
         tool_calls=len(response.tool_calls),
+        choices=[
+            choice_of(
+                {
+                    "tool": c.name[:MAX_TOOL_NAME_CHARS],
+                    "arguments": mask(c.arguments),
+                    "origin": c.origin,
+                    "harness_rule": c.harness_rule if c.origin == "harness" else None,
+                }
+            )
+            for c in response.tool_calls
+        ],
+        constraint=constraint,
     )
     if not response.tool_calls:
         answer = text.strip() or "(The model returned an empty answer.)"

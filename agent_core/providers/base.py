@@ -65,6 +65,9 @@ class ModelResponse:
     raw: list[dict[str, Any]] = field(default_factory=list)
     stop_reason: str | None = None
     model: str | None = None
+    constraint: dict[str, Any] | None = None
+    """How the output was constrained (:class:`agent_core.run_record.Constraint`); None: not at all
+    (the API chose freely among the tools it was given)."""
 
 
 @dataclass
