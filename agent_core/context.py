@@ -66,6 +66,11 @@ class ToolCallRequest:
     call_id: str
     name: str
     arguments: str | dict[str, Any] | Any
+    origin: str = "model"
+    """Who chose this call: ``model`` (the model generated the tool and its arguments, perhaps under
+    a schema) or ``harness`` (the program chose it for the model; :attr:`harness_rule` says why)."""
+    harness_rule: str | None = None
+    """For a ``harness`` call: the rule that chose it, in plain words."""
 
 
 @dataclass

@@ -257,6 +257,7 @@ def _run_detail(record: dict[str, Any]) -> None:
                 width="stretch",
                 column_config={
                     "success": st.column_config.CheckboxColumn("OK"),
+                    "decided_by": st.column_config.TextColumn("Decided by", help=ui.explain("origin")),
                     "attempts": st.column_config.NumberColumn("Attempts", help=ui.explain("retry"), format="%d"),
                     "fallback": st.column_config.TextColumn("Fallback", help=ui.explain("fallback")),
                     "duplicate": st.column_config.CheckboxColumn("Duplicate", help=ui.explain("duplicate")),

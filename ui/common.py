@@ -103,6 +103,8 @@ GLOSSARY: dict[str, str] = {
     "context-block limit": "How many recent context blocks are sent to the model at each step.",
     "scripted": "A scripted demo replays fixed model turns to show engine behaviour on purpose; no model is asked.",
     "cost": "Estimated price of the tokens used, from a price table; free for local/offline models.",
+    "origin": "Who decided: 🧠 the model chose the tool and its inputs itself (perhaps held to a schema "
+    "that lists the tools); ⚙ the workbench chose it for the model, by the rule named.",
 }
 
 

@@ -13,6 +13,7 @@ from typing import Any, assert_never
 import pandas as pd
 import streamlit as st
 
+from agent_core import decided
 from agent_core.records import stats
 from agent_core.run import events as ev
 from agent_core.run.events import events_from_record
@@ -95,6 +96,7 @@ def render_tool_call(entry: dict[str, Any], container: Any) -> None:
     head = f"{icon} 🔧 **{ui.md_label(entry.get('tool'), 64)}** · {ui.fmt_ms(entry.get('duration_ms'))}"
     flags = call_flags(entry)
     box.markdown(" ".join([head, *flags]), help=ui.explain("tool call"))
+    box.caption(ui.escape_md(decided.choice_words(entry)), help=ui.explain("origin"))
     if (
         entry.get("fallback")
         or entry.get("duplicate")
@@ -112,7 +114,11 @@ def render_tool_call(entry: dict[str, Any], container: Any) -> None:
             notes.append("Truncated: " + ui.explain("truncated"))
         box.caption(ui.escape_md("\n".join(notes)))
     left, right = box.columns(2)
-    left.caption("Arguments (what the model asked for)")
+    left.caption(
+        "Arguments (what the model asked for)"
+        if entry.get("origin") != "harness"
+        else "Arguments (set by the workbench)"
+    )
     ui.show_value(entry.get("arguments"), left, expanded=True)
     right.caption(
         "Result (what went back to the model)"
@@ -242,8 +248,11 @@ class StepView:
         text: str,
         tool_calls: int,
         error: str | None,
+        choices: list[dict[str, Any]] | None = None,
+        constraint: dict[str, Any] | None = None,
     ) -> None:
-        """Timing, tokens and attempts of the model call; its text, if any."""
+        """Timing, tokens and attempts of the model call, who chose each tool call and how the
+        output was held (:mod:`agent_core.decided`); its text, if any."""
         if not ok:
             self.model_slot.error(f"Model call failed: {ui.md_label(error, 300)}", icon="❌")
             self.summary = "model call failed"
@@ -254,16 +263,21 @@ class StepView:
             f"({ui.fmt_int(usage.get('input_tokens'))} in / {ui.fmt_int(usage.get('output_tokens'))} out)"
         )
         tries = f" · {attempts} attempts" if attempts > 1 else ""
-        what = (
-            f"asked for {tool_calls} tool call{'s' if tool_calls != 1 else ''}"
-            if tool_calls
-            else "gave the final answer"
-        )
+        choices = choices or []
+        by_model = sum(1 for c in choices if c.get("origin") == "model")
+        if not tool_calls:
+            what = "🧠 **Model** wrote the final answer"
+        elif choices and by_model == 0 and all(c.get("origin") == "harness" for c in choices):
+            what = f"⚙ **Workbench** chose {tool_calls} tool call{'s' if tool_calls != 1 else ''} for the model"
+        elif choices and by_model == len(choices):
+            what = f"🧠 **Model** chose {tool_calls} tool call{'s' if tool_calls != 1 else ''}"
+        else:
+            what = f"🧠 **Model turn** with {tool_calls} tool call{'s' if tool_calls != 1 else ''}"
         with self.model_slot.container():
-            st.markdown(
-                f"🧠 **Model** {what} · {ui.fmt_ms(duration_ms)} · {tokens}{tries}",
-                help=ui.explain("token"),
-            )
+            st.markdown(f"{what} · {ui.fmt_ms(duration_ms)} · {tokens}{tries}", help=ui.explain("token"))
+            lines = [decided.choice_words(c) for c in choices]
+            lines.append(decided.constraint_words(constraint, answered=not tool_calls))
+            st.caption(ui.escape_md("\n".join(lines)), help=ui.explain("origin"))
             if text and tool_calls:
                 st.caption("The model's note with its tool calls")
                 ui.show_text(text)
@@ -449,6 +463,8 @@ class RunView:
                     text=event.text,
                     tool_calls=event.tool_calls,
                     error=event.error,
+                    choices=event.choices,
+                    constraint=event.constraint,
                 )
             case ev.AnswerSentBack():
                 self._made_block(event.step)

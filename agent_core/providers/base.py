@@ -11,7 +11,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from agent_core.context import ContextBlock, ToolCallRequest
 from agent_core.providers.model_wait import ModelWait
-from agent_core.records.run_record import UsageRecord
+from agent_core.records.run_record import Constraint, UsageRecord
 from agent_core.tools.registry import Tool
 
 
@@ -67,6 +67,9 @@ class ModelResponse:
     raw: list[dict[str, Any]] = field(default_factory=list)
     stop_reason: str | None = None
     model: str | None = None
+    constraint: Constraint | None = None
+    """How the output was constrained; None: not at all
+    (the API chose freely among the tools it was given)."""
 
 
 @dataclass

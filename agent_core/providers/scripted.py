@@ -2,6 +2,10 @@
 
 A turn is a :class:`ModelResponse`, a :class:`ProviderError` to raise, or a plain dict
 ``{"text": str, "tool_calls": [{"name", "arguments", "call_id"?}], "usage": {...}}``.
+
+It stands in for a model, so its calls are recorded as the model's unless the provider is made
+with ``origin="harness"`` (a demo scenario, where a person watching must not be told a model
+chose them) or a call says ``"origin": "harness"`` with its ``"harness_rule"``.
 """
 
 from __future__ import annotations
@@ -23,14 +27,21 @@ DEFAULT_MODEL = "scripted-1"
 SPEC = ProviderSpec(id=PROVIDER_ID, label=LABEL, default_model=DEFAULT_MODEL, free=True, rule_based=True)
 
 
-def _as_response(turn: dict[str, Any], step: int, number: int) -> ModelResponse:
+SCRIPT_RULE = "scripted demo: a fixed turn, no model"
+"""The harness rule of a call a script made (``origin="harness"``)."""
+
+
+def _as_response(turn: dict[str, Any], step: int, number: int, origin: str = "model") -> ModelResponse:
     calls = []
     for n, call in enumerate(turn.get("tool_calls", []), start=1):
+        who = call.get("origin", origin)
         calls.append(
             ToolCallRequest(
                 call_id=call.get("call_id") or f"call_s{step}_{number}_{n}",
                 name=call["name"],
                 arguments=call.get("arguments", {}),
+                origin=who,
+                harness_rule=call.get("harness_rule", SCRIPT_RULE) if who == "harness" else None,
             )
         )
     usage = Usage(**turn["usage"]) if "usage" in turn else Usage(10, 5, 15)
@@ -58,8 +69,11 @@ class ScriptedProvider(Provider):
         *,
         model: str = DEFAULT_MODEL,
         turn_delay_s: float = 0.0,
+        origin: str = "model",
     ) -> None:
         self.model = model
+        self.origin = origin
+        """Who its calls are recorded as chosen by: ``model`` (a test's stand-in) or ``harness`` (a demo)."""
         self.turn_delay_s = max(0.0, float(turn_delay_s))
         """Seconds each turn takes (a presenter's pace; a Stop cuts it short). 0: at once."""
         if self.turn_delay_s:
@@ -91,7 +105,7 @@ class ScriptedProvider(Provider):
             raise turn
         if isinstance(turn, ModelResponse):
             return copy.deepcopy(turn)
-        return _as_response(turn, request.step, number)
+        return _as_response(turn, request.step, number, self.origin)
 
     @property
     def remaining(self) -> int:

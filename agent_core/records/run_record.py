@@ -110,6 +110,25 @@ class Step(TypedDict):
             Field(description="set on a step whose answer the check sent back to the model"),
         ]
     ]
+    constraint: NotRequired[
+        Annotated[Constraint, Field(description="how the model's output was held at this step (absent: not recorded)")]
+    ]
+
+
+class Constraint(TypedDict):
+    """How a model step's output was held: free (``none``), to a JSON schema, or to a grammar."""
+
+    kind: Literal["none", "json-schema", "grammar"]
+    tools: NotRequired[
+        Annotated[list[str], Field(description="the tools the output could name (absent: any the API was given)")]
+    ]
+    answer: NotRequired[Annotated[bool, Field(description="whether the output could be the final answer")]]
+    notes: NotRequired[
+        Annotated[
+            list[str],
+            Field(description="what else the constraint held, in plain words (e.g. figures only from results)"),
+        ]
+    ]
 
 
 class AnswerCheck(TypedDict):
@@ -192,6 +211,18 @@ class ToolCall(TypedDict):
     started_at: str
     cancelled: NotRequired[
         Annotated[bool, Field(description="true when the run was stopped while this call ran (not a failure)")]
+    ]
+    origin: NotRequired[
+        Annotated[
+            Literal["model", "harness"],
+            Field(
+                description="who chose the call: the model (it generated the tool and arguments, perhaps under "
+                "a schema) or the harness (the program chose it for the model); absent in older records"
+            ),
+        ]
+    ]
+    harness_rule: NotRequired[
+        Annotated[str, Field(description="for a harness call: the rule that chose it, in plain words")]
     ]
     source: NotRequired[
         Annotated[

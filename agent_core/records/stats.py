@@ -12,6 +12,8 @@ from typing import Any
 
 import pandas as pd
 
+from agent_core.decided import origin_label
+
 ERROR_CATEGORIES = ("validation", "transient", "non_transient", "timeout", "duplicate")
 COUNT_COLUMNS = ["calls", "retried", "fallbacks", "duplicates", *[f"err_{c}" for c in ERROR_CATEGORIES]]
 """The whole-number columns of a Tool-stats table."""
@@ -156,6 +158,7 @@ def tool_calls_frame(record: dict[str, Any]) -> pd.DataFrame:
                 "step": call.get("step"),
                 "call_id": call.get("call_id"),
                 "tool": call.get("tool"),
+                "decided_by": origin_label(call.get("origin")),
                 "arguments": _short(call.get("arguments")),
                 "success": bool(call.get("success")),
                 "result": _short(call.get("output")),

@@ -213,7 +213,10 @@ class Dispatcher:
             "truncated": False,
             "duration_ms": 0.0,
             "started_at": started_at,
+            "origin": "harness" if call.origin == "harness" else "model",
         }
+        if call.origin == "harness":
+            entry["harness_rule"] = mask_text(str(call.harness_rule or "not named"))[:300]
         try:
             text = body(call, entry)
         except RunCancelled:  # the run was stopped while this call ran: keep what it did so far
@@ -363,5 +366,11 @@ class Dispatcher:
     def call_direct(self, name: str, arguments: dict[str, Any]) -> ToolCall:
         """Run one tool outside a run (the Tools page form); same validation and log entry."""
         return self.dispatch(
-            ToolCallRequest(call_id=f"direct_{int(time.time() * 1000)}", name=name, arguments=arguments)
+            ToolCallRequest(
+                call_id=f"direct_{int(time.time() * 1000)}",
+                name=name,
+                arguments=arguments,
+                origin="harness",
+                harness_rule="called directly by a person (Tools page)",
+            )
         )

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, cast
 
 from agent_core.providers.base import Usage
-from agent_core.records.run_record import Grounding, RunError, Status, ToolCall
+from agent_core.records.run_record import Constraint, Grounding, RunError, Status, ToolCall
 
 
 @dataclass(kw_only=True)
@@ -89,6 +89,10 @@ class ModelCallFinished(Event):
     tool_calls: int = 0
     ok: bool = True
     error: str | None = None
+    choices: list[dict[str, Any]] = field(default_factory=list)
+    """Each tool call the turn asked for: ``{tool, arguments, origin, harness_rule?}`` (who chose it)."""
+    constraint: Constraint | None = None
+    """How the output was constrained (the step's ``constraint`` in the record)."""
 
 
 @dataclass(kw_only=True)
@@ -170,6 +174,15 @@ def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
+def choice_of(call: dict[str, Any]) -> dict[str, Any]:
+    """Who chose a tool call (a record ``tool_calls`` entry, or the request as the loop saw it):
+    ``{tool, arguments, origin, harness_rule?}``; ``origin`` is None in records older than it."""
+    choice = {"tool": call.get("tool"), "arguments": call.get("arguments"), "origin": call.get("origin")}
+    if call.get("harness_rule"):
+        choice["harness_rule"] = call.get("harness_rule")
+    return choice
+
+
 def events_from_record(record: Mapping[str, Any]) -> Iterator[RunEvent]:
     """The events of a saved run, rebuilt from its record, so that a saved run is drawn by the
     very view that drew it live. Tolerant: a partial or hand-edited record gives what it holds.
@@ -223,6 +236,8 @@ def events_from_record(record: Mapping[str, Any]) -> Iterator[RunEvent]:
             tool_calls=len(step.get("tool_call_ids") or []),
             ok=ok,
             error=str(failed.get("message") or failed.get("error_type") or "") or None,
+            choices=[choice_of(calls[i]) for i in ids],
+            constraint=step.get("constraint") if isinstance(step.get("constraint"), dict) else None,
         )
         check = step.get("answer_check")
         if isinstance(check, dict):

@@ -32,7 +32,7 @@ from agent_core.records.files import (
     save_record,
     utc_now,
 )
-from agent_core.records.run_record import BlockItem, Message, RunError, RunRecord, Status, Step
+from agent_core.records.run_record import BlockItem, Constraint, Message, RunError, RunRecord, Status, Step
 from agent_core.run.dispatcher import MAX_TOOL_NAME_CHARS, CallStopped, Dispatcher
 from agent_core.run.events import (
     AnswerSentBack,
@@ -45,6 +45,7 @@ from agent_core.run.events import (
     StepFinished,
     ToolCallFinished,
     ToolCallStarted,
+    choice_of,
 )
 from agent_core.run.model_calls import call_model
 from agent_core.run.pricing import Price, estimate_cost, load_prices
@@ -401,10 +402,12 @@ def _step(run: _Run, step: int) -> Generator[RunEvent, None, StepOutcome]:
     model_ms = round((time.perf_counter() - model_t0) * 1000, 3)
     run.usage = run.usage + response.usage
     text = mask_text(response.text or "")
+    constraint: Constraint = response.constraint.copy() if response.constraint else {"kind": "none"}
     step_entry["model_duration_ms"] = model_ms
     step_entry["usage"] = response.usage.as_dict()
     step_entry["text"] = text
     step_entry["stop_reason"] = response.stop_reason
+    step_entry["constraint"] = constraint
     if response.model:
         run.record["model"] = response.model
     yield ModelCallFinished(
@@ -415,6 +418,18 @@ def _step(run: _Run, step: int) -> Generator[RunEvent, None, StepOutcome]:
         usage=response.usage,
         text=text,
         tool_calls=len(response.tool_calls),
+        choices=[
+            choice_of(
+                {
+                    "tool": c.name[:MAX_TOOL_NAME_CHARS],
+                    "arguments": mask(c.arguments),
+                    "origin": c.origin,
+                    "harness_rule": c.harness_rule if c.origin == "harness" else None,
+                }
+            )
+            for c in response.tool_calls
+        ],
+        constraint=constraint,
     )
     if not response.tool_calls:
         answer = text.strip() or "(The model returned an empty answer.)"

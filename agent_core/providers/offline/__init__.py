@@ -84,8 +84,11 @@ class OfflineProvider(Provider):
         ctx = _Ctx(request)
         intent = classify(request.goal)
         decision = _guarded(ctx, _PLANS[intent.kind](ctx, intent), request.step)
+        # No model here: every call is the demo's rules choosing, and the record says which rule.
+        rule = f"offline demo rule: {decision.rule}"
         calls = [
-            ToolCallRequest(f"call_{request.step}_{n}", name, args) for n, (name, args) in enumerate(decision.calls, 1)
+            ToolCallRequest(f"call_{request.step}_{n}", name, args, origin="harness", harness_rule=rule)
+            for n, (name, args) in enumerate(decision.calls, 1)
         ]
         text = decision.text
         if calls:

@@ -1,0 +1,78 @@
+"""Who decided: each tool call's ``origin`` and each step's ``constraint``, in plain words.
+
+A run shows what the model chose and what the program chose for it, and how the model's output
+was held. The Run page, History, the HTML export and the CLI all say it with these functions, so
+the words are the same everywhere. The texts are plain (no Markdown); pages escape them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+MODEL, HARNESS = "model", "harness"
+
+
+def call_text(tool: Any, arguments: Any, limit: int = 60) -> str:
+    """``get_weather(city="Tokyo")``: the call as one short line, each value cut at ``limit``."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            pass
+    name = str(tool or "?")
+    if not isinstance(arguments, Mapping):
+        return f"{name}({str(arguments)[:limit]})" if arguments not in (None, "", {}) else f"{name}()"
+    parts = []
+    for key, value in arguments.items():
+        text = json.dumps(value, ensure_ascii=False)
+        parts.append(f"{key}={text if len(text) <= limit else text[: limit - 1] + '…'}")
+    return f"{name}({', '.join(parts)})"
+
+
+def origin_label(origin: Any) -> str:
+    """One or two words for a table column: ``model``, ``workbench`` or ``not recorded``."""
+    return {MODEL: "model", HARNESS: "workbench"}.get(str(origin), "not recorded")
+
+
+def choice_words(choice: Mapping[str, Any]) -> str:
+    """One line saying who chose a call (a ``tool_calls`` entry or an event's choice)."""
+    call = call_text(choice.get("tool"), choice.get("arguments"))
+    origin = choice.get("origin")
+    if origin == MODEL:
+        return f"🧠 The model chose {call}"
+    if origin == HARNESS:
+        rule = str(choice.get("harness_rule") or "not named")
+        return f"⚙ The workbench called {call} for the model — rule: {rule}"
+    return f"🔧 {call} (who chose it was not recorded: an older run)"
+
+
+def constraint_words(constraint: Mapping[str, Any] | None, *, answered: bool = False) -> str:
+    """How the step's output was held, in one sentence."""
+    if not constraint or constraint.get("kind") in (None, "none"):
+        if answered:
+            return "Output not constrained: the model wrote freely."
+        return "Output not constrained: the model chose freely among the tools its API was given."
+    how = {"json-schema": "a JSON schema", "grammar": "a grammar"}.get(str(constraint.get("kind")), "a constraint")
+    tools = [str(t) for t in constraint.get("tools") or []]
+    options = []
+    if tools:
+        shown = ", ".join(tools[:8]) + (f" and {len(tools) - 8} more" if len(tools) > 8 else "")
+        options.append(f"one of {len(tools)} tool{'s' if len(tools) != 1 else ''} ({shown})")
+    if constraint.get("answer"):
+        options.append("the final answer")
+    text = f"Output held to {how}: " + (" or ".join(options) if options else "a fixed shape") + "."
+    notes = [str(n) for n in constraint.get("notes") or [] if n]
+    if notes:
+        text += " " + " ".join(n[:1].upper() + n[1:] + ("" if n.endswith(".") else ".") for n in notes)
+    return text
+
+
+def origin_counts(tool_calls: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """How many calls the model chose, the workbench chose, and with no origin recorded."""
+    counts = {MODEL: 0, HARNESS: 0, "unknown": 0}
+    for call in tool_calls:
+        origin = call.get("origin")
+        counts[origin if origin in (MODEL, HARNESS) else "unknown"] += 1
+    return counts
