@@ -3,9 +3,9 @@ step how its output was constrained, on every provider; the words the pages use 
 
 from __future__ import annotations
 
-from agent_core import decided
 from agent_core.providers.offline import OfflineProvider
 from agent_core.providers.scripted import SCRIPT_RULE, ScriptedProvider
+from agent_core.records import decided
 from agent_core.run.events import ModelCallFinished, events_from_record
 from agent_core.run.loop import run_agent, run_to_end
 from agent_core.settings import Settings

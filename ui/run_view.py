@@ -13,8 +13,7 @@ from typing import Any, assert_never
 import pandas as pd
 import streamlit as st
 
-from agent_core import decided
-from agent_core.records import stats
+from agent_core.records import decided, stats
 from agent_core.run import events as ev
 from agent_core.run.events import events_from_record
 from ui import common as ui
@@ -252,7 +251,7 @@ class StepView:
         constraint: dict[str, Any] | None = None,
     ) -> None:
         """Timing, tokens and attempts of the model call, who chose each tool call and how the
-        output was held (:mod:`agent_core.decided`); its text, if any."""
+        output was held (:mod:`agent_core.records.decided`); its text, if any."""
         if not ok:
             self.model_slot.error(f"Model call failed: {ui.md_label(error, 300)}", icon="❌")
             self.summary = "model call failed"

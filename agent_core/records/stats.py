@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from agent_core.decided import origin_label
+from agent_core.records.decided import origin_label
 
 ERROR_CATEGORIES = ("validation", "transient", "non_transient", "timeout", "duplicate")
 COUNT_COLUMNS = ["calls", "retried", "fallbacks", "duplicates", *[f"err_{c}" for c in ERROR_CATEGORIES]]
