@@ -7,6 +7,6 @@ records as pandas tables), ``queries`` (what the History and Tool-stats pages as
 ``filters``, ``stats``, ``answer_check_stats`` and ``coverage`` (tables computed from them), and
 ``decided`` (who chose each tool call and how each step was held, in plain words).
 
-May import: the foundation modules (``errors``, ``masking``, ``settings``, ``context``) and
+May import: the foundation modules (``errors``, ``masking``, ``store_url``, ``settings``) and
 ``text``. Imported by everything above: tools never need it, the loop writes records, pages read them.
 """
