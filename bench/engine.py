@@ -31,7 +31,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from agent_core.context import ToolCallRequest  # noqa: E402
-from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Usage  # noqa: E402
+from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Provider, Usage  # noqa: E402
 from agent_core.run import loop as loop_module  # noqa: E402
 from agent_core.run.dispatcher import Dispatcher  # noqa: E402
 from agent_core.run.events import StepFinished  # noqa: E402
@@ -57,7 +57,7 @@ _real_save = loop_module.save_record
 loop_module.save_record = _timed_save
 
 
-class InstantProvider:
+class InstantProvider(Provider):
     """Answers at once from pre-built turns; records the time spent inside ``complete``."""
 
     id = "bench"
