@@ -298,16 +298,21 @@ _DOC_QUERY_PATTERNS = (
 )
 
 
-def extract_search_query(goal: str) -> str | None:
-    """What to search the workspace documents for: quoted text, or the words after "for"."""
+def _query(goal: str, patterns: tuple[str, ...]) -> str | None:
+    """Quoted text, or the first pattern's words (cleaned of articles and particles)."""
     quoted = extract_quoted(goal)
     if quoted:
         return quoted.strip()
-    for pattern in _DOC_QUERY_PATTERNS:
+    for pattern in patterns:
         m = re.search(pattern, goal, re.I)
-        if m and _clean_query(m.group(1)):
-            return _clean_query(m.group(1))
+        if m and (query := _clean_query(m.group(1))):
+            return query
     return None
+
+
+def extract_search_query(goal: str) -> str | None:
+    """What to search the workspace documents for: quoted text, or the words after "for"."""
+    return _query(goal, _DOC_QUERY_PATTERNS)
 
 
 _WEB_QUERY_PATTERNS = (
@@ -322,14 +327,7 @@ _WEB_QUERY_PATTERNS = (
 
 def extract_web_query(goal: str) -> str | None:
     """What to search the web for."""
-    quoted = extract_quoted(goal)
-    if quoted:
-        return quoted.strip()
-    for pattern in _WEB_QUERY_PATTERNS:
-        m = re.search(pattern, goal, re.I)
-        if m and _clean_query(m.group(1)):
-            return _clean_query(m.group(1))
-    return None
+    return _query(goal, _WEB_QUERY_PATTERNS)
 
 
 def find_topics(goal: str) -> list[Topic]:
