@@ -24,7 +24,6 @@ LAYERS: list[set[str]] = [
     {"records"},  # the record's type, its files, the index and the tables read from them
     {"context"},  # the loop's messages to a provider: context blocks (recorded as the record says)
     {"tools"},  # registry, schemas, built-in tools, the workspace
-    {"verdicts"},  # yes/no questions the results decide (used by the answer check and two providers)
     {"checks"},  # the answer check (it uses the calculator's arithmetic)
     {"providers"},  # the models
     {"pgstore", "otel"},  # where finished runs also go: the team store, tracing backends
@@ -37,9 +36,6 @@ LAYERS: list[set[str]] = [
 """Each top-level name under ``agent_core`` (a package or a root module) and its layer."""
 
 ALLOWED_UPWARD = {
-    # The local provider warms its prompt cache with the loop's system prompt and the built-in
-    # tools. It goes when the system prompt is built from the enabled tools (the local-agent rewrite).
-    ("agent_core.providers.local.preload", "agent_core.run.loop"),
     ("agent_core.providers.local.preload", "agent_core.providers.local"),
 }
 """Known exceptions, each with its reason; the test fails when one is no longer needed."""

@@ -13,7 +13,8 @@ from agent_core.errors import ProviderError
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.records.files import load_record, new_run_id
 from agent_core.run.events import ModelCallRetrying, RunFinished, StepFinished, ToolCallFinished
-from agent_core.run.loop import SYSTEM_PROMPT, run_agent, run_to_end, validate_goal
+from agent_core.run.loop import run_agent, run_to_end, validate_goal
+from agent_core.tools.instructions import build_instructions
 from agent_core.settings import Settings
 from agent_core.tools.registry import ToolRegistry
 from tests.record_schema import assert_valid_record
@@ -63,7 +64,7 @@ def test_multi_step_run_record_and_transcript(registry: ToolRegistry, settings: 
     second = provider.requests[1]
     assert [len(b.tool_calls) for b in second.blocks] == [2]
     assert [o.output for o in second.blocks[0].outputs] == ["31", "hi"]
-    assert second.instructions == SYSTEM_PROMPT and second.goal == "compute"
+    assert second.instructions == build_instructions(registry) and second.goal == "compute"
     roles = [m["role"] for m in record["history"]]
     assert roles == ["system", "user", "assistant", "tool", "tool", "assistant", "tool", "assistant"]
     assert record["finished_at"] and record["duration_ms"] > 0

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agent_core import verdicts
+from agent_core.providers.offline import verdicts
 from agent_core.analysis.explain import explain
 from agent_core.checks.grounding import check_answer, correction, short, summary, unsupported, warning
 from agent_core.providers.local.plan import answer_pattern, required_facts, verdict_lead

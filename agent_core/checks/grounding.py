@@ -30,7 +30,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agent_core import verdicts
 from agent_core.checks.claims import (
     ANY_DIGITS,
     Claim,
@@ -305,10 +304,6 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
     found = _temperature_differences(answer or "", found)
     # A sum written out wrong ("22 - 15 = 15") is unsupported, whatever its figures' sources.
     found += [(claim, None) for claim in wrong_arithmetic(answer or "")]
-    # A yes or no the results contradict ("No, you do not need an umbrella" with rain in the
-    # weather result) is unsupported too, though every figure beside it is found.
-    if (wrong := wrong_verdict(answer or "", goal, ok_calls)) is not None:
-        found.insert(0, (wrong, None))
     result: Grounding = {
         "status": _status(sum(ref is not None for _, ref in found), len(found)),
         "tools_used": len(ok_calls),
@@ -319,24 +314,6 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
         # at all is a claim of fact too (a greeting gets the same, true, remark).
         result["note"] = NO_TOOL_NOTE if claims else NO_TOOL_NOTE_PLAIN
     return result
-
-
-def wrong_verdict(answer: str, goal: str, tool_calls: Sequence[Mapping[str, Any]]) -> Claim | None:
-    """The yes or no ``answer`` starts with, as a ``verdict`` claim, when the tool results decide the
-    question the other way (:mod:`agent_core.verdicts`); else None."""
-    found = verdicts.contradiction(answer, goal, tool_calls)
-    if found is None:
-        return None
-    word, verdict = found
-    start = answer.find(word)
-    return Claim(
-        text=word,
-        value="yes" if not verdict.yes else "no",
-        kind="verdict",
-        start=max(start, 0),
-        end=max(start, 0) + len(word),
-        expected=f"{'yes' if verdict.yes else 'no'} ({verdict.because})",
-    )
 
 
 def check_record(record: Mapping[str, Any]) -> Grounding | None:

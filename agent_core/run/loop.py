@@ -50,6 +50,7 @@ from agent_core.run.events import (
 from agent_core.run.model_calls import call_model
 from agent_core.run.pricing import Price, estimate_cost, load_prices
 from agent_core.settings import Settings
+from agent_core.tools.instructions import build_instructions
 from agent_core.tools.registry import ToolRegistry
 
 log = logging.getLogger("agent_core.run.loop")
@@ -59,16 +60,6 @@ MAX_TOOL_CALLS_PER_TURN = 32
 MAX_ANSWER_CHECKS = 2
 """Corrective turns the answer check may send in one run (``ANSWER_CHECK=retry``)."""
 
-SYSTEM_PROMPT = """You are a careful, accurate assistant that works by calling tools.
-Rules:
-1. When you need information you do not have, call the right tool; do not guess.
-2. Use the calculator tool for arithmetic, lookup for internal prices and policies,
-   read_file / search_documents for workspace documents.
-3. Read each tool result before deciding the next step.
-4. If a tool result starts with ERROR, fix the call or try another approach; never repeat the
-   same call with the same arguments.
-5. When you have enough information, answer the user clearly, in the user's language.
-6. If the information cannot be found, say what is missing.""".strip()
 
 
 @dataclass(frozen=True)
@@ -145,7 +136,7 @@ class _Run:
         self.usage = Usage()
         self.blocks: list[ContextBlock] = []
         self.history: list[Message] = [
-            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "system", "content": instructions},
             {"role": "user", "content": mask_text(goal)},
         ]
         self.path = record_path(settings.runs_dir, run_id)
@@ -260,7 +251,7 @@ def run_agent(
     settings: Settings,
     cancel: threading.Event | None = None,
     run_id: str | None = None,
-    instructions: str = SYSTEM_PROMPT,
+    instructions: str | None = None,
     scripted: bool = False,
     sleep: Callable[[float], Any] | None = None,
     rng: random.Random | None = None,
@@ -275,6 +266,8 @@ def run_agent(
     (``eval_id``, ``arena_id``, ``replay_of``, ``user`` …; masked, never replacing the engine's).
     """
     goal = validate_goal(goal)
+    if instructions is None:  # made from the enabled tools; the transcript keeps what was sent
+        instructions = build_instructions(registry)
     run = _Run(
         goal,
         provider,

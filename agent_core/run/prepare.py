@@ -24,7 +24,7 @@ from typing import Any
 from agent_core import providers
 from agent_core.providers.base import Provider
 from agent_core.run.events import RunEvent
-from agent_core.run.loop import SYSTEM_PROMPT, run_agent, run_to_end, validate_goal
+from agent_core.run.loop import run_agent, run_to_end, validate_goal
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
 from agent_core.tools.registry import ToolRegistry
@@ -48,7 +48,7 @@ class PreparedRun:
     """A scripted demo (turns replayed, not a model); the record says so."""
     rng: random.Random | None = None
     """Random source of the retry jitter (seeded in demos and tests)."""
-    instructions: str = SYSTEM_PROMPT
+    instructions: str | None = None
     record_extra: dict[str, Any] = field(default_factory=dict)
     """Optional top-level record fields (eval_id, arena_id, replay_of, user …)."""
 
@@ -109,7 +109,7 @@ def prepare_run(
     registry: ToolRegistry | None = None,
     scripted: bool = False,
     rng: random.Random | None = None,
-    instructions: str = SYSTEM_PROMPT,
+    instructions: str | None = None,
 ) -> PreparedRun:
     """Check the input and build what the run needs; raise before anything is written.
 

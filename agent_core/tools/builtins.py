@@ -12,7 +12,7 @@ import random
 from agent_core.settings import Settings
 from agent_core.tools.calculator import calculate
 from agent_core.tools.files import make_file_tools
-from agent_core.tools.knowledge import lookup, word_count
+from agent_core.tools.knowledge import make_lookup, word_count
 from agent_core.tools.registry import ToolRegistry, make_tool
 from agent_core.tools.simulated import get_weather, make_search_tools
 
@@ -29,11 +29,12 @@ BUILTIN_TOOL_NAMES: tuple[str, ...] = (
 
 
 def calculator(expression: str) -> str:
-    """Evaluate arithmetic: numbers and + - * / ( ) ** % only, e.g. '(24*7)+100' or '7 × 24'.
+    """Evaluate arithmetic: numbers and + - * / ( ) ** % only, e.g. '(24*7)+100' or '15% * 240'.
 
     Args:
         expression: The arithmetic expression, e.g. '24 * 7'. Commas only as thousands
-            separators ('1,000'); % is the remainder (modulo), not percent.
+            separators ('1,000'); a % after a number is percent ('15% * 240' is 36), between
+            two numbers the remainder ('17 % 5' is 2).
     """
     return calculate(expression)
 
@@ -51,7 +52,9 @@ def build_default_registry(settings: Settings, *, rng: random.Random | None = No
 
     registry.tool(tags=("math",))(calculator)
     registry.tool(tags=("files",))(read_file)
-    registry.tool(tags=("knowledge",))(lookup)
+    lookup = make_lookup(settings.workspace_dir)
+    if lookup is not None:  # the workspace's facts.md: no file, no lookup tool
+        registry.add(make_tool(lookup, name="lookup", tags=("knowledge",)))
     registry.tool(tags=("text",))(word_count)
     registry.tool(tags=("files", "search"))(search_documents)
     registry.tool(tags=("simulated",))(get_weather)

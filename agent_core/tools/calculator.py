@@ -7,9 +7,10 @@ raise anything but :class:`ValueError`.
 
 Conveniences: ``×`` and ``÷`` (and the Unicode minus ``−``) are read as ``*``, ``/`` and ``-``;
 a trailing ``=`` is ignored; commas are read as thousands separators only in groups of three
-digits (``1,000`` → 1000, ``2,500,000`` → 2500000) — any other comma is refused. ``%`` is the
-remainder (modulo), not "percent". Results are printed as integers when they are integral and
-otherwise with at most 12 significant digits.
+digits (``1,000`` → 1000, ``2,500,000`` → 2500000) — any other comma is refused. ``%`` between
+two numbers is the remainder (``17 % 5`` → 2); after a number and before an operator, a bracket,
+``of`` or the end it is percent (``15% * 240``, ``15% of 240`` → 36, ``240 * 15%``). Results are
+printed as integers when they are integral and otherwise with at most 12 significant digits.
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ ALLOWED = "only numbers and + - * / ( ) ** % are allowed"
 _TRANSLATE = str.maketrans({"\u00d7": "*", "\u00f7": "/", "\u2212": "-", "\u2217": "*"})
 _THOUSANDS = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?![\w,])")
 _OPERATOR = re.compile(r"\*\*|[-+*/%]")
+_PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%(?=\s*(?:\*\*|[-+*/)]|of\b|$))")
+"""A percent sign that cannot be a remainder: nothing it could take the remainder by follows."""
+_OF = re.compile(r"(?<=\))\s*of\s+")
 _DIGIT_RUN = re.compile(r"[0-9_]+")
 _INT_LIMIT = 10**MAX_DIGITS
 
@@ -98,7 +102,8 @@ def _normalise(expression: str) -> str:
     for pos, ch in enumerate(text):
         if not (ch.isascii() and ch.isprintable()):
             raise ValueError(f"unsupported character {ch!r} at position {pos}; {ALLOWED} (digits must be ASCII 0-9)")
-    return _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
+    text = _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
+    return _OF.sub(" * ", _PERCENT.sub(r"(\1 / 100)", text))
 
 
 def _check_bounds(source: str) -> None:

@@ -1,9 +1,11 @@
-"""Internal facts (the ``lookup`` tool) matched loosely, and ``word_count``.
+"""Internal facts (the seed's ``lookup``), read from the workspace's ``facts.md``, and ``word_count``.
 
-The first version knew three topics by their exact Korean names (단가, 환불 정책, 배송). Models ask in
-their own words ("product price", "the unit price of the product", "제품 단가"), so a topic is
-matched on its names and synonyms in either language, ignoring case, spacing, punctuation,
-English plurals and Korean particles; a near-miss spelling ("shiping") is forgiven too.
+What a business knows lives in its workspace, not in code: ``facts.md`` holds one fact per
+heading (its names, separated by " / "), an optional ``Also:`` line of other words for it, and
+the answer. Models ask in their own words ("product price", "the unit price of the product",
+"제품 단가"), so a topic is matched on its names and other words in either language, ignoring
+case, spacing, punctuation, English plurals and Korean particles; a near-miss spelling
+("shiping") is forgiven too. A workspace without ``facts.md`` has no ``lookup`` tool.
 """
 
 from __future__ import annotations
@@ -11,131 +13,66 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
-from agent_core.text.lang import HANGUL, is_korean
+from agent_core.text.lang import HANGUL
 
-FIRST_DISCOUNT_UNITS = 100
-"""The smallest order the volume discount applies to (pricing.md: 100 to 499 units, 5 %)."""
+FACTS_FILE = "facts.md"
+MAX_FACTS_BYTES = 200_000
 
 
 @dataclass(frozen=True)
 class Fact:
-    """One internal fact with its names, synonyms and answers in Korean and English."""
+    """One internal fact: its names (the first is its topic), other words for it, and its answer."""
 
-    korean: str
-    english: str
+    names: tuple[str, ...]
     synonyms: tuple[str, ...]
-    answer_ko: str
-    answer_en: str
+    answer: str
 
 
-FACTS: tuple[Fact, ...] = (
-    Fact(
-        korean="단가",
-        english="unit price",
-        synonyms=(
-            "단가",
-            "제품 단가",
-            "개당 가격",
-            "가격",
-            "제품 가격",
-            "비용",
-            "요금",
-            "unit price",
-            "price",
-            "prices",
-            "pricing",
-            "price per unit",
-            "per unit",
-            "cost",
-            "unit cost",
-            "product price",
-        ),
-        answer_ko="단가: 개당 $24 (unit price: $24 per unit)",
-        answer_en="Unit price: $24 per unit (단가: 개당 $24)",
-    ),
-    Fact(
-        korean="환불 정책",
-        english="refund policy",
-        synonyms=(
-            "환불 정책",
-            "환불",
-            "반품",
-            "환불 규정",
-            "환불 기간",
-            "반품 정책",
-            "refund policy",
-            "refund",
-            "refunds",
-            "return",
-            "return policy",
-            "money back",
-            "refund period",
-        ),
-        answer_ko=("환불 정책: 배송 후 30일 이내 환불 가능합니다 (refund policy: within 30 days of delivery)"),
-        answer_en=(
-            "Refund policy: refunds are accepted within 30 days of delivery (환불 정책: 배송 후 30일 이내 환불 가능)"
-        ),
-    ),
-    Fact(
-        korean="배송",
-        english="shipping",
-        synonyms=(
-            "배송",
-            "배송비",
-            "배송 비용",
-            "무료 배송",
-            "배송 정책",
-            "배달",
-            "택배",
-            "shipping",
-            "delivery",
-            "free shipping",
-            "shipping cost",
-            "shipping fee",
-            "delivery cost",
-            "shipping policy",
-            "postage",
-        ),
-        answer_ko="배송: $500 이상 구매 시 무료 배송 (shipping: free on orders of $500 or more)",
-        answer_en="Shipping: free shipping on orders of $500 or more ($500 이상 구매 시 무료 배송)",
-    ),
-    Fact(
-        korean="할인",
-        english="volume discount",
-        synonyms=(
-            "할인",
-            "대량 할인",
-            "수량 할인",
-            "할인율",
-            "volume discount",
-            "volume discounts",
-            "discount",
-            "bulk discount",
-            "bulk price",
-            "quantity discount",
-            "discount tier",
-            "tier",
-        ),
-        # The tiers of pricing.md: a price for 600 units is not 600 × $24.
-        answer_ko=(
-            "할인 (주문 전체): 100~499개 5% 할인 (개당 $22.80); 500개 이상 10% 할인 (개당 $21.60); "
-            "100개 미만 할인 없음 (volume discount)"
-        ),
-        answer_en=(
-            "Volume discount on the whole order: 100 to 499 units 5% off ($22.80 per unit); "
-            "500 units or more 10% off ($21.60 per unit); under 100 units no discount (할인)"
-        ),
-    ),
-)
+def parse_facts(text: str) -> tuple[Fact, ...]:
+    """The facts of a ``facts.md`` text (headings ``## name / name``; see the module docstring)."""
+    facts: list[Fact] = []
+    names: tuple[str, ...] | None = None
+    synonyms: tuple[str, ...] = ()
+    lines: list[str] = []
+
+    def close() -> None:
+        answer = " ".join(line.strip() for line in lines if line.strip())
+        if names and answer:
+            facts.append(Fact(names, synonyms, answer))
+
+    for line in text.splitlines():
+        heading = re.match(r"^##\s+(.+?)\s*#*\s*$", line)
+        if heading:
+            close()
+            names = tuple(n.strip() for n in heading.group(1).split("/") if n.strip())
+            synonyms, lines = (), []
+        elif names is not None and re.match(r"^\s*also\s*:", line, re.IGNORECASE):
+            synonyms = tuple(w.strip() for w in line.split(":", 1)[1].split(",") if w.strip())
+        elif names is not None:
+            lines.append(line)
+    close()
+    return tuple(facts)
+
+
+def read_facts(workspace: Path) -> tuple[Fact, ...] | None:
+    """The facts of ``workspace/facts.md``; None when there is no such file (or it is unreadable)."""
+    path = workspace / FACTS_FILE
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_FACTS_BYTES:
+            return None
+        return parse_facts(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return None
+
 
 _WORD = re.compile(r"[^\W_]+")
 
 
-def known_topics() -> str:
-    """The topics as shown to the model: ``단가 (unit price), 환불 정책 (refund policy), …``."""
-    return ", ".join(f"{f.korean} ({f.english})" for f in FACTS)
+_WORD = re.compile(r"[^\W_]+")
 
 
 def _normalise(text: str) -> str:
@@ -156,60 +93,77 @@ def _pattern(synonym: str) -> re.Pattern[str]:
     return re.compile(body)
 
 
-_PATTERNS: tuple[tuple[Fact, tuple[re.Pattern[str], ...]], ...] = tuple(
-    (fact, tuple(_pattern(s) for s in (fact.korean, fact.english, *fact.synonyms))) for fact in FACTS
-)
 _GENERIC_WORDS = frozenset({"unit", "back", "money", "policy", "period", "free", "product"})
-_ENGLISH_WORDS: dict[str, Fact] = {
-    word: fact
-    for fact in FACTS
-    for synonym in (fact.english, *fact.synonyms)
-    for word in synonym.split()
-    if synonym.isascii() and len(word) >= 4 and word not in _GENERIC_WORDS
-}
+"""Words too common to forgive a typo towards (the typo fallback matches single English words)."""
 
 
-def match_topics(topic: str) -> list[Fact]:
-    """Facts mentioned in ``topic``, strongest match first (an empty list when none)."""
-    text = _normalise(topic)
-    candidates: list[tuple[int, int, int, Fact]] = []
-    for fact, patterns in _PATTERNS:
-        for pattern in patterns:
-            for m in pattern.finditer(text):
-                candidates.append((m.end() - m.start(), m.start(), m.end(), fact))
-    candidates.sort(key=lambda c: (-c[0], c[1]))
-    chosen: list[Fact] = []
-    taken: list[tuple[int, int]] = []
-    for _, start, end, fact in candidates:
-        if fact in chosen or any(start < e and s < end for s, e in taken):
-            continue  # a weaker match inside a stronger one ("cost" in "shipping cost")
-        chosen.append(fact)
-        taken.append((start, end))
-    chosen = [f for _, f in sorted(zip(taken, chosen, strict=True), key=lambda pair: pair[0])]
-    if not chosen:  # forgive a typo in an English word
-        for word in text.split():
-            close = difflib.get_close_matches(word, list(_ENGLISH_WORDS), n=1, cutoff=0.8)
-            if close and _ENGLISH_WORDS[close[0]] not in chosen:
-                chosen.append(_ENGLISH_WORDS[close[0]])
-    return chosen
+class Facts:
+    """Facts matched loosely (:meth:`match`); made once per registry from its workspace."""
+
+    def __init__(self, facts: tuple[Fact, ...]) -> None:
+        self.facts = facts
+        self._patterns = tuple((f, tuple(_pattern(n) for n in (*f.names, *f.synonyms))) for f in facts)
+        self._english_words: dict[str, Fact] = {
+            word: fact
+            for fact in facts
+            for synonym in (*fact.names, *fact.synonyms)
+            for word in _normalise(synonym).split()
+            if synonym.isascii() and len(word) >= 4 and word not in _GENERIC_WORDS
+        }
+
+    def topics(self) -> str:
+        """The topics as shown to the model: ``unit price (단가), refund policy (환불 정책), …``."""
+        return ", ".join(f.names[0] + (f" ({', '.join(f.names[1:])})" if len(f.names) > 1 else "") for f in self.facts)
+
+    def match(self, topic: str) -> list[Fact]:
+        """Facts mentioned in ``topic``, strongest match first (an empty list when none)."""
+        text = _normalise(topic)
+        candidates: list[tuple[int, int, int, Fact]] = []
+        for fact, patterns in self._patterns:
+            for pattern in patterns:
+                for m in pattern.finditer(text):
+                    candidates.append((m.end() - m.start(), m.start(), m.end(), fact))
+        candidates.sort(key=lambda c: (-c[0], c[1]))
+        chosen: list[Fact] = []
+        taken: list[tuple[int, int]] = []
+        for _, start, end, fact in candidates:
+            if fact in chosen or any(start < e and s < end for s, e in taken):
+                continue  # a weaker match inside a stronger one ("cost" in "shipping cost")
+            chosen.append(fact)
+            taken.append((start, end))
+        chosen = [f for _, f in sorted(zip(taken, chosen, strict=True), key=lambda pair: pair[0])]
+        if not chosen:  # forgive a typo in an English word
+            for word in text.split():
+                close = difflib.get_close_matches(word, list(self._english_words), n=1, cutoff=0.8)
+                if close and self._english_words[close[0]] not in chosen:
+                    chosen.append(self._english_words[close[0]])
+        return chosen
+
+    def lookup(self, topic: str) -> str:
+        """The answer(s) for ``topic``; ValueError listing the topics when none matches."""
+        facts = self.match(topic)
+        if not facts:
+            raise ValueError(f"no internal fact about {topic.strip()!r}; known topics: {self.topics()}")
+        return "\n".join(f.answer for f in facts)
 
 
-def lookup_fact(topic: str) -> str:
-    """The answer(s) for ``topic``, in the language of the question, always with the figures."""
-    facts = match_topics(topic)
+def make_lookup(workspace: Path) -> Callable[[str], str] | None:
+    """The ``lookup`` tool over ``workspace/facts.md`` (its description lists the file's topics);
+    None when the workspace has no facts file."""
+    facts = read_facts(workspace)
     if not facts:
-        raise ValueError(f"no internal fact about {topic.strip()!r}; known topics: {known_topics()}")
-    korean = is_korean(topic)
-    return "\n".join(f.answer_ko if korean else f.answer_en for f in facts)
+        return None
+    known = Facts(facts)
 
+    def lookup(topic: str) -> str:
+        return known.lookup(topic)
 
-def lookup(topic: str) -> str:
-    """Look up internal facts: 단가 (unit price), 환불 정책 (refund policy), 배송 (shipping), 할인 (volume discount).
+    lookup.__doc__ = f"""Look up the internal facts ({FACTS_FILE}): {known.topics()}.
 
     Args:
-        topic: The topic in English or Korean, e.g. 'unit price', '환불 정책', 'shipping'.
+        topic: The topic in English or Korean.
     """
-    return lookup_fact(topic)
+    return lookup
 
 
 def word_count(text: str) -> str:

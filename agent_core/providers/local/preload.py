@@ -95,13 +95,14 @@ def start(settings: Settings) -> Preload | None:
 
 def _run(preload: Preload, settings: Settings) -> None:
     from agent_core.providers import local
-    from agent_core.run.loop import SYSTEM_PROMPT
     from agent_core.tools.builtins import build_default_registry
+    from agent_core.tools.instructions import build_instructions
 
     try:
         provider = local.create(model=None, base_url=None, settings=settings)
         provider.tables_early = True  # nobody waits for this load: the first run then needs nothing more
-        provider.use_run(SYSTEM_PROMPT, list(build_default_registry(settings)))
+        registry = build_default_registry(settings)
+        provider.use_run(build_instructions(registry), list(registry))
         for progress in provider.prepare():
             preload.progress = progress
         prompt = f"prompt {provider.prompt_cache}" if provider.prompt_cache else "the prompt is read at the first run"

@@ -1,15 +1,13 @@
-"""What the local model sees and says: chat messages, a JSON schema per step, and the parsing.
+"""What the local model sees and says: chat messages, one JSON schema per step, and the parsing.
 
 Qwen2.5-Coder-1.5B writes tool calls as plain JSON rather than the ``<tool_call>`` tags its chat
-template expects, so native tool parsing fails. Instead each step's
-output is constrained by a JSON schema: either ``{"answer": "…"}`` or, one branch per offered
-tool, ``{"<tool name>": {…that tool's own parameters…}}``.
+template expects, so native tool parsing fails. Instead each step's output is constrained by one
+JSON schema made from the enabled tools' own names, descriptions and parameter schemas: either
+``{"answer": "…"}`` or, one branch per offered tool, ``{"<tool name>": {…that tool's arguments…}}``.
+The model picks the branch: which tool, or the answer, is its own choice.
 
-Which branches a step offers, and which argument values are pinned, comes from the step's plan
-(:mod:`agent_core.providers.local.plan`). Measured with ``evals/everyday.yaml`` and
-``bench/local_quality.py``; the reasons are in the docstrings below.
-
-Everything here is pure (no model needed), so it is unit-tested without the model.
+Nothing here knows any tool, document or topic: it reads names, descriptions and schemas.
+Everything is pure (no model needed), so it is unit-tested without the model.
 """
 
 from __future__ import annotations
@@ -17,26 +15,28 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from agent_core.context import ContextBlock, ToolCallRequest
 from agent_core.context import call_signature as dispatcher_signature
-from agent_core.providers.local.evidence import compact_search
 from agent_core.providers.local.gbnf import SCHEMA_COMMENT, answer_grammar
-from agent_core.providers.local.plan import answer_reminder, small_talk_reminder
+from agent_core.text.lang import is_korean
 from agent_core.tools.registry import Tool
 from agent_core.tools.schema import inline_refs
 
 RAW_TYPE = "local_output"
 """``type`` of the raw item a local response carries (the JSON the model produced)."""
 
-FORMAT_RULES = """Reply with exactly one JSON object and nothing else:
+FORMAT_RULES = """Write one line "Thought: " saying what is needed next, then exactly one JSON object:
 - to call a tool: {"<tool name>": {<the tool's arguments>}}
-- to give the final answer: {"answer": "<your answer to the user>"}
-Call one tool at a time and wait for its result. Never compute, invent or guess a number, a price
-or a policy yourself: get it from a tool. When every needed tool result is in, give the answer,
-in the user's language, using the numbers from the tool results exactly."""
+- to give the final answer once tool results are in: {"answer": "<your answer to the user>"}
+- only when no information is asked for (a greeting, thanks, a question about you): {"reply": "<a short reply>"}
+A question that asks for information, a yes/no question too, always starts with a tool call.
+Call one tool at a time and wait for its result. Facts, figures and policies come from tool
+results, never from memory; arithmetic is done with a tool when one can do it. When the results
+hold what was asked, answer in the user's language with the figures from the results; when the
+tools cannot find it, say plainly what you could not find."""
 
 # ---------------------------------------------------------------------------------------------
 # Schema
@@ -48,66 +48,37 @@ ANSWER_BRANCH: dict[str, Any] = {
     "required": ["answer"],
     "additionalProperties": False,
 }
-
-
-CALCULATOR_EXPRESSION: dict[str, Any] = {
-    "type": "string",
-    "pattern": r"^[0-9(][0-9 .,()]*[+*/\-][0-9 .,+*/()\-]*$",
-    "maxLength": 80,
-}
-"""What the model may write as a calculator expression: digits, operators and brackets only.
-
-Without it the model wrote ``17% * 2340`` (``%`` is the remainder there) and ``24 * units``; with
-the characters pinned it writes ``17 / 100 * 2340``. The calculator itself accepts more.
-At least one operator: asked to ground a made-up "200", the model sent the calculator "200". It
-may start with "(": when it could not, "the average of 12, 18 and 27" became ``12 + 18 + 27 / 3``.
-"""
-
-
-def _pin(parameters: dict[str, Any], name: str, pinned: Mapping[str, Any]) -> dict[str, Any]:
-    """``parameters`` with the pinned argument values as enums (required), and the calculator's
-    expression narrowed to :data:`CALCULATOR_EXPRESSION`."""
-    properties = dict(parameters.get("properties", {}))
-    required = list(parameters.get("required", []))
-    for key, values in pinned.items():
-        if key in properties and isinstance(values, Mapping):  # a schema of its own ({"pattern": …})
-            properties[key] = {**properties[key], **values}
-            if key not in required:
-                required.append(key)
-        elif key in properties and values:
-            properties[key] = {"enum": list(values)}
-            if key not in required:
-                required.append(key)
-    if name == "calculator" and "expression" in properties:
-        properties["expression"] = dict(CALCULATOR_EXPRESSION)
-    return {**parameters, "properties": properties, "required": required}
-
-
-CHECKED_ANSWER: dict[str, Any] = {
-    "type": "object",
-    "properties": {"check": {"type": "string", "maxLength": 240}, "answer": {"type": "string"}},
-    "required": ["check", "answer"],
-    "additionalProperties": False,
-}
-"""The final answer after tool results: first ``check`` (the deciding figures, compared), then the
-answer. Asked for the answer alone, the model said "Yes, shipping is free for 20 units" right
-after computing $480 against a $500 threshold; writing the comparison out first fixes that.
-Only ``answer`` reaches the user; the record keeps both."""
-
+SMALL_TALK_KEY = "reply"
+ANSWER_KEYS = ("answer", SMALL_TALK_KEY)
+"""The keys of a final reply: ``answer`` (after tool results) or ``reply`` (small talk, offered on
+the first step instead of ``answer``: a 1.5B model offered "answer" before any result answered
+"the weather in Paris is clear and sunny" from its head)."""
 
 MAX_ANSWER_CHARS = 600
 """Longest answer text: a bound on a run-on answer (one to three sentences are asked for)."""
 
 
-def tool_branch(tool: Tool, pinned: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """``{"<this tool's name>": <this tool's parameters>}``, with ``pinned`` argument values.
+def tool_branch(tool: Tool, text_pattern: str | None = None) -> dict[str, Any]:
+    """``{"<this tool's name>": <this tool's parameters>}``, each free text parameter (a string with
+    no enum, pattern or format of its own) held to ``text_pattern`` when given.
 
     Keyed by the name rather than ``{"tool": …, "arguments": …}``: the same constraint in 10
     tokens instead of 17, and every token is a forward pass (~60 ms here).
     """
+    parameters = inline_refs(tool.parameters)
+    required = list(parameters.get("required", []))
+    properties = dict(parameters.get("properties", {}))
+    if text_pattern:
+        for name, prop in properties.items():
+            if (
+                isinstance(prop, dict)
+                and prop.get("type") == "string"
+                and not {"enum", "const", "pattern", "format"} & set(prop)
+            ):
+                properties[name] = {**prop, "pattern": text_pattern}
     return {
         "type": "object",
-        "properties": {tool.name: _pin(inline_refs(tool.parameters), tool.name, pinned or {})},
+        "properties": {tool.name: {**parameters, "properties": properties, "required": required}},
         "required": [tool.name],
         "additionalProperties": False,
     }
@@ -116,53 +87,74 @@ def tool_branch(tool: Tool, pinned: Mapping[str, Any] | None = None) -> dict[str
 def output_schema(
     tools: Sequence[Tool],
     *,
-    force_tool: bool,
-    pinned: Mapping[str, Mapping[str, Any]] | None = None,
-    checked_answer: bool = False,
+    answer: bool = True,
+    answer_key: str = "answer",
     answer_pattern: str | None = None,
     answer_max_chars: int | None = MAX_ANSWER_CHARS,
+    text_pattern: str | None = None,
 ) -> dict[str, Any]:
-    """The schema for one step: an answer or one call of an enabled tool (``force_tool``: a call).
+    """The schema for one step: the answer (when ``answer``, under ``answer_key``) or one call of
+    an offered tool (its free text arguments held to ``text_pattern``).
 
-    ``pinned`` fixes argument values per tool (``{"get_weather": {"city": ["Seoul"]}}``);
-    ``answer_pattern`` constrains the answer text (:func:`~agent_core.providers.local.plan.answer_pattern`),
-    ``answer_max_chars`` its length (None: only the token limit). llguidance cannot combine a
-    length with a pattern that requires figures ("Unable to determine if regex is empty") and
-    then drops the whole grammar.
-    Branches are mutually exclusive (different required keys, no extra keys), so ``anyOf`` here
-    means ``oneOf``; with ``oneOf`` a first probe got a garbled answer ("]24*7+100 = 1700").
+    ``answer_pattern`` holds the answer's text (:func:`~agent_core.providers.local.figures.answer_pattern`),
+    ``answer_max_chars`` its length (None: only the token limit). Branches are mutually exclusive
+    (different required keys, no extra keys), so ``anyOf`` here means ``oneOf``; with ``oneOf`` a
+    first probe got a garbled answer ("]24*7+100 = 1700").
     """
-    pinned = pinned or {}
-    branches = [tool_branch(t, pinned.get(t.name)) for t in tools]
-    if not force_tool or not branches:
-        answer = copy.deepcopy(CHECKED_ANSWER if checked_answer else ANSWER_BRANCH)
+    branches = [tool_branch(t, text_pattern) for t in tools]
+    if answer or not branches:
+        answer_branch = copy.deepcopy(ANSWER_BRANCH)
+        if answer_key != "answer":
+            answer_branch["properties"] = {answer_key: answer_branch["properties"]["answer"]}
+            answer_branch["required"] = [answer_key]
+        text = answer_branch["properties"][answer_key]
         if answer_pattern:
-            answer["properties"]["answer"]["pattern"] = answer_pattern
-            if answer_max_chars is not None:
-                answer["properties"]["answer"]["maxLength"] = answer_max_chars
-        branches.insert(0, answer)
+            text["pattern"] = answer_pattern
+        if answer_max_chars is not None and not answer_pattern:
+            # llguidance cannot combine a length with a pattern ("Unable to determine if regex is
+            # empty") and then drops the whole grammar: the token limit bounds those answers.
+            text["maxLength"] = answer_max_chars
+        branches.append(answer_branch)
     return branches[0] if len(branches) == 1 else {"anyOf": branches}
 
 
 COMPACT_JSON = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
 
-
 LLGUIDANCE = "%llguidance {}\nstart: %json "
 """How an llguidance grammar for a JSON schema begins (llama.cpp reads the rest as llguidance's)."""
 
 
-def output_grammar(schema: dict[str, Any], *, gbnf: bool = True) -> str:
-    """The grammar for ``schema``, its JSON written on one line: GBNF for an answer whose text a
-    pattern holds (:func:`~agent_core.providers.local.gbnf.answer_grammar`, no vocabulary tables to
-    build; ``gbnf=False``: never), else llguidance's JSON schema with the whitespace fixed.
+THOUGHT = "Thought: "
+"""How a reply begins: one line of the model's own words on what it needs next, then the JSON."""
+MAX_THOUGHT_CHARS = 200
+"""Longest thought line (a sentence; it is generated, ~0.1 s a token here)."""
 
-    Left free, the model pretty-prints its first reply over several lines (about 12 extra tokens,
-    ~1 s here); one-line JSON is also what the earlier turns show it.
+
+def output_grammar(schema: dict[str, Any], *, gbnf: bool = True, thought: bool = True, lead: str = "") -> str:
+    """The grammar for a reply: with ``thought``, a line ``Thought: …`` and then ``schema``'s JSON
+    (llguidance); without, the JSON alone: GBNF for an answer-only schema whose text a pattern
+    holds (:func:`~agent_core.providers.local.gbnf.answer_grammar`, no vocabulary tables to
+    build; ``gbnf=False``: never), else llguidance's JSON schema. The JSON is on one line.
+
+    Why the thought: held to a JSON key from its first token, the model answered "the weather in
+    Rome is clear and sunny" and put "7 * 100" in a calculator before any lookup. Let to write a
+    sentence first, it wrote "To get the current weather of Rome, I will call the get_weather
+    tool" and then did: 22 of 24 first steps right against 19 (requests for facts and small
+    talk, measured). Left free, the model pretty-prints its JSON over several lines (about 12
+    extra tokens, ~1 s here); one-line JSON is also what the earlier turns show it.
     """
+    compact = json.dumps({**schema, "x-guidance": COMPACT_JSON}, ensure_ascii=False)
+    if thought:
+        return (
+            "%llguidance {}\n"
+            f'start: "{THOUGHT}{lead}" THOUGHT "\\n" reply\n'
+            f"THOUGHT: /[^\\n{{}}]{{1,{MAX_THOUGHT_CHARS}}}/\n"
+            f"reply: %json {compact}"
+        )
     answer = answer_grammar(schema) if gbnf else None
     if answer is not None:
         return answer
-    return LLGUIDANCE + json.dumps({**schema, "x-guidance": COMPACT_JSON}, ensure_ascii=False)
+    return LLGUIDANCE + compact
 
 
 def uses_llguidance(grammar: str) -> bool:
@@ -172,6 +164,10 @@ def uses_llguidance(grammar: str) -> bool:
 
 def grammar_schema(grammar: str) -> dict[str, Any]:
     """The JSON schema an :func:`output_grammar` grammar was made from (for the tests and logs)."""
+    if "\nreply: %json " in grammar:
+        schema = json.loads(grammar.split("\nreply: %json ", 1)[1])
+        schema.pop("x-guidance", None)
+        return dict(schema)
     if grammar.startswith(LLGUIDANCE):
         schema = json.loads(grammar[len(LLGUIDANCE) :])
         schema.pop("x-guidance", None)
@@ -262,33 +258,6 @@ def system_message(instructions: str, tools: Sequence[Tool]) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
-_STRUCTURED_TOOLS = frozenset({"lookup", "calculator", "get_weather"})
-
-
-def _structured_and_planned(block: ContextBlock) -> bool:
-    """The block's call came from the plan (:func:`~agent_core.providers.local.plan.planned_call`),
-    not from the model, and every result is a fact, a figure or the weather, none failed."""
-    planned = any(item.get("type") == RAW_TYPE and item.get("planned") for item in block.raw)
-    return (
-        planned
-        and not block.feedback
-        and bool(block.outputs)
-        and all(o.name in _STRUCTURED_TOOLS and not o.is_error for o in block.outputs)
-    )
-
-
-def _assistant_json(block: ContextBlock) -> str:
-    """The JSON the model emitted for this block, verbatim (so llama.cpp's prompt cache still
-    holds it); rebuilt from the calls when the block came from elsewhere."""
-    for item in reversed(block.raw):
-        if item.get("type") == RAW_TYPE and isinstance(item.get("content"), str) and not item.get("rejected"):
-            return item["content"]
-    if block.tool_calls:
-        call = block.tool_calls[0]
-        return json.dumps({call.name: _arguments_object(call.arguments)}, ensure_ascii=False)
-    return json.dumps({"answer": block.text}, ensure_ascii=False)
-
-
 def _arguments_object(arguments: Any) -> Any:
     if isinstance(arguments, str):
         try:
@@ -296,6 +265,18 @@ def _arguments_object(arguments: Any) -> Any:
         except ValueError:
             return arguments
     return arguments
+
+
+def _assistant_json(block: ContextBlock) -> str:
+    """The JSON the model emitted for this block, verbatim (so llama.cpp's prompt cache still
+    holds it); rebuilt from the calls when the block came from elsewhere."""
+    for item in reversed(block.raw):
+        if item.get("type") == RAW_TYPE and isinstance(item.get("content"), str) and not item.get("rejected"):
+            return str(item["content"])
+    if block.tool_calls:
+        call = block.tool_calls[0]
+        return json.dumps({call.name: _arguments_object(call.arguments)}, ensure_ascii=False)
+    return json.dumps({"answer": block.text}, ensure_ascii=False)
 
 
 def _call_text(call: ToolCallRequest | None, name: str) -> str:
@@ -310,76 +291,81 @@ def _call_text(call: ToolCallRequest | None, name: str) -> str:
     return f"{name}({', '.join(parts)})"
 
 
-def tool_results_message(block: ContextBlock, goal: str = "") -> str:
+def plain_output(output: str) -> str:
+    """A JSON tool output as short plain lines (a list of objects: one line each, its values
+    joined; nested values as compact JSON); any other output as it is.
+
+    Pretty-printed JSON costs the model a token per quote, brace and indent: a search result of
+    three hits read as 230 tokens printed, 120 as lines, at ~30 ms a token on 2 cores."""
+    text = output.strip()
+    if not text or text[0] not in "[{":
+        return output
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return output
+    items = data if isinstance(data, list) else [data]
+    lines = []
+    for item in items:
+        if isinstance(item, dict):
+            parts = []
+            for key, value in item.items():
+                shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+                parts.append(f"{key}: {shown}")
+            lines.append("- " + "; ".join(parts))
+        else:
+            lines.append("- " + (item if isinstance(item, str) else json.dumps(item, ensure_ascii=False)))
+    return "\n".join(lines) if lines else output
+
+
+def tool_results_message(block: ContextBlock) -> str:
     """The tool outputs of a block as one plain-text user turn, each with the call it answers.
 
     Naming the call keeps the figure attached to its meaning: shown a bare "303", the model
     answered "12 units cost $72, plus the fee $87"; shown ``calculator(expression="24 * 12 + 15")``
     it kept 303.
-
-    A search's hits are shown as plain lines with the sentences that share a word with ``goal``
-    (:func:`~agent_core.providers.local.evidence.compact_search`): fewer tokens to read, and fewer
-    sentences about something else to copy from.
     """
     calls = {c.call_id: c for c in block.tool_calls}
     lines = []
     for output in block.outputs:
         label = "Tool error for" if output.is_error else "Tool result for"
-        shown = output.output
-        if goal and output.name == "search_documents" and not output.is_error:
-            shown = compact_search(goal, output.output) or output.output
-        lines.append(f"{label} {_call_text(calls.get(output.call_id), output.name)}: {shown}")
-        if output.output.startswith("No results"):
-            lines.append("(Nothing found. The documents are mostly in English.)")
+        lines.append(f"{label} {_call_text(calls.get(output.call_id), output.name)}:\n{plain_output(output.output)}")
     if not lines:
         lines.append("(no tool result)")
     return "\n".join(lines)
 
 
+def request_language(goal: str) -> str:
+    """The language the answer must be in, as the prompt names it."""
+    return "Korean" if is_korean(goal) else "English"
+
+
+def next_step_note(goal: str) -> str:
+    """The line after each tool result: the request again, and the two ways on. A 1.5B model
+    that reads a long result loses the question: it answered what the result was about."""
+    return (
+        f"\n\n(The request: {goal.strip()}\nIf the results above answer it, give the answer in "
+        f"{request_language(goal)}, using their figures exactly; if something is still missing, call a tool.)"
+    )
+
+
 def build_messages(
-    instructions: str,
-    goal: str,
-    blocks: Sequence[ContextBlock],
-    tools: Sequence[Tool],
-    *,
-    answer_now: bool = False,
-    small_talk: bool = False,
-    hint: str = "",
+    instructions: str, goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]
 ) -> list[dict[str, str]]:
     """Chat messages: system, the goal, then per block the model's JSON and the tool results.
 
-    Everything before the last message stays the same from step to step, so llama.cpp reuses
-    its cached prompt; ``answer_now`` adds :func:`answer_reminder` (the request again and the
-    rules of the answer) to the last message only; ``small_talk`` adds a line to the goal saying
-    no tool is needed; ``hint`` (the plan's word on the next call) is added the same way.
+    Everything stays the same from step to step, so llama.cpp reuses its cached prompt and reads
+    only what is new.
     """
     messages = [
         {"role": "system", "content": system_message(instructions, tools)},
         {"role": "user", "content": goal},
     ]
-    if answer_now and blocks and all(_structured_and_planned(block) for block in blocks):
-        # Every call so far was planned, so no earlier prompt of this run is cached beyond the
-        # system prompt: the results go in the goal's turn, without the calls as turns of the
-        # model's own (each result names its call): ~20 prompt tokens fewer per call, ~1 s on the
-        # seed goal. Only for facts, figures and weather, whose figures the answer is held to
-        # (plan.required_facts): with search or file results in this form, the model answered a
-        # question the documents do not answer with the shipping fees, and counted the wrong rows.
-        # The goal stays first: written only once, after the results (22 prompt tokens fewer),
-        # the seed's answer began by copying the request (57 tokens generated instead of 24).
-        results = "\n".join(tool_results_message(block, goal) for block in blocks)
-        messages[-1]["content"] += "\n\n" + results + answer_reminder(goal, blocks)
-        return messages
     for block in blocks:
         messages.append({"role": "assistant", "content": _assistant_json(block)})
-        # An answer sent back by the answer check gets its corrective turn instead of "(no tool result)".
+        # An answer sent back by the answer check gets its corrective turn instead of a result.
         feedback = block.feedback if not block.outputs else ""
-        messages.append({"role": "user", "content": feedback or tool_results_message(block, goal)})
-    if answer_now and blocks:
-        messages[-1]["content"] += answer_reminder(goal, blocks)
-    elif small_talk and not blocks:
-        messages[-1]["content"] += small_talk_reminder(goal)
-    if hint:
-        messages[-1]["content"] += hint
+        messages.append({"role": "user", "content": feedback or tool_results_message(block) + next_step_note(goal)})
     return messages
 
 
@@ -397,23 +383,24 @@ _EXPRESSION = re.compile(r"[\d(][\d\s.,+\-*/×÷%()^]*[\d)]")
 
 
 def repair_arguments(goal: str, call: ToolCallRequest) -> ToolCallRequest | None:
-    """A calculator call whose expression is the goal's own expression with the brackets lost,
-    restored to the goal's; None when there is nothing to repair.
+    """A call whose string argument is an arithmetic expression of the goal with its brackets
+    lost, given the goal's own expression back; None when there is nothing to repair.
 
     Under constrained decoding the opening quote of a string is emitted on its own, and the model
     then rarely starts the string with "(": it sent ``350 - 120 / 5`` for "(350 - 120) / 5" every
     time (a tokenisation artefact, not a choice), which changes the result.
     """
-    if call.name != "calculator" or not isinstance(call.arguments, dict):
-        return None
-    sent = call.arguments.get("expression")
-    if not isinstance(sent, str) or "(" in sent:
+    if not isinstance(call.arguments, dict):
         return None
     squeeze = lambda text: re.sub(r"\s+", "", text)  # noqa: E731
-    for match in _EXPRESSION.finditer(goal):
-        written = match.group(0).strip()
-        if "(" in written and squeeze(written.replace("(", "").replace(")", "")) == squeeze(sent):
-            return ToolCallRequest(call.call_id, call.name, {**call.arguments, "expression": written})
+    for key, sent in call.arguments.items():
+        if not isinstance(sent, str) or "(" in sent:
+            continue
+        for match in _EXPRESSION.finditer(goal):
+            written = match.group(0).strip()
+            if "(" in written and squeeze(written.replace("(", "").replace(")", "")) == squeeze(sent):
+                arguments = {**call.arguments, key: written}
+                return ToolCallRequest(call.call_id, call.name, arguments, call.origin, call.harness_rule)
     return None
 
 
@@ -425,11 +412,27 @@ class OutputError(ValueError):
     """The model's output is not one of the allowed JSON shapes."""
 
 
+RESULT_LEAD = "The last result "
+"""How the thought begins once a tool result is in: the model copied its first thought ("I need
+to look up the refund policy") at every later step and repeated the call it named; made to
+start from the result, it says what the result holds first."""
+
+
+def split_thought(content: str) -> tuple[str, str]:
+    """``(thought, json part)`` of a reply; the thought is "" when the reply has none."""
+    if content.startswith(THOUGHT):
+        line, _, rest = content.partition("\n")
+        return line[len(THOUGHT) :].strip(), rest
+    return "", content
+
+
 def cut_answer(content: str) -> str | None:
     """The text of an answer the token limit cut off mid-string, or None if it is not one."""
+    content = split_thought(content)[1]
+    small_talk = '{"' + SMALL_TALK_KEY + '": "'
+    if content.startswith(small_talk):
+        content = '{"answer": "' + content[len(small_talk) :]
     prefix = '{"answer": "'
-    if content.startswith('{"check": ') and '"answer": "' in content:
-        content = prefix + content.split('"answer": "', 1)[1]
     if not content.startswith(prefix):
         return None
     body = content[len(prefix) :]
@@ -448,7 +451,7 @@ def complete_reply(content: str) -> str | None:
     The answer's closing ``"`` leaves only ``}`` and the end of the output; so does the ``}`` that
     closes a tool call's arguments. Stopping there saves generating them: two tokens of a reply,
     ~0.2 s on 2 cores (a short answer is ~24)."""
-    if not content.endswith(("}", '"')):
+    if not content.endswith(("}", '"')) or (content.startswith(THOUGHT) and "\n" not in content):
         return None
     for whole in (content, content + "}"):
         try:
@@ -460,22 +463,22 @@ def complete_reply(content: str) -> str | None:
 
 
 def parse_output(content: str, *, step: int) -> tuple[str, list[ToolCallRequest]]:
-    """``(answer text, [])`` or ``("", [call])`` from the constrained output.
+    """``(answer text, [])`` or ``("", [call])`` from the constrained output (its thought line,
+    :func:`split_thought`, set aside).
 
     Call ids are ``local_<step>_<n>``. A tool name is passed on as it is (the dispatcher answers
     an unknown one with an error the model can fix). Raises :class:`OutputError` for anything
     else (the schema should make that impossible; a cut-off output is the usual cause).
     """
+    content = split_thought(content)[1]
     try:
         data = json.loads(content)
     except json.JSONDecodeError as exc:
         raise OutputError(f"the local model's output is not valid JSON ({exc.msg}): {content[:200]!r}") from None
-    if isinstance(data, dict) and set(data) == {"check", "answer"} and isinstance(data["answer"], str):
-        return data["answer"], []
     if not isinstance(data, dict) or len(data) != 1:
         raise OutputError(f"the local model's output is not a JSON object with one key: {content[:200]!r}")
     ((key, value),) = data.items()
-    if key == "answer" and isinstance(value, str):
+    if (key == "answer" or key == SMALL_TALK_KEY) and isinstance(value, str):
         return value, []
     if not isinstance(value, dict):
         raise OutputError(f"the local model's arguments for {key} are not an object: {content[:200]!r}")

@@ -24,7 +24,7 @@ from agent_core.providers.offline.rules import (
     search_hits,
     shorten,
 )
-from agent_core.verdicts import expected as expected_verdict
+from agent_core.providers.offline.verdicts import expected as expected_verdict
 
 MAX_PLAN_STEPS = 12
 """After this many steps the planner answers with what it has instead of calling more tools."""
@@ -324,7 +324,7 @@ def _plan_weather(ctx: _Ctx, intent: Intent) -> _Decision:
 
 def _rain(ctx: _Ctx) -> str:
     """ "Yes, it is raining …" / "No, it is not raining." for an umbrella or rain question the
-    weather results decide (:func:`agent_core.verdicts.expected`), else ""."""
+    weather results decide (:func:`agent_core.providers.offline.verdicts.expected`), else ""."""
     calls = [{"tool": d.name, "arguments": d.args, "output": d.output, "success": d.ok} for d in ctx.done]
     verdict = expected_verdict(ctx.goal, calls)
     if verdict is None or verdict.topic != "rain":

@@ -1,4 +1,9 @@
-"""Yes/no questions the tool results decide, and answers that contradict them.
+"""Yes/no questions the tool results decide: the offline demo's rules (rule-based, no LLM).
+
+The offline demo model may keep rules about its sample shop; it is labelled as a rule-based demo.
+Nothing else uses this module (the answer check knows no topic).
+
+Originally: yes/no questions the tool results decide, and answers that contradict them.
 
 A figure check cannot see a wrong yes or no: the local model answered "No, you do not need an
 umbrella in New York today … the weather forecast shows rain", every figure in it found in the
