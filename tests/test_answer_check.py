@@ -148,15 +148,3 @@ def test_every_provider_sends_the_corrective_turn_as_a_user_message(settings: Se
         "role": "user",
         "content": message,
     }
-
-
-def test_local_plan_makes_the_model_call_a_tool_after_a_correction(settings: Settings) -> None:
-    from agent_core.context import ContextBlock
-    from agent_core.providers.local.plan import plan_step
-
-    tools = list(build_default_registry(settings))
-    sent_back = ContextBlock(index=0, step=1, provider="local", text="407.80", feedback="Your answer says 407.80; …")
-    plan = plan_step("What is 17% of 2,340?", [sent_back], tools)
-    assert plan.force_tool and {t.name for t in plan.tools} == {t.name for t in tools}
-    first = plan_step("What is 17% of 2,340?", [], tools)  # without the correction: the plan's own need
-    assert first.force_tool and [t.name for t in first.tools] == ["calculator"]

@@ -111,6 +111,6 @@ def test_a_wrong_yes_or_no_is_sent_back_on_screen(tmp_path: Path) -> None:
             sent_back.first.wait_for()
             assert "not backed by the tool results" in sent_back.first.inner_text()
             page.get_by_text("Yes, take an umbrella").first.wait_for()
-            assert page.get_by_test_id("stAlert").filter(has_text="every number comes from a tool result").count() >= 1
+            assert page.get_by_test_id("stAlert").filter(has_text="every number appears in a tool result").count() >= 1
             shoot(page, "grounding-04-wrong-verdict")
         assert_clean_log(app.log)

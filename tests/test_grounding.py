@@ -261,7 +261,7 @@ def test_record_shape_and_sources() -> None:
 def test_latest_tool_result_gets_the_credit() -> None:
     first = call("lookup", "Unit price: $24", call_id="c1")
     second = call("calculator", "24", call_id="c2", arguments={"expression": "12 * 2"})
-    result = check_answer("$24", "price", [first, second])
+    result = check_answer("$24", "price of 12 pairs", [first, second])
     assert result["claims"][0]["source"] == {"call_id": "c2", "tool": "calculator"}
 
 
@@ -288,7 +288,10 @@ def test_goal_number_inside_a_url_is_still_the_goal() -> None:
 
 
 def test_summary_lines() -> None:
-    assert summary(check_answer("19 °C", "w", [WEATHER_PARIS])) == "every number comes from a tool result"
+    assert (
+        summary(check_answer("19 °C", "w", [WEATHER_PARIS]))
+        == "every number appears in a tool result; the reasoning was not checked"
+    )
     assert summary(check_answer("It is 20 °C", "w", [WEATHER_PARIS])) == (
         "⚠ 20 °C appears in no tool result: the model may have made it up"
     )

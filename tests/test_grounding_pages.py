@@ -90,13 +90,13 @@ def test_run_page_shows_the_corrective_turn(data_dir: Path) -> None:
     assert any("answer sent back by the answer check" in label for label in labels)
     assert any("sent back to the model" in plain(w.value) for w in at.warning)
     assert any("20 °C" in plain(m.value) for m in at.markdown)  # the rejected answer is shown in its step
-    assert any("every number comes from a tool result" in plain(s.value) for s in at.success)
+    assert any("every number appears in a tool result" in plain(s.value) for s in at.success)
 
 
 def test_history_detail_names_the_tool_call(data_dir: Path) -> None:
     record = scripted("It is 19 °C in Paris.")
     at = app("pages/history.py", {"run": record["run_id"]})
-    assert any("every number comes from a tool result" in plain(s.value) for s in at.success)
+    assert any("every number appears in a tool result" in plain(s.value) for s in at.success)
     where = next(e for e in at.expander if e.label.startswith("Where each figure was found"))
     text = plain(" ".join(m.value for m in where.markdown))
     assert "get_weather" in text and "call_w" in text and "step 1" in text

@@ -14,8 +14,8 @@ from agent_core.providers.scripted import ScriptedProvider
 from agent_core.records.files import load_record, new_run_id
 from agent_core.run.events import ModelCallRetrying, RunFinished, StepFinished, ToolCallFinished
 from agent_core.run.loop import run_agent, run_to_end, validate_goal
-from agent_core.tools.instructions import build_instructions
 from agent_core.settings import Settings
+from agent_core.tools.instructions import build_instructions
 from agent_core.tools.registry import ToolRegistry
 from tests.record_schema import assert_valid_record
 

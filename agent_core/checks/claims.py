@@ -19,7 +19,9 @@ from typing import Any, Literal
 from agent_core.records.run_record import CallSource, ClaimRecord, GoalSource
 from agent_core.text.contacts import EMAIL, PHONE, WEB, is_phone, same_phone  # noqa: F401 (grounding takes same_phone from here)
 
-Kind = Literal["number", "money", "percent", "quantity", "temperature", "date", "time", "contact", "verdict"]
+Kind = Literal[
+    "number", "money", "percent", "quantity", "temperature", "date", "time", "contact", "verdict", "comparison"
+]
 
 # ---------------------------------------------------------------------------------------------
 # Patterns
@@ -187,7 +189,10 @@ class Claim:
     arithmetic: str | None = None
     """For a sum the answer writes out wrong (``22 - 15 = 15``): the right one, ``22 - 15 = 7``."""
     expected: str | None = None
-    """For a yes or no the tool results contradict (kind ``verdict``): what they say, and why."""
+    """For a comparison the figures contradict (kind ``comparison``): what they say."""
+    reason: str | None = None
+    """Why a figure found in a result does not count as support (it is given there for another
+    quantity; the call that computed it was given a figure from nowhere)."""
 
     def as_record(self, source: CallSource | GoalSource | None) -> ClaimRecord:
         """The claim as the record's ``grounding.claims`` keeps it, with where it was found."""
@@ -196,6 +201,8 @@ class Claim:
             record["arithmetic"] = self.arithmetic
         if self.expected:
             record["expected"] = self.expected
+        if self.reason:
+            record["reason"] = self.reason
         return record
 
 

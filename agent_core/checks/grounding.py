@@ -40,8 +40,9 @@ from agent_core.checks.claims import (
     same_phone,
     wrong_arithmetic,
 )
+from agent_core.checks.comparisons import wrong_comparisons
+from agent_core.checks.scaling import mismatch
 from agent_core.records.run_record import CallSource, GoalSource, Grounding
-from agent_core.text.lang import is_korean
 
 Status = Literal["grounded", "partly", "ungrounded", "no_claims"]
 
@@ -60,11 +61,13 @@ WHAT_IS_CHECKED = (
     "and time, and every e-mail address, web address and phone number in the answer is looked up "
     "in your goal and in the results of the tool calls that "
     "succeeded (1,000 = 1000, $24 = 24 USD, 19 °C = 66.2 °F, 2026-09-09 = September 9 = 9월 9일). "
-    "A value that is a simple sum, difference, product or ratio of found numbers counts as found. "
-    "A yes or no the answer starts with is checked where the results decide it (rain for an umbrella "
-    "question, the free-shipping threshold for a shipping question). "
-    "Not checked: names, places, other verdicts, opinions and wording — a found number can still "
-    "be used in a wrong sentence."
+    "A value that is a simple sum, difference, product or ratio of found numbers counts as found; "
+    "a result computed from a figure no earlier result gives does not. A figure a result gives for "
+    "another quantity (200 g for 4 people, when you asked about 10) does not count unless the "
+    'answer says so. A comparison the answer states ("480 is less than 500", "Tokyo is warmer '
+    'than London") is recomputed from the figures. '
+    "Not checked: the reasoning, a yes or no, names, places, opinions and wording — a found number "
+    "can still be used in a wrong sentence."
 )
 
 
@@ -89,18 +92,44 @@ class _Source:
     """E-mail and web addresses and phone numbers, normalised as :mod:`agent_core.checks.claims` does."""
 
 
-def _source_text(call: Mapping[str, Any]) -> str:
+_EXPRESSION = re.compile(r"^[\d\s.,()+\-*/×÷%^]*\d[\d\s.,()]*[+\-*/×÷%^][\d\s.,()+\-*/×÷%^]*$")
+"""A text argument that is arithmetic ("17 / 100 * 2340"): the call computed something from it."""
+
+
+def expressions(call: Mapping[str, Any]) -> list[str]:
+    """The arithmetic a call was given (its text arguments that are expressions), whatever the tool."""
+    args = call.get("arguments")
+    values = list(args.values()) if isinstance(args, Mapping) else [args]
+    return [v for v in values if isinstance(v, str) and _EXPRESSION.match(v.strip())]
+
+
+def _output_text(call: Mapping[str, Any]) -> str:
     output = call.get("output")
-    text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False, default=str)
-    if call.get("tool") == "calculator":
-        # The calculator states "expression = result": the numbers of the expression it evaluated
-        # (17 / 100 * 2340) are part of what it returned.
-        args = call.get("arguments")
-        if isinstance(args, Mapping):
-            text += "\n" + " ".join(str(v) for v in args.values())
-        elif isinstance(args, str):
-            text += "\n" + args
-    return text
+    return output if isinstance(output, str) else json.dumps(output, ensure_ascii=False, default=str)
+
+
+def _source_text(call: Mapping[str, Any]) -> str:
+    # A call that computes states "expression = result": the numbers of the expression it
+    # evaluated (17 / 100 * 2340) are part of what it returned.
+    return "\n".join([_output_text(call), *expressions(call)])
+
+
+SMALL_OPERANDS = frozenset(range(11))
+"""Figures an expression may use that no source need give: small counts ("the average of three
+prices" divides by 3). Not 100: "7 * 100" is the made-up unit price this exists for."""
+
+
+def _inputs_from_nowhere(call: Mapping[str, Any], earlier: Sequence[str], goal: str) -> list[str]:
+    """The figures of a call's arithmetic that neither the goal nor an earlier successful result
+    states: a total "computed" from a price the model made up (``7 * 100`` before any lookup)."""
+    known = {n for text in (goal, *earlier) for n, _ in _parse_source(text)[0]}
+    missing = []
+    for expression in expressions(call):
+        for digits in ANY_DIGITS.findall(expression.replace(",", "")):
+            value = float(digits)
+            if value not in known and value not in SMALL_OPERANDS and digits not in missing:
+                missing.append(digits)
+    return missing
 
 
 def _read_source(text: str, ref: Source) -> _Source:
@@ -197,9 +226,7 @@ def _derived(claim: Claim, left: list[tuple[float, Source]], right: list[tuple[f
 
 
 def _prefer_tool(a: Source, b: Source) -> Source:
-    if "call_id" in a and "call_id" in b:
-        return b if b.get("tool") == "calculator" and a.get("tool") != "calculator" else a
-    return a if "call_id" in a else b
+    return a if "call_id" in a or "call_id" not in b else b
 
 
 def _operand(x: float) -> bool:
@@ -226,13 +253,13 @@ _OPERATOR = re.compile(r"[-+*/×÷%^]|\d\s*x\s*\d")
 
 
 def _echo(call: Mapping[str, Any]) -> bool:
-    """A calculator call that does no arithmetic (``"200"`` in, ``200`` out) states nothing: asked
-    to ground a made-up 200, a model sent exactly that, and it would have counted as the source."""
-    if call.get("tool") != "calculator":
-        return False
+    """A call that was given a bare number and returned it (``"200"`` in, ``200`` out) states
+    nothing: asked to ground a made-up 200, a model sent exactly that to a calculator, and it
+    would have counted as the source."""
     args = call.get("arguments")
-    expression = args.get("expression") if isinstance(args, Mapping) else args
-    return isinstance(expression, str) and not _OPERATOR.search(expression.strip().lstrip("-−"))
+    values = list(args.values()) if isinstance(args, Mapping) else [args]
+    output = _output_text(call).strip()
+    return any(isinstance(v, str) and re.fullmatch(r"-?[\d.,]+", v.strip()) and v.strip() == output for v in values)
 
 
 _DIFFERENCE_WORDS = re.compile(
@@ -271,10 +298,22 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
     """The ``grounding`` record field for ``answer`` given the goal and the run's tool calls
     (record ``tool_calls`` entries; only the successful ones are read)."""
     ok_calls = [c for c in tool_calls if c.get("success") and not c.get("duplicate") and not _echo(c)]
+    # A call whose arithmetic used a figure from nowhere supports nothing (its result is that
+    # figure's consequence); the claims it would have supported say why.
+    from_nowhere: dict[str, list[str]] = {}
+    earlier: list[str] = []
+    for c in ok_calls:
+        missing = _inputs_from_nowhere(c, earlier, goal or "")
+        if missing:
+            from_nowhere[_output_text(c).strip()] = missing
+        else:
+            earlier.append(_source_text(c))
+    usable = [c for c in ok_calls if _output_text(c).strip() not in from_nowhere or not expressions(c)]
+    texts = {str(c.get("call_id", "")): _source_text(c) for c in usable}
     # Newest first: a figure found in several results is credited to the latest one.
     sources = [
         _read_source(_source_text(c), {"call_id": str(c.get("call_id", "")), "tool": str(c.get("tool", ""))})
-        for c in reversed(ok_calls)
+        for c in reversed(usable)
     ]
     goal_source = _read_source(goal or "", {"goal": True})
     claims = find_claims(answer or "")
@@ -302,8 +341,23 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
             if sum(ref is None for _, ref in found) in (0, before):
                 break
     found = _temperature_differences(answer or "", found)
+    found = [_for_other_quantity(claim, ref, answer or "", goal or "", texts) for claim, ref in found]
+    for claim, ref in found:
+        if ref is None and claim.reason is None:
+            made = next(
+                (
+                    m
+                    for out, m in from_nowhere.items()
+                    if any(_same(n, claim.decimals, a, ad) for n in claim.numbers for a, ad in _parse_source(out)[0])
+                ),
+                None,
+            )
+            if made:
+                claim.reason = f"computed from {', '.join(made)}, which no earlier tool result or the goal gives"
     # A sum written out wrong ("22 - 15 = 15") is unsupported, whatever its figures' sources.
     found += [(claim, None) for claim in wrong_arithmetic(answer or "")]
+    # So is a comparison stated the wrong way round ("$480, which is more than $500").
+    found += [(claim, None) for claim in wrong_comparisons(answer or "", usable)]
     result: Grounding = {
         "status": _status(sum(ref is not None for _, ref in found), len(found)),
         "tools_used": len(ok_calls),
@@ -314,6 +368,22 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
         # at all is a claim of fact too (a greeting gets the same, true, remark).
         result["note"] = NO_TOOL_NOTE if claims else NO_TOOL_NOTE_PLAIN
     return result
+
+
+def _for_other_quantity(
+    claim: Claim, ref: Source | None, answer: str, goal: str, texts: Mapping[str, str]
+) -> tuple[Claim, Source | None]:
+    """``(claim, None)`` with its reason when its result gives it for another quantity than the
+    goal asks about (:mod:`agent_core.checks.scaling`); else as it was."""
+    if ref is None or "call_id" not in ref:
+        return claim, ref
+    found = mismatch(claim, answer, goal, texts.get(str(ref.get("call_id")), ""))
+    if found is None:
+        return claim, ref
+    claim.reason = (
+        f"the result gives {claim.text.strip()} for {found.source:g} {found.word}; the question is about {found.goal:g}"
+    )
+    return claim, None
 
 
 def check_record(record: Mapping[str, Any]) -> Grounding | None:
@@ -334,7 +404,7 @@ def unsupported(grounding: Mapping[str, Any] | None) -> list[dict[str, Any]]:
 
 
 def summary(grounding: Mapping[str, Any] | None) -> str:
-    """One line: "every number comes from a tool result", "2 of 3 numbers found …", "⚠ …"."""
+    """One line: "every number appears in a tool result; the reasoning was not checked", "2 of 3 numbers found …", "⚠ …"."""
     if not grounding:
         return "not checked"
     claims = grounding.get("claims") or []
@@ -344,22 +414,26 @@ def summary(grounding: Mapping[str, Any] | None) -> str:
         return "no numbers, dates or times to check"
     if not missing:
         if all((c.get("source") or {}).get("goal") for c in claims):
-            return "every number comes from your goal"
-        return "every number comes from a tool result" + (
-            "" if not any((c.get("source") or {}).get("goal") for c in claims) else " or your goal"
-        )
+            found = "every number comes from your goal"
+        else:
+            found = "every number appears in a tool result" + (
+                "" if not any((c.get("source") or {}).get("goal") for c in claims) else " or your goal"
+            )
+        return found + "; the reasoning was not checked"
     sums = [c for c in missing if c.get("arithmetic")]
-    said = [c for c in missing if c.get("kind") == "verdict"]
-    others = [c for c in missing if not c.get("arithmetic") and c.get("kind") != "verdict"]
-    parts = [warning(c) for c in said[:1]]
+    said = [c for c in missing if c.get("kind") in ("verdict", "comparison")]
+    reasoned = [c for c in missing if c.get("reason") and c not in said]
+    others = [c for c in missing if not c.get("arithmetic") and c not in said and c not in reasoned]
+    parts = [warning(c) for c in said[:2]]
     parts += [f"{c['text']} is wrong: {c['arithmetic']}" for c in sums[:2]]
+    parts += [f"{c['text']}: {c['reason']}" for c in reasoned[:2]]
     if len(others) == 1:
         parts.append(f"{others[0]['text']} appears in no tool result: the model may have made it up")
     elif others:
         shown = ", ".join(c["text"] for c in others[:4]) + (" …" if len(others) > 4 else "")
         parts.append(f"{shown} appear in no tool result: the model may have made them up")
     text = "⚠ " + "; ".join(parts)
-    figures = [c for c in claims if c.get("kind") != "verdict"]
+    figures = [c for c in claims if c.get("kind") not in ("verdict", "comparison")]
     if figures and len(missing) - len(said) < len(figures):
         text += f" ({found_line(grounding)})"
     return text
@@ -367,7 +441,7 @@ def summary(grounding: Mapping[str, Any] | None) -> str:
 
 def found_line(grounding: Mapping[str, Any] | None) -> str:
     """ "2 of 3 numbers found in tool results" (or the goal); a yes or no is not counted."""
-    claims = [c for c in (grounding or {}).get("claims") or [] if c.get("kind") != "verdict"]
+    claims = [c for c in (grounding or {}).get("claims") or [] if c.get("kind") not in ("verdict", "comparison")]
     found = sum(c.get("source") is not None for c in claims)
     return f"{found} of {len(claims)} numbers found in tool results"
 
@@ -376,6 +450,8 @@ def short(claim: Mapping[str, Any]) -> str:
     """An unsupported claim in a few words, for a list: ``20 °C``, ``"No", but the results say yes``."""
     if claim.get("kind") == "verdict":
         return f'"{claim.get("text")}", but the results say {"yes" if claim.get("value") == "no" else "no"}'
+    if claim.get("kind") == "comparison":
+        return f'"{claim.get("text")}", but {claim.get("expected")}'
     return str(claim.get("text"))
 
 
@@ -385,20 +461,27 @@ def warning(claim: Mapping[str, Any]) -> str:
         return f"{claim['text']} is wrong arithmetic: {claim['arithmetic']}"
     if claim.get("kind") == "verdict":
         return f'"{claim["text"]}" contradicts the tool results, which say {claim.get("expected")}'
+    if claim.get("kind") == "comparison":
+        return f'"{claim["text"]}" is the wrong way round: {claim.get("expected")}'
+    if claim.get("reason"):
+        return f"{claim['text']} is not supported: {claim['reason']}"
     return f"{claim['text']} appears in no tool result: the model may have made it up"
 
 
 def correction(grounding: Mapping[str, Any]) -> str:
     """The corrective turn sent to the model when ``ANSWER_CHECK=retry`` finds made-up figures
     (or a yes or no the results contradict)."""
-    said = [c for c in unsupported(grounding) if c.get("kind") == "verdict"]
-    if said:
-        yes = said[0].get("value") == "no"  # the answer's word, which the results contradict
-        korean = is_korean(str(said[0]["text"]))
-        right = ("네" if yes else "아니요") if korean else ("Yes" if yes else "No")
+    compared = [c for c in unsupported(grounding) if c.get("kind") == "comparison"]
+    if compared:
         return (
-            f"Your answer says {said[0]['text']}, but the tool results say {said[0].get('expected')}. "
-            f"Answer again from the tool results, starting with {right}."
+            f'Your answer says "{compared[0]["text"]}", but {compared[0].get("expected")}. '
+            "Answer again from the tool results, with the comparison the right way round."
+        )
+    reasoned = [c for c in unsupported(grounding) if c.get("reason")]
+    if reasoned:
+        return (
+            f"Your answer says {reasoned[0]['text']}, but {reasoned[0]['reason']}. "
+            "Work it out for the quantity asked (with a tool for the arithmetic), or say which quantity the figure is for."
         )
     sums = [c for c in unsupported(grounding) if c.get("arithmetic")]
     if sums:

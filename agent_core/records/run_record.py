@@ -261,13 +261,16 @@ class CallSource(TypedDict):
     tool: str
 
 
-ClaimKind = Literal["number", "money", "percent", "quantity", "temperature", "date", "time", "contact", "verdict"]
+ClaimKind = Literal[
+    "number", "money", "percent", "quantity", "temperature", "date", "time", "contact", "verdict", "comparison"
+]
 
 
 class ClaimRecord(TypedDict):
     """A number, amount, percentage, quantity, temperature, date or time, or a contact detail
     (e-mail or web address, phone number) in the answer, and where it was found: a successful tool call, the goal, or nowhere (None: possibly made up).
-    Also a yes or no the answer starts with that the tool results contradict (kind ``verdict``, no source)."""
+    Also a comparison the figures contradict (kind ``comparison``, no source); ``verdict`` is kept for
+    records of older versions (a yes or no the results contradicted)."""
 
     text: Annotated[str, Field(description="as written in the answer")]
     value: Annotated[
@@ -288,6 +291,16 @@ class ClaimRecord(TypedDict):
             Field(
                 description="a yes or no (kind verdict) the tool results contradict: what they say, and why "
                 "(yes: the weather result says New York: rain)"
+            ),
+        ]
+    ]
+    reason: NotRequired[
+        Annotated[
+            str,
+            Field(
+                description="why a figure found in a result is not counted as support: the result gives it "
+                "for another quantity (200 g for 4 people, asked about 10), or it was computed from a figure "
+                "no earlier result or the goal gives"
             ),
         ]
     ]

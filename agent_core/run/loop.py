@@ -61,7 +61,6 @@ MAX_ANSWER_CHECKS = 2
 """Corrective turns the answer check may send in one run (``ANSWER_CHECK=retry``)."""
 
 
-
 @dataclass(frozen=True)
 class FinalAnswer:
     """The step ended with the model's answer (a turn with no tool calls)."""

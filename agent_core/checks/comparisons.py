@@ -1,0 +1,219 @@
+"""Comparisons an answer states, recomputed from the figures.
+
+"480 is less than 500", "$480 is below the $500 threshold", "Tokyo (25 °C) is warmer than London
+(15 °C)", "480달러는 500달러보다 적습니다": each says which of two figures is larger, and that can
+be checked exactly. A found figure can still sit in a wrong sentence; a comparison stated the
+wrong way round is one such sentence this catches.
+
+Two shapes are read, in English and Korean, with no word about any topic:
+
+- two figures and a comparison between them ("X is more than Y", "X < Y", "X exceeds Y",
+  "X는 Y보다 많다");
+- two names and a comparative ("A is warmer than B", "A가 B보다 비싸다"): each name's figure is
+  the one the answer gives beside it in that sentence, else the only figure of a tool-result line
+  (or a short result) that names it. When either figure cannot be read, nothing is claimed.
+
+Comparatives mean "larger" or "smaller" (warmer: the larger temperature; cheaper: the smaller
+price). Pure functions; claims come back as :class:`~agent_core.checks.claims.Claim` of kind
+``comparison`` with ``expected`` saying what the figures show.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agent_core.checks.claims import Claim, find_all
+
+_LARGER = (
+    "more|greater|higher|larger|bigger|longer|heavier|older|warmer|hotter|later|further|farther|"
+    "more expensive|costlier|pricier|wider|taller|deeper|faster|stronger"
+)
+_SMALLER = (
+    "less|fewer|lower|smaller|shorter|lighter|younger|colder|cooler|earlier|cheaper|less expensive|"
+    "narrower|slower|weaker"
+)
+_COMPARATIVE = re.compile(rf"\b(?P<word>{_LARGER}|{_SMALLER})\s+than\b", re.IGNORECASE)
+_BOUND = re.compile(
+    r"\b(?P<word>exceeds?|exceeded|is\s+over|is\s+above|is\s+under|is\s+below|falls\s+short\s+of|"
+    r"is\s+at\s+least|is\s+at\s+most)\b|(?P<sign>[<>≤≥])",
+    re.IGNORECASE,
+)
+_KO = re.compile(
+    r"보다\s*(?:더\s*)?(?P<word>많|크|높|길|무겁|비싸|따뜻|덥|더워|늦|넓|빠르|적|작|낮|짧|가볍|싸|저렴|춥|추워|시원|이르|좁|느리)"
+)
+_KO_LARGER = ("많", "크", "높", "길", "무겁", "비싸", "따뜻", "덥", "더워", "늦", "넓", "빠르")
+_SENTENCE = re.compile(r"[^.!?\n。]+[.!?。]?")
+_NAME = r"[A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,3}"
+_NAMED = re.compile(
+    rf"(?P<a>{_NAME})\s*(?:\([^)]*\)\s*)?(?:,[^,]*,\s*)?\b(?:is|are|was|were|feels|gets)\s+"
+    rf"(?:(?:a\s+(?:bit|little|lot)|much|slightly|far|about\s+[\d.]+\s*\S*)\s+)?"
+    rf"(?P<cmp>(?:{_LARGER}|{_SMALLER}))\s+than\s+(?P<b>{_NAME})"
+)
+_ARTICLE = re.compile(r"^(?:the|a|an|my|our|your)\s+", re.IGNORECASE)
+_KO_NAMED = re.compile(r"(?P<a>[\w가-힣]+?)(?:은|는|이|가)\s+(?P<b>[\w가-힣]+?)보다\s*(?:더\s*)?(?P<cmp>[가-힣]+)")
+_NEGATION = re.compile(r"\b(?:not|n't|no)\b|않|아니|없", re.IGNORECASE)
+_LINK = re.compile(
+    r"\s*,?\s*(?:which|that|and|so it|so that|it)?\s*(?:is|are|was|were|'s)?\s*"
+    r"(?:still|also|just|only|a bit|slightly|much|far|clearly|well)?\s*",
+    re.IGNORECASE,
+)
+"""What may stand between a figure and the comparison that follows it: "$480, which is less than"."""
+_LEADS = re.compile(r"^(?:and|but|so|while|whereas|because|since|yes|no|therefore|thus|however)\s+", re.IGNORECASE)
+
+
+def _larger(word: str) -> bool | None:
+    """True for a word that says "larger", False for "smaller", None for neither."""
+    w = " ".join(word.lower().split())
+    if w in _LARGER.split("|") or w in (
+        "exceeds",
+        "exceed",
+        "exceeded",
+        "is over",
+        "is above",
+        "is at least",
+        ">",
+        "≥",
+    ):
+        return True
+    if w in _SMALLER.split("|") or w in ("is under", "is below", "falls short of", "is at most", "<", "≤"):
+        return False
+    if any(w.startswith(k) for k in _KO_LARGER):
+        return True
+    return False if w else None
+
+
+def _figures(text: str) -> list[Claim]:
+    return [c for c in find_all(text) if c.numbers and c.kind not in ("date", "time", "contact")]
+
+
+def _holds(a: float, b: float, larger: bool, word: str) -> bool:
+    w = word.lower().replace(" ", "")
+    if w in ("isatleast", "≥"):
+        return a >= b
+    if w in ("isatmost", "≤"):
+        return a <= b
+    return a > b if larger else a < b
+
+
+def _claim(sentence: str, offset: int, text: str, expected: str) -> Claim:
+    start = offset + max(0, sentence.find(text))
+    return Claim(text=text, value=text, kind="comparison", start=start, end=start + len(text), expected=expected)
+
+
+def _between_figures(sentence: str, offset: int) -> list[Claim]:
+    """ "X is more than Y" with both figures written around the comparison."""
+    out = []
+    figures = _figures(sentence)
+    for m in [*_COMPARATIVE.finditer(sentence), *_BOUND.finditer(sentence), *_KO.finditer(sentence)]:
+        word = m.group("word") if m.groupdict().get("word") else m.group("sign") if "sign" in m.groupdict() else ""
+        larger = _larger(word or "")
+        if larger is None:
+            continue
+        before = [c for c in figures if c.end <= m.start()]
+        after = [c for c in figures if c.start >= m.end()]
+        if m.re is _KO:  # "X는 Y보다 적다": both figures come before "보다 …"
+            if len(before) < 2:
+                continue
+            left, right = before[-2], before[-1]
+        else:
+            if not before or not after:
+                continue
+            left, right = before[-1], after[0]
+            between = sentence[left.end : m.start()]
+            if not between.strip() and m.re is _COMPARATIVE:
+                continue  # "8 degrees warmer than", "$100 cheaper than": the figure is the difference
+            if not _LINK.fullmatch(between) and ("," in between or len(between) > 40):
+                continue  # the figure before belongs to another clause
+        if _NEGATION.search(sentence[left.end : m.start()]) or _NEGATION.search(sentence[m.end() : right.start]):
+            continue  # "is not more than": left alone
+        a, b = left.numbers[0], right.numbers[0]
+        if a == b or _holds(a, b, larger, word or ""):
+            continue
+        text = sentence[left.start : right.end].strip()
+        relation = "more than" if a > b else "less than"
+        out.append(_claim(sentence, offset, text, f"{left.text.strip()} is {relation} {right.text.strip()}"))
+    return out
+
+
+def _figure_beside(name: str, sentence: str) -> float | None:
+    """The figure written right after ``name`` in the sentence ("Tokyo (25 °C)", "Tokyo at 25 °C")."""
+    at = sentence.find(name)
+    if at < 0:
+        return None
+    window = sentence[at + len(name) : at + len(name) + 24]
+    figures = _figures(window)
+    if figures and figures[0].start <= 8:
+        return figures[0].numbers[0]
+    return None
+
+
+def _figure_in_results(name: str, outputs: Sequence[str]) -> float | None:
+    """The only figure of the result line (or one-line result) that names ``name``; None when no
+    line or several figures make it unsure."""
+    found: set[float] = set()
+    for output in outputs:
+        pieces = output.splitlines() if "\n" in output.strip() else [output]
+        for piece in pieces:
+            if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", piece, re.IGNORECASE):
+                figures = [
+                    c for c in _figures(piece) if c.kind in ("temperature", "money", "quantity", "number", "percent")
+                ]
+                values = {c.numbers[0] for c in figures}
+                if len(values) != 1:
+                    return None
+                found |= values
+    return found.pop() if len(found) == 1 else None
+
+
+def _read_name(words: list[str], sentence: str, outputs: Sequence[str], *, from_end: bool) -> tuple[str, float | None]:
+    """The longest run of ``words`` (the last ones before "is", or the first ones after "than")
+    that names a figure: beside it in the sentence, else in the results."""
+    for size in range(len(words), 0, -1):
+        name = " ".join(words[-size:] if from_end else words[:size])
+        name = _ARTICLE.sub("", _LEADS.sub("", name)).strip()
+        if not name or name.lower() in ("it", "this", "that", "they", "there"):
+            continue
+        value = _figure_beside(name, sentence)
+        if value is None:
+            value = _figure_in_results(name, outputs)
+        if value is not None:
+            return name, value
+    return " ".join(words), None
+
+
+def _between_names(sentence: str, offset: int, outputs: Sequence[str]) -> list[Claim]:
+    out = []
+    for m in [*_NAMED.finditer(sentence), *_KO_NAMED.finditer(sentence)]:
+        larger = _larger(m.group("cmp"))
+        if larger is None or _NEGATION.search(sentence[m.start() : m.end()]):
+            continue
+        a_name, a = _read_name(m.group("a").split(), sentence, outputs, from_end=True)
+        b_name, b = _read_name(m.group("b").split(), sentence, outputs, from_end=False)
+        if a is None or b is None or a == b or _holds(a, b, larger, m.group("cmp")):
+            continue
+        bigger, smaller = (a_name, b_name) if a > b else (b_name, a_name)
+        text = sentence[m.start() : m.end()].strip()
+        out.append(
+            _claim(
+                sentence, offset, text, f"the figures say {bigger} ({max(a, b):g}) is above {smaller} ({min(a, b):g})"
+            )
+        )
+    return out
+
+
+def wrong_comparisons(answer: str, tool_calls: Sequence[Mapping[str, Any]] = ()) -> list[Claim]:
+    """Comparisons the answer states that its own figures (or the results') contradict."""
+    outputs = [str(c.get("output") or "") for c in tool_calls if c.get("success")]
+    claims: list[Claim] = []
+    for m in _SENTENCE.finditer(answer or ""):
+        sentence = m.group(0)
+        named = _between_names(sentence, m.start(), outputs)
+        numeric = [c for c in _between_figures(sentence, m.start()) if not any(_overlap(c, n) for n in named)]
+        claims += named + numeric
+    return claims
+
+
+def _overlap(a: Claim, b: Claim) -> bool:
+    return a.start < b.end and b.start < a.end

@@ -1,0 +1,139 @@
+"""A figure that a result gives for one quantity, applied by the answer to another.
+
+A recipe that serves 4 needs 200 g of flour; asked about 10 people, an answer that says "you need
+200 g of flour" states a figure that is in a tool result, yet wrong. So a figure found in a result
+counts as support only if the result's quantity agrees with the question's, or the answer says
+which quantity the figure is for ("200 g for 4 people", "$24 per unit").
+
+The quantities are counts of people, nights, days, weeks, months and units (items, pieces …) in
+English and Korean: the goal's ("for 10 people", "3 nights", "12개") against the one nearest
+before the figure in the result ("Serves 4", "for 2 people") or right after it ("per night",
+"each", "인당"). Times, dates, temperatures and percentages are never scaled. Pure functions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from agent_core.checks.claims import Claim, find_all
+from agent_core.text.number_words import with_digits
+
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "people": (
+        "people", "persons", "person", "guests", "guest", "servings", "serving", "portions", "portion",
+        "adults", "adult", "children", "child", "kids", "members", "member", "명", "인분", "인",
+    ),
+    "nights": ("nights", "night", "박"),
+    "days": ("days", "day", "일"),
+    "weeks": ("weeks", "week", "주"),
+    "months": ("months", "month", "개월", "달"),
+    "units": (
+        "units", "unit", "items", "item", "pieces", "piece", "packs", "pack", "boxes", "box", "bottles",
+        "bottle", "tickets", "ticket", "copies", "copy", "bags", "bag", "개", "장", "병", "상자",
+    ),
+}  # fmt: skip
+"""Words that count a quantity, by what they count."""
+_WORD_FAMILY = {w: f for f, words in FAMILIES.items() for w in words}
+_WORDS = "|".join(sorted(_WORD_FAMILY, key=len, reverse=True))
+_COUNT = re.compile(
+    rf"(?<![\d.,])(\d+(?:\.\d+)?)\s*(?:more\s+|extra\s+|additional\s+)?({_WORDS})(?![a-z])", re.IGNORECASE
+)
+_SERVES = re.compile(r"\b(?:serves|servings?:|feeds|makes|yield:?|for)\s+(\d+)\b(?!\s*(?:%|[a-z]{3,}))", re.IGNORECASE)
+_PER = re.compile(rf"\b(?:per|a|an|each|every)\s+({_WORDS})\b|\beach\b|(?:1)?({_WORDS})당|1({_WORDS})\b", re.IGNORECASE)
+_SCALED_KINDS = ("money", "quantity", "number")
+_DURATION = re.compile(
+    r"(?:second|minute|min|hour|hr|day|week|month|year|business day|working day|초|분|시간|일|주|개월|년|영업일)s?\b|"
+    r"(?:초|분|시간|일|주|개월|년)$",
+    re.IGNORECASE,
+)
+"""A quantity of time is not scaled by a count of people or items (a recipe's 3 minutes a side)."""
+WINDOW = 400
+"""How far before a figure a result's quantity is looked for (a recipe's "Serves 4" heading)."""
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """A figure the result gives for ``source`` of a quantity while the question asks ``goal``."""
+
+    family: str
+    source: float
+    goal: float
+    word: str
+
+
+def goal_counts(goal: str) -> dict[str, tuple[float, str]]:
+    """The quantities the goal names, by family: ``{"people": (10, "people")}``."""
+    counts: dict[str, tuple[float, str]] = {}
+    for m in _COUNT.finditer(with_digits(goal)):
+        family = _WORD_FAMILY[m.group(2).lower()]
+        counts.setdefault(family, (float(m.group(1)), m.group(2)))
+    return counts
+
+
+def _per_family(match: re.Match[str]) -> str | None:
+    word = next((g for g in match.groups() if g), None)
+    return _WORD_FAMILY.get(word.lower()) if word else "units"
+
+
+def _source_count(text: str, at: int, end: int, family: str) -> float | None:
+    """The quantity of ``family`` a result gives for the figure at ``text[at:end]``: "per X" right
+    after it (1), else the nearest count before it."""
+    after = text[end : end + 30]
+    for m in _PER.finditer(after):
+        if _per_family(m) == family and m.start() <= 12:
+            return 1.0
+    before = text[max(0, at - WINDOW) : at]
+    best: tuple[int, float] | None = None
+    for m in _COUNT.finditer(before):
+        if _WORD_FAMILY[m.group(2).lower()] == family:
+            best = (m.start(), float(m.group(1)))
+    if family == "people":
+        for m in _SERVES.finditer(before):
+            if best is None or m.start() > best[0]:
+                best = (m.start(), float(m.group(1)))
+    return best[1] if best else None
+
+
+def _said_for(sentence: str, family: str, value: float) -> bool:
+    """Whether the answer's sentence says the figure is for ``value`` of ``family``."""
+    if value == 1 and any(_per_family(m) in (family, "units") for m in _PER.finditer(sentence)):
+        return True
+    for m in _COUNT.finditer(with_digits(sentence)):
+        if _WORD_FAMILY[m.group(2).lower()] == family and float(m.group(1)) == value:
+            return True
+    return any(float(m.group(1)) == value for m in _SERVES.finditer(sentence)) if family == "people" else False
+
+
+def _sentence(answer: str, claim: Claim) -> str:
+    start = max(answer.rfind(mark, 0, claim.start) for mark in ".!?\n") + 1
+    ends = [i for i in (answer.find(mark, claim.end) for mark in ".!?\n") if i >= 0]
+    return answer[start : min(ends, default=len(answer))]
+
+
+def mismatch(claim: Claim, answer: str, goal: str, source_text: str) -> Mismatch | None:
+    """A :class:`Mismatch` when ``claim`` (found in ``source_text``) is given there for another
+    quantity than the goal asks about and the answer does not say which; else None."""
+    if claim.kind not in _SCALED_KINDS or not claim.numbers:
+        return None
+    unit = re.sub(r"^[-−\d.,\s]+", "", claim.text)
+    if claim.kind == "quantity" and _DURATION.match(unit.strip()):
+        return None
+    asked = goal_counts(goal)
+    if not asked:
+        return None
+    value = claim.numbers[0]
+    # abs: a source's list marker reads as a minus ("- 200 g flour")
+    places = [c for c in find_all(source_text) if c.numbers and abs(abs(c.numbers[0]) - abs(value)) < 1e-9]
+    if not places:
+        return None
+    sentence = _sentence(answer, claim)
+    found: Mismatch | None = None
+    for family, (wanted, word) in asked.items():
+        counts = {_source_count(source_text, p.start, p.end, family) for p in places}
+        if None in counts or wanted in counts:
+            continue  # one place gives no quantity, or the asked one: it may be that one
+        for count in sorted(c for c in counts if c is not None):
+            if not _said_for(sentence, family, count) and found is None:
+                found = Mismatch(family, count, wanted, word)
+    return found

@@ -1,0 +1,128 @@
+"""The answer check's generic checks: a figure given for another quantity, a result computed from
+a figure from nowhere, a comparison stated the wrong way round. No rule about any topic: the same
+cases in other words and other domains behave the same."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent_core.checks.grounding import check_answer, correction, summary, unsupported
+
+
+def call(cid: str, output: str, arguments: dict[str, Any] | None = None, tool: str = "any_tool") -> dict[str, Any]:
+    return {"call_id": cid, "tool": tool, "arguments": arguments or {}, "output": output, "success": True}
+
+
+RECIPE = call("r", "Pancakes (serves 4)\n- 200 g flour\n- 2 eggs\n- 300 ml milk\nCook for 3 minutes per side.")
+ROOM = call("h", "Double room: €120 per night, breakfast included.")
+PRICE = call("p", "Unit price: $24 per unit. Orders of $500 or more ship free.")
+
+SCALING = [
+    # (answer, goal, calls, status, unsupported texts)
+    (
+        "For 10 people you need 200 g of flour.",
+        "How much flour for pancakes for 10 people?",
+        [RECIPE],
+        "partly",
+        ["200 g"],
+    ),
+    (
+        "10명이면 밀가루 200 g이 필요해요.",
+        "팬케이크 10명분 만들려면 밀가루 얼마나 필요해?",
+        [RECIPE],
+        "partly",
+        ["200 g"],
+    ),
+    (
+        "The recipe uses 200 g of flour for 4 people, so 10 people need 500 g.",
+        "How much flour for pancakes for 10 people?",
+        [RECIPE, call("c", "500", {"expression": "200 * 10 / 4"})],
+        "grounded",
+        [],
+    ),
+    ("Cook them for 3 minutes per side.", "pancakes for 10 people: how long per side?", [RECIPE], "grounded", []),
+    ("Three nights cost €120.", "How much is a double room for 3 nights?", [ROOM], "ungrounded", ["€120"]),
+    ("It is €120 per night.", "How much is a double room for 3 nights?", [ROOM], "grounded", []),
+    ("Flour: 200 g.", "How much flour do the pancakes need?", [RECIPE], "grounded", []),
+    ("For 4 people you need 200 g of flour.", "How much flour for pancakes for 4 people?", [RECIPE], "grounded", []),
+]
+
+
+@pytest.mark.parametrize(("answer", "goal", "calls", "status", "missing"), SCALING)
+def test_a_figure_for_another_quantity_is_not_support(
+    answer: str, goal: str, calls: list[dict[str, Any]], status: str, missing: list[str]
+) -> None:
+    result = check_answer(answer, goal, calls)
+    assert (result["status"], [c["text"].strip() for c in unsupported(result)]) == (status, missing)
+    for claim in unsupported(result):
+        assert "the question is about" in claim["reason"]
+
+
+def test_the_scaling_reason_reaches_the_summary_and_the_corrective_turn() -> None:
+    result = check_answer("For 10 people you need 200 g of flour.", "flour for 10 people?", [RECIPE])
+    assert "200 g: the result gives 200 g for 4 people; the question is about 10" in summary(result)
+    assert correction(result).startswith("Your answer says 200 g, but the result gives 200 g for 4 people")
+
+
+def test_a_result_computed_from_a_figure_from_nowhere_supports_nothing() -> None:
+    made_up = call("c", "700", {"expression": "7 * 100"})
+    result = check_answer("7 units cost $700.", "What do 7 units cost?", [made_up])
+    assert [c["text"] for c in unsupported(result)] == ["$700"]
+    assert unsupported(result)[0]["reason"] == "computed from 100, which no earlier tool result or the goal gives"
+    looked_up = check_answer(
+        "7 units cost $168.", "What do 7 units cost?", [PRICE, call("c", "168", {"expression": "24 * 7"})]
+    )
+    assert looked_up["status"] == "grounded"
+    # Order matters: the figure must be known before the call that used it ($168 is then found
+    # as 24 × 7 of the later result and the goal, not as the call's output).
+    early = check_answer(
+        "7 units cost $168.", "What do 7 units cost?", [call("c", "168", {"expression": "24 * 7"}), PRICE]
+    )
+    assert early["claims"][-1]["source"] == {"call_id": "p", "tool": "any_tool"}
+    # Small counts need no source (an average of three divides by 3).
+    average = check_answer(
+        "The average is 19.", "average of 12, 18 and 27?", [call("c", "19", {"expression": "(12+18+27)/3"})]
+    )
+    assert average["status"] == "grounded"
+
+
+COMPARISONS = [
+    ("The order is $480, which is more than $500, so shipping is free.", ["$480, which is more than $500"]),
+    ("The order is $480, which is less than $500, so shipping is not free.", []),
+    ("$480 exceeds the $500 threshold.", ["$480 exceeds the $500"]),
+    ("480달러는 500달러보다 많습니다.", ["480달러는 500달러"]),
+    ("480달러는 500달러보다 적습니다.", []),
+    ("Seoul is 8 degrees warmer than London (22 °C vs 15 °C).", ["8 degrees"]),  # the 7, not the direction
+    ("The sofa costs $800, more than the $900 chair.", ["$800, more than the $900"]),
+    ("It is not more than $500.", []),
+]
+
+
+@pytest.mark.parametrize(("answer", "wrong"), COMPARISONS)
+def test_a_comparison_is_recomputed_from_its_figures(answer: str, wrong: list[str]) -> None:
+    calls = [call("x", "Totals: $480 $500 $800 $900; Seoul 22 °C, London 15 °C")]
+    result = check_answer(answer, "compare", calls)
+    assert [c["text"] for c in unsupported(result)] == wrong
+
+
+def test_a_named_comparison_reads_each_names_figure_from_the_results() -> None:
+    london = call("l", '{"city": "London", "temperature": 15, "unit": "celsius"}')
+    tokyo = call("t", '{"city": "Tokyo", "temperature": 25, "unit": "celsius"}')
+    wrong = check_answer("London is warmer than Tokyo today.", "Which is warmer?", [london, tokyo])
+    assert [(c["kind"], c["expected"]) for c in unsupported(wrong)] == [
+        ("comparison", "the figures say Tokyo (25) is above London (15)")
+    ]
+    assert (
+        check_answer("Tokyo is warmer than London today.", "Which is warmer?", [london, tokyo])["status"] == "no_claims"
+    )
+    table = call("t2", "| Oak desk | $340 |\n| Pine desk | $210 |")
+    assert unsupported(
+        check_answer("The Pine desk is more expensive than the Oak desk.", "which desk costs more?", [table])
+    )
+    assert not unsupported(
+        check_answer("The Oak desk is more expensive than the Pine desk.", "which costs more?", [table])
+    )
+    # A name with no single figure anywhere: nothing is claimed.
+    assert not unsupported(check_answer("Paris is warmer than Rome.", "?", [london, tokyo]))
