@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install what the tests need (Python packages, the local model, Debian's chromium for the
+# Install what the tests need (Python packages, the local model, Ray, Debian's chromium for the
 # browser tests), check the code (ruff, mypy) and the docs (mkdocs --strict: links and anchors),
 # and run the whole suite (the import-direction test among it). Extra arguments go to pytest.
 set -euo pipefail
@@ -15,7 +15,8 @@ if [ "${#APT[@]}" -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${APT[@]}" >/dev/null
 fi
-"$PYTHON" -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -r requirements-local.txt
+"$PYTHON" -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -r requirements-local.txt \
+  -r requirements-scale.txt
 if [ "${LINT:-1}" = "1" ]; then  # LINT=0 skips the code-health checks (pyproject.toml)
   "$PYTHON" -m ruff check .
   "$PYTHON" -m ruff format --check .

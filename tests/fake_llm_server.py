@@ -46,7 +46,7 @@ class FakeLLMServer:
 
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
-        """Every POST received: ``{path, headers (lower-case keys), json}``."""
+        """Every POST received: ``{path, headers (lower-case keys), json, at (time.monotonic()), status}``."""
         self._script: deque[ScriptedReply] = deque()
         self._lock = threading.Lock()
         server = self
@@ -70,9 +70,11 @@ class FakeLLMServer:
                             "path": self.path,
                             "headers": {k.lower(): v for k, v in self.headers.items()},
                             "json": body,
+                            "at": time.monotonic(),
                         }
                     )
                     reply = server._script.popleft() if server._script else None
+                    server.requests[-1]["status"] = reply.status if reply is not None else 500
                 if reply is None:
                     reply = ScriptedReply(
                         {"error": {"message": "fake server: script exhausted", "type": "server_error"}},

@@ -27,6 +27,7 @@ LAYERS: list[set[str]] = [
     {"checks"},  # the answer check (it uses the calculator's arithmetic)
     {"providers"},  # the models
     {"pgstore", "otel"},  # where finished runs also go: the team store, tracing backends
+    {"scale"},  # where runs run: executors (threads, Ray) and shared rate limits
     {"run"},  # the loop and what one run needs while it runs
     {"analysis"},  # what is made from saved runs
     {"evals"},  # goal sets run and scored

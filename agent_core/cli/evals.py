@@ -1,9 +1,12 @@
 """``python -m agent_core eval FILE [--provider P [--model M]]... [--repeats K] [--concurrency N]
-[--baseline EVAL_ID|latest] [--min-pass 0.8] [--judge P [--judge-model M]] [--json]``.
+[--baseline EVAL_ID|latest] [--min-pass 0.8] [--judge P [--judge-model M]] [--json]
+[--executor threads|ray [--address A] [--local-workers N]] [--rps N|P=N]...``, and
+``eval --resume EVAL_ID`` (the cells an earlier eval is missing).
 
 A progress line per finished run goes to stderr; stdout gets the scores (or the result as JSON).
 Exit code: 0 when every provider reaches ``--min-pass``, 1 when one does not (or the eval was
-stopped), 2 for bad input (the goal-set file, an unknown provider, a baseline that is not there).
+stopped, or runs are missing), 2 for bad input (the goal-set file, an unknown provider, a
+baseline that is not there, ``--executor ray`` without Ray).
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ from typing import Any, TextIO
 
 from agent_core.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, ProviderEntries, usage_error
 from agent_core.errors import ProviderUnavailable
-from agent_core.evals.goalset import GoalSetError, load_goal_set
+from agent_core.evals.goalset import GoalSet, GoalSetError, load_goal_set
 from agent_core.evals.judge import Judge
-from agent_core.evals.runner import EvalRun, Progress, Target, evals_dir
+from agent_core.evals.runner import EvalRun, Progress, Target, evals_dir, load_result
+from agent_core.scale.executor import EXECUTORS
 from agent_core.settings import Settings
 
 JSON_KEYS = (
@@ -29,6 +33,9 @@ JSON_KEYS = (
     "planned",
     "repeats",
     "targets",
+    "executor",
+    "rps",
+    "resumed",
     "judge",
     "started_at",
     "finished_at",
@@ -45,7 +52,7 @@ JSON_KEYS = (
 def add_parser(sub: Any) -> None:
     """Add the ``eval`` command to the CLI's subparsers."""
     ev = sub.add_parser("eval", help="run a goal set with checks on one or more providers/models")
-    ev.add_argument("file", help="goal-set YAML file (e.g. evals/seeds.yaml)")
+    ev.add_argument("file", nargs="?", help="goal-set YAML file (e.g. evals/seeds.yaml); none with --resume")
     ev.add_argument(
         "--provider",
         action=ProviderEntries,
@@ -56,7 +63,7 @@ def add_parser(sub: Any) -> None:
     ev.add_argument(
         "--model", action=ProviderEntries, dest="model", metavar="M", help="model for the --provider before it"
     )
-    ev.add_argument("--repeats", type=int, default=1, help="runs per goal and model (default 1)")
+    ev.add_argument("--repeats", type=int, help="runs per goal and model (default 1)")
     ev.add_argument("--concurrency", type=int, default=4, help="runs at once on remote providers (default 4)")
     ev.add_argument("--baseline", help="an earlier eval id of the same set, or 'latest', to count flips against")
     ev.add_argument("--min-pass", type=float, default=0.0, help="exit 1 when a provider's pass rate is below this")
@@ -64,6 +71,33 @@ def add_parser(sub: Any) -> None:
         "--judge", metavar="P", help="provider that judges 'judge' checks (default: the set's; none: not judged)"
     )
     ev.add_argument("--judge-model", metavar="M", help="model of the judge")
+    ev.add_argument(
+        "--resume", metavar="EVAL_ID", help="finish an earlier eval: run only its cells that have no finished run"
+    )
+    ev.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        help="where the runs run: threads of this process, or Ray workers (default: EVAL_EXECUTOR, else threads)",
+    )
+    ev.add_argument(
+        "--address",
+        metavar="A",
+        help="with --executor ray: auto (the running cluster) or ray://host:port (default: a local Ray, or RAY_ADDRESS)",
+    )
+    ev.add_argument(
+        "--local-workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with --executor ray: workers per local model, each with one loaded model (default 1)",
+    )
+    ev.add_argument(
+        "--rps",
+        action="append",
+        metavar="N|P=N",
+        help="requests per second, shared by every worker: N for each provider that calls a server, "
+        "or P=N for provider P; repeat for several",
+    )
     ev.add_argument("--json", action="store_true", help="print the result as JSON")
     ev.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
 
@@ -143,21 +177,41 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
         dispatcher_log.setLevel(level)
 
 
-def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
-    from agent_core.providers import default_provider_id, make_provider
+def _what_to_run(args: argparse.Namespace) -> tuple[GoalSet, list[Target], dict[str, Any] | None]:
+    """The goal set and targets of this eval (those of the saved eval with ``--resume``)."""
+    from agent_core.providers import default_provider_id
 
-    try:
-        goal_set = load_goal_set(args.file)
-    except GoalSetError as exc:
-        sys.stderr.write(f"error: {exc}\n")
-        return EXIT_USAGE
     entries = getattr(args, "entries", None) or []
+    if args.resume:
+        if args.file or entries or args.repeats is not None:
+            raise ValueError("--resume runs the eval as it was started: give no FILE, --provider or --repeats")
+        saved = load_result(args.resume, args.settings)
+        goal_set = load_goal_set(saved["goal_set"]["path"])
+        return goal_set, [Target(t["provider"], t.get("model")) for t in saved["targets"]], saved
+    if not args.file:
+        raise ValueError("give a goal-set file (e.g. evals/seeds.yaml), or --resume EVAL_ID")
+    goal_set = load_goal_set(args.file)
     if entries:
         targets = [Target(e["provider"], e.get("model")) for e in entries]
     elif goal_set.provider:
         targets = [Target(goal_set.provider, goal_set.model)]
     else:
         targets = [Target(default_provider_id())]
+    return goal_set, targets, None
+
+
+def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
+    from agent_core.providers import make_provider
+    from agent_core.scale import make_executor, parse_rps
+
+    args.settings = settings
+    try:
+        goal_set, targets, saved = _what_to_run(args)
+    except GoalSetError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return EXIT_USAGE
+    except ValueError as exc:
+        return usage_error(exc)
     if not 0 <= args.min_pass <= 1:
         sys.stderr.write("error: --min-pass is a share between 0 and 1 (e.g. 0.8)\n")
         return EXIT_USAGE
@@ -169,6 +223,7 @@ def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     )
     cancel = threading.Event()
     try:
+        rates = parse_rps(args.rps or [], [t.provider for t in targets])
         if judge_spec[0] and judge_spec[0] != "none":
             judge = Judge(
                 make_provider(judge_spec[0], settings=settings, model=judge_spec[1]),
@@ -176,24 +231,36 @@ def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
             )
         elif any(c.kind == "judge" for g in goal_set.goals for c in g.checks):
             sys.stderr.write("note: no judge given (--judge); judge checks show 'not judged'\n")
-        run = EvalRun(
-            goal_set,
-            targets,
-            settings=settings,
-            repeats=args.repeats,
-            concurrency=args.concurrency,
-            judge=judge,
-            cancel=cancel,
-            baseline=args.baseline,
-        )
         if args.baseline and args.baseline != "latest":
-            from agent_core.evals.runner import load_result
-
             base = load_result(args.baseline, settings)
             if base["goal_set"]["name"] != goal_set.name:
                 raise ValueError(
                     f"baseline {args.baseline} is an eval of {base['goal_set']['name']!r}, not of {goal_set.name!r}"
                 )
+        concurrency = args.concurrency if saved is None or args.concurrency != 4 else saved.get("concurrency") or 4
+        executor = make_executor(
+            args.executor, concurrency=concurrency, address=args.address, local_workers=args.local_workers
+        )
+        options: dict[str, Any] = {
+            "concurrency": concurrency,
+            "judge": judge,
+            "cancel": cancel,
+            "executor": executor,
+            "rates": rates,
+        }
+        if saved is not None:
+            run = EvalRun.resume(args.resume, settings=settings, **options)
+            if args.baseline:
+                run.baseline = args.baseline
+        else:
+            run = EvalRun(
+                goal_set,
+                targets,
+                settings=settings,
+                repeats=1 if args.repeats is None else args.repeats,
+                baseline=args.baseline,
+                **options,
+            )
     except (ProviderUnavailable, ValueError) as exc:
         return usage_error(exc)
 
@@ -203,9 +270,13 @@ def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
             sys.stderr.flush()
 
     if not args.quiet:
+        where = executor.describe()
+        on = ", ".join(f"{k} {v}" for k, v in where.items() if k != "name")
         sys.stderr.write(
-            f"eval {run.eval_id}: {len(goal_set.goals)} goals × {len(targets)} model(s) × "
-            f"{args.repeats} = {run.total} runs\n"
+            f"eval {run.eval_id}: {len(goal_set.goals)} goals × {len(run.targets)} model(s) × "
+            f"{run.repeats} = {run.total} runs"
+            + (f", {run.resumed} already done" if saved is not None else "")
+            + f" · executor {where['name']}{f' ({on})' if on else ''}\n"
         )
     interrupted = False
     try:
@@ -221,7 +292,12 @@ def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     path = evals_dir(settings) / f"{result['eval_id']}.json"
     sys.stderr.write(f"result: {path}\n")
     if interrupted or not result["complete"]:
-        sys.stderr.write("the eval was stopped: the result keeps the runs that finished and is marked incomplete\n")
+        missing = result["planned"] - len(result["runs"])
+        why = "the eval was stopped" if interrupted or cancel.is_set() else f"{missing} run(s) did not finish"
+        sys.stderr.write(
+            f"{why}: the result keeps the runs that finished and is marked incomplete; "
+            f"finish it with: python -m agent_core eval --resume {result['eval_id']}\n"
+        )
         return EXIT_FAILED
     below = [s for s in result["summary"] if (s["pass_rate"] if s["pass_rate"] is not None else 0.0) < args.min_pass]
     if below and args.min_pass > 0:

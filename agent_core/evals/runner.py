@@ -1,14 +1,18 @@
 """Running a goal set: goals × (provider, model) × repeats, each a normal saved run.
 
 Runs go through :func:`agent_core.run.loop.run_agent` with ``record_extra`` = ``eval_id`` and
-``eval_goal_id``, so they show in History like any other run. Remote providers run in parallel
-up to ``concurrency``; the local model takes one run at a time (one loaded model per process,
-shared by the whole eval). A goal with a ``scenario`` replays that demo scenario on the scripted
-provider. Each run's tools get a random source seeded by (set, goal, repeat), so an eval on the
-offline provider gives the same result every time.
+``eval_goal_id``, so they show in History like any other run. Where they run is the executor's
+business (:mod:`agent_core.scale`): threads of this process by default (remote providers in
+parallel up to ``concurrency``, the local model one run at a time), or Ray workers. Each cell
+(goal, provider, model, repeat) has a run id fixed by the eval (:mod:`agent_core.evals.cells`),
+so a cell run twice writes one record, and :meth:`EvalRun.resume` runs only what is missing. A
+goal with a ``scenario`` replays that demo scenario on the scripted provider. Each run's tools get
+a random source seeded by (set, goal, repeat), so an eval on the offline provider gives the same
+result every time, on any executor.
 
 Setting ``cancel`` (Stop, Ctrl-C) stops the runs in flight; what finished is kept and the result
-is saved marked ``complete: false``. Results are JSON files under ``<data>/evals/``.
+is saved marked ``complete: false``. Results are JSON files under ``<data>/evals/``, saved when the
+eval starts, every few seconds while it runs, and at the end.
 """
 
 from __future__ import annotations
@@ -16,46 +20,40 @@ from __future__ import annotations
 import json
 import logging
 import os
-import random
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from agent_core.evals.checks import check_run, verdict
-from agent_core.evals.goalset import Goal, GoalSet, as_mapping
+from agent_core.evals.cells import (
+    SCRIPTED,
+    Cell,
+    CellWork,
+    ProviderFactory,
+    SharedProviders,
+    Target,
+    cell_run_id,
+    finished_record,
+    row_of,
+)
+from agent_core.evals.goalset import Goal, GoalSet, as_mapping, load_goal_set
 from agent_core.evals.judge import Judge
 from agent_core.evals.scores import cells_of, flips_of, summary_of, trend_of
 from agent_core.providers import provider_spec
-from agent_core.providers.base import Provider
-from agent_core.records.files import load_record, utc_now
-from agent_core.run.events import RunFinished
+from agent_core.records.files import utc_now
+from agent_core.scale.choose import make_executor
+from agent_core.scale.executor import Executor, Task
 from agent_core.settings import Settings
 
 log = logging.getLogger("agent_core.evals")
 
 RESULT_VERSION = 1
-SCRIPTED = "scripted"
-_ONE_AT_A_TIME = threading.Lock()
-"""A provider that serves one request at a time (``ProviderSpec.one_request_at_a_time``: the local
-model) runs one eval run at a time, across every eval in this process."""
-
-
-@dataclass(frozen=True)
-class Target:
-    """A (provider, model) column of the eval; ``model`` None is the provider's default."""
-
-    provider: str
-    model: str | None = None
-
-    @property
-    def label(self) -> str:
-        return f"{self.provider}/{self.model}" if self.model else self.provider
+SAVE_EVERY_S = 5.0
+"""While an eval runs, its result is saved this often (a killed eval can be resumed from it)."""
 
 
 @dataclass(frozen=True)
@@ -67,9 +65,6 @@ class Progress:
     row: dict[str, Any]
 
 
-ProviderFactory = Callable[[Target, Goal], Provider]
-
-
 def evals_dir(settings: Settings) -> Path:
     return Path(settings.data_dir) / "evals"
 
@@ -78,23 +73,6 @@ def new_eval_id(name: str) -> str:
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
     slug = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in name.lower())[:30].strip("-") or "eval"
     return f"{stamp}-{slug}-{secrets.token_hex(2)}"
-
-
-class _SharedProviders:
-    """One provider object per (provider, model) for the whole eval (the local model loads once)."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self._made: dict[Target, Provider] = {}
-        self._lock = threading.Lock()
-
-    def __call__(self, target: Target, goal: Goal) -> Provider:
-        from agent_core.providers import make_provider
-
-        with self._lock:
-            if target not in self._made:
-                self._made[target] = make_provider(target.provider, settings=self.settings, model=target.model)
-            return self._made[target]
 
 
 def check_targets(goal_set: GoalSet, targets: Sequence[Target]) -> None:
@@ -114,52 +92,13 @@ def check_targets(goal_set: GoalSet, targets: Sequence[Target]) -> None:
             )
 
 
-def _row_of(record: dict[str, Any], target: Target, goal: Goal, repeat: int, judge: Judge | None) -> dict[str, Any]:
-    results = check_run(goal.checks, record)
-    judged = None
-    for check, result in zip(goal.checks, results):
-        if check.kind != "judge":
-            continue
-        if judge is None:
-            result["detail"] = "not judged (no judge available)"
-            continue
-        if record.get("answer") is None:
-            result["passed"], result["detail"] = False, "no answer to judge"
-            continue
-        outcome = judge.judge(check.arg["rubric"], str(record["answer"]), check.arg["samples"])
-        judged = outcome
-        result["passed"] = outcome["verdict"]
-        votes = "".join("P" if v else "F" if v is False else "?" for v in outcome["votes"])
-        label = "uncertain" if outcome["uncertain"] else "agreed"
-        result["detail"] = f"{label} ({votes}){' · cached' if outcome['cached'] else ''}"
-    usage = record.get("usage") or {}
-    grounding = record.get("grounding")
-    return {
-        "target": target.label,
-        "provider": target.provider,
-        "model": target.model or str(record.get("model") or ""),
-        "goal_id": goal.id,
-        "repeat": repeat,
-        "run_id": record.get("run_id"),
-        "status": record.get("status"),
-        "passed": verdict(results),
-        "checks": results,
-        "steps": len(record.get("steps") or []),
-        "tool_calls": len(record.get("tool_calls") or []),
-        "calls_by_model": sum(
-            1 for c in record.get("tool_calls") or [] if isinstance(c, dict) and c.get("origin") == "model"
-        ),
-        "tokens": usage.get("total_tokens"),
-        "cost_usd": record.get("cost_usd"),
-        "duration_ms": record.get("duration_ms"),
-        "grounding_status": grounding.get("status") if isinstance(grounding, dict) else None,
-        "judge": judged,
-        "answer": (record.get("answer") or "")[:500],
-    }
-
-
 class EvalRun:
-    """One eval in progress; :meth:`run` drives it to the end (or to a Stop) and saves the result."""
+    """One eval in progress; :meth:`run` drives it to the end (or to a Stop) and saves the result.
+
+    ``executor`` (default: :func:`agent_core.scale.make_executor`, i.e. ``EVAL_EXECUTOR`` or
+    threads) runs the cells; ``rates`` caps the requests per second of each named provider,
+    across every worker (:mod:`agent_core.scale.ratelimit`).
+    """
 
     def __init__(
         self,
@@ -174,6 +113,9 @@ class EvalRun:
         cancel: threading.Event | None = None,
         eval_id: str | None = None,
         baseline: str | None = None,
+        executor: Executor | None = None,
+        rates: Mapping[str, float] | None = None,
+        started_at: str | None = None,
     ) -> None:
         if repeats < 1:
             raise ValueError("--repeats must be at least 1")
@@ -190,89 +132,137 @@ class EvalRun:
         self.repeats = repeats
         self.concurrency = concurrency
         self.judge = judge
+        shared = None
         if provider_factory is None:
-            shared = _SharedProviders(settings)
+            shared = SharedProviders(settings)
             for target in self.targets:  # an unavailable provider is bad input, before anything runs
                 if target.provider != SCRIPTED:
                     shared(target, goal_set.goals[0])
-            provider_factory = shared
         self.factory = provider_factory
+        self.executor = executor if executor is not None else make_executor(concurrency=concurrency)
+        self.rates = dict(rates or {})
         self.cancel = cancel or threading.Event()
         self.eval_id = eval_id or new_eval_id(goal_set.name)
         self.baseline = baseline
-        self.rows: list[dict[str, Any]] = []
-        self.started_at = utc_now()
+        self.started_at = started_at or utc_now()
+        self.work = CellWork(
+            goal_set,
+            self._portable(settings),
+            self.eval_id,
+            provider_factory=provider_factory,
+            providers=shared,
+            score=judge is None,  # scored where it ran; a judge (not sent to workers) scores here
+        )
+        self._rows: dict[tuple[str, str, int], dict[str, Any]] = {}
+        self.resumed = 0
+        """Cells a resume found done (in the saved result or as a finished record)."""
         self.t0 = time.perf_counter()
         self._lock = threading.Lock()
+        self._saved_at = 0.0
+
+    def _portable(self, settings: Settings) -> Settings:
+        """The settings a worker elsewhere gets: its folders as absolute paths (a Ray worker does
+        not run in this directory)."""
+        if self.executor.name == "threads":
+            return settings
+        workspace = settings.workspace.resolve() if settings.workspace is not None else None
+        return settings.replace(data_dir=Path(settings.data_dir).resolve(), workspace=workspace)
+
+    @classmethod
+    def resume(
+        cls,
+        eval_id: str,
+        *,
+        settings: Settings,
+        **options: Any,
+    ) -> EvalRun:
+        """The saved eval ``eval_id``, ready to run what it is missing: same goal set (its file,
+        unchanged), targets, repeats and run ids. A cell counts as done when the result has its
+        row or its record ended (folder or team store). ValueError when it cannot be resumed."""
+        saved = load_result(eval_id, settings)
+        info = saved["goal_set"]
+        try:
+            goal_set = load_goal_set(info["path"])
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"eval {eval_id} cannot be resumed: its goal set cannot be read: {exc}") from None
+        if goal_set.sha256 != info.get("sha256"):
+            raise ValueError(f"eval {eval_id} cannot be resumed: {info['path']} changed since the eval started")
+        targets = [Target(t["provider"], t.get("model")) for t in saved["targets"]]
+        options.setdefault("concurrency", saved.get("concurrency") or 4)
+        run = cls(
+            goal_set,
+            targets,
+            settings=settings,
+            repeats=int(saved["repeats"]),
+            eval_id=saved["eval_id"],
+            started_at=saved["started_at"],
+            baseline=saved.get("baseline"),
+            **options,
+        )
+        planned = {cell.key: cell for cell in run.cells()}
+        for row in saved.get("runs") or []:
+            key = (row["target"], row["goal_id"], row["repeat"])
+            if key in planned:
+                run._rows[key] = row
+        for key, cell in planned.items():
+            if key not in run._rows:
+                record = finished_record(cell.run_id, run.settings)
+                if record is not None:
+                    run._rows[key] = run._score(cell, record)
+        run.resumed = len(run._rows)
+        return run
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return list(self._rows.values())
 
     @property
     def total(self) -> int:
         return len(self.goal_set.goals) * len(self.targets) * self.repeats
 
-    def jobs(self) -> list[tuple[Target, Goal, int]]:
+    def cells(self) -> list[Cell]:
         """Repeat by repeat, goal by goal, target by target: every cell gets its first run early."""
-        return [(t, g, r) for r in range(self.repeats) for g in self.goal_set.goals for t in self.targets]
+        return [
+            Cell(t, g.id, r, cell_run_id(self.eval_id, self.started_at, t, g.id, r))
+            for r in range(self.repeats)
+            for g in self.goal_set.goals
+            for t in self.targets
+        ]
 
-    def _one(self, target: Target, goal: Goal, repeat: int) -> dict[str, Any] | None:
-        if self.cancel.is_set():
-            return None
-        spec = provider_spec(target.provider)
-        if spec is not None and spec.one_request_at_a_time:
-            with _ONE_AT_A_TIME:
-                return self._run(target, goal, repeat)
-        return self._run(target, goal, repeat)
+    def jobs(self) -> list[tuple[Target, Goal, int]]:
+        """The cells still to run, as (target, goal, repeat)."""
+        return [(c.target, self.goal_set.goal(c.goal_id), c.repeat) for c in self._missing()]
 
-    def _run(self, target: Target, goal: Goal, repeat: int) -> dict[str, Any] | None:
-        from agent_core.run.prepare import prepare_run
-        from agent_core.tools.builtins import build_default_registry
+    def _missing(self) -> list[Cell]:
+        with self._lock:
+            return [cell for cell in self.cells() if cell.key not in self._rows]
 
-        if self.cancel.is_set():
-            return None
-        seed = f"{self.goal_set.name}:{goal.id}:{repeat}"
-        extra = {"eval_id": self.eval_id, "eval_goal_id": goal.id}
-        if target.provider == SCRIPTED:
-            from agent_core.run import demo
+    def _task(self, cell: Cell) -> Task:
+        spec = provider_spec(cell.target.provider)
+        pool = cell.target.label if spec is not None and spec.one_request_at_a_time else None
+        return Task(key=cell.run_id, payload=cell, pool=pool)
 
-            prepared = demo.prepare(goal.scenario or "", self.settings)
-            prepared.record_extra.update(extra)
-            provider: Provider = prepared.provider
-        else:
-            overrides = {"max_steps": goal.max_steps} if goal.max_steps else None
-            provider = self.factory(target, goal)
-            prepared = prepare_run(
-                goal.goal,
-                target.provider,
-                settings=self.settings,
-                overrides=overrides,
-                tools=goal.tools,
-                provider=provider,
-                registry=build_default_registry(self.settings, rng=random.Random(seed)),
-                rng=random.Random(seed),
-                record_extra=extra,
-            )
-        finished: RunFinished | None = None
-        for event in prepared.events(self.cancel):
-            if isinstance(event, RunFinished):
-                finished = event
-        if finished is None or (finished.status == "cancelled" and self.cancel.is_set()):
-            return None  # stopped by the eval's Stop: not scored
+    def _score(self, cell: Cell, record: dict[str, Any]) -> dict[str, Any]:
+        return row_of(record, cell.target, self.goal_set.goal(cell.goal_id), cell.repeat, self.judge)
+
+    def _finish(self, task: Task, record: Any) -> dict[str, Any]:
+        return self._score(task.payload, record)
+
+    def _save(self, *, every: float = 0.0) -> None:
+        now = time.monotonic()
+        if every and now - self._saved_at < every:
+            return
+        self._saved_at = now
         try:
-            record = load_record(finished.path)
-        except Exception:  # noqa: BLE001 - the record could not be written: score what we know
-            record = {
-                "run_id": finished.run_id,
-                "status": finished.status,
-                "answer": finished.answer,
-                "steps": [],
-                "tool_calls": [],
-                "model": provider.model,
-            }
-        return _row_of(record, target, goal, repeat, self.judge)
+            save_result(self.result(), self.settings)
+        except OSError as exc:  # the runs are saved; only the summary could not be
+            log.warning("eval %s: cannot save the result: %s", self.eval_id, exc)
 
     def run(
         self, on_progress: Callable[[Progress], None] | None = None, *, on_tick: Callable[[], None] | None = None
     ) -> dict[str, Any]:
-        """Run every job; returns (and saves) the result.
+        """Run every missing cell; returns (and saves) the result.
 
         ``on_progress`` is called in this thread as each run ends; ``on_tick`` at least every half
         second (a page redraws its clock there, which is also where Streamlit interrupts it).
@@ -280,49 +270,48 @@ class EvalRun:
         ``cancel``: the runs in flight end as cancelled, what finished is saved in a result marked
         incomplete, and the interruption is raised again.
         """
-        pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix=f"eval-{self.eval_id[-4:]}")
-        futures: set[Future[dict[str, Any] | None]] = set()
-        pending = iter(self.jobs())
+        self._save()
+        stream = self.executor.stream(
+            (self._task(cell) for cell in self._missing()),
+            self.work,
+            cancel=self.cancel,
+            finish=None if self.work.score else self._finish,
+            rates=self.rates,
+        )
 
-        def submit() -> None:
-            for job in pending:
-                futures.add(pool.submit(self._one, *job))
-                if len(futures) >= self.concurrency * 2:
-                    return
-
-        def collect(future: Future[dict[str, Any] | None], timeout: float | None = None) -> dict[str, Any] | None:
-            try:
-                row = future.result(timeout=timeout)
-            except Exception as exc:  # noqa: BLE001 - one broken run must not end the eval
-                log.error("eval run failed: %s: %s", type(exc).__name__, exc)
+        def collect(outcome: Any) -> dict[str, Any] | None:
+            if outcome.error is not None:
+                log.error("eval run failed: %s", outcome.error)
                 return None
-            if row is not None:
-                with self._lock:
-                    self.rows.append(row)
+            row = outcome.value
+            if row is None:
+                return None
+            with self._lock:
+                self._rows[outcome.task.payload.key] = row  # a cell run twice counts once
+                done = len(self._rows)
+            if on_progress is not None:
+                on_progress(Progress(done=done, total=self.total, row=row))
             return row
 
         try:
-            submit()
-            while futures:
-                done, _ = wait(list(futures), timeout=0.5, return_when=FIRST_COMPLETED)
-                for future in done:
-                    futures.discard(future)
-                    row = collect(future)
-                    if row is not None and on_progress is not None:
-                        on_progress(Progress(done=len(self.rows), total=self.total, row=row))
+            for outcome in stream:
+                if outcome is not None:
+                    collect(outcome)
+                    continue
                 if on_tick is not None:
                     on_tick()
-                if not self.cancel.is_set():
-                    submit()
+                self._save(every=SAVE_EVERY_S)
         except BaseException:
             self.cancel.set()
-            for future in list(futures):
-                if not future.cancel():
-                    collect(future, timeout=60)
-            pool.shutdown(wait=False, cancel_futures=True)
-            save_result(self.result(), self.settings)
+            try:
+                for outcome in stream:  # the runs in flight end as cancelled; keep what finished
+                    if outcome is not None and outcome.error is None and outcome.value is not None:
+                        with self._lock:
+                            self._rows[outcome.task.payload.key] = outcome.value
+            except BaseException:  # noqa: BLE001 - (the stream had already stopped) the first one is raised
+                pass
+            self._save()
             raise
-        pool.shutdown(wait=True)
         result = self.result()
         save_result(result, self.settings)
         return result
@@ -342,11 +331,14 @@ class EvalRun:
             "targets": [{"provider": t.provider, "model": t.model} for t in self.targets],
             "repeats": self.repeats,
             "concurrency": self.concurrency,
+            "executor": self.executor.describe(),
+            "rps": self.rates or None,
             "judge": self.judge.name if self.judge else None,
             "started_at": self.started_at,
             "finished_at": utc_now(),
             "duration_ms": round((time.perf_counter() - self.t0) * 1000, 3),
             "planned": self.total,
+            "resumed": self.resumed,
             "complete": len(rows) == self.total and not self.cancel.is_set(),
             "runs": rows,
             "cells": cells,
