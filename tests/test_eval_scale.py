@@ -12,8 +12,8 @@ import json
 import os
 import re
 import secrets
+import shutil
 import signal
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,10 +23,11 @@ import pytest
 
 from agent_core.evals.cells import Cell, Target, cell_run_id
 from agent_core.evals.goalset import GoalSet, load_goal_set, parse_goal_set
-from agent_core.evals.runner import EvalRun, load_result
+from agent_core.evals.runner import EvalRun, load_result, save_result
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.records.files import load_record
 from agent_core.scale import Buckets, ThreadsExecutor, parse_rps
+from agent_core.scale.ray_executor import LOCAL_WORKER_ENV
 from agent_core.settings import Settings
 from tests.fake_llm_server import FakeLLMServer, chat_body, openai_error
 
@@ -59,7 +60,7 @@ def ray_local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         include_dashboard=False,
         log_to_driver=False,
         _temp_dir=str(temp),
-        runtime_env={"env_vars": {"PYTHONPATH": str(REPO)}},
+        runtime_env={"env_vars": {"PYTHONPATH": str(REPO), **LOCAL_WORKER_ENV}},
     )
     try:
         yield ray
@@ -80,6 +81,12 @@ def _ray_executor(**options: Any) -> Any:
     from agent_core.scale.ray_executor import RayExecutor
 
     return RayExecutor(**options)
+
+
+@pytest.fixture(scope="module")
+def ray_workers(ray_local: Any) -> Any:
+    """One Ray executor (2 workers × 2 runs) for the module: its workers start once, as a page's would."""
+    return _ray_executor(concurrency=4)
 
 
 def _everyday(goals: int, folder: Path | None = None) -> GoalSet:
@@ -194,19 +201,67 @@ def test_executor_ray_without_ray_says_how_to_install(
     assert "pip install -r requirements-scale.txt" in capsys.readouterr().err
 
 
+def test_cli_resume_finishes_a_stopped_eval(
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agent_core.cli.main import main
+
+    monkeypatch.setenv("AGENT_DATA_DIR", str(settings.data_dir))
+    monkeypatch.setenv("RETRY_DELAYS", "0")
+    goal_set = _everyday(4, tmp_path)
+    first = EvalRun(goal_set, [Target("offline")], settings=settings, repeats=2, executor=ThreadsExecutor())
+    first.run(lambda p: first.cancel.set() if p.done == 3 else None)
+    assert not load_result(first.eval_id, settings)["complete"]
+    capsys.readouterr()
+    assert main(["eval", "--resume", first.eval_id, "--json", "-q"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["eval_id"] == first.eval_id and out["complete"] and out["resumed"] >= 3
+    assert out["executor"]["name"] == "threads"
+    assert len(_eval_records(settings, first.eval_id)) == 8
+
+
+def test_cli_scale_usage_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_core.cli.main import main
+
+    monkeypatch.setenv("AGENT_DATA_DIR", str(tmp_path))
+    seeds = str(REPO / "evals" / "seeds.yaml")
+    assert main(["eval"]) == 2  # no file, no --resume
+    assert main(["eval", "--resume", "no-such-eval"]) == 2
+    assert main(["eval", seeds, "--resume", "no-such-eval"]) == 2
+    assert main(["eval", seeds, "--provider", "offline", "--rps", "fast"]) == 2
+    assert main(["eval", seeds, "--provider", "offline", "--executor", "ray", "--local-workers", "0"]) == 2
+    monkeypatch.setenv("EVAL_EXECUTOR", "spark")
+    assert main(["eval", seeds, "--provider", "offline"]) == 2
+    assert not (tmp_path / "runs").exists() or list((tmp_path / "runs").iterdir()) == []
+
+
+@pytest.mark.postgres
+def test_resume_finds_the_runs_in_the_team_store(settings: Settings, tmp_path: Path, pg_url: str) -> None:
+    settings = settings.replace(store_url=pg_url)
+    run = EvalRun(_everyday(3, tmp_path), [Target("offline")], settings=settings, repeats=2, executor=ThreadsExecutor())
+    run.run(lambda p: run.cancel.set() if p.done == 2 else None)
+    done = {r["run_id"] for r in load_result(run.eval_id, settings)["runs"]}
+    # Another machine's worker wrote them: this folder has neither the records nor the rows.
+    shutil.rmtree(settings.runs_dir)
+    saved = load_result(run.eval_id, settings)
+    save_result({**saved, "runs": []}, settings)
+    again = EvalRun.resume(run.eval_id, settings=settings, executor=ThreadsExecutor())
+    assert again.resumed >= len(done) >= 2
+    assert {r["run_id"] for r in again.rows} >= done
+    assert again.run()["complete"]
+
+
 # -- on Ray ---------------------------------------------------------------------------------------
 
 
-def test_1000_cells_give_the_same_verdicts_on_threads_and_ray(ray_local: Any, settings: Settings) -> None:
+def test_1000_cells_give_the_same_verdicts_on_threads_and_ray(ray_workers: Any, settings: Settings) -> None:
     goal_set, repeats = _everyday(25), 40
     t0 = time.perf_counter()
     threads = EvalRun(
         goal_set, [Target("offline")], settings=settings, repeats=repeats, executor=ThreadsExecutor(concurrency=4)
     ).run()
     t1 = time.perf_counter()
-    on_ray = EvalRun(
-        goal_set, [Target("offline")], settings=settings, repeats=repeats, executor=_ray_executor(concurrency=4)
-    ).run()
+    on_ray = EvalRun(goal_set, [Target("offline")], settings=settings, repeats=repeats, executor=ray_workers).run()
     t2 = time.perf_counter()
     print(f"1,000 cells: threads {t1 - t0:.1f} s, ray {t2 - t1:.1f} s")
     assert threads["complete"] and on_ray["complete"] and len(on_ray["runs"]) == 1000
@@ -219,13 +274,11 @@ def test_1000_cells_give_the_same_verdicts_on_threads_and_ray(ray_local: Any, se
 
 
 def test_killed_worker_then_resume_leaves_nothing_lost_or_twice(
-    ray_local: Any, settings: Settings, tmp_path: Path
+    ray_workers: Any, settings: Settings, tmp_path: Path
 ) -> None:
     goal_set, repeats = _everyday(10, tmp_path), 4
     rates = {"offline": 12.0}  # paced, so the eval is still going when the worker is killed
-    run = EvalRun(
-        goal_set, [Target("offline")], settings=settings, repeats=repeats, executor=_ray_executor(), rates=rates
-    )
+    run = EvalRun(goal_set, [Target("offline")], settings=settings, repeats=repeats, executor=ray_workers, rates=rates)
     killed: list[int] = []
 
     def on_progress(p: Any) -> None:
@@ -238,7 +291,7 @@ def test_killed_worker_then_resume_leaves_nothing_lost_or_twice(
 
     first = run.run(on_progress)
     assert killed and not first["complete"] and len(first["runs"]) < 40
-    again = EvalRun.resume(run.eval_id, settings=settings, executor=_ray_executor(), rates=rates)
+    again = EvalRun.resume(run.eval_id, settings=settings, executor=ray_workers, rates=rates)
     result = again.run()
     cells = {c.run_id for c in again.cells()}
     assert result["complete"] and len(result["runs"]) == 40
@@ -262,9 +315,12 @@ def test_local_model_runs_go_to_actors_of_their_own_one_run_at_a_time(ray_local:
         "five.yaml",
     )
     executor = _ray_executor(local_workers=2, local_cpus=1)
-    result = EvalRun(
-        goal_set, [Target("local")], settings=settings, executor=executor, provider_factory=SlowLocal()
-    ).run()
+    try:
+        result = EvalRun(
+            goal_set, [Target("local")], settings=settings, executor=executor, provider_factory=SlowLocal()
+        ).run()
+    finally:
+        executor.close()
     assert result["complete"] and all(r["passed"] for r in result["runs"])
     records = _eval_records(settings, result["eval_id"])
     by_pid: dict[int, list[tuple[str, str]]] = {}
@@ -290,9 +346,8 @@ class FakeServerProvider:
 
 @pytest.mark.parametrize("executor", ["threads", "ray"])
 def test_a_429_storm_stays_within_rps(executor: str, settings: Settings, request: pytest.FixtureRequest) -> None:
-    if executor == "ray":
-        request.getfixturevalue("ray_local")
-    rps, cells, storm = 5.0, 12, 6
+    workers = request.getfixturevalue("ray_workers") if executor == "ray" else None
+    rps, cells, storm = 5.0, 8, 4
     goal_set = parse_goal_set(
         "name: storm\ngoals:\n"
         + "".join(
@@ -309,7 +364,7 @@ def test_a_429_storm_stays_within_rps(executor: str, settings: Settings, request
                 )
             else:
                 server.push(chat_body(text="5"))
-        chosen = ThreadsExecutor(concurrency=4) if executor == "threads" else _ray_executor(concurrency=4)
+        chosen = ThreadsExecutor(concurrency=4) if workers is None else workers
         result = EvalRun(
             goal_set,
             [Target("openai-chat", "fake")],

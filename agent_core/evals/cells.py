@@ -83,27 +83,32 @@ def cell_run_id(eval_id: str, started_at: str, target: Target, goal_id: str, rep
     return str(uuid.UUID(int=value))
 
 
-def finished_record(run_id: str, settings: Settings) -> dict[str, Any] | None:
-    """The cell's record when a run of it ended (the runs folder, else the team store); else None."""
-    record: dict[str, Any] | None = None
-    try:
-        record = load_record(settings.runs_dir / f"{run_id}.json")
-    except Exception:  # noqa: BLE001 - missing or unreadable here: it may be in the team store
-        record = None
-    if record is None and settings.store_url:
+def finished_records(run_ids: list[str], settings: Settings) -> dict[str, dict[str, Any]]:
+    """The records of those runs that ended (the runs folder, else the team store), by run id."""
+    found: dict[str, dict[str, Any]] = {}
+    for run_id in run_ids:
+        try:
+            found[run_id] = load_record(settings.runs_dir / f"{run_id}.json")
+        except Exception:  # noqa: BLE001 - missing or unreadable here: it may be in the team store
+            pass
+    missing = [run_id for run_id in run_ids if run_id not in found]
+    if missing and settings.store_url:
         from agent_core.pgstore.reading import PgQueries
 
         try:
             queries = PgQueries.from_url(settings.store_url)
+        except Exception:  # noqa: BLE001 - the store is down: those cells run again
+            queries = None
+        if queries is not None:
             try:
-                record = queries.load(run_id)
+                for run_id in missing:
+                    try:
+                        found[run_id] = queries.load(run_id)
+                    except Exception:  # noqa: BLE001 - not there (or the store went away): runs again
+                        pass
             finally:
                 queries.close()
-        except Exception:  # noqa: BLE001 - not there, or the store is down: the cell runs again
-            record = None
-    if record is None or record.get("status") not in FINAL_STATUSES:
-        return None
-    return record
+    return {run_id: r for run_id, r in found.items() if r.get("status") in FINAL_STATUSES}
 
 
 def row_of(record: dict[str, Any], target: Target, goal: Goal, repeat: int, judge: Judge | None) -> dict[str, Any]:

@@ -37,7 +37,7 @@ from agent_core.evals.cells import (
     SharedProviders,
     Target,
     cell_run_id,
-    finished_record,
+    finished_records,
     row_of,
 )
 from agent_core.evals.goalset import Goal, GoalSet, as_mapping, load_goal_set
@@ -204,11 +204,11 @@ class EvalRun:
             key = (row["target"], row["goal_id"], row["repeat"])
             if key in planned:
                 run._rows[key] = row
-        for key, cell in planned.items():
-            if key not in run._rows:
-                record = finished_record(cell.run_id, run.settings)
-                if record is not None:
-                    run._rows[key] = run._score(cell, record)
+        todo = [cell for key, cell in planned.items() if key not in run._rows]
+        records = finished_records([cell.run_id for cell in todo], run.settings)
+        for cell in todo:
+            if cell.run_id in records:
+                run._rows[cell.key] = run._score(cell, records[cell.run_id])
         run.resumed = len(run._rows)
         return run
 

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import os
+import threading
+from typing import Any
 
 from agent_core.scale.executor import EXECUTORS, Executor, ExecutorName, ThreadsExecutor
 
 ENV_VAR = "EVAL_EXECUTOR"
+_RAY: dict[tuple[Any, ...], Executor] = {}
+"""Ray executors made in this process, by their options: a page's next eval finds the workers
+(and the local models they loaded) still up."""
+_RAY_LOCK = threading.Lock()
 
 
 def executor_name(name: str | None = None) -> ExecutorName:
@@ -36,4 +42,10 @@ def make_executor(
         return ThreadsExecutor(concurrency=concurrency)
     from agent_core.scale.ray_executor import RayExecutor
 
-    return RayExecutor(address=address, concurrency=concurrency, local_workers=local_workers, workers=workers)
+    key = (address, concurrency, local_workers, workers)
+    with _RAY_LOCK:
+        if key not in _RAY:
+            _RAY[key] = RayExecutor(
+                address=address, concurrency=concurrency, local_workers=local_workers, workers=workers
+            )
+        return _RAY[key]
