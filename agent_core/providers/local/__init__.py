@@ -23,11 +23,11 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_core.context import ToolCallRequest
+from agent_core.context import ContextBlock, ToolCallRequest
 from agent_core.errors import ProviderError
 from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Provider, ProviderSpec, Usage
 from agent_core.providers.local import prompt
@@ -51,6 +51,7 @@ from agent_core.providers.local.engine import (
 )
 from agent_core.providers.local.figures import allowed_numbers, answer_pattern, argument_pattern
 from agent_core.providers.local.handover import ModelWait
+from agent_core.providers.local.lines import answer_note, candidate_lines, choice_question
 from agent_core.providers.local.llama_reply import _timings, _usage
 from agent_core.providers.local.model_files import (
     PART_COUNT,
@@ -118,6 +119,35 @@ WARM_GRAMMAR = '%llguidance {}\nstart: "{"'
 request with an llguidance grammar in a process builds llguidance's tables for the 151,000-token
 vocabulary: 1.3-1.7 s measured, paid inside the first step that needs them unless the app's early
 load, before anyone clicks Run, pays it."""
+
+
+ANSWER_STARTED = "\x00answer"
+"""What a reply stopped at the start of its answer returns (:meth:`LocalProvider._attempt`)."""
+
+
+def _stopping_at_answer(enough: Callable[[str], str | None], stop: bool) -> Callable[[str], str | None]:
+    """``enough``, and with ``stop`` a stop as soon as the reply starts an answer."""
+    if not stop:
+        return enough
+
+    def test(content: str) -> str | None:
+        if '\n{"answer": "' in content:
+            return ANSWER_STARTED
+        return enough(content)
+
+    return test
+
+
+def _reads_text(blocks: Sequence[ContextBlock]) -> bool:
+    """Whether the latest result is text to read (several lines), not a single figure."""
+    if not blocks:
+        return False
+    outputs = [o for o in blocks[-1].outputs if not o.is_error]
+    return any(len(o.output.split()) > 12 for o in outputs)
+
+
+def _with_note(messages: list[dict[str, str]], note: str) -> list[dict[str, str]]:
+    return [*messages[:-1], {**messages[-1], "content": messages[-1]["content"] + note}]
 
 
 def availability() -> str | None:
@@ -438,7 +468,13 @@ class LocalProvider(Provider):
                 # A call on the last step would end the run without an answer: answer from the results.
                 offered = []
                 notes.append("the last step before the step limit: the answer only")
-            text, calls, usage = self._attempt(engine, messages, offered, request, deadline, items, answer=True)
+            lines = candidate_lines(request.goal, request.blocks) if _reads_text(request.blocks) else []
+            text, calls, usage = self._attempt(
+                engine, messages, offered, request, deadline, items, answer=True, stop_at_answer=len(lines) >= 2
+            )
+            if text == ANSWER_STARTED:
+                text, more = self._answer_from_line(engine, messages, lines, request, deadline, items, notes)
+                usage = usage + more
             if calls and call_signature(calls[0].name, calls[0].arguments) in previous_calls(request.blocks):
                 # A repeat of an earlier call would only be refused as a duplicate: small models
                 # loop through the same calls, or wander off to tools that have nothing to do with
@@ -446,7 +482,11 @@ class LocalProvider(Provider):
                 items[-1]["rejected"] = "repeats an earlier call"
                 notes.append(f"the model repeated its {calls[0].name} call: asked for the answer instead")
                 offered = []
-                text, calls, more = self._attempt(engine, messages, offered, request, deadline, items, answer=True)
+                if len(lines) >= 2:
+                    text, more = self._answer_from_line(engine, messages, lines, request, deadline, items, notes)
+                    calls = []
+                else:
+                    text, calls, more = self._attempt(engine, messages, offered, request, deadline, items, answer=True)
                 usage = usage + more
             held = constraint(offered, answer=True, figures=True)
             held["notes"] = [*held.get("notes", []), *notes]
@@ -484,8 +524,12 @@ class LocalProvider(Provider):
         items: list[dict[str, Any]],
         *,
         answer: bool,
+        stop_at_answer: bool = False,
     ) -> tuple[str, list[ToolCallRequest], Usage]:
-        """One constrained generation, parsed; appends its raw item to ``items``.
+        """One constrained generation, parsed; appends its raw item to ``items``. With
+        ``stop_at_answer``, a reply that turns out to be the answer stops as soon as it says so,
+        and the text returned is :data:`ANSWER_STARTED` (the answer is then written after the
+        line choice, :meth:`_answer_from_line`).
 
         The answer (when ``answer``), and every free text argument of a call, may only write
         figures the goal or a successful result has (:mod:`~agent_core.providers.local.figures`):
@@ -515,13 +559,30 @@ class LocalProvider(Provider):
             "repeat_penalty": ANSWER_REPEAT_PENALTY,
         }
         content, final, elapsed = self._generate(
-            engine, body, deadline, request.timeout, request.cancel, enough_said([])
+            engine,
+            body,
+            deadline,
+            request.timeout,
+            request.cancel,
+            _stopping_at_answer(enough_said([]), stop_at_answer),
         )
         if uses_llguidance(grammar):
             engine.grammar_ready = True  # llguidance's tables are built now: no warm-up for them later
         cut = final.get("finish_reason") == "length"
         said = final.get("said")
         thought = split_thought(content)[0]
+        if said == ANSWER_STARTED:
+            items.append(
+                {
+                    "type": RAW_TYPE,
+                    "content": content,
+                    "thought": thought,
+                    "stopped": "the answer began",
+                    "duration_ms": elapsed,
+                    "timings": _timings(final),
+                }
+            )
+            return ANSWER_STARTED, [], _usage(final)
         try:
             text, calls = (said, []) if isinstance(said, str) else parse_output(content, step=request.step)
         except OutputError as exc:
@@ -550,6 +611,61 @@ class LocalProvider(Provider):
             }
         )
         return text, calls, _usage(final)
+
+    def _answer_from_line(
+        self,
+        engine: Engine,
+        messages: list[dict[str, str]],
+        lines: list[str],
+        request: ModelRequest,
+        deadline: float,
+        items: list[dict[str, Any]],
+        notes: list[str],
+    ) -> tuple[str, Usage]:
+        """The model picks the result line that answers (:mod:`~agent_core.providers.local.lines`),
+        then writes the answer with that line in view."""
+        asked = _with_note(messages, choice_question(lines))
+        schema = {
+            "type": "object",
+            "properties": {"line": {"type": "integer", "enum": list(range(len(lines) + 1))}},
+            "required": ["line"],
+            "additionalProperties": False,
+        }
+        body = {
+            "messages": asked,
+            "grammar": output_grammar(schema, thought=False),
+            "max_tokens": 12,
+            "temperature": self.temperature,
+            "seed": SEED,
+            "cache_prompt": True,
+            "stream": True,
+            "return_progress": True,
+            "timings_per_token": True,
+        }
+        content, final, elapsed = self._generate(engine, body, deadline, request.timeout, request.cancel)
+        try:
+            number = int(json.loads(content)["line"])
+        except (ValueError, KeyError, TypeError):
+            number = 0
+        chosen = lines[number - 1] if 1 <= number <= len(lines) else None
+        items.append(
+            {
+                "type": "local_line_choice",
+                "lines": lines,
+                "chosen": number,
+                "duration_ms": elapsed,
+                "timings": _timings(final),
+            }
+        )
+        notes.append(
+            f"the model picked result line {number} of {len(lines)} before answering"
+            if chosen
+            else f"the model found none of {len(lines)} result lines answers before answering"
+        )
+        text, _, usage = self._attempt(
+            engine, _with_note(messages, answer_note(chosen)), [], request, deadline, items, answer=True
+        )
+        return text, _usage(final) + usage
 
     def _generate(
         self,
