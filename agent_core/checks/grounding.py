@@ -98,15 +98,21 @@ class _Source:
     text: str | None = None
 
 
-_EXPRESSION = re.compile(r"^[\d\s.,()+\-*/×÷%^]*\d[\d\s.,()]*[+\-*/×÷%^][\d\s.,()+\-*/×÷%^]*$")
-"""A text argument that is arithmetic ("17 / 100 * 2340"): the call computed something from it."""
+_ARITHMETIC_ONLY = re.compile(r"[\d\s.,()+\-*/×÷%^]+")
+_HAS_OPERATOR = re.compile(r"\d[\d\s.,()]*[+\-*/×÷%^]")
+"""A text argument of digits and operators only, with an operator ("17 / 100 * 2340"): the call
+computed something from it (two simple patterns: one nested one took 0.25 s on 2,000 digits)."""
 
 
 def expressions(call: Mapping[str, Any]) -> list[str]:
     """The arithmetic a call was given (its text arguments that are expressions), whatever the tool."""
     args = call.get("arguments")
     values = list(args.values()) if isinstance(args, Mapping) else [args]
-    return [v for v in values if isinstance(v, str) and _EXPRESSION.match(v.strip())]
+    return [
+        v
+        for v in values
+        if isinstance(v, str) and _ARITHMETIC_ONLY.fullmatch(v.strip()) and _HAS_OPERATOR.search(v) is not None
+    ]
 
 
 def _output_text(call: Mapping[str, Any]) -> str:
