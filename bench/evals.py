@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from agent_core.evals import runner  # noqa: E402
+from agent_core.evals import cells, runner  # noqa: E402
 from agent_core.evals.goalset import GoalSet, load_goal_set  # noqa: E402
 from agent_core.evals.runner import EvalRun, Target  # noqa: E402
 from agent_core.providers import make_provider  # noqa: E402
@@ -75,7 +75,7 @@ def eval_runs(goal_set: GoalSet, repeats: int, settings: Settings) -> tuple[floa
     """(seconds, pass rate, seconds of the eval's own bookkeeping: reading each record back, the
     checks, scoring and saving the result)."""
     spent = [0.0]
-    load, row_of = runner.load_record, runner._row_of
+    load, row_of = cells.load_record, cells.row_of
 
     def timed(fn: Callable[..., Any]) -> Callable[..., Any]:
         def wrapper(*args: Any) -> Any:
@@ -87,14 +87,14 @@ def eval_runs(goal_set: GoalSet, repeats: int, settings: Settings) -> tuple[floa
 
         return wrapper
 
-    runner.load_record, runner._row_of = timed(load), timed(row_of)  # type: ignore[assignment]
+    cells.load_record, cells.row_of = timed(load), timed(row_of)  # type: ignore[assignment]
     try:
         t0 = time.perf_counter()
         run = EvalRun(goal_set, [Target("offline")], settings=settings, repeats=repeats, concurrency=1)
         result = run.run()
         seconds = time.perf_counter() - t0
     finally:
-        runner.load_record, runner._row_of = load, row_of  # type: ignore[assignment]
+        cells.load_record, cells.row_of = load, row_of  # type: ignore[assignment]
     assert len(result["runs"]) == len(goal_set.goals) * repeats
     t = time.perf_counter()
     runner.save_result(run.result(), settings)  # the scoring and the file, once per eval
