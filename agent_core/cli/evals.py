@@ -28,6 +28,7 @@ JSON_KEYS = (
     "complete",
     "planned",
     "repeats",
+    "tool_mode",
     "targets",
     "judge",
     "started_at",
@@ -64,6 +65,13 @@ def add_parser(sub: Any) -> None:
         "--judge", metavar="P", help="provider that judges 'judge' checks (default: the set's; none: not judged)"
     )
     ev.add_argument("--judge-model", metavar="M", help="model of the judge")
+    ev.add_argument(
+        "--tools",
+        choices=("live", "recorded"),
+        default="live",
+        help="live: run the real tools (default); recorded: answer each goal's tool calls from the run it was "
+        "made from (from_run), so nothing runs and the check tests the model",
+    )
     ev.add_argument("--json", action="store_true", help="print the result as JSON")
     ev.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
 
@@ -79,7 +87,8 @@ def progress_line(p: Progress) -> str:
     tail = f"  ✗ {'; '.join(failed)[:120]}" if failed else ""
     return (
         f"[{p.done}/{p.total}] {row['target']} {row['goal_id']}#{row['repeat'] + 1}: {verdict} "
-        f"({row['status']}, {row['steps']} steps){tail}"
+        f"({row['status']}, {row['steps']} steps{', recorded tools' if row.get('tool_mode') == 'recorded' else ''})"
+        f"{tail}"
     )
 
 
@@ -87,6 +96,7 @@ def format_result(result: dict[str, Any]) -> str:
     """The scores for people."""
     lines = [
         f"eval {result['eval_id']} · {result['goal_set']['name']} · {len(result['runs'])}/{result['planned']} runs"
+        + (" · tools: recorded" if result.get("tool_mode") == "recorded" else "")
         + ("" if result["complete"] else " · INCOMPLETE (stopped)")
     ]
     header = f"{'provider/model':<38} {'pass':>6} {'95% CI':>13} {'pass@k':>7} {'pass^k':>7} {'steps':>5} {'tokens':>7}  flaky"
@@ -185,6 +195,7 @@ def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
             judge=judge,
             cancel=cancel,
             baseline=args.baseline,
+            tool_mode=args.tools,
         )
         if args.baseline and args.baseline != "latest":
             from agent_core.evals.runner import load_result

@@ -75,6 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     from agent_core.cli.store import add_sync_parser
 
     add_sync_parser(sub)
+    from agent_core.cli.goals import add_parsers as add_goals_parsers
+
+    add_goals_parsers(sub)
     return parser
 
 
@@ -286,6 +289,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_core.cli.store import cmd_sync
 
         return cmd_sync(args, settings)
+    if args.command in ("goals", "label", "labels"):
+        from agent_core.cli import goals as cli_goals
+
+        run = {"goals": cli_goals.cmd_goals, "label": cli_goals.cmd_label, "labels": cli_goals.cmd_labels}
+        return run[args.command](args, settings)
     if args.command == "eval":
         from agent_core.cli.evals import cmd_eval
 

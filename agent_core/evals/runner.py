@@ -153,6 +153,12 @@ def _row_of(record: dict[str, Any], target: Target, goal: Goal, repeat: int, jud
         "cost_usd": record.get("cost_usd"),
         "duration_ms": record.get("duration_ms"),
         "grounding_status": grounding.get("status") if isinstance(grounding, dict) else None,
+        "tool_mode": record.get("tool_mode") or "live",
+        "live_tool_calls": sum(
+            1
+            for c in record.get("tool_calls") or []
+            if isinstance(c, dict) and c.get("attempts") and c.get("source", "live") == "live"
+        ),
         "judge": judged,
         "answer": (record.get("answer") or "")[:500],
     }
@@ -174,7 +180,12 @@ class EvalRun:
         cancel: threading.Event | None = None,
         eval_id: str | None = None,
         baseline: str | None = None,
+        tool_mode: str = "live",
     ) -> None:
+        from agent_core.evals import frozen
+
+        if tool_mode not in frozen.TOOL_MODES:
+            raise ValueError(f"--tools must be one of {', '.join(frozen.TOOL_MODES)} (got {tool_mode!r})")
         if repeats < 1:
             raise ValueError("--repeats must be at least 1")
         if concurrency < 1:
@@ -187,6 +198,9 @@ class EvalRun:
         if goal_set.workspace is not None:  # the set's own documents, for every run of it
             settings = settings.replace(workspace=Path(goal_set.workspace))
         self.settings = settings
+        self.tool_mode = tool_mode
+        self.sources = frozen.sources(goal_set, settings) if tool_mode == "recorded" else {}
+        """Recorded tool calls by goal id (``--tools recorded``): what each goal's tools answer from."""
         self.repeats = repeats
         self.concurrency = concurrency
         self.judge = judge
@@ -229,7 +243,8 @@ class EvalRun:
         if self.cancel.is_set():
             return None
         seed = f"{self.goal_set.name}:{goal.id}:{repeat}"
-        extra = {"eval_id": self.eval_id, "eval_goal_id": goal.id}
+        extra: dict[str, Any] = {"eval_id": self.eval_id, "eval_goal_id": goal.id}
+        source: dict[str, Any] | None = None
         if target.provider == SCRIPTED:
             from agent_core.run import demo
 
@@ -239,6 +254,14 @@ class EvalRun:
         else:
             overrides = {"max_steps": goal.max_steps} if goal.max_steps else None
             provider = self.factory(target, goal)
+            registry = build_default_registry(self.settings, rng=random.Random(seed))
+            source = self.sources.get(goal.id)
+            if source is not None:  # a frozen goal: its tools answer from its run's recorded calls
+                from agent_core.evals.frozen import recorded_tools
+
+                tools = recorded_tools(source, registry)
+                registry = tools.wrapped()
+                extra.update(replay_of=source["run_id"], tool_mode="recorded")
             prepared = prepare_run(
                 goal.goal,
                 target.provider,
@@ -246,12 +269,17 @@ class EvalRun:
                 overrides=overrides,
                 tools=goal.tools,
                 provider=provider,
-                registry=build_default_registry(self.settings, rng=random.Random(seed)),
+                registry=registry,
                 rng=random.Random(seed),
                 record_extra=extra,
             )
+        events = prepared.events(self.cancel)
+        if target.provider != SCRIPTED and source is not None:
+            from agent_core.evals.frozen import frozen_events
+
+            events = frozen_events(prepared, tools, self.cancel)
         finished: RunFinished | None = None
-        for event in prepared.events(self.cancel):
+        for event in events:
             if isinstance(event, RunFinished):
                 finished = event
         if finished is None or (finished.status == "cancelled" and self.cancel.is_set()):
@@ -341,6 +369,7 @@ class EvalRun:
             "goal_set": as_mapping(self.goal_set),
             "targets": [{"provider": t.provider, "model": t.model} for t in self.targets],
             "repeats": self.repeats,
+            "tool_mode": self.tool_mode,
             "concurrency": self.concurrency,
             "judge": self.judge.name if self.judge else None,
             "started_at": self.started_at,
