@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agent_core.cli.common import EXIT_OK, EXIT_USAGE, usage_error
+from agent_core.cli.common import EXIT_OK, usage_error
 from agent_core.settings import Settings
 
 FLAGGED = ("partly", "ungrounded")
@@ -155,7 +155,9 @@ def _add(args: argparse.Namespace, settings: Settings, run_ids: list[str]) -> in
     added = set(result.added_runs)
     for draft in drafts:
         if draft.run_id in added:
-            sys.stdout.write(f"+ {draft.id}  ({' · '.join(_check_text(c) for c in draft.checks)})  from {draft.run_id}\n")
+            sys.stdout.write(
+                f"+ {draft.id}  ({' · '.join(_check_text(c) for c in draft.checks)})  from {draft.run_id}\n"
+            )
     for run_id, goal_id in result.duplicates:
         sys.stdout.write(f"= {run_id} is goal {goal_id} already\n")
     sys.stdout.write(result.sentence() + "\n")

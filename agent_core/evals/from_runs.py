@@ -230,7 +230,9 @@ def draft_from_record(record: Mapping[str, Any], label: Label | None = None) -> 
         id=slug(goal, run_id),
         goal=goal.strip(),
         tools=tools,
-        max_steps=max_steps if isinstance(max_steps, int) and not isinstance(max_steps, bool) and max_steps > 0 else None,
+        max_steps=max_steps
+        if isinstance(max_steps, int) and not isinstance(max_steps, bool) and max_steps > 0
+        else None,
         checks=proposed_checks(record, label),
         run_id=run_id,
         provider=str(record.get("provider") or "") or None,
@@ -259,7 +261,9 @@ def _list_representer(dumper: yaml.SafeDumper, value: list[Any]) -> yaml.Sequenc
 
 def _dict_representer(dumper: yaml.SafeDumper, value: dict[str, Any]) -> yaml.MappingNode:
     """A small mapping of plain values on one line (tool arguments); any other in blocks."""
-    flat = all(isinstance(v, (int, float, bool, type(None))) or (isinstance(v, str) and "\n" not in v) for v in value.values())
+    flat = all(
+        isinstance(v, (int, float, bool, type(None))) or (isinstance(v, str) and "\n" not in v) for v in value.values()
+    )
     return dumper.represent_mapping(
         "tag:yaml.org,2002:map", value, flow_style=flat and 1 < len(value) and len(str(value)) < 90
     )

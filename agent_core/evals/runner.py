@@ -273,7 +273,7 @@ class EvalRun:
                 rng=random.Random(seed),
                 record_extra=extra,
             )
-        events = prepared.events(self.cancel)
+        events: Iterator[Any] = prepared.events(self.cancel)
         if target.provider != SCRIPTED and source is not None:
             from agent_core.evals.frozen import frozen_events
 

@@ -123,7 +123,9 @@ class PgLabels:
         count = ImportCount()
         if not batch:
             return count
-        columns = list(zip(*[(x.run_id, x.verdict, x.reason, x.corrected_answer, x.user, x.labelled_at) for x in batch]))
+        columns = list(
+            zip(*[(x.run_id, x.verdict, x.reason, x.corrected_answer, x.user, x.labelled_at) for x in batch])
+        )
         stamps = [epoch_us(x.labelled_at.replace("Z", "+00:00")) or 0 for x in batch]
         written = self._run(
             "INSERT INTO run_labels AS l (run_id, verdict, reason, corrected_answer, user_name, labelled_at, labelled_us)"

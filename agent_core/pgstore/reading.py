@@ -224,7 +224,9 @@ class PgQueries(ToolStatsSQL):
             parts.append(sql.SQL("retries > %(min_retries)s"))
         if where.labels:  # people's verdicts, kept beside the runs (run_labels, migration 0006)
             params["verdicts"] = [v for v in _texts(where.labels) if v]
-            labelled = sql.SQL("run_id IN (SELECT l.run_id FROM run_labels l WHERE l.verdict = ANY(%(verdicts)s))")
+            labelled: sql.Composable = sql.SQL(
+                "run_id IN (SELECT l.run_id FROM run_labels l WHERE l.verdict = ANY(%(verdicts)s))"
+            )
             if "" in where.labels:
                 nobody = sql.SQL("NOT EXISTS (SELECT 1 FROM run_labels l WHERE l.run_id = runs.run_id)")
                 labelled = sql.SQL("({} OR {})").format(labelled, nobody) if params["verdicts"] else nobody
