@@ -35,6 +35,7 @@ PAGES = [
     st.Page("pages/run.py", title="Run", icon=":material/play_arrow:", url_path="run", default=True),
     st.Page("pages/history.py", title="History", icon=":material/history:", url_path="history"),
     st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
+    st.Page("pages/review.py", title="Review", icon=":material/label:", url_path="review"),
     st.Page("pages/tool_stats.py", title="Tool stats", icon=":material/bar_chart:", url_path="tool_stats"),
     st.Page("pages/evals.py", title="Evals", icon=":material/fact_check:", url_path="evals"),
     st.Page("pages/tools.py", title="Tools", icon=":material/build:", url_path="tools"),

@@ -44,13 +44,40 @@ def open_on_run(store: Any, run_id: str | None, reader: Any = None) -> bool:
     if not exists(store, run_id, reader):
         st.error(f"{UNKNOWN} (Id: {ui.md_label(run_id, 60)})", icon="🔎")
         return False
-    st.button("← all runs", key="history_back", on_click=_all_runs, help="Back to the filters and the table of runs.")
+    row = st.container(horizontal=True, key="history_nav")
+    row.button("← all runs", key="history_back", on_click=_all_runs, help="Back to the filters and the table of runs.")
+    ids = list(st.session_state.get("history_view_ids") or [])
+    if run_id in ids:  # opened from the table: the runs before and after it there, one click away
+        at = ids.index(run_id)
+        row.button(
+            "‹ Previous run",
+            key="history_prev",
+            on_click=_go,
+            args=(ids[at - 1] if at else None,),
+            disabled=at == 0,
+            help="The run above this one in the table (its filters and order).",
+        )
+        row.button(
+            "Next run ›",
+            key="history_next",
+            on_click=_go,
+            args=(ids[at + 1] if at + 1 < len(ids) else None,),
+            disabled=at + 1 >= len(ids),
+            help="The run below this one in the table (its filters and order).",
+        )
+        row.caption(f"Run {at + 1} of {len(ids)} in the table")
     return True
 
 
+def _go(run_id: str | None) -> None:
+    if run_id:
+        st.query_params["run"] = run_id
+        st.session_state.pop("history_pick", None)
+
+
 WIDE_ORDER = (
-    *("started_at", "status", "goal", "steps", "tool_calls", "duration_s", "cost_usd", "tokens"),
-    *("provider", "model", "user", "answer_check", "summary", "blocks_trimmed", "scripted"),
+    *("started_at", "status", "label", "goal", "steps", "tool_calls", "duration_s", "cost_usd", "tokens"),
+    *("provider", "model", "user", "answer_check", "summary", "retries", "blocks_trimmed", "scripted"),
 )
 """What an analyst sorts by first (all in view at 1400 px), then provider and model; any other
 column after these."""

@@ -246,10 +246,13 @@ class PgQueries(ToolStatsSQL):
 
     # -- RunQueries --------------------------------------------------------------------------------
     def version(self) -> Any:
-        """The newest write (``written_at`` is set by every insert and update; one index probe)
-        and the runs shown as interrupted (their process ended without a write)."""
-        (newest,) = self._one(sql.SQL("SELECT max(written_at) FROM runs"))
-        return (newest, tuple(self.dead_runs()))
+        """The newest write (``written_at`` is set by every insert and update; one index probe),
+        the runs shown as interrupted (their process ended without a write) and the state of
+        people's labels (History and Tool stats filter by them)."""
+        newest, labels = self._one(
+            sql.SQL("SELECT max(written_at), (SELECT count(*) || ' ' || max(written_at) FROM run_labels) FROM runs")
+        )
+        return (newest, tuple(self.dead_runs()), labels)
 
     choices_ttl: float = 10.0
     """Seconds the filter choices are reused while :meth:`version` is unchanged (a write
