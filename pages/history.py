@@ -350,6 +350,7 @@ _explain_ui.import_box(store)
 queries = _query_ui.queries(store, config)
 choices = queries.choices()
 selected = st.query_params.get("run")
+_history_ui.keep_filters()  # a run opened from the table, then "← all runs": the same filtered list
 if _history_ui.open_on_run(store, selected, queries):  # a link to a run opens on it: the detail first
     run_detail(selected)
     st.stop()

@@ -19,7 +19,7 @@ from agent_core.tools.builtins import build_default_registry
 def flagged_goals(n: int) -> list[str]:
     """``n`` distinct goals the offline model answers with a flagged figure."""
     goals = [f"What's ${110 + 10 * i} with {6 + i % 40}% off?" for i in range(n // 2 + n % 2)]
-    goals += [f"Convert {10 + i} °C to Fahrenheit." for i in range(n // 2)]
+    goals += [f"Convert {40 + i} °C to Fahrenheit." for i in range(n // 2)]  # (not 32: in the goal, it grounds)
     return goals
 
 

@@ -96,14 +96,18 @@ def verdict_box(run_id: str, config: Settings) -> None:
     labels = store(config)
     label = labels.get([run_id]).get(run_id)
     with st.container(border=True, key="labels_box"):
-        line, reason, b1, b2, b3 = st.columns([3, 3, 1, 1, 1], vertical_alignment="bottom")
-        line.markdown("**Your verdict** · " + describe(label), help=EXPLAIN)
-        reason.text_input(
-            "Reason", key=f"labels_reason_{run_id}", placeholder="why (optional)", label_visibility="collapsed"
+        st.markdown("**Your verdict** · " + describe(label), help=EXPLAIN)
+        row = st.container(horizontal=True, vertical_alignment="center", key="labels_row")  # wraps when narrow
+        row.text_input(
+            "Reason",
+            key=f"labels_reason_{run_id}",
+            placeholder="why (optional)",
+            label_visibility="collapsed",
+            width=320,
         )
-        b1.button("✓ Pass", key="labels_pass", on_click=_set, args=(config, run_id, "pass"), width="stretch")
-        b2.button("✗ Fail", key="labels_fail", on_click=_set, args=(config, run_id, "fail"), width="stretch")
-        b3.button("Clear", key="labels_clear", on_click=_clear, args=(config, run_id), disabled=label is None)
+        row.button("✓ Pass", key="labels_pass", on_click=_set, args=(config, run_id, "pass"))
+        row.button("✗ Fail", key="labels_fail", on_click=_set, args=(config, run_id, "fail"))
+        row.button("Clear", key="labels_clear", on_click=_clear, args=(config, run_id), disabled=label is None)
         note = st.session_state.pop("labels_note", None)
         if note:
             st.warning(ui.escape_md(note), icon="🔌")

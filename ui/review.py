@@ -119,7 +119,7 @@ def verdict_controls(run_id: str, config: Settings) -> None:
         height=68,
         placeholder="what the answer should have said; goals made from this run check its figures",
     )
-    row = st.container(horizontal=True, key="review_buttons")
+    row = st.container(horizontal=True, key="review_buttons", vertical_alignment="center")
     row.button(
         "✓ Pass",
         key="review_pass",
@@ -133,7 +133,7 @@ def verdict_controls(run_id: str, config: Settings) -> None:
     row.button("← Back", key="review_back_button", shortcut=KEYS["back"], on_click=_back, disabled=not _state("done"))
     st.caption(
         "Keys: **P** pass · **F** fail · **S** skip · **B** back to the run before. They work while no text box "
-        "has the cursor (click beside it, or press Tab, after typing a reason)."
+        "has the cursor: after typing a reason, click beside the box (or Tab past both boxes)."
     )
 
 

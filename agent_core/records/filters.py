@@ -80,7 +80,8 @@ def filter_runs(
         mask &= pd.to_numeric(runs["retries"], errors="coerce").fillna(0).gt(min_retries)
     labels = list(labels)
     if labels:
-        given = runs["run_id"].map(dict(verdicts or {})).fillna("")
+        known = dict(verdicts or {})
+        given = pd.Series([known.get(r, "") for r in runs["run_id"]], index=runs.index, dtype="object")
         mask &= given.isin(labels)
     return runs[mask].reset_index(drop=True)
 
