@@ -8,7 +8,6 @@ import re
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -67,7 +66,11 @@ def test_the_review_queue_labels_skips_and_goes_back(config: Settings) -> None:
     at.text_area(key=f"review_answer_{newest['run_id']}").input("It comes to $112.80")
     at.button(key="review_fail").click().run()
     label = _labels(config)[newest["run_id"]]
-    assert (label.verdict, label.reason, label.corrected_answer) == ("fail", "the 100 is made up", "It comes to $112.80")
+    assert (label.verdict, label.reason, label.corrected_answer) == (
+        "fail",
+        "the 100 is made up",
+        "It comes to $112.80",
+    )
     assert "1 labelled this session · 2 left" in _progress(at)
     second = flagged[-2]["run_id"]
     at.button(key="review_skip").click().run()
