@@ -167,3 +167,27 @@ def test_tool_stats_by_label_and_an_eval_on_recorded_tools(config: Settings) -> 
     FolderLabels.beside(config.runs_dir).put([Label.make(result["runs"][0]["run_id"], "pass")])
     at.run()
     assert any("disagree on 1" in c.value for c in at.caption)
+
+
+def test_a_record_with_odd_values_can_be_reviewed_and_made_a_goal(config: Settings) -> None:
+    """A hand-made record with values of the wrong types (tests/test_reliability_store.py): the
+    Review page shows it, History's panels open on it, and it becomes a goal (what cannot be
+    carried over is left out)."""
+    import json
+
+    from agent_core.evals.from_runs import add_goals, draft_from_record
+    from tests.test_reliability_store import ODD_RECORD
+
+    (config.runs_dir / f"{ODD_RECORD['run_id']}.json").write_text(json.dumps(ODD_RECORD), "utf-8")
+    at = _page("pages/review.py")
+    at.selectbox(key="review_queue").select("all").run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.button(key="review_fail").click().run()
+    assert _labels(config)[ODD_RECORD["run_id"]].verdict == "fail"
+    at = _page("pages/history.py", {"run": ODD_RECORD["run_id"]})
+    at.session_state["goals_run_panel"] = True
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    draft = draft_from_record(ODD_RECORD)
+    assert draft.tools is None and draft.tool_calls == [] and {"status": ["completed"]} in draft.checks
+    assert add_goals(config.data_dir / "goal_sets" / "odd.yaml", [draft]).added

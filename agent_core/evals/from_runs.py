@@ -181,16 +181,23 @@ def proposed_checks(record: Mapping[str, Any], label: Label | None = None) -> li
 def recorded_calls(record: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The run's tool calls as a goal keeps them (what a replay needs; nothing else)."""
     out = []
-    for call in record.get("tool_calls") or ():
-        if not isinstance(call, dict) or not call.get("attempts") or call.get("cancelled"):
+    calls = record.get("tool_calls")
+    for call in calls if isinstance(calls, list) else ():
+        if not isinstance(call, dict) or not isinstance(call.get("attempts"), list) or call.get("cancelled"):
             continue  # refused before running, or cut short: nothing to answer from
+        if not isinstance(call.get("tool"), str) or not isinstance(call.get("arguments", {}), dict):
+            continue  # not a call a tool could be asked again
         kept = {name: call[name] for name in RECORDED_CALL_FIELDS if call.get(name) not in (None, "", [])}
+        for name in ("output", "error", "error_category"):
+            if name in kept and not isinstance(kept[name], str):
+                kept[name] = str(kept[name])
         kept["tool"] = str(call.get("tool"))
         kept["attempts"] = [
             {k: a[k] for k in ("success", "error", "error_category") if a.get(k) is not None}
             for a in call.get("attempts") or ()
             if isinstance(a, dict)
         ]
+        kept.pop("fallback", None)
         fallback = call.get("fallback")
         if isinstance(fallback, dict):
             kept["fallback"] = {
@@ -201,8 +208,11 @@ def recorded_calls(record: Mapping[str, Any]) -> list[dict[str, Any]]:
                     if isinstance(a, dict)
                 ],
             }
+        kept.pop("truncated", None)
+        if isinstance(call.get("truncated"), bool):
+            kept["truncated"] = call["truncated"]
         if "success" in call:
-            kept["success"] = bool(call["success"])
+            kept["success"] = call["success"] is True
         out.append(kept)
     return out
 
