@@ -27,6 +27,7 @@ if not choices.saved:
     ui.no_runs_yet("runs to review")
     st.stop()
 
+ui.wrapping_columns("review_filters", min_px=230)  # at 800 px the toggle gets a line of its own
 with st.container(border=True, key="review_filters"):
     q1, q2, q3 = st.columns([2, 2, 1], vertical_alignment="bottom")
     queue = q1.selectbox(
