@@ -22,6 +22,11 @@ def _floats(text: str) -> tuple[float, ...]:
     return values
 
 
+def _names(text: str) -> tuple[str, ...]:
+    """A comma-separated list, stripped, without empty entries."""
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
 def _flag(text: str, name: str) -> bool:
     value = text.strip().lower()
     if value in ("1", "true", "yes", "on"):
@@ -75,6 +80,26 @@ class Settings:
     """``AGENT_USER``: who runs are recorded as run by (the page passes the signed-in user instead)."""
     read_only: bool = False
     """``AGENT_READ_ONLY=1``: a viewer instance (History and Tool stats; no runs started here)."""
+    mcp_stdio_commands: tuple[str, ...] = ()
+    """``MCP_STDIO_COMMANDS=python,uvx``: the commands an MCP server of ``mcp.json`` may be started
+    with (matched by name or full path); empty: local commands are off, only URLs connect."""
+    mcp_timeout: float = 10.0
+    """``MCP_TIMEOUT``: seconds an MCP server gets to start and answer, and each call to return."""
+    http_tool_hosts: tuple[str, ...] = ()
+    """``HTTP_TOOL_HOSTS=api.example.com,*.example.org``: the hosts a declared http tool may call."""
+    http_tool_allow_loopback: bool = False
+    """``HTTP_TOOL_ALLOW_LOOPBACK=1``: let declared http tools reach 127.0.0.1 / ::1 (for tests and a
+    service on this machine); private and link-local addresses stay refused."""
+
+    @property
+    def mcp_config_path(self) -> Path:
+        """``<data_dir>/mcp.json``: the MCP servers (the common ``mcpServers`` shape)."""
+        return self.data_dir / "mcp.json"
+
+    @property
+    def declared_tools_dir(self) -> Path:
+        """``<workspace>/tools``: tools declared in YAML (mock, http, imported from OpenAPI)."""
+        return self.workspace_dir / "tools"
 
     @property
     def runs_dir(self) -> Path:
@@ -127,6 +152,10 @@ class Settings:
                 store_url=get("AGENT_STORE_URL", "") or None,
                 user=get("AGENT_USER", "") or None,
                 read_only=_flag(get("AGENT_READ_ONLY", "0"), "AGENT_READ_ONLY"),
+                mcp_stdio_commands=_names(get("MCP_STDIO_COMMANDS", "")),
+                mcp_timeout=float(get("MCP_TIMEOUT", str(base.mcp_timeout))),
+                http_tool_hosts=_names(get("HTTP_TOOL_HOSTS", "")),
+                http_tool_allow_loopback=_flag(get("HTTP_TOOL_ALLOW_LOOPBACK", "0"), "HTTP_TOOL_ALLOW_LOOPBACK"),
             ).validated()
         except ValueError as exc:
             raise ValueError(f"Bad setting in the environment or .env: {exc}") from None
@@ -141,6 +170,8 @@ class Settings:
             raise ValueError("MAX_TOOL_OUTPUT_CHARS must be at least 100")
         if self.tool_timeout <= 0 or self.request_timeout <= 0:
             raise ValueError("timeouts must be positive")
+        if not 0 < self.mcp_timeout <= 300:
+            raise ValueError("MCP_TIMEOUT must be between 0 and 300 seconds")
         if not 0 <= self.search_web_failure_rate <= 1:
             raise ValueError("SEARCH_WEB_FAILURE_RATE must be between 0 and 1")
         if self.store_url:

@@ -1,12 +1,14 @@
 """The engine's built-in tools, registered on a fresh :class:`ToolRegistry` per call.
 
-``build_default_registry(settings)`` binds the file tools to ``settings.workspace_dir`` and the
+``build_default_registry(settings)`` adds the person's own tools (declared in YAML, MCP servers:
+:mod:`agent_core.tools.catalog`) after the built-ins; it binds the file tools to ``settings.workspace_dir`` and the
 flaky ``search_web`` to ``settings.search_web_failure_rate``; nothing is shared between
 registries, so each Streamlit session or test gets its own.
 """
 
 from __future__ import annotations
 
+import logging
 import random
 
 from agent_core.settings import Settings
@@ -15,6 +17,8 @@ from agent_core.tools.files import make_file_tools
 from agent_core.tools.knowledge import make_lookup, word_count
 from agent_core.tools.registry import ToolRegistry, make_tool
 from agent_core.tools.simulated import get_weather, make_search_tools
+
+log = logging.getLogger("agent_core.tools.builtins")
 
 BUILTIN_TOOL_NAMES: tuple[str, ...] = (
     "calculator",
@@ -39,13 +43,32 @@ def calculator(expression: str) -> str:
     return calculate(expression)
 
 
-def build_default_registry(settings: Settings, *, rng: random.Random | None = None) -> ToolRegistry:
-    """A new registry with all built-in tools.
+def build_default_registry(
+    settings: Settings, *, rng: random.Random | None = None, external: bool = True
+) -> ToolRegistry:
+    """A new registry with all built-in tools, then the enabled declared and MCP tools.
 
     Args:
         settings: Supplies the workspace folder and the search_web failure rate.
         rng: Random source for search_web's simulated failures (seed it in tests).
+        external: False: the built-in tools only (scripted demos; no server is contacted).
     """
+    registry = build_builtin_registry(settings, rng=rng)
+    if external:
+        from agent_core.tools.catalog import add_enabled, load_catalog
+
+        catalog = load_catalog(settings, builtin_names=BUILTIN_TOOL_NAMES)
+        add_enabled(registry, catalog)
+        for problem in catalog.problems:
+            log.warning("tools: %s", problem)
+        for name, health in catalog.health.items():
+            if not health.ok:
+                log.warning("MCP server %s: %s", name, health.sentence)
+    return registry
+
+
+def build_builtin_registry(settings: Settings, *, rng: random.Random | None = None) -> ToolRegistry:
+    """A new registry with the built-in tools only."""
     registry = ToolRegistry()
     read_file, search_documents = make_file_tools(settings.workspace_dir)
     search_web, search_cached = make_search_tools(settings.search_web_failure_rate, rng)
