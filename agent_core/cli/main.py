@@ -39,7 +39,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-steps", type=int, help="model turns before giving up (MAX_STEPS)")
     run.add_argument("--max-context-blocks", type=int, help="recent blocks sent each step (MAX_CONTEXT_BLOCKS)")
     run.add_argument("--base-url", help="API base URL for this run")
-    run.add_argument("--tools", help="comma-separated tool names to enable (default: all)")
+    run.add_argument(
+        "--tools",
+        help="comma-separated tool names to enable (default: all enabled; MCP tools are server__tool, "
+        "see `tools list`)",
+    )
     run.add_argument(
         "--answer-check",
         choices=ANSWER_CHECKS,
@@ -75,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     from agent_core.cli.store import add_sync_parser
 
     add_sync_parser(sub)
+    from agent_core.cli.tools import add_parser as add_tools_parser
+
+    add_tools_parser(sub)
     return parser
 
 
@@ -282,6 +289,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_core.cli.compare import cmd_arena
 
         return with_store_note(cmd_arena(args, settings), settings)
+    if args.command == "tools":
+        from agent_core.cli.tools import cmd_tools
+
+        return cmd_tools(args, settings)
     if args.command == "sync":
         from agent_core.cli.store import cmd_sync
 

@@ -286,7 +286,7 @@ class ServerConnection:
             stderr = _tail(errlog)
             sentence = explain(exc, self.config, statuses, stderr)
             self._fail(sentence, stderr=stderr, generation=generation)
-            log.warning("MCP server %s: %s", self.config.name, sentence)
+            log.info("MCP server %s: %s", self.config.name, sentence)
         finally:
             with self._lock:
                 current = generation == self._generation
@@ -294,7 +294,9 @@ class ServerConnection:
                     self._client = None
             if current and self.health is not None and self.health.ok and not closing.is_set():
                 self._fail(
-                    f"The server {self.config.name!r} closed the connection.", stderr=_tail(errlog), generation=generation
+                    f"The server {self.config.name!r} closed the connection.",
+                    stderr=_tail(errlog),
+                    generation=generation,
                 )
             errlog.close()
 
@@ -395,7 +397,9 @@ def result_text(result: Any) -> str:
         if kind == "text":
             parts.append(str(block.text))
         elif kind in ("image", "audio"):
-            parts.append(f"[{kind}: {getattr(block, 'mime_type', '?')}, {len(getattr(block, 'data', '') or '') * 3 // 4} bytes]")
+            parts.append(
+                f"[{kind}: {getattr(block, 'mime_type', '?')}, {len(getattr(block, 'data', '') or '') * 3 // 4} bytes]"
+            )
         elif kind == "resource_link":
             parts.append(f"[resource: {getattr(block, 'uri', '')}]")
         elif kind == "resource":

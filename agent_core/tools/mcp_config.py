@@ -119,7 +119,9 @@ def parse_server(name: str, entry: Any) -> ServerConfig:
     if url is not None:
         check_server_url(str(url))
     timeout = entry.get("timeout")
-    if timeout is not None and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 0 < timeout <= 300):
+    if timeout is not None and (
+        not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 0 < timeout <= 300
+    ):
         raise ConfigError(f"Server {name!r}: timeout must be a number of seconds between 0 and 300.")
     disabled_tools = entry.get("disabledTools") or []
     if not isinstance(disabled_tools, list):
@@ -254,10 +256,7 @@ def stdio_refusal(command: str, settings: Settings) -> str | None:
         )
     if command in allowed or Path(command).name in allowed:
         return None
-    return (
-        f"The command {Path(command).name!r} is not allowed here (MCP_STDIO_COMMANDS allows: "
-        f"{', '.join(allowed)})."
-    )
+    return f"The command {Path(command).name!r} is not allowed here (MCP_STDIO_COMMANDS allows: {', '.join(allowed)})."
 
 
 def masked_headers(headers: Mapping[str, str]) -> dict[str, str]:

@@ -18,7 +18,6 @@ from agent_core.tools.schema import (
     validate_arguments,
 )
 
-
 ToolSource = Literal["builtin", "mcp", "declared"]
 
 
