@@ -426,7 +426,7 @@ def explain(exc: BaseException, config: ServerConfig, statuses: list[int], stder
     """One plain sentence for a server that could not be used (what happened, and what to do)."""
     errors = _flatten(exc)
     first = errors[0] if errors else exc
-    said = f" It said: {_last_line(stderr)}" if _last_line(stderr) else ""
+    said = f' It said: "{_last_line(stderr)}".' if _last_line(stderr) else ""
     if isinstance(first, ConfigError):
         return str(first)
     if isinstance(first, FileNotFoundError) and config.transport == "stdio":
