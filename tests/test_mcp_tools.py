@@ -58,7 +58,10 @@ def test_the_fixture_over_stdio_lists_its_tools_and_annotations_within_5_s(tmp_p
     }
     assert health.protocol_version and health.tokens > 0
     assert mcp.describe_annotations(tools["stock_level"].annotations) == ["only reads"]
-    assert mcp.describe_annotations(tools["delete_order"].annotations) == ["may change or delete", "reaches the internet"]
+    assert mcp.describe_annotations(tools["delete_order"].annotations) == [
+        "may change or delete",
+        "reaches the internet",
+    ]
 
 
 def test_the_fixture_over_http_lists_within_1_s(tmp_path: Path) -> None:
@@ -74,7 +77,9 @@ def test_the_fixture_over_http_lists_within_1_s(tmp_path: Path) -> None:
 
 
 def test_mcp_server_time_from_pypi(tmp_path: Path) -> None:
-    settings = data_dir(tmp_path, {"time": {"command": PYTHON, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]}})
+    settings = data_dir(
+        tmp_path, {"time": {"command": PYTHON, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]}}
+    )
     health, _ = _health(settings, "time")
     assert health.ok, health.sentence
     tools = {t.name: t for t in health.tools}
@@ -103,7 +108,10 @@ def test_a_scripted_run_finishes_through_an_mcp_tool_and_the_record_says_where_i
     settings = data_dir(tmp_path, {"shop": stdio_entry()})
     record = _scripted_run(
         settings,
-        [{"name": "shop__stock_level", "arguments": {"sku": "A-100"}}, {"name": "calculator", "arguments": {"expression": "17*2"}}],
+        [
+            {"name": "shop__stock_level", "arguments": {"sku": "A-100"}},
+            {"name": "calculator", "arguments": {"expression": "17*2"}},
+        ],
         "There are 17 units of A-100 in stock.",
     )
     assert_valid_record(record)
@@ -212,9 +220,13 @@ def _fault(settings: Settings, name: str = "bad") -> tuple[str, float]:
 
 
 def test_fault_command_not_found(tmp_path: Path) -> None:
-    settings = data_dir(tmp_path, {"bad": {"command": "no-such-mcp-server"}}, mcp_stdio_commands=("no-such-mcp-server",))
+    settings = data_dir(
+        tmp_path, {"bad": {"command": "no-such-mcp-server"}}, mcp_stdio_commands=("no-such-mcp-server",)
+    )
     sentence, _ = _fault(settings)
-    assert sentence == "The command 'no-such-mcp-server' was not found on this machine: install it or give its full path."
+    assert (
+        sentence == "The command 'no-such-mcp-server' was not found on this machine: install it or give its full path."
+    )
 
 
 def test_fault_no_answer_to_initialize(tmp_path: Path) -> None:
@@ -225,7 +237,10 @@ def test_fault_no_answer_to_initialize(tmp_path: Path) -> None:
 
 
 def test_fault_the_server_exited(tmp_path: Path) -> None:
-    crash = {"command": PYTHON, "args": ["-c", "import sys; print('config.toml: no such file', file=sys.stderr); sys.exit(3)"]}
+    crash = {
+        "command": PYTHON,
+        "args": ["-c", "import sys; print('config.toml: no such file', file=sys.stderr); sys.exit(3)"],
+    }
     settings = data_dir(tmp_path, {"bad": crash})
     sentence, _ = _fault(settings)
     assert sentence == 'The server exited before it answered. It said: "config.toml: no such file".'
@@ -278,7 +293,9 @@ def test_a_bearer_token_never_reaches_a_record(tmp_path: Path) -> None:
     text = (settings.runs_dir / f"{record['run_id']}.json").read_text(encoding="utf-8")
     assert token not in text
     assert mcp_config.masked_headers({"Authorization": f"Bearer {token}"}) == {"Authorization": "Bearer ••••6789"}
-    assert mcp_config.masked_headers({"Authorization": "Bearer ${SHOP_TOKEN}"}) == {"Authorization": "Bearer ${SHOP_TOKEN}"}
+    assert mcp_config.masked_headers({"Authorization": "Bearer ${SHOP_TOKEN}"}) == {
+        "Authorization": "Bearer ${SHOP_TOKEN}"
+    }
 
 
 def test_sse_entries_and_metadata_urls_are_refused_with_a_sentence() -> None:
@@ -298,7 +315,12 @@ def test_mcp_json_round_trips_and_keeps_unknown_keys(tmp_path: Path) -> None:
     mcp_config.set_tool_enabled(settings, "shop", "boom", False)
     raw = mcp_config.load(settings).raw
     assert raw["other"] == 1
-    assert raw["mcpServers"]["shop"] == {"command": PYTHON, "args": ["x"], "alwaysAllow": ["a"], "disabledTools": ["boom"]}
+    assert raw["mcpServers"]["shop"] == {
+        "command": PYTHON,
+        "args": ["x"],
+        "alwaysAllow": ["a"],
+        "disabledTools": ["boom"],
+    }
 
 
 def test_the_offline_demo_says_it_only_knows_the_built_in_tools(tmp_path: Path) -> None:

@@ -101,11 +101,11 @@ def check_spec(spec: Any, *, builtin_names: tuple[str, ...] = ()) -> dict[str, A
         url = spec.get("url")
         if not isinstance(url, str):
             raise DeclarationError(f"{where} an http tool needs url.")
+        if "{{" in url.split("//", 1)[-1].split("/", 1)[0]:
+            raise DeclarationError(f"{where} the host of url must be written out; arguments may fill only the path.")
         parts = urlsplit(url.split("{{", 1)[0])
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise DeclarationError(f"{where} url must start with http:// or https:// and a host.")
-        if "{{" in url.split("//", 1)[-1].split("/", 1)[0]:
-            raise DeclarationError(f"{where} the host of url must be written out; arguments may fill only the path.")
         _check_placeholders(where, url, known)
         method = str(spec.get("method", "GET")).upper()
         if method not in METHODS:
