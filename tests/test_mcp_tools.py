@@ -4,6 +4,7 @@ gone, and each fault of the health card as one plain sentence within 12 s."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -310,7 +311,7 @@ def test_sse_entries_and_metadata_urls_are_refused_with_a_sentence() -> None:
 def test_mcp_json_round_trips_and_keeps_unknown_keys(tmp_path: Path) -> None:
     settings = data_dir(tmp_path, {"shop": {**stdio_entry(), "alwaysAllow": ["stock_level"]}})
     (tmp_path / "mcp.json").write_text(
-        '{"mcpServers": {"shop": {"command": "%s", "args": ["x"], "alwaysAllow": ["a"]}}, "other": 1}' % PYTHON
+        json.dumps({"mcpServers": {"shop": {"command": PYTHON, "args": ["x"], "alwaysAllow": ["a"]}}, "other": 1})
     )
     mcp_config.set_tool_enabled(settings, "shop", "boom", False)
     raw = mcp_config.load(settings).raw
