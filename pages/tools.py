@@ -30,21 +30,6 @@ warning = cost_warning(list(registry))
 if warning:
     st.warning(ui.escape_md(warning), icon="🧮")
 
-st.subheader("Your MCP servers")
-st.caption(
-    "MCP servers offer tools over a standard protocol. They are kept in "
-    f"{ui.escape_md(config.mcp_config_path)} (the usual mcpServers shape, so other MCP clients' entries work)."
-)
-for problem in catalog.problems:
-    st.warning(ui.md_label(problem, 300), icon="📄")
-for server in catalog.servers:
-    _mcp_ui.health_card(config, server, catalog, editable=not config.read_only)
-if not config.read_only:
-    _mcp_ui.add_form(config)
-
-st.subheader("Tools declared without code")
-_declared_ui.declared_section(config, editable=not config.read_only)
-
 st.subheader("Try a tool")
 st.caption(
     "Runs the tool through the same dispatcher an agent uses: arguments are checked first, "
@@ -161,6 +146,21 @@ if last:
         ui.show_code(last.get("output"), left)
         right.caption("Log entry (as saved in a run record)")
         ui.show_value(last, right, expanded=1)
+
+st.subheader("Your MCP servers")
+st.caption(
+    "MCP servers offer tools over a standard protocol. They are kept in "
+    f"{ui.escape_md(config.mcp_config_path)} (the usual mcpServers shape, so other MCP clients' entries work)."
+)
+for problem in catalog.problems:
+    st.warning(ui.md_label(problem, 300), icon="📄")
+for server in catalog.servers:
+    _mcp_ui.health_card(config, server, catalog, editable=not config.read_only)
+if not config.read_only:
+    _mcp_ui.add_form(config)
+
+st.subheader("Tools declared without code")
+_declared_ui.declared_section(config, editable=not config.read_only)
 
 st.subheader(f"Registered tools ({len(registry)})")
 st.caption("Open a tool to see its schema as the OpenAI Responses, OpenAI Chat and Anthropic APIs want it.")
