@@ -1,9 +1,10 @@
 """The engine's built-in tools, registered on a fresh :class:`ToolRegistry` per call.
 
-``build_default_registry(settings)`` adds the person's own tools (declared in YAML, MCP servers:
-:mod:`agent_core.tools.catalog`) after the built-ins; it binds the file tools to ``settings.workspace_dir`` and the
-flaky ``search_web`` to ``settings.search_web_failure_rate``; nothing is shared between
-registries, so each Streamlit session or test gets its own.
+``build_default_registry(settings)`` binds the file tools to ``settings.workspace_dir`` and the
+flaky ``search_web`` to ``settings.search_web_failure_rate``, then adds the person's own tools
+(declared in YAML, MCP servers: :mod:`agent_core.tools.catalog`). Each call builds a new registry,
+so each Streamlit session or test gets its own; only the MCP sessions behind the MCP tools are
+shared by the process (:mod:`agent_core.tools.mcp`).
 """
 
 from __future__ import annotations
