@@ -10,6 +10,7 @@ from typing import Any
 
 import streamlit as st
 
+from agent_core.providers import provider_spec
 from agent_core.tools.catalog import cost_warning
 from agent_core.tools.registry import Tool, ToolRegistry
 from ui import common as ui
@@ -42,13 +43,15 @@ def tool_label(tool: Tool | None, name: str) -> str:
 
 
 def tool_choice_notes(registry: ToolRegistry, chosen: list[str], provider_id: str) -> None:
-    """Under the tool menu: the cost of many tool definitions, and what the offline demo cannot use."""
+    """Under the tool menu: the cost of many tool definitions, and what a rule-based demo model
+    (the offline one) cannot use."""
     tools = [t for t in (registry.get(n) for n in chosen) if t is not None]
     warning = cost_warning(tools)
     if warning:
         st.warning(ui.escape_md(warning), icon="🧮")
     own = [t.name for t in tools if t.source != "builtin"]
-    if own and provider_id == "offline":
+    spec = provider_spec(provider_id)
+    if own and spec is not None and spec.rule_based:
         st.caption(
             "The offline demo model only knows the built-in tools: it will not call "
             + ui.md_label(", ".join(own), 200)
