@@ -126,3 +126,11 @@ def test_a_named_comparison_reads_each_names_figure_from_the_results() -> None:
     )
     # A name with no single figure anywhere: nothing is claimed.
     assert not unsupported(check_answer("Paris is warmer than Rome.", "?", [london, tokyo]))
+
+
+def test_a_number_glued_to_a_korean_word_is_a_claim() -> None:
+    """ "총 가격은 12입니다": the local model's wrong seed total had no claims and passed unchecked."""
+    result = check_answer(
+        "제품 7개의 총 가격은 12입니다.", "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요.", [PRICE]
+    )
+    assert [c["text"] for c in unsupported(result)] == ["12"]

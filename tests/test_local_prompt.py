@@ -15,6 +15,7 @@ from agent_core.providers.local.gbnf import SCHEMA_COMMENT
 from agent_core.providers.local.prompt import (
     FORMAT_RULES,
     MAX_ANSWER_CHARS,
+    MAX_SHOWN_CHARS,
     OutputError,
     build_messages,
     call_signature,
@@ -31,6 +32,8 @@ from agent_core.providers.local.prompt import (
     repair_arguments,
     split_thought,
     system_message,
+    tool_parameters,
+    tool_results_message,
     uses_llguidance,
     without_examples,
 )
@@ -161,6 +164,25 @@ def test_text_held_only_where_the_argument_is_free_text() -> None:
     assert arguments["code"]["pattern"] == "^[A-Z]$"
     assert "pattern" not in json.dumps(arguments["note"])  # a string-or-null is not plain free text
     assert output_schema([tool], answer=False)["properties"]["order"]["properties"]["sku"] == {"type": "string"}
+
+
+def test_an_optional_number_with_a_default_is_left_to_its_default() -> None:
+    """Offered it, the model set a search's result count to 1, then to 7: left out, the tool's default."""
+    reg = ToolRegistry()
+
+    @reg.tool
+    def search(query: str, limit: int = 3, page: int | None = None, exact: bool = False) -> str:
+        """Search."""
+        return query
+
+    tool = reg.get("search")
+    assert tool is not None
+    arguments = output_schema([tool], answer=False)["properties"]["search"]
+    assert list(arguments["properties"]) == ["query", "page", "exact"]  # "page" is no plain number
+    assert arguments["required"] == ["query"]
+    assert describe_tool(tool).startswith("- search(query: string, page?: ")
+    assert "limit" not in describe_tool(tool)
+    assert tool_parameters(tool)["properties"].keys() == arguments["properties"].keys()
 
 
 def test_enum_refs_are_inlined(tools: list[Tool]) -> None:
@@ -299,6 +321,18 @@ def test_json_outputs_are_shown_as_short_lines() -> None:
     assert plain_output('["one", 2]') == "- one\n- 2"
     for unchanged in ("168", "[not json", "", "{}x"):
         assert plain_output(unchanged) == unchanged
+
+
+def test_a_long_result_is_cut_for_the_model_and_says_so() -> None:
+    long = block(0, "read_file", {"path": "big.txt"}, "x" * (MAX_SHOWN_CHARS + 500))
+    assert tool_results_message(long) == (
+        'Tool result for read_file(path="big.txt"):\n'
+        + "x" * MAX_SHOWN_CHARS
+        + " … [cut: the rest of this result is not shown]"
+    )
+    assert long.outputs[0].output == "x" * (MAX_SHOWN_CHARS + 500)  # the record keeps it whole
+    fits = block(0, "read_file", {"path": "a.txt"}, "y" * MAX_SHOWN_CHARS)
+    assert tool_results_message(fits).endswith("y" * MAX_SHOWN_CHARS)
 
 
 def test_calls_already_made_are_known_by_tool_and_arguments() -> None:

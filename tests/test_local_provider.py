@@ -11,8 +11,10 @@ import hashlib
 import importlib.util
 import json
 import re
+import sys
 import threading
 import time
+import types
 from pathlib import Path
 from typing import Any
 
@@ -188,9 +190,10 @@ def test_the_offered_tools_leave_out_a_fallback_and_are_shortlisted_above_the_li
     assert branches(server.bodies[1]) == [*offered, "reply"]
 
 
-def test_a_repeated_call_is_asked_again_without_that_tool_and_the_constraint_says_so(
+def test_a_repeated_call_is_asked_again_for_the_answer_and_the_constraint_says_so(
     fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
 ) -> None:
+    """A repeat would only be refused as a duplicate: the model answers from what it has instead."""
     goal = "What is the unit price?"
     done = [block(0, "lookup", {"topic": "unit price"}, "ERROR: no internal fact about 'unit price'", error=True)]
     server = FakeServer(
@@ -203,50 +206,41 @@ def test_a_repeated_call_is_asked_again_without_that_tool_and_the_constraint_say
     response = provider_for(fake_model).complete(ask(tools, goal, done))
     assert response.text == "I could not find the unit price." and response.tool_calls == []
     assert [item.get("rejected") for item in response.raw] == ["repeats an earlier call", None]
-    assert [item["offered"] for item in response.raw] == [
-        ["calculator", "lookup", "get_weather"],
-        ["calculator", "get_weather"],
-    ]
+    assert [item["offered"] for item in response.raw] == [["calculator", "lookup", "get_weather"], []]
     assert response.usage.total_tokens == 2 * 127
-    assert branches(server.bodies[1]) == ["calculator", "get_weather", "answer"]
+    assert branches(server.bodies[1]) == ["answer"]
     assert server.bodies[1]["messages"] == server.bodies[0]["messages"]  # the same prompt: its cache holds
     assert response.constraint == {
         "kind": "grammar",
-        "tools": ["calculator", "get_weather"],
+        "tools": [],
         "answer": True,
-        "notes": [FIGURES_NOTE, "asked again without lookup: the call repeated an earlier one"],
+        "notes": [FIGURES_NOTE, "the model repeated its lookup call: asked for the answer instead"],
     }
+    # The same tool with other arguments is no repeat.
+    server = FakeServer([reply("again", {"lookup": {"topic": "price"}})])
+    install_engine(monkeypatch, fake_model, server)
+    again = provider_for(fake_model).complete(ask(tools, goal, done))
+    assert again.tool_calls == [ToolCallRequest("local_2_1", "lookup", {"topic": "price"})] and len(server.bodies) == 1
 
 
-def test_a_call_that_repeats_after_two_asks_is_passed_on(
+def test_the_last_step_before_the_step_limit_may_only_answer(
     fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
 ) -> None:
-    """Asked at most twice more; the dispatcher then refuses the duplicate, as for any provider."""
-    done = [
-        block(0, "lookup", {"topic": "x"}, "ERROR: none", error=True),
-        block(1, "get_weather", {"city": "Atlantis"}, "ERROR: unknown city", error=True),
-        block(2, "calculator", {"expression": "1"}, "1"),
-    ]
-    server = FakeServer(
-        [
-            reply("again", {"lookup": {"topic": "x"}}),
-            reply("again", {"get_weather": {"city": "Atlantis"}}),
-            reply("again", {"calculator": {"expression": "1"}}),
-        ]
-    )
+    """A call there would end the run without an answer."""
+    done = [block(0, "calculator", {"expression": "(24*7)+100"}, "268"), block(1, "lookup", {"topic": "x"}, "y")]
+    server = FakeServer([reply("The last result is y", {"answer": "It is 268."})] * 2)
     install_engine(monkeypatch, fake_model, server)
-    response = provider_for(fake_model).complete(ask(tools, "x 1", done))
-    assert response.tool_calls == [ToolCallRequest("local_4_1", "calculator", {"expression": "1"}, "model")]
-    assert [branches(b) for b in server.bodies] == [
-        ["calculator", "lookup", "get_weather", "answer"],
-        ["calculator", "get_weather", "answer"],
-        ["calculator", "answer"],
-    ]
-    assert response.constraint["notes"][1:] == [  # type: ignore[index]
-        "asked again without lookup: the call repeated an earlier one",
-        "asked again without get_weather: the call repeated an earlier one",
-    ]
-    assert [item.get("rejected") for item in response.raw] == ["repeats an earlier call"] * 2 + [None]
+    provider = provider_for(fake_model)
+    last = provider.complete(ask(tools, "What is (24*7)+100?", done, max_steps=3))
+    assert last.text == "It is 268." and branches(server.bodies[0]) == ["answer"]
+    assert last.constraint == {
+        "kind": "grammar",
+        "tools": [],
+        "answer": True,
+        "notes": [FIGURES_NOTE, "the last step before the step limit: the answer only"],
+    }
+    provider.complete(ask(tools, "What is (24*7)+100?", done, max_steps=4))  # one step more: tools too
+    assert branches(server.bodies[1]) == ["calculator", "lookup", "get_weather", "answer"]
 
 
 def test_lost_brackets_are_restored_recorded_and_noted(
@@ -446,10 +440,13 @@ def test_model_name_is_the_real_model(fake_model: Path) -> None:
 
 
 def test_create_returns_a_local_provider_without_loading(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(local, "load_engine", lambda *a, **k: pytest.fail("create() must not load"))
-    monkeypatch.setattr(engine_module, "load_engine", lambda *a, **k: pytest.fail("create() must not load"))
+    runtime = types.ModuleType("xllamacpp")
+    runtime.Server = lambda *a, **k: pytest.fail("create() must not load")  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "xllamacpp", runtime)
+    monkeypatch.setattr(engine_module, "_ENGINE", None)
     provider = local.create(model=None, base_url=None, settings=Settings())
     assert provider.id == "local" and provider.label == local.LABEL
+    assert engine_module.current() is None and provider.load_ms is None
 
 
 # A rambling answer stops at the sentence that said it all (answer_end).

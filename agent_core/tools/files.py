@@ -33,6 +33,8 @@ MAX_LISTED = 50
 """How many file names an error message lists at most."""
 MAX_INDEXED_FILES = 500
 SEARCHABLE_SUFFIXES = (".md", ".markdown", ".txt", ".rst")
+FACTS_FILE = "facts.md"
+"""The lookup tool's facts (agent_core.tools.knowledge): not searched as a document."""
 WORKSPACE_PREFIXES = ("agent_data/workspace/", "workspace/")
 """Leading folders that ``read_file`` ignores when the path is not found as given."""
 
@@ -184,8 +186,8 @@ class WorkspaceSearch:
     def _fingerprint(self) -> tuple[tuple[str, int, int], ...]:
         rows = []
         for name in list_workspace_files(self.root, limit=MAX_INDEXED_FILES):
-            if not name.lower().endswith(SEARCHABLE_SUFFIXES):
-                continue
+            if not name.lower().endswith(SEARCHABLE_SUFFIXES) or name == FACTS_FILE:
+                continue  # facts.md is lookup's: its "Also:" lines of other words would rank first
             try:
                 info = (self.root / name).stat()
             except OSError:
