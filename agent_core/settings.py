@@ -75,6 +75,12 @@ class Settings:
     """``AGENT_USER``: who runs are recorded as run by (the page passes the signed-in user instead)."""
     read_only: bool = False
     """``AGENT_READ_ONLY=1``: a viewer instance (History and Tool stats; no runs started here)."""
+    max_document_mb: float = 50.0
+    """``MAX_DOCUMENT_MB``: the largest document that can be added to the workspace."""
+    max_document_pages: int = 2000
+    """``MAX_DOCUMENT_PAGES``: the most pages a PDF (or a DOCX's worth of text) may have."""
+    document_parse_timeout: float = 60.0
+    """``DOCUMENT_PARSE_TIMEOUT``: seconds reading one PDF or DOCX may take before it is stopped."""
 
     @property
     def runs_dir(self) -> Path:
@@ -127,6 +133,9 @@ class Settings:
                 store_url=get("AGENT_STORE_URL", "") or None,
                 user=get("AGENT_USER", "") or None,
                 read_only=_flag(get("AGENT_READ_ONLY", "0"), "AGENT_READ_ONLY"),
+                max_document_mb=float(get("MAX_DOCUMENT_MB", str(base.max_document_mb))),
+                max_document_pages=int(get("MAX_DOCUMENT_PAGES", str(base.max_document_pages))),
+                document_parse_timeout=float(get("DOCUMENT_PARSE_TIMEOUT", str(base.document_parse_timeout))),
             ).validated()
         except ValueError as exc:
             raise ValueError(f"Bad setting in the environment or .env: {exc}") from None
@@ -143,6 +152,8 @@ class Settings:
             raise ValueError("timeouts must be positive")
         if not 0 <= self.search_web_failure_rate <= 1:
             raise ValueError("SEARCH_WEB_FAILURE_RATE must be between 0 and 1")
+        if self.max_document_mb <= 0 or self.max_document_pages < 1 or self.document_parse_timeout <= 0:
+            raise ValueError("MAX_DOCUMENT_MB, MAX_DOCUMENT_PAGES and DOCUMENT_PARSE_TIMEOUT must be positive")
         if self.store_url:
             from agent_core.store_url import address
 
