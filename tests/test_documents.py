@@ -136,7 +136,9 @@ def test_a_process_killed_mid_index_leaves_a_whole_index(tmp_path: Path) -> None
     docs = tmp_path / "docs"
     docs.mkdir()
     for i in range(12):
-        (docs / f"report{i}.pdf").write_bytes(make_pdf([f"Page {p} of report {i}: sales {p * i} units." * 20 for p in range(12)]))
+        (docs / f"report{i}.pdf").write_bytes(
+            make_pdf([f"Page {p} of report {i}: sales {p * i} units." * 20 for p in range(12)])
+        )
     data = tmp_path / "data"
     env = {**os.environ, "AGENT_DATA_DIR": str(data)}
     index = data / "index" / "documents.sqlite"
@@ -164,7 +166,9 @@ def test_a_process_killed_mid_index_leaves_a_whole_index(tmp_path: Path) -> None
         assert with_parts <= files  # a file's rows are all there or none
         ws.sync()
         assert set(ws.index.files()) == set(ws.names())  # in step again after a restart
-        assert not [p for p in ws.root.iterdir() if p.name.startswith(".adding-") and p.stat().st_mtime < time.time() - 3600]
+        assert not [
+            p for p in ws.root.iterdir() if p.name.startswith(".adding-") and p.stat().st_mtime < time.time() - 3600
+        ]
 
 
 # --------------------------------------------------------------------------- bad input
