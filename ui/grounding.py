@@ -72,11 +72,11 @@ def show_citations(
     if not cited:
         return
     target.caption("Sources in your documents (open one to see the tool call that read it):")
-    columns = target.columns(min(len(cited), 3))
-    for i, (text, where, call_id) in enumerate(cited[:MAX_CITATIONS]):
+    row = target.container(horizontal=True, gap="small")
+    for text, where, call_id in cited[:MAX_CITATIONS]:
         label = f"{ui.one_line(text, 30)} — {ui.one_line(where, 60)}"
         entry = calls.get(call_id)
-        with columns[i % len(columns)].popover(f"📄 {ui.escape_md(label)}", width="stretch"):
+        with row.popover(f"📄 {ui.escape_md(label)}", width="content"):
             step = (entry or {}).get("step")
             st.caption(
                 f"{ui.md_label(text, 40)} is in {ui.md_label(where, 80)}, read by this tool call"

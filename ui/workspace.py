@@ -48,9 +48,14 @@ def _size(n: int) -> str:
     return f"{n / 1024 / 1024:.1f} MB" if n >= 1024 * 1024 else f"{n / 1024:.0f} KB" if n >= 1024 else f"{n} B"
 
 
+def _extent(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
 def documents_table(ws: Workspace) -> pd.DataFrame:
     """One row per document: name, kind, size, pages or sections, when indexed, sample, note."""
     samples = sample_names(ws.root)
+    table_rows = {t.file: t.rows for t in ws.index.tables() if t.name == t.file}
     rows = []
     for e in ws.entries():
         rows.append(
@@ -58,8 +63,12 @@ def documents_table(ws: Workspace) -> pd.DataFrame:
                 "name": e.name,
                 "kind": KIND_WORDS.get(e.kind, e.kind or "?"),
                 "size": _size(e.size),
-                "extent": f"{e.pages} pages" if e.pages else f"{e.sections} sections",
-                "indexed": datetime.fromtimestamp(e.indexed_at, UTC).strftime("%Y-%m-%d %H:%M UTC"),
+                "extent": _extent(e.pages, "page")
+                if e.pages
+                else _extent(table_rows[e.name], "row")
+                if e.name in table_rows
+                else _extent(e.sections, "section"),
+                "indexed": datetime.fromtimestamp(e.indexed_at, UTC).strftime("%Y-%m-%d %H:%M"),
                 "sample": "sample" if e.name in samples else "",
                 "note": f"could not be read: {e.error}" if e.error else e.note,
             }
@@ -72,11 +81,9 @@ COLUMNS = {
     "kind": st.column_config.TextColumn("Kind", width="small"),
     "size": st.column_config.TextColumn("Size", width="small"),
     "extent": st.column_config.TextColumn(
-        "Pages / sections", width="small", help="A PDF's pages; the headed sections (or row groups) of other files."
+        "Extent", help="A PDF's pages; a table's rows (CSV, JSON records); the headed sections of other files."
     ),
-    "indexed": st.column_config.TextColumn(
-        "Indexed", width="small", help="When it was last read into the search index."
-    ),
+    "indexed": st.column_config.TextColumn("Indexed (UTC)", help="When it was last read into the search index."),
     "sample": st.column_config.TextColumn("Sample", width="small", help="Sample documents that came with the app."),
     "note": st.column_config.TextColumn("Note"),
 }
@@ -107,6 +114,7 @@ def add_files(ws: Workspace, *, where: Any = None, key: str = "ws_upload", compa
         help=f"Drag and drop or browse: {SUPPORTED}. Each file is read and indexed for search at once; "
         "a PDF is cited by page, other documents by their headings.",
         label_visibility="collapsed" if compact else "visible",
+        max_upload_size=max(1, int(ws.limits.max_bytes / 1024 / 1024)),
     )
     if uploads:
         for upload in uploads:
