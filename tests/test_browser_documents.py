@@ -103,6 +103,10 @@ def test_upload_then_ask_local_cites_the_page(tmp_path: Path) -> None:
     ):
         with browser_page(browser) as page:
             _upload(page, app, [pdf, csv])
+            # Only the person's own documents: the sample shop's unit price would be another "price".
+            page.locator(".st-key-ws_remove_samples button").first.click()
+            page.get_by_text(re.compile("Removed the sample documents")).first.wait_for()
+            wait_idle(page)
             _ask(page, app, "local", "How much does a sourdough loaf cost at Harbour Bakery?", 300_000)
             page.get_by_role("button", name=re.compile(r"harbour_bakery_report\.pdf, p\. 12")).first.wait_for()
             shoot(page, "documents-03-run-local")
