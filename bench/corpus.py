@@ -328,7 +328,8 @@ HOSTILE_GOALS = [
 def team_record(template: dict[str, Any] | str, rng: random.Random, start: datetime) -> dict[str, Any]:
     """A :func:`clone` varied the way a team's shared history is: who ran it, every answer-check
     verdict, scripted demos, a few runs left running or cancelled, hostile goals, and tool calls
-    with retries, fallbacks (worked or not), timeouts, transient errors and missing durations."""
+    with retries, fallbacks (worked or not), timeouts, transient errors and missing durations,
+    chosen by the model, by the workbench, or by someone an older record does not name."""
     r = rng.random()
     status = "cancelled" if r < 0.03 else "running" if r < 0.05 else None
     rec = clone(template, rng, start, status=status)
@@ -358,6 +359,14 @@ def team_record(template: dict[str, Any] | str, rng: random.Random, start: datet
             call["success"], call["error_category"] = False, "transient"
         elif roll < 0.17:
             call["duration_ms"] = None
+        who = int(roll * 1000) % 10  # (from the same draw: the records of a seed stay as they were)
+        call.pop("harness_rule", None)
+        if who < 6:
+            call["origin"] = "model"
+        elif who < 8:
+            call["origin"], call["harness_rule"] = "harness", "a rule of the workbench"
+        else:
+            call.pop("origin", None)
     return rec
 
 

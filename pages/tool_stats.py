@@ -23,6 +23,8 @@ STATS_COLUMNS = {
     "provider": st.column_config.TextColumn("Provider", help=ui.explain("provider")),
     "model": st.column_config.TextColumn("Model"),
     "calls": st.column_config.NumberColumn("Calls", format="%d"),
+    "by_model": st.column_config.NumberColumn("🧠 Model", format="%d", help=_toolstats_ui.WHO["model"]),
+    "by_harness": st.column_config.NumberColumn("⚙ Workbench", format="%d", help=_toolstats_ui.WHO["harness"]),
     "success_rate": st.column_config.ProgressColumn(
         "Success",
         min_value=0.0,
@@ -82,14 +84,21 @@ if choices.first_day is None:  # no tool call at all
 
 ui.wrapping_columns("stats_filters")  # at 800 px the date range gets a line of its own
 with st.container(border=True, key="stats_filters"):
-    f1, f2, f3 = st.columns([1, 1, 1])
+    f1, f2, f3, f4 = st.columns([1, 1, 1, 1])
     days = ui.date_filter(f1, choices.day_span(), "stats_days")
     providers = _query_ui.choice_filter(f2, "Provider", choices.providers, "stats_providers", ui.explain("provider"))
     models = _query_ui.choice_filter(f3, "Model", choices.models, "stats_models")
+    origins = _toolstats_ui.origin_filter(f4, "stats_origins")
     include_demos = st.checkbox(
         "Include scripted demo runs", value=True, key="stats_demos", help=ui.explain("scripted")
     )
-where = RunFilter(providers=tuple(providers), models=tuple(models), days=tuple(days), include_demos=include_demos)
+where = RunFilter(
+    providers=tuple(providers),
+    models=tuple(models),
+    days=tuple(days),
+    include_demos=include_demos,
+    origins=tuple(origins),
+)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -107,6 +116,8 @@ total = tables["total"]
 row = ui.metric_row()
 for label, value, help_text in (
     ("Tool calls", ui.fmt_int(total["total_calls"]), ui.explain("tool call")),
+    ("🧠 Chosen by the model", ui.fmt_int(tables["by_model"]), _toolstats_ui.WHO["model"]),
+    ("⚙ Called by the workbench", ui.fmt_int(tables["by_harness"]), _toolstats_ui.WHO["harness"]),
     ("Success rate", f"{total['success_rate']:.0%}", "Calls that returned a result, after retries and fallbacks."),
     ("Mean duration", ui.fmt_ms(total["avg_duration_ms"]), "Average time one tool call took."),
     ("Needed a retry", ui.fmt_int(tables["retried"]), ui.explain("retry")),
@@ -117,6 +128,7 @@ for label, value, help_text in (
 
 per_tool = _toolstats_ui.with_reliability(tables["tool"])
 st.subheader("Per tool")
+st.caption(_toolstats_ui.WHO_CAPTION)
 st.dataframe(
     per_tool,
     hide_index=True,

@@ -91,9 +91,10 @@ def test_flagged_answer_shows_the_warning(tmp_path: Path) -> None:
         assert_clean_log(app.log)
 
 
-def test_a_wrong_yes_or_no_is_sent_back_on_screen(tmp_path: Path) -> None:
-    """The "A wrong yes or no is sent back" scenario: the model says "No" to an umbrella with rain
-    in the weather result; the step says why the answer went back, and the final answer is yes."""
+def test_a_wrong_comparison_is_sent_back_on_screen(tmp_path: Path) -> None:
+    """The "A comparison the wrong way round is sent back" scenario: the model says London is warmer
+    than Tokyo with 15 °C and 25 °C in the results; the step says why the answer went back, and the
+    final answer has it the right way round."""
     with streamlit_app(fresh_data_dir(tmp_path / "agent_data"), {"RETRY_DELAYS": "0,0"}) as app, chromium() as browser:
         with browser_page(browser) as page:
             page.goto(app.url + "/")
@@ -101,16 +102,16 @@ def test_a_wrong_yes_or_no_is_sent_back_on_screen(tmp_path: Path) -> None:
             wait_idle(page)
             page.get_by_role("tab", name="Demo scenarios (scripted)").click()
             page.get_by_role("combobox", name="Scenario").click()
-            page.get_by_role("option", name=re.compile("A wrong yes or no is sent back")).click()
+            page.get_by_role("option", name=re.compile("A comparison the wrong way round is sent back")).click()
             wait_idle(page)
             page.locator(".st-key-run_demo_start button").click()
             page.get_by_text("Outcome:").first.wait_for()
             wait_idle(page)
             page.get_by_text(re.compile("answer sent back by the answer check")).first.wait_for()
-            sent_back = page.get_by_test_id("stAlert").filter(has_text='"No", but the results say yes')
+            sent_back = page.get_by_test_id("stAlert").filter(has_text="the figures say Tokyo (25) is above London (15)")
             sent_back.first.wait_for()
             assert "not backed by the tool results" in sent_back.first.inner_text()
-            page.get_by_text("Yes, take an umbrella").first.wait_for()
+            page.get_by_text("Tokyo is warmer than London today: 25 °C").first.wait_for()
             assert page.get_by_test_id("stAlert").filter(has_text="every number appears in a tool result").count() >= 1
-            shoot(page, "grounding-04-wrong-verdict")
+            shoot(page, "grounding-04-wrong-comparison")
         assert_clean_log(app.log)

@@ -13,12 +13,15 @@ from agent_core.records.columns import RUN_COLUMN_SPEC
 from agent_core.records.coverage import (
     OfferedTools,
     coverage_table,
+    harness_only_from_table,
     never_chosen,
     offered_frame,
     offered_from_runs,
     offered_rows,
     validation_matrix,
 )
+from agent_core.records.filters import filter_calls
+from agent_core.records.queries import NOT_RECORDED, tool_stats_tables
 from agent_core.records.store import RunStore
 from agent_core.run.loop import run_to_end
 from agent_core.settings import Settings
@@ -84,6 +87,63 @@ def test_coverage_matches_hand_count() -> None:
     matrix = validation_matrix(table)
     assert matrix.loc["lookup", "anthropic · claude-b"] == 2 and matrix.loc["calculator", "openai · gpt-a"] == 1
     assert matrix.loc["lookup", "openai · gpt-a"] == 0 and "get_weather" not in matrix.index
+
+
+WHO = ["model", "model", "harness", "harness", None, "harness", "model"]
+"""Who chose each of :data:`CALLS` (None: a record from before calls said)."""
+
+
+def test_model_chosen_calls_are_counted_apart() -> None:
+    offered, calls = _frames()
+    calls["origin"] = pd.array(WHO, dtype="str")
+    table = coverage_table(offered, calls)
+    counted = ["runs_chosen", "runs_by_model", "calls", "calls_by_model", "calls_by_harness", "harness_only"]
+    got = {(m, t): tuple(row) for m, t, *row in table[["model", "tool", *counted]].itertuples(index=False)}
+    assert got == {
+        ("gpt-a", "calculator"): (2, 1, 3, 2, 1, False),  # r2's call was the workbench's
+        ("gpt-a", "lookup"): (1, 0, 1, 0, 1, True),  # only the workbench called it: no evidence the model can
+        ("gpt-a", "get_weather"): (0, 0, 0, 0, 0, False),
+        ("claude-b", "calculator"): (0, 0, 0, 0, 0, False),
+        ("claude-b", "lookup"): (1, 0, 2, 0, 1, False),  # one call's chooser not recorded: not "only the workbench"
+        ("claude-b", "made_up_tool"): (1, 1, 1, 1, 0, False),
+    }
+    rates = dict(zip(table["tool"] + "/" + table["model"], table["model_choice_rate"]))
+    assert rates["calculator/gpt-a"] == 0.5 and rates["lookup/gpt-a"] == 0.0
+    assert math.isnan(rates["made_up_tool/claude-b"])  # called, never offered
+    assert harness_only_from_table(table) == [("lookup", "openai", "gpt-a")]  # (claude-b: one not recorded)
+    # Without the column (a table from before origin was stored) nothing counts as either.
+    older = coverage_table(offered, calls.drop(columns=["origin"]))
+    assert older[["runs_by_model", "calls_by_model", "calls_by_harness"]].to_numpy().sum() == 0
+    same = ["provider", "model", "tool", "runs_offered", "runs_chosen", "choice_rate", "calls", "never_chosen"]
+    assert not older["harness_only"].any() and older[same].equals(table[same])
+
+
+def test_tool_stats_count_who_chose_the_calls() -> None:
+    _, calls = _frames()
+    calls = calls.assign(
+        origin=pd.array(WHO, dtype="str"),
+        success=True,
+        retried=False,
+        fallback=pd.array([None] * len(WHO), dtype="str"),
+        duplicate=False,
+        duration_ms=1.0,
+        run_started_at="2026-01-02T03:04:05+00:00",
+    )
+    tables = tool_stats_tables(calls)
+    assert tables is not None and (tables["by_model"], tables["by_harness"]) == (3, 3)  # and 1 not recorded
+    per_tool = tables["tool"].set_index("tool")
+    assert per_tool[["calls", "by_model", "by_harness"]].to_dict("index") == {
+        "calculator": {"calls": 3, "by_model": 2, "by_harness": 1},
+        "lookup": {"calls": 3, "by_model": 0, "by_harness": 2},
+        "made_up_tool": {"calls": 1, "by_model": 1, "by_harness": 0},
+    }
+    assert list(per_tool.columns[:3]) == ["calls", "by_model", "by_harness"]
+    by_model = tables["provider_model"].set_index("model")
+    assert by_model.loc["gpt-a", ["by_model", "by_harness"]].tolist() == [2, 2]
+    assert by_model.loc["claude-b", ["by_model", "by_harness"]].tolist() == [1, 1]
+    for origins, n in ((["model"], 3), (["harness"], 3), ([NOT_RECORDED], 1), (["model", NOT_RECORDED], 4)):
+        assert len(filter_calls(calls, origins=origins)) == n, origins
+    assert filter_calls(calls, origins=[NOT_RECORDED])["tool"].tolist() == ["lookup"]
 
 
 def test_coverage_from_saved_runs(settings: Settings) -> None:

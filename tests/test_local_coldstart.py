@@ -19,11 +19,12 @@ import pytest
 
 from agent_core.providers import local
 from agent_core.providers.base import ModelRequest
+from agent_core.providers.local import engine as engine_module
 from agent_core.providers.local import preload, prompt_cache
 from agent_core.providers.local.prompt_cache import PromptCache, cache_key, remembered_sha256
-from agent_core.run.loop import SYSTEM_PROMPT
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
+from agent_core.tools.instructions import build_instructions
 from tests.loopback import QuietHandler, serve
 
 KEY = "0123456789abcdef0123456789abcdef"
@@ -228,7 +229,7 @@ class FakeServer:
             self.tokens, self.prompt = 490, body["messages"]
             return {}
         cached = self.tokens
-        for piece in ('{"answer": ', '"ok"}'):
+        for piece in ('Thought: a greeting\n{"reply": ', '"ok"}'):
             callback({"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]})
         callback(
             {
@@ -248,19 +249,19 @@ def fake_llama(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Fake
     monkeypatch.setitem(sys.modules, "xllamacpp", fake.module)
     monkeypatch.setenv("LOCAL_MODEL_PATH", str(model))
     monkeypatch.setenv("OMP_WAIT_POLICY", "PASSIVE")
-    monkeypatch.setattr(local, "_ENGINE", None)
+    monkeypatch.setattr(engine_module, "_ENGINE", None)
     monkeypatch.setattr(preload, "_CURRENT", None)
     yield fake
-    engine = local._ENGINE
+    engine = engine_module._ENGINE
     if engine is not None:
         engine.server.http.shutdown()
 
 
 def new_process() -> None:
     """What a new process starts from: no engine in memory (the disk cache stays)."""
-    if local._ENGINE is not None:
-        local._ENGINE.server.http.shutdown()
-    local._ENGINE = None
+    if engine_module._ENGINE is not None:
+        engine_module._ENGINE.server.http.shutdown()
+    engine_module._ENGINE = None
 
 
 def prepared(settings: Settings, *, tables_early: bool = False) -> local.LocalProvider:
@@ -310,8 +311,8 @@ def test_the_prompt_is_saved_once_then_restored_in_a_new_process(fake_llama: Fak
 
 
 def test_a_cli_process_builds_no_llguidance_tables_while_preparing(fake_llama: FakeLlama, settings: Settings) -> None:
-    # The CLI and evals prepare without the early load's tables_early: a planned goal's answer
-    # uses GBNF (gbnf.py) and needs no tables; the first call that needs them builds them.
+    # The CLI and evals prepare without the early load's tables_early: the first step's request
+    # (its grammar is llguidance's) builds the tables, not the preparation.
     first = prepared(settings)
     assert first.prompt_cache == "built" and grammar_warm_ups(fake_llama) == 0
     assert "grammar" not in fake_llama.bodies[0]  # the prompt's warm-up itself asks for none
@@ -334,6 +335,16 @@ def test_a_damaged_slot_file_is_computed_again_and_replaced(fake_llama: FakeLlam
     assert response.text == "ok"
     new_process()
     assert prepared(settings).prompt_cache == "restored"
+
+
+def test_the_first_step_sends_the_system_prompt_the_warm_up_cached(fake_llama: FakeLlama, settings: Settings) -> None:
+    provider = prepared(settings)
+    tools = list(build_default_registry(settings))
+    provider.complete(ModelRequest(instructions="sys", goal="hello", blocks=[], tools=tools, step=1))
+    # Else llama.cpp's cached prefix ends where they differ, and the rest is read in every first step.
+    warm_up, step = fake_llama.bodies[0], fake_llama.bodies[-1]
+    assert warm_up.get("max_tokens") == 1 and step.get("stream") is True
+    assert step["messages"][0] == warm_up["messages"][0]
 
 
 def test_an_unwritable_cache_never_fails_the_run(
@@ -368,7 +379,8 @@ def test_a_run_during_the_early_load_waits_for_it_and_shows_its_progress(
     assert early is not None and preload.start(settings) is early and early.running
     seen: list[str] = []
     provider = local.create(model=None, base_url=None, settings=settings)
-    provider.use_run(SYSTEM_PROMPT, list(build_default_registry(settings)))
+    registry = build_default_registry(settings)
+    provider.use_run(build_instructions(registry), list(registry))
     waiting = provider.prepare()
     seen.append(next(waiting).message)
     seen.append(next(waiting).message)
@@ -405,5 +417,5 @@ def test_the_early_load_starts_only_when_allowed_and_the_local_model_is_the_defa
 def test_the_load_skips_the_memory_fit_and_the_weight_repack(fake_llama: FakeLlama, settings: Settings) -> None:
     """Both cost load time for nothing on this CPU (measured in the comments at the settings)."""
     prepared(settings)
-    params = local._ENGINE.server.params  # type: ignore[union-attr]
+    params = engine_module._ENGINE.server.params  # type: ignore[union-attr]
     assert params.fit_params is False and params.no_extra_bufts is True and params.warmup is False

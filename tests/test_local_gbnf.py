@@ -2,8 +2,8 @@
 
 llama.cpp is not needed here: the GBNF written for a pattern is read back into a Python regex
 (:func:`gbnf_regex`, a reader for the subset gbnf.py writes) and must accept exactly the JSON text
-of the strings the original pattern accepts. The real model uses these grammars in the
-``local_model`` tests (every planned answer that must state a figure).
+of the strings the original pattern accepts. The provider's steps use llguidance (they start with a
+thought line); an answer-only grammar without one (``output_grammar(…, thought=False)``) is GBNF.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 import pytest
 
 from agent_core.providers.local import gbnf
-from agent_core.providers.local.plan import Required, answer_pattern
+from agent_core.providers.local.figures import answer_pattern
 from agent_core.providers.local.prompt import output_grammar, output_schema, uses_llguidance
 
 _TOKEN = re.compile(r'\s+|"(?:[^"\\]|\\.)*"|\[(?:[^\]\\]|\\.)*\]|[()|*+?]|\{\d+(?:,\d*)?\}')
@@ -81,7 +81,7 @@ def value_regex(schema: dict) -> re.Pattern[str]:
 
 
 def answer_schema(pattern: str) -> dict:
-    return output_schema([], force_tool=False, answer_pattern=pattern, answer_max_chars=None)
+    return output_schema([], answer_pattern=pattern, answer_max_chars=None)
 
 
 def same_language(pattern: str, samples: list[str]) -> None:
@@ -92,11 +92,8 @@ def same_language(pattern: str, samples: list[str]) -> None:
         assert bool(grammar.fullmatch(json_text)) == bool(re.fullmatch(pattern, text)), text
 
 
-SEED = answer_pattern(
-    ["24", "7", "168"],
-    goal="단가를 확인해서 제품 7개의 총 가격을 계산해 주세요.",
-    required=[Required(("168",), "168 (calculator: 24 * 7)")],
-)
+SEED_GOAL = "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요."
+SEED = answer_pattern(["24", "7", "168"], goal=SEED_GOAL)
 
 
 def test_the_seed_answers_pattern_reads_the_same_as_gbnf() -> None:
@@ -116,37 +113,12 @@ def test_the_seed_answers_pattern_reads_the_same_as_gbnf() -> None:
             "가격: 24달러, 합계 168달러.",
         ],
     )
+    assert re.fullmatch(SEED, "The total is $168.") and not re.fullmatch(SEED, "The total is $169.")
 
 
-@pytest.mark.parametrize("language", ["Korean", "English"])
-def test_a_not_found_sentence_reads_the_same_as_gbnf(language: str) -> None:
-    pattern = answer_pattern(["3"], not_found=language, goal="What is the warranty on the X200?")
-    same_language(
-        pattern,
-        [
-            "Sorry, I could not find the warranty period for the X200.",
-            "I could not find it. Then more.",
-            "죄송합니다, 보증 기간을 찾을 수 없습니다.",
-            "죄송하지만 3년 보증은 찾을 수 없습니다.",
-            "I could not find it in 3 documents.",
-            "I could not find it in 4 documents.",
-        ],
-    )
-
-
-def test_several_required_facts_with_words_read_the_same_as_gbnf() -> None:
-    required = [Required(("18",), "18 (Seoul)", ("Seoul", "서울")), Required(("9",), "9 (London)", ("London",))]
-    pattern = answer_pattern(["18", "9", "9.5"], goal="Is Seoul warmer than London?", required=required)
-    same_language(
-        pattern,
-        [
-            "Seoul is 18°C and London is 9°C, so Seoul is warmer.",
-            "London is 9°C and Seoul is 18°C.",  # out of order
-            "Seoul is 18°C, London 9.5°C… no, London is 9°C.",
-            "Seoul is 18°C.",
-            "서울은 18°C, London은 9°C입니다.",
-        ],
-    )
+def test_an_answer_in_the_goals_own_script_reads_the_same_as_gbnf() -> None:
+    pattern = answer_pattern(["200", "3"], goal="東京の天気は?")
+    same_language(pattern, ["東京は200度です。", "東京は201度です。", "3 days", "Привет 3", "It is 200 °C."])
 
 
 def test_the_quantifiers_and_escapes_it_converts() -> None:
@@ -175,17 +147,20 @@ def test_the_quantifiers_and_escapes_it_converts() -> None:
 def test_a_pattern_outside_the_subset_stays_with_llguidance(pattern: str) -> None:
     schema = answer_schema(pattern)
     assert gbnf.answer_grammar(schema) is None
-    assert uses_llguidance(output_grammar(schema))
+    assert uses_llguidance(output_grammar(schema, thought=False))
 
 
 def test_only_the_answer_only_schema_with_a_pattern_and_no_length_becomes_gbnf(registry_tools: list) -> None:
-    assert not uses_llguidance(output_grammar(answer_schema(SEED)))
-    with_length = output_schema([], force_tool=False, answer_pattern=SEED, answer_max_chars=400)
-    assert uses_llguidance(output_grammar(with_length))  # a length with a pattern: llguidance's
-    assert uses_llguidance(output_grammar(output_schema([], force_tool=False)))  # no pattern
-    tools_too = output_schema(registry_tools, force_tool=False, answer_pattern=SEED, answer_max_chars=None)
-    assert uses_llguidance(output_grammar(tools_too))  # an answer or a tool call
-    assert uses_llguidance(output_grammar(answer_schema(SEED), gbnf=False))
+    assert not uses_llguidance(output_grammar(answer_schema(SEED), thought=False))
+    with_length = {**answer_schema(SEED)}
+    with_length["properties"] = {"answer": {"type": "string", "pattern": SEED, "maxLength": 400}}
+    assert uses_llguidance(output_grammar(with_length, thought=False))  # a length with a pattern: llguidance's
+    assert uses_llguidance(output_grammar(output_schema([]), thought=False))  # no pattern
+    tools_too = output_schema(registry_tools, answer_pattern=SEED, answer_max_chars=None)
+    assert uses_llguidance(output_grammar(tools_too, thought=False))  # an answer or a tool call
+    assert uses_llguidance(output_grammar(answer_schema(SEED), gbnf=False, thought=False))
+    # With the thought line (every step of the provider), llguidance's whatever the schema.
+    assert uses_llguidance(output_grammar(answer_schema(SEED)))
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@
 A Stop reaches llama.cpp between two prompt batches only, and the server finishes the batch it had
 begun: the next run waits for that. It says "the local model is finishing the stopped run, about
 N s" (the page, with the offline model offered; the CLI, one line). No real model here: the fake
-llama.cpp server of tests/test_local_provider.py, driven step by step.
+llama.cpp server of tests/local_kit.py, driven step by step.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from agent_core.providers.local.handover import DEFAULT_MS_PER_TOKEN, GENERATION
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
-from tests.test_local_provider import fake_model as model_path  # noqa: F401 (a fixture)
-from tests.test_local_provider import install_engine
+from tests.local_kit import fake_model as model_path  # noqa: F401 (a fixture)
+from tests.local_kit import install_engine
 
 # --- The estimate ---------------------------------------------------------------------------------
 
@@ -96,7 +96,8 @@ class SteppedServer:
 
 
 def _answer(callback: Callable[[Any], bool], text: str) -> None:
-    callback({"choices": [{"index": 0, "delta": {"content": '{"answer": "' + text + '"}'}, "finish_reason": None}]})
+    content = 'Thought: a greeting\n{"reply": "' + text + '"}'
+    callback({"choices": [{"index": 0, "delta": {"content": content}, "finish_reason": None}]})
     callback(
         {
             "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],

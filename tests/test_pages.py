@@ -590,6 +590,54 @@ def test_tool_stats_numbers(data_dir: Path) -> None:
     assert {m.label: m.value for m in at.metric}["Tool calls"] == "1"
 
 
+def test_tool_stats_count_who_chose_the_calls(data_dir: Path) -> None:
+    """The scripted model's calls are the model's; the offline demo's are the workbench's (a rule
+    chose them); an older record's say neither. Coverage says a tool only the workbench called is
+    no evidence the model can use it."""
+    scripted_run(
+        "a",
+        [
+            {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Seoul"}}]},
+            {"tool_calls": [{"name": "calculator", "arguments": {"expression": "2*3"}}]},
+            {"text": "done"},
+        ],
+    )
+    offline_run("What is (24*7)+100?")
+    older = offline_run("What is 2+2?")
+    for call in older["tool_calls"]:
+        call.pop("origin"), call.pop("harness_rule", None)
+    (data_dir / "runs" / f"{older['run_id']}.json").write_text(json.dumps(older), encoding="utf-8")
+    at = app("pages/tool_stats.py")
+    assert not at.exception
+    per_tool = at.dataframe[0].value.set_index("tool")
+    assert per_tool.loc["calculator", ["calls", "by_model", "by_harness"]].tolist() == [3, 1, 1]
+    assert per_tool.loc["get_weather", ["calls", "by_model", "by_harness"]].tolist() == [1, 1, 0]
+    assert list(per_tool.columns[:3]) == ["calls", "by_model", "by_harness"]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["🧠 Chosen by the model"] == "2" and metrics["⚙ Called by the workbench"] == "1"
+    assert any("🧠 chosen by the model · ⚙ called by the workbench for the model" in c.value for c in at.caption)
+    by_provider = at.dataframe[1].value.set_index("provider")
+    assert by_provider.loc["offline", ["calls", "by_model", "by_harness"]].tolist() == [2, 0, 1]
+    assert by_provider.loc["scripted", ["calls", "by_model", "by_harness"]].tolist() == [2, 2, 0]
+    coverage = next(d.value for d in at.dataframe if "calls_by_model" in d.value.columns)
+    offline_calc = coverage[(coverage["provider"] == "offline") & (coverage["tool"] == "calculator")].iloc[0]
+    assert (offline_calc["runs_chosen"], offline_calc["runs_by_model"], offline_calc["calls_by_harness"]) == (2, 0, 1)
+    assert not offline_calc["harness_only"]  # one of its calls did not say who chose it
+    # Who decided, as a filter: only the workbench's calls, then only those that did not say.
+    at.multiselect(key="stats_origins").set_value(["harness"]).run()
+    assert at.multiselect(key="stats_origins").format_func("harness") == "⚙ the workbench"
+    assert at.dataframe[0].value[["tool", "calls", "by_harness"]].values.tolist() == [["calculator", 1, 1]]
+    at.multiselect(key="stats_origins").set_value([""]).run()
+    assert {m.label: m.value for m in at.metric}["Tool calls"] == "1"
+    assert {m.label: m.value for m in at.metric}["🧠 Chosen by the model"] == "0"
+    at.multiselect(key="stats_origins").set_value([]).run()
+    # With the older record gone, calculator on offline was only ever the workbench's: said so.
+    (data_dir / "runs" / f"{older['run_id']}.json").unlink()
+    at.run()
+    warning = next(w.value for w in at.warning if "Only the workbench called" in w.value)
+    assert "calculator (offline · " in warning and "no evidence the model can use them" in warning
+
+
 # --- Tools page ---------------------------------------------------------------------------------
 
 

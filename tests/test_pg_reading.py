@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from agent_core.errors import RecordError
-from agent_core.records.queries import NOT_CHECKED, SORTABLE, FolderQueries, RunFilter
+from agent_core.records.queries import NOT_CHECKED, NOT_RECORDED, SORTABLE, FolderQueries, RunFilter
 from agent_core.records.store import RunStore
 from tests.pgserver import PgServer
 
@@ -150,9 +150,13 @@ def test_tool_stats_tables_are_the_same(backends: tuple[FolderQueries, PgQueries
         RunFilter(days=(choices.first_day + timedelta(days=30), choices.first_day + timedelta(days=60))),
         RunFilter(providers=("nobody",)),
         RunFilter(text="refund", statuses=("completed",), users=("ana",)),  # coverage: the runs' calls by id
+        RunFilter(origins=("model",)),  # who decided (Tool stats only)
+        RunFilter(origins=("harness", NOT_RECORDED), providers=("openai",), include_demos=False),
+        RunFilter(origins=(NOT_RECORDED,), text="refund"),
     ):
         cover, theirs_cover = folder.coverage(where), pg.coverage(where)
         assert cover["runs"] == theirs_cover["runs"] and cover["never"] == theirs_cover["never"]
+        assert cover["harness_only"] == theirs_cover["harness_only"]
         _same_table(cover["table"], theirs_cover["table"])
         pd.testing.assert_frame_equal(cover["matrix"], theirs_cover["matrix"])
         mine, theirs = folder.tool_stats(where), pg.tool_stats(where)
@@ -161,7 +165,7 @@ def test_tool_stats_tables_are_the_same(backends: tuple[FolderQueries, PgQueries
             continue
         assert theirs is not None
         assert mine.keys() == theirs.keys()
-        for key in ("retried", "fallbacks", "duplicates"):
+        for key in ("retried", "fallbacks", "duplicates", "by_model", "by_harness"):
             assert mine[key] == theirs[key]
         assert mine["total"]["total_calls"] == theirs["total"]["total_calls"]
         assert math.isclose(mine["total"]["success_rate"], theirs["total"]["success_rate"], rel_tol=1e-12)
@@ -169,6 +173,14 @@ def test_tool_stats_tables_are_the_same(backends: tuple[FolderQueries, PgQueries
         for key in ("tool", "provider_model", "provider_model_tool"):
             _same_table(mine[key], theirs[key])
         assert mine["fallbacks"] > 0 and mine["retried"] > 0
+        recorded = mine["by_model"] + mine["by_harness"]
+        if not where.origins:  # the corpus mixes the model's calls, the workbench's and older unnamed ones
+            assert 0 < mine["by_harness"] < mine["by_model"] and recorded < mine["total"]["total_calls"]
+            assert cover["table"]["calls_by_model"].sum() > cover["table"]["runs_by_model"].sum() > 0
+        elif where.origins == ("model",):
+            assert mine["by_model"] == mine["total"]["total_calls"] and not mine["by_harness"]
+        elif where.origins == (NOT_RECORDED,):
+            assert recorded == 0
         _same_table(folder.grounding_rates(where), pg.grounding_rates(where))
 
 

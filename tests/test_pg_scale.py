@@ -45,6 +45,31 @@ def _stored_first_uses(url: str) -> dict[str, list[bool]]:
     return out
 
 
+def _origins(records: list[dict[str, Any]]) -> dict[str, list[tuple[Any, bool]]]:
+    """Per run with calls: each call's (origin, first call of its tool the model chose)."""
+    out = {}
+    for record in records:
+        chosen: set[str] = set()
+        rows = []
+        for call in record.get("tool_calls") or ():
+            origin = call.get("origin")
+            first = origin == "model" and call["tool"] not in chosen
+            chosen.update([call["tool"]] if first else [])
+            rows.append((origin, first))
+        if rows:
+            out[record["run_id"]] = rows
+    return out
+
+
+def _stored_origins(url: str) -> dict[str, list[tuple[Any, bool]]]:
+    with pgstore.connect(url) as conn:
+        rows = conn.execute("SELECT run_id, origin, first_model_use FROM tool_calls ORDER BY run_id, seq").fetchall()
+    out: dict[str, list[tuple[Any, bool]]] = {}
+    for run_id, origin, first in rows:
+        out.setdefault(run_id, []).append((origin, first))
+    return out
+
+
 def _old_store(server: PgServer, tmp_path: Path, records: list[dict[str, Any]]) -> str:
     """A database with the schema before 0003 (0001, 0002) and ``records`` in it, as the writer of
     that time stored them (no first_use column)."""
@@ -54,7 +79,7 @@ def _old_store(server: PgServer, tmp_path: Path, records: list[dict[str, Any]]) 
     for path in sorted(MIGRATIONS_DIR.glob("000[12]_*.sql")):
         shutil.copy(path, old / path.name)
     run_cols = ", ".join(RUN_SQL_COLUMNS)
-    call_cols = [c for c in CALL_SQL_COLUMNS if c != "first_use"]
+    call_cols = [c for c in CALL_SQL_COLUMNS if c not in ("first_use", "origin", "first_model_use")]
     with psycopg.connect(url, autocommit=True) as conn:
         assert migrate(conn, old) == ["0001_initial", "0002_reading_indexes"]
         with conn.transaction(), conn.cursor() as cur:
@@ -78,13 +103,15 @@ def test_a_store_written_before_0003_is_migrated_with_the_values_the_writer_stor
         pgstore.upsert_records(conn, records)
     with pgstore.connect(old_url) as conn:  # applies 0003 to the old store, backfilling it
         names = [n for (n,) in conn.execute("SELECT name FROM schema_migrations ORDER BY version").fetchall()]
-        assert names[-2:] == ["0003_reading_at_scale", "0004_first_use_for_every_writer"]
+        assert names[-3:] == ["0003_reading_at_scale", "0004_first_use_for_every_writer", "0005_who_decided"]
         indexes = {n for (n,) in conn.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'tool_calls'")}
     assert "tool_calls_by_model" in indexes and "tool_calls_provider_model" not in indexes
 
     expected = {r["run_id"]: _first_uses(r) for r in records if r.get("tool_calls")}
     assert _stored_first_uses(old_url) == _stored_first_uses(new_url) == expected
     assert any(flags.count(False) for flags in expected.values())  # runs calling a tool twice
+    # 0005 took each call's origin from its stored record, as the writer now stores it
+    assert _stored_origins(old_url) == _stored_origins(new_url) == _origins(records)
 
     old, new = PgQueries.from_url(old_url), PgQueries.from_url(new_url)
     try:
@@ -164,7 +191,7 @@ def test_runs_written_by_an_older_app_on_the_new_schema_still_count_in_coverage(
     records = team_records(40, templates=8, seed=31)
     with pgstore.connect(pg_url) as conn:  # the current writer: migrates, sets first_use itself
         pgstore.upsert_records(conn, records[:15])
-    old_cols = [c for c in CALL_SQL_COLUMNS if c != "first_use"]
+    old_cols = [c for c in CALL_SQL_COLUMNS if c not in ("first_use", "origin", "first_model_use")]
     with psycopg.connect(pg_url, autocommit=True) as conn:
         with conn.transaction(), conn.cursor() as cur:  # the old writer's batch
             with cur.copy(f"COPY runs ({', '.join(RUN_SQL_COLUMNS)}) FROM STDIN") as copy_runs:
@@ -186,3 +213,6 @@ def test_runs_written_by_an_older_app_on_the_new_schema_still_count_in_coverage(
     stored = _stored_first_uses(pg_url)
     for record in records:
         assert stored.get(record["run_id"], []) == _first_uses(record), record["run_id"]
+    # and who decided each call comes from its record (0005's trigger): Tool stats counts it
+    assert _stored_origins(pg_url) == _origins(records)
+    assert {o for rows in _origins(records).values() for o, _ in rows} == {"model", "harness", None}

@@ -43,7 +43,12 @@ def registry() -> ToolRegistry:
 def real_run(settings: Settings, goal: str, **extra: Any) -> dict[str, Any]:
     provider = ScriptedProvider(
         [
-            {"tool_calls": [{"name": "echo", "arguments": {"text": goal}}, {"name": "nope", "arguments": {}}]},
+            {
+                "tool_calls": [
+                    {"name": "echo", "arguments": {"text": goal}},
+                    {"name": "nope", "arguments": {}, "origin": "harness", "harness_rule": "a test rule"},
+                ]
+            },
             {"tool_calls": [{"name": "echo", "arguments": {"text": goal + "!"}}]},
             {"text": f"answer for {goal}"},
         ]
@@ -160,6 +165,8 @@ def test_rows_hold_the_folder_index_values(pg_url: str, settings: Settings) -> N
     records = [real_run(settings, f"goal {i}", user="ana" if i else None) for i in range(3)]
     folder = RunStore(settings.runs_dir, persist=False)
     folder.refresh()
+    for call in records[0]["tool_calls"]:  # a record from before calls said who chose them
+        call.pop("origin")
     with pgstore.connect(pg_url) as conn:
         result = pgstore.upsert_records(conn, records)
         assert (result.inserted, result.updated, result.unchanged) == (3, 0, 0)
@@ -168,9 +175,12 @@ def test_rows_hold_the_folder_index_values(pg_url: str, settings: Settings) -> N
         sql_runs = {row[0]: row for row in conn.execute(f"SELECT {cols} FROM runs").fetchall()}
         sql_calls = conn.execute(
             "SELECT run_id, run_started_at, provider, model, call_id, step, tool, success, error_category, attempts,"
-            " retried, duplicate, truncated, duration_ms FROM tool_calls ORDER BY run_id, seq"
+            " retried, duplicate, truncated, duration_ms, origin FROM tool_calls ORDER BY run_id, seq"
         ).fetchall()
         users = dict(conn.execute("SELECT run_id, user_name FROM runs").fetchall())
+        first_model_uses = [
+            f for (f,) in conn.execute("SELECT first_model_use FROM tool_calls ORDER BY run_id, seq").fetchall()
+        ]
         for r in records:
             assert stored(conn, r["run_id"]) == r
     for r in records:
@@ -196,10 +206,13 @@ def test_rows_hold_the_folder_index_values(pg_url: str, settings: Settings) -> N
                         "duplicate",
                         "truncated",
                         "duration_ms",
+                        "origin",
                     )
                 )
             )
     assert sql_calls == want
+    assert [c[-1] for c in want[3:6]] == ["model", "harness", "model"] and {c[-1] for c in want[:3]} == {None}
+    assert first_model_uses == [False] * 3 + [True, False, False] * 2  # echo, nope (harness), echo again
     assert len(folder.tool_calls()) == len(sql_calls)
     assert users == {records[0]["run_id"]: None, records[1]["run_id"]: "ana", records[2]["run_id"]: "ana"}
 

@@ -19,6 +19,7 @@ from agent_core.errors import RecordError
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.records import files as records
 from agent_core.records import index as index_mod
+from agent_core.records.columns import COLUMNS_VERSION
 from agent_core.records.files import new_run_id, save_record
 from agent_core.records.index import RunIndex, default_index_path
 from agent_core.records.store import CALL_COLUMNS, RUN_COLUMNS, RunStore, call_rows
@@ -275,6 +276,47 @@ def test_a_corrupt_or_foreign_index_file_is_rebuilt(runs_dir: Path, damage: str)
     again = RunStore(runs_dir)
     again.refresh()
     assert again.parsed == 0 and len(again.runs()) == 3  # and the rebuilt index is used
+
+
+def test_who_chose_each_call_round_trips_through_the_index_and_the_snapshot(
+    runs_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mixed = record(calls=5)
+    for call, origin in zip(mixed["tool_calls"], ["model", "harness", None, "robot", {"who": 1}]):
+        if origin is not None:
+            call["origin"] = origin
+    mixed["tool_calls"][1]["harness_rule"] = "a rule of the workbench"
+    older = record(calls=2)  # from before calls said who chose them
+    more = [record(calls=1) for _ in range(58)]  # (enough runs for the tool-call table's snapshot)
+    for n, rec in enumerate(more):
+        rec["tool_calls"][0]["origin"] = ("model", "harness")[n % 2]
+    want = {(mixed["run_id"], "c0"): "model", (mixed["run_id"], "c1"): "harness"}  # anything else: not recorded
+    want.update({(rec["run_id"], "c0"): rec["tool_calls"][0]["origin"] for rec in more})
+    for rec in (mixed, older, *more):
+        write(runs_dir, rec)
+    first = RunStore(runs_dir)
+    first.refresh()
+    calls = first.tool_calls()
+    got = {(r, c): o for r, c, o in zip(calls["run_id"], calls["call_id"], calls["origin"]) if isinstance(o, str)}
+    assert got == want and len(calls) == 65 and calls["origin"].dtype == "str"
+    assert [row["origin"] for row in call_rows(mixed)] == ["model", "harness", None, None, None]
+    first.wait_for_snapshot()
+    decodes, seen = _decodes(monkeypatch), list[int]()
+    for step in ("snapshot", "index", "index of the format before origin"):
+        if step == "index":
+            assert first.snapshot_path is not None
+            first.snapshot_path.unlink()
+        elif step.startswith("index of"):
+            con = sqlite3.connect(default_index_path(runs_dir))
+            con.execute("UPDATE meta SET value=? WHERE key='format'", (f"4-{COLUMNS_VERSION}",))
+            con.commit()
+            con.close()
+        again = RunStore(runs_dir)
+        again.refresh()
+        assert again.tool_calls().equals(calls), step
+        assert again.parsed == (60 if step.startswith("index of") else 0), step
+        seen.append(decodes["n"])
+    assert seen[:2] == [0, 60]  # from the snapshot alone, then decoded from the index
 
 
 def test_damaged_call_rows_in_the_index_are_read_again_from_the_file(runs_dir: Path) -> None:

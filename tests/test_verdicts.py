@@ -1,28 +1,24 @@
-"""Yes/no questions the tool results decide: reading them, the answer check that flags a
-contradicting yes or no on any provider, and the local model's answer held to the right one."""
+"""Yes/no questions the tool results decide: the offline demo's rules (providers/offline/verdicts.py),
+which it may keep as a rule-based demo, and the offline model's answers that start with the verdict.
+No other provider, and not the answer check, uses them (tests/test_no_sample_rules.py)."""
 
 from __future__ import annotations
 
 import json
 import random
-import re
 from typing import Any
 
 import pytest
 
-from agent_core.providers.offline import verdicts
-from agent_core.analysis.explain import explain
-from agent_core.checks.grounding import check_answer, correction, short, summary, unsupported, warning
-from agent_core.providers.local.plan import answer_pattern, required_facts, verdict_lead
+from agent_core.checks.grounding import check_answer, summary
 from agent_core.providers.offline import create as create_offline
+from agent_core.providers.offline import verdicts
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.run.loop import run_to_end
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
 from agent_core.tools.simulated import get_weather
 from tests.record_schema import assert_valid_record
-from tests.test_local_gbnf import same_language
-from tests.test_local_plan import block
 
 NEW_YORK = json.dumps(get_weather("New York"))
 SEOUL = json.dumps(get_weather("Seoul"))
@@ -212,72 +208,30 @@ def test_the_yes_or_no_an_answer_starts_with(answer: str, said: tuple[bool, str]
     assert verdicts.stated(answer) == said
 
 
-def test_the_answer_check_flags_a_yes_or_no_the_results_contradict() -> None:
+def test_the_answer_check_knows_no_topic_so_it_says_the_reasoning_was_not_checked(settings: Settings) -> None:
+    """These rules belong to the offline demo; the answer check of every provider has no rule about
+    umbrellas or shipping: a "No" the weather contradicts is not its to judge, and the badge says so."""
     goal = "Do I need an umbrella in New York today?"
     answer = "No, you do not need an umbrella in New York today. It is 18 °C and the forecast shows rain."
     grounding = check_answer(answer, goal, [weather(NEW_YORK)])
-    assert grounding["status"] == "partly"  # 18 °C is found; the "No" is not
-    (wrong,) = unsupported(grounding)
-    assert wrong == {
-        "text": "No",
-        "value": "no",
-        "kind": "verdict",
-        "source": None,
-        "expected": "yes (get_weather says rain in New York)",
-    }
-    assert summary(grounding) == (
-        '⚠ "No" contradicts the tool results, which say yes (get_weather says rain in New York) '
-        "(1 of 1 numbers found in tool results)"
+    assert grounding["status"] == "grounded" and [c["kind"] for c in grounding["claims"]] == ["temperature"]
+    assert summary(grounding) == "every number appears in a tool result; the reasoning was not checked"
+    assert verdicts.contradiction(answer, goal, [weather(NEW_YORK)]) == (
+        "No",
+        verdicts.expected(goal, [weather(NEW_YORK)]),
     )
-    assert warning(wrong) == '"No" contradicts the tool results, which say yes (get_weather says rain in New York)'
-    assert short(wrong) == '"No", but the results say yes'
-    assert correction(grounding).endswith("Answer again from the tool results, starting with Yes.")
-    # The right verdict, or none stated, is not flagged.
-    assert check_answer("Yes, take an umbrella: 18 °C and rain.", goal, [weather(NEW_YORK)])["status"] == "grounded"
-    assert check_answer("It rains in New York (18 °C).", goal, [weather(NEW_YORK)])["status"] == "grounded"
-    only = check_answer("No.", goal, [weather(NEW_YORK)])
-    assert only["status"] == "ungrounded" and summary(only).startswith('⚠ "No" contradicts')
-
-
-def _umbrella_run(settings: Settings, answers: list[str]) -> dict[str, Any]:
-    turns: list[dict[str, Any]] = [
-        {"text": "", "tool_calls": [{"name": "get_weather", "arguments": {"city": "New York"}, "call_id": "call_w"}]}
-    ]
-    turns += [{"text": a} for a in answers]
-    provider = ScriptedProvider(turns)
+    # Through a run: no corrective turn is sent for it.
+    provider = ScriptedProvider(
+        [
+            {"text": "", "tool_calls": [{"name": "get_weather", "arguments": {"city": "New York"}, "call_id": "w"}]},
+            {"text": "No, you do not need an umbrella."},
+        ]
+    )
     s = settings.replace(answer_check="retry")
-    record = run_to_end(
-        "Do I need an umbrella in New York today?",
-        provider=provider,
-        registry=build_default_registry(s, rng=random.Random(1)),
-        settings=s,
-    )
+    record = run_to_end(goal, provider=provider, registry=build_default_registry(s, rng=random.Random(1)), settings=s)
     provider.assert_complete()
     assert_valid_record(record)
-    return record
-
-
-def test_retry_sends_a_contradicting_no_back_to_the_model(settings: Settings) -> None:
-    record = _umbrella_run(settings, ["No, you do not need an umbrella.", "Yes, take an umbrella: 18 °C and rain."])
-    assert record["answer"] == "Yes, take an umbrella: 18 °C and rain."
-    assert record["grounding"]["status"] == "grounded"
-    check = record["steps"][1]["answer_check"]
-    assert check["unsupported"] == ['"No", but the results say yes']
-    assert check["message"] == (
-        "Your answer says No, but the tool results say yes (get_weather says rain in New York). "
-        "Answer again from the tool results, starting with Yes."
-    )
-
-
-def test_a_contradiction_that_stays_is_flagged_in_the_record(settings: Settings) -> None:
-    record = _umbrella_run(settings, ["No."] * 3)
-    assert record["status"] == "completed" and record["answer"] == "No."
-    assert record["grounding"]["status"] == "ungrounded"
-    assert record["grounding"]["claims"][0]["kind"] == "verdict"
-    assert (
-        'The answer says "No", but the tool results say yes (get_weather says rain in New York).'
-        in explain(record).text
-    )
+    assert record["answer"] == "No, you do not need an umbrella." and "answer_check" not in record["steps"][1]
 
 
 def test_the_offline_model_answers_an_umbrella_question_with_the_verdict(settings: Settings) -> None:
@@ -295,59 +249,3 @@ def test_the_offline_model_answers_an_umbrella_question_with_the_verdict(setting
         )
         assert record["answer"].splitlines()[0] == first
         assert record["grounding"]["status"] == "grounded"
-
-
-# --- the local model: the answer starts with the results' yes or no -------------------------------
-
-
-def test_the_local_answer_leads_with_the_verdict() -> None:
-    assert (
-        verdict_lead(
-            "Do I need an umbrella in New York today?", [block(0, "get_weather", {"city": "New York"}, NEW_YORK)]
-        )
-        == "Yes, "
-    )
-    assert (
-        verdict_lead("Do I need an umbrella in Seoul?", [block(0, "get_weather", {"city": "Seoul"}, SEOUL)]) == "No, "
-    )
-    shipping = [
-        block(0, "lookup", {"topic": "unit price, shipping"}, PRICES),
-        block(1, "calculator", {"expression": "24 * 20"}, "480"),
-    ]
-    assert verdict_lead("20개 주문하면 배송비 무료인가요?", shipping) == "아니요, "
-    assert verdict_lead("How much would 20 units cost?", shipping) is None
-    assert (
-        verdict_lead("What's the weather in New York?", [block(0, "get_weather", {"city": "New York"}, NEW_YORK)])
-        is None
-    )
-
-
-def test_an_umbrella_answer_must_state_the_rain_not_the_temperature() -> None:
-    blocks = [block(0, "get_weather", {"city": "파리"}, PARIS_KO)]
-    (rain,) = required_facts("파리에 가는데 오늘 우산 챙겨야 할까?", blocks)
-    assert "약한 비" in rain.forms and "19" not in rain.forms
-    (both,) = required_facts("파리 날씨 어때?", blocks)  # not a yes/no question: the temperature too
-    assert "19" in both.forms and "약한 비" in both.words
-
-
-def test_the_lead_pattern_reads_the_same_as_gbnf() -> None:
-    goal = "파리에 가는데 오늘 우산 챙겨야 할까?"
-    blocks = [block(0, "get_weather", {"city": "파리"}, PARIS_KO)]
-    pattern = answer_pattern(["19"], goal=goal, required=required_facts(goal, blocks), lead=verdict_lead(goal, blocks))
-    assert re.fullmatch(pattern, "네, 파리는 지금 약한 비가 옵니다.")
-    assert not re.fullmatch(pattern, "아니요, 파리는 지금 약한 비가 옵니다.")
-    assert not re.fullmatch(pattern, "파리는 지금 약한 비가 옵니다.")
-    assert not re.fullmatch(pattern, "네, 우산은 필요 없습니다.")  # the rain is still required
-    same_language(
-        pattern,
-        [
-            "네, 파리는 지금 약한 비가 옵니다.",
-            "아니요, 약한 비",
-            "네, 약한 비가 오고 19 °C입니다.",
-            "네, 약한 비가 오고 20 °C입니다.",
-            "네",
-        ],
-    )
-    english = answer_pattern(["18"], goal="Do I need an umbrella in New York today?", lead="Yes, ")
-    assert re.fullmatch(english, "Yes, it is raining (18 °C).") and not re.fullmatch(english, "No, it is 18 °C.")
-    assert not re.fullmatch(english, "Yesterday it rained.")

@@ -9,6 +9,7 @@ import streamlit as st
 
 from agent_core.records.queries import RunFilter
 from ui import common as ui
+from ui.toolstats import WHO
 
 COLUMNS = {
     "provider": st.column_config.TextColumn("Provider", help=ui.explain("provider")),
@@ -18,7 +19,14 @@ COLUMNS = {
         "Runs offered", format="%d", help="Runs in which the model could use this tool."
     ),
     "runs_chosen": st.column_config.NumberColumn(
-        "Runs chosen", format="%d", help="Runs in which the model called it at least once."
+        "Runs chosen",
+        format="%d",
+        help="Runs in which it was called at least once, by the model or by the workbench for it.",
+    ),
+    "runs_by_model": st.column_config.NumberColumn(
+        "🧠 Runs the model chose it",
+        format="%d",
+        help="Runs in which the model itself chose it at least once: the evidence that the model can use it.",
     ),
     "choice_rate": st.column_config.ProgressColumn(
         "Chosen",
@@ -28,11 +36,25 @@ COLUMNS = {
         step=0.01,  # whole percents ("67%"), as elsewhere on Tool stats
         help="Runs chosen ÷ runs offered.",
     ),
+    "model_choice_rate": st.column_config.ProgressColumn(
+        "🧠 Chosen by the model",
+        min_value=0.0,
+        max_value=1.0,
+        format="percent",
+        step=0.01,
+        help="Runs the model chose it ÷ runs offered (the workbench's own calls left out).",
+    ),
     "calls": st.column_config.NumberColumn("Calls", format="%d"),
+    "calls_by_model": st.column_config.NumberColumn("🧠 Model's calls", format="%d", help=WHO["model"]),
+    "calls_by_harness": st.column_config.NumberColumn("⚙ Workbench's calls", format="%d", help=WHO["harness"]),
     "validation_failures": st.column_config.NumberColumn(
         "Form filled wrongly", format="%d", help="Calls whose arguments did not fit the tool (validation errors)."
     ),
     "never_chosen": st.column_config.CheckboxColumn("Never used", help="Offered, but this model never called it."),
+    "harness_only": st.column_config.CheckboxColumn(
+        "Only the workbench",
+        help="Every call of it was the workbench's: no evidence that this model can use it.",
+    ),
 }
 
 
@@ -63,9 +85,19 @@ def show_coverage(queries: Any, *, providers: list[str], models: list[str], days
         st.warning(f"Never chosen in these runs: {names}. Their descriptions may not say when to use them.", icon="🧰")
     else:
         st.caption("Every tool offered in these runs was chosen at least once.")
+    if data.get("harness_only"):
+        names = ", ".join(
+            f"{ui.md_label(tool, 40)} ({ui.md_label(provider, 30)} · {ui.md_label(model, 40)})"
+            for tool, provider, model in data["harness_only"]
+        )
+        st.warning(
+            f"Only the workbench called these tools in these runs, never the model: {names}. That is no evidence "
+            "the model can use them.",
+            icon="⚙️",
+        )
     st.caption(
-        "Per provider and model: how many runs offered each tool, how many chose it, and how often the "
-        "model filled in its form wrongly."
+        "Per provider and model: how many runs offered each tool, how many chose it (🧠 how many of them by "
+        "the model itself, not the workbench), and how often its form was filled in wrongly."
     )
     st.dataframe(table, hide_index=True, width="stretch", column_config=COLUMNS, key="coverage_table")
     matrix = data["matrix"]

@@ -7,12 +7,25 @@ was never really run. "Worked when called correctly" leaves them out; "model mis
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pandas as pd
 import streamlit as st
 
+from agent_core.records.queries import NOT_RECORDED, ORIGIN_CHOICES
+
 FEW_CALLS = 5
 """Below this many calls a rate says little: the tool is marked as having few calls."""
+WHO = {
+    "model": "Calls the model chose: it picked the tool and wrote the arguments.",
+    "harness": "Calls the workbench made for the model: a rule of the program chose the tool, not the model.",
+}
+"""Who chose a call, in plain words (column and metric help)."""
+WHO_CAPTION = (
+    "🧠 chosen by the model · ⚙ called by the workbench for the model. "
+    "Calls of older runs, which did not record who chose them, count in neither."
+)
+_ORIGIN_LABELS = {"model": "🧠 the model", "harness": "⚙ the workbench", NOT_RECORDED: "not recorded (older runs)"}
 
 COLUMNS = {
     "reliable_rate": st.column_config.ProgressColumn(
@@ -56,3 +69,18 @@ def log_ticks(largest: float) -> list[float]:
     """Axis ticks for a log-scaled duration axis: 0, then 1, 10, 100 … up to past ``largest`` ms."""
     top = max(1, math.ceil(math.log10(largest))) if largest and largest > 1 else 1
     return [0, *(10**k for k in range(top + 1))]
+
+
+def origin_filter(where: Any, key: str) -> list[str]:
+    """The "Who decided" filter: the calls the model chose, the workbench made, or that did not say."""
+    return list(
+        where.multiselect(
+            "Who decided",
+            list(ORIGIN_CHOICES),
+            key=key,
+            placeholder="all",
+            format_func=_ORIGIN_LABELS.get,
+            help="Only the calls the model chose, or those the workbench made for it. Coverage below counts "
+            "both, apart.",
+        )
+    )

@@ -23,6 +23,7 @@ from typing import Any
 
 from agent_core.analysis.explain import explain
 from agent_core.masking import mask
+from agent_core.records.decided import choice_words
 
 RECORD_ELEMENT_ID = "agent-workbench-record"
 """The id of the element holding the embedded record."""
@@ -207,6 +208,7 @@ def _call(call: dict[str, Any], *, hide_outputs: bool) -> str:
     )
     return (
         f'<div class="call"><b>Tool: {_e(call.get("tool"))}</b> · {_ms(call.get("duration_ms"))} {" ".join(badges)}'
+        f'<div class="meta">{_e(choice_words(call))}</div>'
         f'<div class="cols"><div><span class="meta">Arguments</span><pre>{_e(call.get("arguments"))}</pre></div>'
         f'<div><span class="meta">{"Result" if ok else "Error"}</span><pre>{_e(output)}</pre></div></div>'
         f"{attempts_html}</div>"

@@ -44,6 +44,8 @@ from agent_core.checks.claims import (
 from agent_core.checks.comparisons import wrong_comparisons
 from agent_core.checks.scaling import mismatch
 from agent_core.records.run_record import CallSource, GoalSource, Grounding
+from agent_core.text.lang import is_korean
+from agent_core.tools.docsearch import tokenize
 
 Status = Literal["grounded", "partly", "ungrounded", "no_claims"]
 
@@ -91,6 +93,10 @@ class _Source:
     minutes: set[int] = field(default_factory=set)
     contacts: frozenset[str] = frozenset()
     """E-mail and web addresses and phone numbers, normalised as :mod:`agent_core.checks.claims` does."""
+    words: frozenset[str] | None = None
+    """Its words (search tokens, no figures); None for a source whose subject is not checked
+    (the goal, a call that computed from an expression)."""
+    text: str | None = None
 
 
 _EXPRESSION = re.compile(r"^[\d\s.,()+\-*/×÷%^]*\d[\d\s.,()]*[+\-*/×÷%^][\d\s.,()+\-*/×÷%^]*$")
@@ -133,9 +139,54 @@ def _inputs_from_nowhere(call: Mapping[str, Any], earlier: Sequence[str], goal: 
     return missing
 
 
-def _read_source(text: str, ref: Source) -> _Source:
+def _read_source(text: str, ref: Source, *, words: bool = False) -> _Source:
     numbers, dates, minutes, addresses = _parse_source(text)
-    return _Source(ref, list(numbers), list(dates), set(minutes), addresses)
+    return _Source(
+        ref,
+        list(numbers),
+        list(dates),
+        set(minutes),
+        addresses,
+        _words(text) if words else None,
+        text if words else None,
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _words(text: str) -> frozenset[str]:
+    return frozenset(t for t in tokenize(text) if not t[:1].isdigit())
+
+
+def _about(claim: Claim, source: _Source, answer: str) -> bool:
+    """Whether ``source`` can be about what the answer's sentence applies ``claim`` to. A result
+    about another subject that happens to hold the same number is no support: the weather's
+    ``"temperature": 22`` for "the watering can costs $22". Judged only where it is plain: an
+    amount of money the result never writes as one (a bare number there), in
+    a sentence that shares no word with the result, in the same script (a Korean answer about
+    English documents is not judged)."""
+    if source.words is None or source.text is None or claim.kind not in _KIND_CHECKED:
+        return True
+    if any(c.kind == claim.kind and set(c.numbers) & set(claim.numbers) for c in _claims_of(source.text)):
+        return True
+    sentence = _claim_sentence(answer, claim)
+    if is_korean(sentence) != is_korean(source.text):
+        return True
+    said = _words(sentence)
+    return not said or bool(said & source.words)
+
+
+_KIND_CHECKED = frozenset({"money"})
+
+
+@functools.lru_cache(maxsize=256)
+def _claims_of(text: str) -> tuple[Claim, ...]:
+    return tuple(find_all(text))
+
+
+def _claim_sentence(answer: str, claim: Claim) -> str:
+    start = max(answer.rfind(mark, 0, claim.start) for mark in ".!?\n") + 1
+    ends = [i for i in (answer.find(mark, claim.end) for mark in ".!?\n") if i >= 0]
+    return answer[start : min(ends, default=len(answer))]
 
 
 @functools.lru_cache(maxsize=256)
@@ -313,14 +364,20 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
     texts = {str(c.get("call_id", "")): _source_text(c) for c in usable}
     # Newest first: a figure found in several results is credited to the latest one.
     sources = [
-        _read_source(_source_text(c), {"call_id": str(c.get("call_id", "")), "tool": str(c.get("tool", ""))})
+        _read_source(
+            _source_text(c),
+            {"call_id": str(c.get("call_id", "")), "tool": str(c.get("tool", ""))},
+            words=not expressions(c),
+        )
         for c in reversed(usable)
     ]
     goal_source = _read_source(goal or "", {"goal": True})
     claims = find_claims(answer or "")
     found: list[tuple[Claim, Source | None]] = []
     for claim in claims:
-        ref = next((s.ref for s in (*sources, goal_source) if _matches(claim, s)), None)
+        ref = next(
+            (s.ref for s in (*sources, goal_source) if _matches(claim, s) and _about(claim, s, answer or "")), None
+        )
         found.append((claim, ref))
     if any(ref is None for _, ref in found):
         # One operand is a number the answer or the goal states, the other any source number;

@@ -103,6 +103,11 @@ def format_result(result: dict[str, Any]) -> str:
         extras = []
         if s.get("grounding_checked"):
             extras.append(f"ungrounded answers {_pct(s['ungrounded_rate'])} of {s['grounding_checked']}")
+            extras.append(f"wrong but shown grounded: {s.get('wrong_but_grounded', 0)}")
+        if s.get("honest_rate") is not None:
+            extras.append(f"right or honestly not found/flagged {_pct(s['honest_rate'])}")
+        if s.get("model_call_rate") is not None:
+            extras.append(f"calls chosen by the model {_pct(s['model_call_rate'])}")
         if s.get("judge_disagreement") is not None:
             extras.append(f"judge disagreement {_pct(s['judge_disagreement'])}, {s['judge_uncertain']} uncertain")
         if extras:

@@ -146,6 +146,9 @@ def _row_of(record: dict[str, Any], target: Target, goal: Goal, repeat: int, jud
         "checks": results,
         "steps": len(record.get("steps") or []),
         "tool_calls": len(record.get("tool_calls") or []),
+        "calls_by_model": sum(
+            1 for c in record.get("tool_calls") or [] if isinstance(c, dict) and c.get("origin") == "model"
+        ),
         "tokens": usage.get("total_tokens"),
         "cost_usd": record.get("cost_usd"),
         "duration_ms": record.get("duration_ms"),

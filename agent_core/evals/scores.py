@@ -10,6 +10,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from agent_core.evals.not_found import says_not_found
+
 Z95 = 1.959963984540054
 
 
@@ -153,6 +155,29 @@ def summary_of(
                     sum(1 for s in grounded if s in ("ungrounded", "partly")) / len(grounded) if grounded else None
                 ),
                 "grounding_checked": len(grounded),
+                # A wrong answer the badge showed as grounded: the worst thing a user can be shown.
+                "wrong_but_grounded": sum(
+                    1 for r in rows if not r.get("passed") and r.get("grounding_status") == "grounded"
+                ),
+                # Right, or honest about it: the answer says it could not find it, or the check
+                # flagged it (not every figure found).
+                "honest_rate": (
+                    sum(
+                        1
+                        for r in rows
+                        if r.get("passed")
+                        or says_not_found(str(r.get("answer") or ""))
+                        or r.get("grounding_status") in ("partly", "ungrounded")
+                    )
+                    / len(rows)
+                    if rows
+                    else None
+                ),
+                "model_call_rate": (
+                    sum(r.get("calls_by_model") or 0 for r in rows) / calls
+                    if (calls := sum(r.get("tool_calls") or 0 for r in rows))
+                    else None
+                ),
                 "judge_disagreement": (sum(j["disagreeing"] for j in judged) / samples) if samples else None,
                 "judge_uncertain": sum(1 for j in judged if j.get("uncertain")),
             }

@@ -342,6 +342,8 @@ def record_to_trace(
                 W + "duplicate_of": duplicate_of,
                 W + "truncated": True if call.get("truncated") else None,
                 W + "cancelled": True if call.get("cancelled") else None,
+                W + "origin": call.get("origin") if call.get("origin") in ("model", "harness") else None,
+                W + "harness_rule": call.get("harness_rule") if isinstance(call.get("harness_rule"), str) else None,
                 W + "duration_ms": float(call["duration_ms"])
                 if isinstance(call.get("duration_ms"), (int, float))
                 else None,

@@ -397,6 +397,10 @@ def trace_to_record(spans: list[dict[str, Any]], *, source: str = "") -> dict[st
         }
         if attrs.get(_PREFIX + "cancelled") is True:
             call["cancelled"] = True
+        if attrs.get(_PREFIX + "origin") in ("model", "harness"):
+            call["origin"] = attrs[_PREFIX + "origin"]
+            if call["origin"] == "harness" and isinstance(attrs.get(_PREFIX + "harness_rule"), str):
+                call["harness_rule"] = attrs[_PREFIX + "harness_rule"]
         fb = fallbacks.get(call_id) or next((f for f in fallbacks.values() if span["span_id"] in f["links"]), None)
         if fb is not None:
             used.add(fb["span_id"])

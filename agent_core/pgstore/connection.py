@@ -49,6 +49,10 @@ class StoreTooOld(StoreError):
 
 STATEMENT_TIMEOUT_MS = 120_000
 """The longest one statement may run (a Tool-stats aggregate over a large store takes seconds)."""
+SESSION_OPTIONS = f"-c statement_timeout={STATEMENT_TIMEOUT_MS} -c agent_workbench.writes_origin=on"
+"""Settings of every session. ``agent_workbench.writes_origin``: this code writes the call rows'
+``origin`` and ``first_model_use`` itself, so the trigger that fills them in for an app instance
+still on older code (migration 0005) leaves its inserts alone."""
 
 
 def _reason(exc: BaseException, url: str) -> str:
@@ -114,7 +118,7 @@ def connect(url: str, *, connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> ps
             keepalives_interval=10,
             keepalives_count=3,
             tcp_user_timeout=60_000,
-            options=f"-c statement_timeout={STATEMENT_TIMEOUT_MS}",
+            options=SESSION_OPTIONS,
         )
     except psycopg.Error as exc:
         raise explain(exc, url) from None

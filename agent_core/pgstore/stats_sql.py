@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import date, datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -17,8 +18,14 @@ import pandas as pd
 from psycopg import sql
 
 from agent_core.records.answer_check_stats import CHECKED, rates_from_counts
-from agent_core.records.coverage import USED_COLUMNS, coverage_from_counts, never_from_table, validation_matrix
-from agent_core.records.queries import RunFilter
+from agent_core.records.coverage import (
+    USED_COLUMNS,
+    coverage_from_counts,
+    harness_only_from_table,
+    never_from_table,
+    validation_matrix,
+)
+from agent_core.records.queries import NOT_RECORDED, RunFilter
 from agent_core.records.stats import COUNT_COLUMNS as _COUNT_COLUMNS
 from agent_core.records.stats import ERROR_CATEGORIES, STATS_COLUMNS
 
@@ -40,6 +47,17 @@ def _texts(values: Sequence[str]) -> list[str]:
     """Filter values as query parameters: one holding a NUL matches nothing stored (PostgreSQL
     text never holds one) and is left out."""
     return [str(v) for v in values if "\x00" not in str(v)]
+
+
+def _origin_where(where: RunFilter, params: dict[str, Any]) -> sql.Composable | None:
+    """The condition of ``where.origins`` on ``tool_calls`` (alias ``c``); None: every call."""
+    if not where.origins:
+        return None
+    params["origins"] = [o for o in _texts(where.origins) if o != NOT_RECORDED]
+    condition: sql.Composable = sql.SQL("c.origin = ANY(%(origins)s)")
+    if NOT_RECORDED in where.origins:
+        condition = sql.SQL("({} OR c.origin IS NULL)").format(condition)
+    return condition
 
 
 class ToolStatsSQL:
@@ -77,20 +95,30 @@ class ToolStatsSQL:
                 parts.append(sql.SQL("c.{} = ANY(%({})s)").format(sql.Identifier(name), sql.SQL(name)))
         if not where.include_demos:
             parts.append(sql.SQL("NOT EXISTS (SELECT 1 FROM runs r WHERE r.run_id = c.run_id AND r.scripted)"))
+        origin = _origin_where(where, params)
+        if origin is not None:
+            parts.append(origin)
         return sql.SQL(" AND ").join(parts) if parts else sql.SQL("true")
 
     def _calls_of(self, where: RunFilter, params: dict[str, Any]) -> sql.Composable:
-        """The condition selecting the calls of the runs passing ``where`` (alias ``c``)."""
+        """The condition selecting the calls of the runs passing ``where`` (alias ``c``) that
+        ``where.origins`` chose."""
         direct = self._call_where(where, params)
         if direct is not None:
             return direct
         params["dead"] = self.dead_runs()
-        return sql.SQL("c.run_id IN (SELECT run_id FROM runs WHERE {})").format(self._where(where, params))
+        runs = sql.SQL("c.run_id IN (SELECT run_id FROM runs WHERE {})").format(self._where(where, params))
+        origin = _origin_where(where, params)
+        return runs if origin is None else sql.SQL("{} AND {}").format(runs, origin)
 
     def tool_stats(self, where: RunFilter) -> dict[str, Any] | None:
         # Tool stats filters by these only (as the folder's does)
         where = RunFilter(
-            providers=where.providers, models=where.models, days=where.days, include_demos=where.include_demos
+            providers=where.providers,
+            models=where.models,
+            days=where.days,
+            include_demos=where.include_demos,
+            origins=where.origins,
         )
         params: dict[str, Any] = {}
         condition = self._calls_of(where, params)
@@ -103,19 +131,22 @@ class ToolStatsSQL:
         # used (tool_calls_stats: tool, …; tool_calls_by_model: provider, model, tool, duration):
         # no sort of all calls (GROUPING SETS sorted them again for its second grouping, on
         # disk), and per (provider, model, tool) the durations come sorted. Only the finest
-        # grouping counts everything (and Coverage's runs and validation failures); the other
-        # two take their p50/p95 (which do not add up) and add the rest up from it, in Python.
+        # grouping counts everything (and Coverage's counts); the other two take their p50/p95
+        # (which do not add up) and add the rest up from it, in Python.
         # The two percentiles come as one array: one sort per group.
         pct = "percentile_cont(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY duration_ms)"
         finest = sql.SQL(
             "SELECT 0, tool, provider, model, count(*), " + pct + ", count(*) FILTER (WHERE success), "
             "sum(duration_ms), count(duration_ms), count(*) FILTER (WHERE retried), count(fallback), "
-            "count(*) FILTER (WHERE duplicate), {errors}, count(*) FILTER (WHERE first_use), "
+            "count(*) FILTER (WHERE duplicate), {errors}, count(*) FILTER (WHERE origin = 'model'), "
+            "count(*) FILTER (WHERE origin = 'harness'), "
+            # Coverage's: runs that chose the tool (first_use), runs whose model did, validation failures
+            "count(*) FILTER (WHERE first_use), count(*) FILTER (WHERE first_model_use), "
             "count(*) FILTER (WHERE error_category = 'validation') "
             "FROM tool_calls c WHERE {condition} GROUP BY provider, model, tool"
         ).format(errors=errors, condition=condition)
         coarse = "SELECT {key}, {cols}, count(*), " + pct + ", {rest} FROM tool_calls c WHERE {condition} GROUP BY {by}"
-        rest = sql.SQL(", ").join([sql.NULL] * (8 + len(ERROR_CATEGORIES)))  # (the finest grouping's other counts)
+        rest = sql.SQL(", ").join([sql.NULL] * (11 + len(ERROR_CATEGORIES)))  # (the finest grouping's other counts)
         by_tool = sql.SQL(coarse).format(
             key=sql.Literal(3), cols=sql.SQL("tool, NULL, NULL"), rest=rest, condition=condition, by=sql.SQL("tool")
         )
@@ -130,16 +161,20 @@ class ToolStatsSQL:
             sql.SQL(" UNION ALL ").join(sql.SQL("({})").format(q) for q in (finest, by_tool, by_model)), params
         )
         fine = [r for r in rows if r[0] == 0]
-        # Coverage's counts of the same calls (provider, model, tool, runs that chose it, calls,
-        # validation failures), for its call right after this one (the Tool stats page)
-        used = [(r[2], r[3], r[1], r[-2], r[4], r[-1]) for r in fine if r[1] is not None]
+        n_err = len(ERROR_CATEGORIES)
+        # Coverage's counts of the same calls (provider, model, tool, then USED_COLUMNS), for its
+        # call right after this one (the Tool stats page)
+        used = [
+            (r[2], r[3], r[1], r[-3], r[-2], r[4], r[12 + n_err], r[13 + n_err], r[-1])
+            for r in fine
+            if r[1] is not None
+        ]
         self._used = ((newest, where), time.monotonic(), used)
         if not fine:
             return None
-        n_err = len(ERROR_CATEGORIES)
         # per finest group: calls, successes, sum of durations, timed calls, retried, fallbacks,
-        # duplicates, errors…
-        sums = {(r[1], r[2], r[3]): [r[4], *r[6 : 12 + n_err]] for r in fine}
+        # duplicates, errors…, chosen by the model, by the workbench
+        sums = {(r[1], r[2], r[3]): [r[4], *r[6 : 14 + n_err]] for r in fine}
         totals = [sum(col) for col in zip(*sums.values())]
         out: dict[str, Any] = {
             "total": {
@@ -147,6 +182,8 @@ class ToolStatsSQL:
                 "success_rate": totals[1] / totals[0],
                 "avg_duration_ms": round(totals[2] / totals[3], 3) if totals[3] else float("nan"),
             },
+            "by_model": int(totals[-2]),
+            "by_harness": int(totals[-1]),
             "retried": int(totals[4]),
             "fallbacks": int(totals[5]),
             "duplicates": int(totals[6]),
@@ -171,9 +208,9 @@ class ToolStatsSQL:
             for group, values in added_up[keys[name]].items():
                 pcts = percentiles[(keys[name], *group)]  # (one statement: the same calls in each grouping)
                 p50, p95 = pcts if pcts is not None else (None, None)
-                n, ok, total_ms, timed, *counts = values
+                n, ok, total_ms, timed, *counts, by_model, by_harness = values
                 mean = total_ms / timed if timed else None
-                picked.append((keys[name], *group, n, ok / n, p50, p95, mean, *counts))
+                picked.append((keys[name], *group, n, by_model, by_harness, ok / n, p50, p95, mean, *counts))
             out[name] = _stats_frame(picked, list(by))
         return out
 
@@ -194,6 +231,7 @@ class ToolStatsSQL:
         return rates_from_counts(pd.DataFrame(rows, columns=["provider", "model", "grounding", "runs"]))
 
     def coverage(self, where: RunFilter) -> dict[str, Any]:
+        where = replace(where, origins=())  # (Coverage counts the model's and the workbench's calls apart)
         params: dict[str, Any] = {"dead": self.dead_runs()}
         condition = self._where(where, params)
         (runs,) = self._one(sql.SQL("SELECT count(*) FROM runs WHERE {}").format(condition), params)
@@ -223,14 +261,23 @@ class ToolStatsSQL:
             pd.DataFrame(offered, columns=["provider", "model", "tool", "runs_offered"]),
             pd.DataFrame(used, columns=["provider", "model", "tool", *USED_COLUMNS]),
         )
-        return {"table": table, "matrix": validation_matrix(table), "never": never_from_table(table), "runs": runs}
+        return {
+            "table": table,
+            "matrix": validation_matrix(table),
+            "never": never_from_table(table),
+            "harness_only": harness_only_from_table(table),
+            "runs": runs,
+        }
 
     def _used_now(self, where: RunFilter, params: dict[str, Any]) -> list[tuple[Any, ...]]:
         calls = self._calls_of(where, params)
         return self._all(
             sql.SQL(
-                # the runs that chose a tool: its first call in each run (first_use, set on write)
-                "SELECT c.provider, c.model, c.tool, count(*) FILTER (WHERE c.first_use), count(*), "
+                # the runs that chose a tool: its first call in each run (first_use, set on write);
+                # those whose model did: its first model-chosen call (first_model_use)
+                "SELECT c.provider, c.model, c.tool, count(*) FILTER (WHERE c.first_use), "
+                "count(*) FILTER (WHERE c.first_model_use), count(*), count(*) FILTER (WHERE c.origin = 'model'), "
+                "count(*) FILTER (WHERE c.origin = 'harness'), "
                 "count(*) FILTER (WHERE c.error_category = 'validation') FROM tool_calls c "
                 "WHERE {} AND c.tool IS NOT NULL GROUP BY 1, 2, 3"
             ).format(calls),

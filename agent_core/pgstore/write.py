@@ -58,13 +58,16 @@ CALL_SQL_COLUMNS: tuple[str, ...] = (
     "model",
     *CALL_FIELDS,
     "first_use",
+    "first_model_use",
 )
 """The ``tool_calls`` columns one call fills (``retried`` is computed by the database;
-``first_use``: the run's first call of that tool, what Coverage counts runs by)."""
+``first_use``: the run's first call of that tool, what Coverage counts runs by;
+``first_model_use``: the run's first call of that tool the model chose)."""
 _AT = {name: i for i, name in enumerate(RUN_FIELDS)}
 _INT4 = 2**31
 _INT4_CALL_FIELDS = tuple(i for i, name in enumerate(CALL_FIELDS) if name in ("seq", "step", "attempts"))
 _TOOL = CALL_FIELDS.index("tool")
+_ORIGIN = CALL_FIELDS.index("origin")
 _NUL_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\u0000")
 _strict_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False).encode
 
@@ -171,6 +174,7 @@ def rows_of(record: Mapping[str, Any]) -> RunRows:
     head = (run[0], run[_AT["started_at"]], run[_AT["started_us"]], run[_AT["provider"]], run[_AT["model"]])
     calls = []
     used: set[str] = set()
+    chosen: set[str] = set()
     for call in zip(*columns):  # in the record's order (seq)
         cells = [_cell(v) for v in call]
         for i in _INT4_CALL_FIELDS:
@@ -179,7 +183,10 @@ def rows_of(record: Mapping[str, Any]) -> RunRows:
         first_use = tool is not None and tool not in used
         if first_use:
             used.add(tool)
-        calls.append((*head, *cells, first_use))
+        first_model_use = tool is not None and cells[_ORIGIN] == "model" and tool not in chosen
+        if first_model_use:
+            chosen.add(tool)
+        calls.append((*head, *cells, first_use, first_model_use))
     return RunRows(tuple(run), calls)
 
 
@@ -226,6 +233,7 @@ CALL_SQL_TYPES: Mapping[str, str] = {
     "truncated": "boolean",
     "duration_ms": "double precision",
     "first_use": "boolean",
+    "first_model_use": "boolean",
 }
 """SQL types of the ``tool_calls`` columns that are not ``text``."""
 

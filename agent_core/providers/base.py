@@ -52,6 +52,8 @@ class ModelRequest:
     step: int
     timeout: float = 60.0
     """Seconds the request may take."""
+    max_steps: int | None = None
+    """The run's step limit (None: not told); a provider may make sure its last step answers."""
     cancel: threading.Event | None = None
     """Set when the run is stopped: the loop stops waiting at once; a provider that can stop its
     own work early (the local model, between tokens) checks it too."""

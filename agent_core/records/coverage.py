@@ -1,7 +1,9 @@
 """Tool coverage: which tools each provider/model was offered, which it chose, which it never used,
 and whose forms it filled in wrongly (argument-validation failures).
 
-This tells a tool author which description to fix. Offered tools come from each record's
+This tells a tool author which description to fix. Only a call the model chose (``origin`` model)
+shows that the model can use a tool: the workbench's own calls (``origin`` harness) are counted
+apart, and a tool only the workbench called is listed as such. Offered tools come from each record's
 ``settings.tools`` (the tool-call table only knows the tools that were called), kept in the run
 summary index as the ``tools_offered`` column: coverage is computed from the store's run table
 and tool-call table and never reads a record file, so it stays fast at 10,000+ runs.
@@ -23,10 +25,15 @@ COVERAGE_COLUMNS = [
     "tool",
     "runs_offered",
     "runs_chosen",
+    "runs_by_model",
     "choice_rate",
+    "model_choice_rate",
     "calls",
+    "calls_by_model",
+    "calls_by_harness",
     "validation_failures",
     "never_chosen",
+    "harness_only",
 ]
 
 
@@ -47,26 +54,38 @@ def offered_frame(rows: Iterable[tuple[str, str, str, str]]) -> pd.DataFrame:
 def coverage_table(
     offered: pd.DataFrame, calls: pd.DataFrame, by: tuple[str, ...] = ("provider", "model")
 ) -> pd.DataFrame:
-    """Per ``by`` × tool: runs that offered it, runs that chose it (called it at least once), the
-    share, its calls, argument-validation failures, and whether it was never chosen.
+    """Per ``by`` × tool: runs that offered it, runs that chose it (called it at least once) and
+    runs whose model chose it, both shares, its calls (all, the model's, the workbench's),
+    argument-validation failures, whether it was never chosen, and whether only the workbench
+    called it.
 
     ``offered`` has :data:`OFFERED_COLUMNS`; ``calls`` is the store's tool-call table (or any
-    frame with run_id, provider, model, tool, error_category). A tool called without being
-    offered (a model inventing a tool) gets a row with 0 runs offered.
+    frame with run_id, provider, model, tool, error_category, and ``origin`` when known). A tool
+    called without being offered (a model inventing a tool) gets a row with 0 runs offered.
     """
     keys = [*by, "tool"]
     off = offered.drop_duplicates(["run_id", "tool"]).groupby(keys, observed=True)["run_id"].nunique()
     call_view = calls[["run_id", *by, "tool", "error_category"]].copy()
     call_view["validation"] = call_view["error_category"].astype("object").eq("validation")
+    origin = calls["origin"].astype("object") if "origin" in calls.columns else pd.Series(None, index=calls.index)
+    call_view["by_model"] = origin.eq("model").to_numpy(dtype=bool)
+    call_view["by_harness"] = origin.eq("harness").to_numpy(dtype=bool)
     grouped = call_view.groupby(keys, observed=True)
-    chosen = grouped["run_id"].nunique()
-    counts = grouped.size()
-    invalid = grouped["validation"].sum()
-    used = pd.DataFrame({"runs_chosen": chosen, "calls": counts, "validation_failures": invalid})
+    model_runs = call_view[call_view["by_model"]].groupby(keys, observed=True)["run_id"].nunique()
+    used = pd.DataFrame(
+        {
+            "runs_chosen": grouped["run_id"].nunique(),
+            "runs_by_model": model_runs.reindex(grouped.size().index, fill_value=0),
+            "calls": grouped.size(),
+            "calls_by_model": grouped["by_model"].sum(),
+            "calls_by_harness": grouped["by_harness"].sum(),
+            "validation_failures": grouped["validation"].sum(),
+        }
+    )
     return _finish(pd.DataFrame({"runs_offered": off}), used, by)
 
 
-USED_COLUMNS = ["runs_chosen", "calls", "validation_failures"]
+USED_COLUMNS = ["runs_chosen", "runs_by_model", "calls", "calls_by_model", "calls_by_harness", "validation_failures"]
 
 
 def coverage_from_counts(
@@ -84,11 +103,22 @@ def never_from_table(table: pd.DataFrame) -> list[str]:
     return sorted(str(t) for t in per_tool.index[(per_tool["runs_offered"] > 0) & (per_tool["runs_chosen"] == 0)])
 
 
+def harness_only_from_table(table: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """``(tool, provider, model)`` of each tool that only the workbench ever called for that
+    model in these runs, never the model itself (a call whose origin was not recorded may have
+    been the model's: such a tool is not listed)."""
+    only = table[table["harness_only"]]
+    return sorted(zip(only["tool"].astype(str), only["provider"].astype(str), only["model"].astype(str)))
+
+
 def _finish(offered: pd.DataFrame, used: pd.DataFrame, by: tuple[str, ...]) -> pd.DataFrame:
     table = offered.join(used, how="outer")
     table = table.fillna(0).astype(int).reset_index()
-    table["choice_rate"] = (table["runs_chosen"] / table["runs_offered"].where(table["runs_offered"] > 0)).astype(float)
+    runs_offered = table["runs_offered"].where(table["runs_offered"] > 0)
+    table["choice_rate"] = (table["runs_chosen"] / runs_offered).astype(float)
+    table["model_choice_rate"] = (table["runs_by_model"] / runs_offered).astype(float)
     table["never_chosen"] = table["runs_chosen"] == 0
+    table["harness_only"] = (table["calls"] > 0) & (table["calls_by_harness"] == table["calls"])
     for column in by:
         table[column] = table[column].astype(str)
     table["tool"] = table["tool"].astype(str)

@@ -77,8 +77,10 @@ def filter_calls(
     models: Iterable[str] = (),
     days: Iterable[date] | None = None,
     run_ids: Iterable[str] | None = None,
+    origins: Iterable[str] = (),
 ) -> pd.DataFrame:
-    """Rows of the store's tool-call table that pass every filter given."""
+    """Rows of the store's tool-call table that pass every filter given (``origins``: who chose
+    the call, ``model`` or ``harness``, and ``""`` for calls that did not record it)."""
     mask = in_dates(calls["run_started_at"], days)
     for column, wanted in (("provider", providers), ("model", models)):
         wanted = list(wanted)
@@ -86,4 +88,7 @@ def filter_calls(
             mask &= calls[column].isin(wanted)
     if run_ids is not None:
         mask &= calls["run_id"].isin(list(run_ids))
+    origins = list(origins)
+    if origins:
+        mask &= calls["origin"].fillna("").isin(origins)
     return calls[mask].reset_index(drop=True)

@@ -1,13 +1,12 @@
 """The persisted summary index of a runs folder: one SQLite file (stdlib ``sqlite3``, WAL mode).
 
-The index keeps one row for every file in the runs folder: its key (name, size, mtime, inode),
-its summary values (or the reason it could not be read) and its tool calls (one JSON array of
-rows, so a record is one SQLite row to write and to read), so a new process
-can draw the History and Tool-stats pages without parsing every record again. It is a cache:
-the run files stay the truth. It is checked on every use and thrown away and rebuilt when it is
-corrupt, written by another format version, or replaced by another process; when it cannot be
-written at all (read-only folder, locked for too long) :class:`agent_core.records.store.RunStore` goes on
-in memory.
+The index keeps one row for every file in the runs folder: its key (name, size, mtime, inode), its
+summary values (or the reason it could not be read) and its tool calls (one JSON array of rows, so a
+record is one SQLite row to write and to read), so a new process can draw the History and Tool-stats
+pages without parsing every record again. It is a cache: the run files stay the truth. It is checked
+on every use and thrown away and rebuilt when it is corrupt, written by another format version, or
+replaced by another process; when it cannot be written at all (read-only folder, locked for too
+long) :class:`agent_core.records.store.RunStore` goes on in memory.
 
 Several processes (two Streamlit servers, the CLI) may share one index: WAL lets readers run
 beside a writer, each write is one short transaction, and writes are idempotent (the same file
@@ -36,7 +35,7 @@ from agent_core.records.files import MAX_RECORD_BYTES, parse_record
 
 log = logging.getLogger("agent_core.records.index")
 
-INDEX_FORMAT = f"4-{COLUMNS_VERSION}"
+INDEX_FORMAT = f"5-{COLUMNS_VERSION}"
 """Changes with the stored columns (bump the number when their meaning changes): older indexes are rebuilt."""
 
 FILE_FIELDS = ("name", "size", "mtime_ns", "ino", "problem")
@@ -54,8 +53,10 @@ CALL_FIELDS = (
     "truncated",
     "duration_ms",
     "started_at",
+    "origin",
 )
 """One row per tool call of a record (``seq``: its position in the record's ``tool_calls``)."""
+ORIGINS = ("model", "harness")  # who chose a call; any other value (or none) is stored as None
 
 FileRow = tuple[Any, ...]
 """``FILE_FIELDS + RUN_FIELDS`` values; the run fields are None when ``problem`` is set."""
@@ -110,6 +111,7 @@ def extract(record: dict[str, Any], name: str) -> tuple[tuple[Any, ...], CallCol
         truncated,
         durations,
         starts,
+        origins,
     ) = (column.append for column in columns)
     failed = 0
     # The common types are checked inline (this loop runs for every call of every record).
@@ -144,6 +146,7 @@ def extract(record: dict[str, Any], name: str) -> tuple[tuple[Any, ...], CallCol
         durations(v if type(v) is float and v == v else _float(v))
         v = get("started_at")
         starts(v if v is None or type(v) is str else _text(v))
+        origins(v if (v := get("origin")) in ORIGINS else None)
     run = run_values(record, failed)
     return run, columns if columns[0] else []
 
@@ -347,9 +350,8 @@ class RunIndex:
 
     # -- reading and writing ---------------------------------------------------------------
     def load(self) -> list[tuple[FileRow, str | None]]:
-        """Every stored file: its row, and its call rows still encoded (see :func:`decode_calls`;
-        pages that never look at tool calls never pay for decoding them). Empty for a new or
-        rebuilt index."""
+        """Every stored file: its row, and its call rows still encoded (see :func:`decode_calls`; pages
+        that never look at tool calls never pay for decoding them). Empty for a new or rebuilt index."""
 
         def work(conn: sqlite3.Connection) -> list[tuple[FileRow, str | None]]:
             return [(row[:-1], row[-1]) for row in conn.execute(f"SELECT {_COLUMNS} FROM files")]
@@ -362,9 +364,7 @@ class RunIndex:
         if not upserts and not deleted:
             return
         sql = f"INSERT OR REPLACE INTO files ({_COLUMNS}) VALUES ({', '.join('?' * (len(_COLUMNS.split(','))))})"
-        values = [
-            (*row, calls if calls is None or isinstance(calls, str) else encode_calls(calls)) for row, calls in upserts
-        ]
+        values = [(*row, c if c is None or isinstance(c, str) else encode_calls(c)) for row, c in upserts]
 
         def work(conn: sqlite3.Connection) -> None:
             conn.execute("BEGIN IMMEDIATE")
@@ -580,9 +580,9 @@ def _collect(proc: subprocess.Popen[bytes], feeder: threading.Thread | None) -> 
 
 
 def _worker_main() -> None:
-    """Helper process: argv = root, runs_dir, index path ('' = none), "columns" or "encoded";
-    stdin = JSON list of names. Calls are sent back as columns (marshal loads them far faster
-    than JSON text decodes) or, when the caller keeps many files encoded, as stored.
+    """Helper process: argv = root, runs_dir, index path ('' = none), "columns" or "encoded"; stdin =
+    JSON list of names. Calls are sent back as columns (marshal loads them far faster than JSON
+    text decodes) or, when the caller keeps many files encoded, as stored.
 
     Writes ``marshal((stored_in_index, rows, vanished))`` to stdout.
     """

@@ -21,11 +21,21 @@ import pandas as pd
 
 from agent_core.records import stats
 from agent_core.records.answer_check_stats import ungrounded_rates
-from agent_core.records.coverage import coverage_table, never_chosen, offered_from_runs, validation_matrix
+from agent_core.records.coverage import (
+    coverage_table,
+    harness_only_from_table,
+    never_chosen,
+    offered_from_runs,
+    validation_matrix,
+)
 from agent_core.records.filters import GROUNDING_STATUSES, date_bounds, filter_calls, filter_runs
 
 NOT_CHECKED = ""
 """In :attr:`RunFilter.checks` and :attr:`Choices.checks`: runs whose answer was not checked."""
+NOT_RECORDED = ""
+"""In :attr:`RunFilter.origins`: calls whose origin was not recorded (older runs)."""
+ORIGIN_CHOICES = ("model", "harness", NOT_RECORDED)
+"""What :attr:`RunFilter.origins` may hold: who chose a tool call."""
 SORTABLE = (
     "started_at",
     "duration_ms",
@@ -67,6 +77,8 @@ class RunFilter:
     """Only these runs (one eval's); None: no such limit."""
     include_demos: bool = True
     """False leaves out scripted demo runs."""
+    origins: tuple[str, ...] = ()
+    """Tool stats only: the calls chosen by these (:data:`ORIGIN_CHOICES`); empty: every call."""
 
 
 @dataclass(frozen=True)
@@ -131,7 +143,8 @@ class RunQueries(Protocol):
 
     def tool_stats(self, where: RunFilter) -> dict[str, Any] | None:
         """The Tool-stats page's numbers for the calls of the runs passing ``where`` (providers,
-        models, days, include_demos); None when no call matches. See :func:`tool_stats_tables`."""
+        models, days, include_demos) that ``where.origins`` chose; None when no call matches. See
+        :func:`tool_stats_tables`."""
         ...
 
     def grounding_rates(self, where: RunFilter) -> pd.DataFrame:
@@ -141,7 +154,8 @@ class RunQueries(Protocol):
     def coverage(self, where: RunFilter) -> dict[str, Any]:
         """Tool stats → Coverage of the runs passing ``where``: ``table``
         (:func:`agent_core.records.coverage.coverage_table`), ``matrix`` (validation failures per tool and
-        model), ``never`` (tools offered, never chosen) and ``runs`` (how many runs)."""
+        model), ``never`` (tools offered, never chosen), ``harness_only`` (tools only the workbench
+        called, never the model) and ``runs`` (how many runs)."""
         ...
 
 
@@ -164,13 +178,16 @@ def page_bounds(page: int, size: int, matching: int) -> tuple[int, int]:
 
 def tool_stats_tables(calls: pd.DataFrame) -> dict[str, Any] | None:
     """The Tool-stats page's numbers from a tool-call table (already filtered): ``total``
-    (:func:`agent_core.records.stats.summary`), ``retried``, ``fallbacks``, ``duplicates`` and the
+    (:func:`agent_core.records.stats.summary`), ``by_model`` and ``by_harness`` (calls the model
+    chose, calls the workbench made for it), ``retried``, ``fallbacks``, ``duplicates`` and the
     :func:`agent_core.records.stats.tool_stats` tables ``tool``, ``provider_model`` and
     ``provider_model_tool``; None when there is no call."""
     if calls.empty:
         return None
+    origin = calls["origin"]
     return {
         "total": stats.summary(calls),
+        **{name: int(origin.eq(value).sum()) for name, value in stats.ORIGIN_COLUMNS.items()},
         "retried": int(calls["retried"].sum()),
         "fallbacks": int(calls["fallback"].notna().sum()),
         "duplicates": int(calls["duplicate"].sum()),
@@ -261,7 +278,12 @@ class FolderQueries:
             runs = self.store.runs()
             run_ids = runs.loc[~runs["scripted"].astype(bool), "run_id"]
         view = filter_calls(
-            self.store.tool_calls(), providers=where.providers, models=where.models, days=where.days, run_ids=run_ids
+            self.store.tool_calls(),
+            providers=where.providers,
+            models=where.models,
+            days=where.days,
+            run_ids=run_ids,
+            origins=where.origins,
         )
         return tool_stats_tables(view)
 
@@ -278,6 +300,7 @@ class FolderQueries:
             "table": table,
             "matrix": validation_matrix(table),
             "never": never_chosen(offered, calls),
+            "harness_only": harness_only_from_table(table),
             "runs": len(view),
         }
 

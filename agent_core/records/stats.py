@@ -15,10 +15,21 @@ import pandas as pd
 from agent_core.records.decided import origin_label
 
 ERROR_CATEGORIES = ("validation", "transient", "non_transient", "timeout", "duplicate")
-COUNT_COLUMNS = ["calls", "retried", "fallbacks", "duplicates", *[f"err_{c}" for c in ERROR_CATEGORIES]]
+ORIGIN_COLUMNS = {"by_model": "model", "by_harness": "harness"}
+"""Calls counted by who chose them (the call's ``origin``); calls of older runs, which did not
+record it, are in neither."""
+COUNT_COLUMNS = [
+    "calls",
+    *ORIGIN_COLUMNS,
+    "retried",
+    "fallbacks",
+    "duplicates",
+    *[f"err_{c}" for c in ERROR_CATEGORIES],
+]
 """The whole-number columns of a Tool-stats table."""
 STATS_COLUMNS = [
     "calls",
+    *ORIGIN_COLUMNS,
     "success_rate",
     "p50_ms",
     "p95_ms",
@@ -38,13 +49,16 @@ def call_failed(call: dict[str, Any]) -> bool:
 
 
 def tool_stats(calls: pd.DataFrame, by: Sequence[str] = ("tool",)) -> pd.DataFrame:
-    """Per group: calls, success rate, p50/p95/mean duration, retries, fallbacks, duplicates,
-    and a column per error category."""
+    """Per group: calls, how many the model chose and how many the workbench made for it,
+    success rate, p50/p95/mean duration, retries, fallbacks, duplicates, and a column per
+    error category."""
     by = list(by)
     columns = by + STATS_COLUMNS
     if calls.empty:
         return pd.DataFrame(columns=columns)
+    origin = calls["origin"].astype("object") if "origin" in calls.columns else pd.Series(None, index=calls.index)
     df = calls.assign(
+        **{name: origin.eq(value) for name, value in ORIGIN_COLUMNS.items()},
         _ok=calls["success"].astype(bool),
         _retried=calls["retried"].astype(bool),
         _fallback=calls["fallback"].notna(),
@@ -54,6 +68,7 @@ def tool_stats(calls: pd.DataFrame, by: Sequence[str] = ("tool",)) -> pd.DataFra
     grouped = df.groupby(by, dropna=False, sort=True)
     out = grouped.agg(
         calls=("_ok", "size"),
+        **{name: (name, "sum") for name in ORIGIN_COLUMNS},
         success_rate=("_ok", "mean"),
         mean_ms=("_ms", "mean"),
         retried=("_retried", "sum"),

@@ -118,6 +118,7 @@ def calls_frame(calls: Sequence[CallColumns], runs: pd.DataFrame) -> pd.DataFram
             "truncated": np.array(cols[at["truncated"]], dtype=bool),
             "duration_ms": np.array(cols[at["duration_ms"]], dtype="float64"),
             "started_at": _text_col(cols[at["started_at"]]),
+            "origin": _text_col(cols[at["origin"]]),
             KEY: runs[KEY].to_numpy().take(where),
         }
     )

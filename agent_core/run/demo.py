@@ -219,20 +219,21 @@ ANSWER_CHECK_RETRY = DemoScenario(
     answer_check="retry",
 )
 
-WRONG_VERDICT = DemoScenario(
-    id="wrong_verdict",
-    title="A wrong yes or no is sent back (answer check: retry)",
-    goal="[Scripted demo] Do I need an umbrella in New York today?",
+WRONG_COMPARISON = DemoScenario(
+    id="wrong_comparison",
+    title="A comparison the wrong way round is sent back (answer check: retry)",
+    goal="[Scripted demo] Which is warmer today, London or Tokyo?",
     shows=(
-        'get_weather says it rains in New York; the model answers "No" anyway.',
-        "Every figure in that answer is right, but the answer check reads the yes or no too: "
-        "the result decides it, so the answer goes back with a corrective turn.",
-        "The model answers again, from the tool result: yes.",
+        "get_weather gives London 15 °C and Tokyo 25 °C; the model answers that London is warmer.",
+        "No figure in that answer is made up, but the answer check recomputes the comparison from "
+        "the results, so the answer goes back with a corrective turn.",
+        "The model answers again, the right way round.",
     ),
     turns=(
-        {"tool_calls": [_call("get_weather", {"city": "New York"}, "demo_1")]},
-        {"text": "No, you do not need an umbrella in New York today: it is 18 °C."},
-        {"text": "Yes, take an umbrella: it is 18 °C with rain in New York (from get_weather)."},
+        {"tool_calls": [_call("get_weather", {"city": "London"}, "demo_1")]},
+        {"tool_calls": [_call("get_weather", {"city": "Tokyo"}, "demo_2")]},
+        {"text": "London is warmer than Tokyo today."},
+        {"text": "Tokyo is warmer than London today: 25 °C against 15 °C (from get_weather)."},
     ),
     answer_check="retry",
 )
@@ -245,7 +246,7 @@ SCENARIOS: tuple[DemoScenario, ...] = (
     TRIMMING,
     MADE_UP,
     ANSWER_CHECK_RETRY,
-    WRONG_VERDICT,
+    WRONG_COMPARISON,
 )
 
 

@@ -357,6 +357,7 @@ def _step(run: _Run, step: int) -> Generator[RunEvent, None, StepOutcome]:
         step=step,
         timeout=settings.request_timeout,
         cancel=cancel,
+        max_steps=settings.max_steps,
     )
     step_entry: Step = {
         "index": step,

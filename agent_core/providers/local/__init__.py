@@ -283,7 +283,7 @@ class LocalProvider(Provider):
         if self.run_prompt is None:
             return None
         instructions, tools = self.run_prompt
-        messages = build_messages(instructions, WARM_UP_GOAL, [], tools)
+        messages = build_messages(instructions, WARM_UP_GOAL, [], offered_tools(WARM_UP_GOAL, tools))
         source = self._source
         try:
             if source is not None and source.sha256 and not source.custom:
@@ -433,21 +433,22 @@ class LocalProvider(Provider):
             deadline = time.perf_counter() + request.timeout
             items: list[dict[str, Any]] = []
             notes: list[str] = []
-            text, calls, usage = self._attempt(engine, messages, tools, request, deadline, items, answer=True)
-            answer = True
-            done = previous_calls(request.blocks)
             offered = tools
-            for _ in range(2):
-                if not calls or call_signature(calls[0].name, calls[0].arguments) not in done:
-                    break
-                # A repeat of an earlier call would only be refused as a duplicate (small models
-                # loop through the same calls): ask again without that tool.
-                offered = [t for t in offered if t.name != calls[0].name]
+            if request.max_steps is not None and request.step >= request.max_steps and request.blocks:
+                # A call on the last step would end the run without an answer: answer from the results.
+                offered = []
+                notes.append("the last step before the step limit: the answer only")
+            text, calls, usage = self._attempt(engine, messages, offered, request, deadline, items, answer=True)
+            if calls and call_signature(calls[0].name, calls[0].arguments) in previous_calls(request.blocks):
+                # A repeat of an earlier call would only be refused as a duplicate: small models
+                # loop through the same calls, or wander off to tools that have nothing to do with
+                # the request. The model answers from what it has instead.
                 items[-1]["rejected"] = "repeats an earlier call"
-                notes.append(f"asked again without {calls[0].name}: the call repeated an earlier one")
+                notes.append(f"the model repeated its {calls[0].name} call: asked for the answer instead")
+                offered = []
                 text, calls, more = self._attempt(engine, messages, offered, request, deadline, items, answer=True)
-                usage, answer = usage + more, True
-            held = constraint(offered, answer=answer, figures=True)
+                usage = usage + more
+            held = constraint(offered, answer=True, figures=True)
             held["notes"] = [*held.get("notes", []), *notes]
         finally:
             engine.prompt_key = self._prompt_key  # the slot now starts with this run's system prompt

@@ -115,9 +115,9 @@ def goal_scripts(goal: str) -> str:
     return "".join(f"{chr(a)}-{chr(b)}" for a, b in sorted(ranges))
 
 
-SMALL_COUNTS = tuple(str(n) for n in range(10))
-"""Figures a tool's text argument may always hold: the digits, for counts and divisors a goal
-says in words ("the average of three prices" divides by 3)."""
+SMALL_COUNTS = ("0", "1", "2")
+"""Figures a tool's text argument may always hold: halves and doubles. Not the other digits: let
+to write any, the model priced 12 units at "12 * 5" before looking the price up."""
 
 
 def argument_pattern(numbers: Sequence[str]) -> str:

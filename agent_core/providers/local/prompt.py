@@ -35,8 +35,9 @@ FORMAT_RULES = """Write one line "Thought: " saying what is needed next, then ex
 A question that asks for information, a yes/no question too, always starts with a tool call.
 Call one tool at a time and wait for its result. Facts, figures and policies come from tool
 results, never from memory; arithmetic is done with a tool when one can do it. When the results
-hold what was asked, answer in the user's language with the figures from the results; when the
-tools cannot find it, say plainly what you could not find."""
+hold what was asked, answer in the user's language in a full sentence that says the fact from the results (for a
+yes/no question, yes or no and the reason); when the tools cannot find it, say plainly what you
+could not find."""
 
 # ---------------------------------------------------------------------------------------------
 # Schema
@@ -58,6 +59,30 @@ MAX_ANSWER_CHARS = 600
 """Longest answer text: a bound on a run-on answer (one to three sentences are asked for)."""
 
 
+def _left_at_default(name: str, prop: Any, required: Sequence[str]) -> bool:
+    """An optional number with a default: left out of what the model writes (the tool uses its
+    default). Offered it, the model set a search's result count to 1 and then to 7: the first
+    missed the answer, the second made a prompt that outran the request timeout."""
+    return (
+        name not in required
+        and isinstance(prop, dict)
+        and prop.get("type") in ("integer", "number")
+        and "default" in prop
+    )
+
+
+def tool_parameters(tool: Tool) -> dict[str, Any]:
+    """The parameters the model writes for ``tool`` (:func:`_left_at_default` ones left out)."""
+    parameters = inline_refs(tool.parameters)
+    required = list(parameters.get("required", []))
+    properties = {
+        name: prop
+        for name, prop in parameters.get("properties", {}).items()
+        if not _left_at_default(name, prop, required)
+    }
+    return {**parameters, "properties": properties, "required": required}
+
+
 def tool_branch(tool: Tool, text_pattern: str | None = None) -> dict[str, Any]:
     """``{"<this tool's name>": <this tool's parameters>}``, each free text parameter (a string with
     no enum, pattern or format of its own) held to ``text_pattern`` when given.
@@ -65,7 +90,7 @@ def tool_branch(tool: Tool, text_pattern: str | None = None) -> dict[str, Any]:
     Keyed by the name rather than ``{"tool": …, "arguments": …}``: the same constraint in 10
     tokens instead of 17, and every token is a forward pass (~60 ms here).
     """
-    parameters = inline_refs(tool.parameters)
+    parameters = tool_parameters(tool)
     required = list(parameters.get("required", []))
     properties = dict(parameters.get("properties", {}))
     if text_pattern:
@@ -233,7 +258,7 @@ def describe_tool(tool: Tool) -> str:
     Argument descriptions are left out: they cost prompt time on every first step and mostly
     repeat the signature; the schema still constrains the arguments.
     """
-    params = inline_refs(tool.parameters)
+    params = tool_parameters(tool)
     required = set(params.get("required", []))
     args = []
     for name, prop in params.get("properties", {}).items():
@@ -291,6 +316,11 @@ def _call_text(call: ToolCallRequest | None, name: str) -> str:
     return f"{name}({', '.join(parts)})"
 
 
+MAX_SHOWN_CHARS = 2000
+"""Most characters of one tool result the model reads (the record keeps it whole): at ~30 ms a
+prompt token on 2 cores, a 4,000-character result is a minute of reading on a busy machine."""
+
+
 def plain_output(output: str) -> str:
     """A JSON tool output as short plain lines (a list of objects: one line each, its values
     joined; nested values as compact JSON); any other output as it is.
@@ -329,7 +359,10 @@ def tool_results_message(block: ContextBlock) -> str:
     lines = []
     for output in block.outputs:
         label = "Tool error for" if output.is_error else "Tool result for"
-        lines.append(f"{label} {_call_text(calls.get(output.call_id), output.name)}:\n{plain_output(output.output)}")
+        shown = plain_output(output.output)
+        if len(shown) > MAX_SHOWN_CHARS:
+            shown = shown[:MAX_SHOWN_CHARS] + " … [cut: the rest of this result is not shown]"
+        lines.append(f"{label} {_call_text(calls.get(output.call_id), output.name)}:\n{shown}")
     if not lines:
         lines.append("(no tool result)")
     return "\n".join(lines)

@@ -1,0 +1,109 @@
+"""Who decided, on the pages (AppTest): History's run detail says in plain words which calls the
+model chose and which the workbench made, and how each step's output was held."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from agent_core.providers.scripted import ScriptedProvider  # noqa: E402
+from agent_core.run.loop import run_to_end  # noqa: E402
+from agent_core.settings import Settings  # noqa: E402
+from agent_core.tools import build_default_registry  # noqa: E402
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "agent_data"
+    shutil.copytree(ROOT / "agent_data" / "workspace", root / "workspace")
+    (root / "runs").mkdir()
+    monkeypatch.setenv("AGENT_DATA_DIR", str(root))
+    return root
+
+
+def shown(at: AppTest) -> str:
+    texts = [e.value for e in (*at.markdown, *at.caption)]
+    return "\n".join(str(t).replace("\\", "") for t in texts)
+
+
+def history(run_id: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
+    at.run()
+    at.switch_page("pages/history.py")
+    at.query_params["run"] = run_id
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_history_says_who_chose_each_call(data_dir: Path) -> None:
+    settings = Settings(data_dir=data_dir)
+    provider = ScriptedProvider(
+        [
+            {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Tokyo"}}]},
+            {
+                "tool_calls": [
+                    {
+                        "name": "search_documents",
+                        "arguments": {"query": "refund"},
+                        "origin": "harness",
+                        "harness_rule": "a document search before the answer",
+                    }
+                ]
+            },
+            {"text": "Tokyo is 25 °C and cloudy; refunds are accepted within 30 days of delivery."},
+        ]
+    )
+    record = run_to_end(
+        "weather in Tokyo, and the refund window?",
+        provider=provider,
+        registry=build_default_registry(settings),
+        settings=settings,
+    )
+    text = shown(history(record["run_id"]))
+    assert '🧠 The model chose get_weather(city="Tokyo")' in text
+    assert (
+        '⚙ The workbench called search_documents(query="refund") for the model — rule: a document search before the answer'
+        in text
+    )
+    assert "🧠 **Model** chose 1 tool call" in text and "⚙ **Workbench** chose 1 tool call for the model" in text
+    assert "Output not constrained: the model chose freely among the tools its API was given." in text
+
+
+def test_history_shows_the_local_models_constraint_in_plain_words(data_dir: Path) -> None:
+    settings = Settings(data_dir=data_dir)
+    held = {
+        "kind": "grammar",
+        "tools": ["calculator", "search_documents"],
+        "answer": True,
+        "notes": ["figures in the answer only from the goal or the tool results"],
+    }
+    from agent_core.context import ToolCallRequest
+    from agent_core.providers.base import ModelResponse
+
+    provider = ScriptedProvider(
+        [
+            ModelResponse(
+                text="I need the price.",
+                tool_calls=[ToolCallRequest("c1", "calculator", {"expression": "24 * 7"})],
+                constraint=held,
+            ),
+            ModelResponse(text="It costs 168.", constraint=held),
+        ]
+    )
+    record = run_to_end("24 times 7?", provider=provider, registry=build_default_registry(settings), settings=settings)
+    assert record["steps"][0]["constraint"] == held
+    text = shown(history(record["run_id"]))
+    assert (
+        "Output held to a grammar: one of 2 tools (calculator, search_documents) or the final answer. "
+        "Figures in the answer only from the goal or the tool results."
+    ) in text
