@@ -108,7 +108,9 @@ def test_a_wrong_comparison_is_sent_back_on_screen(tmp_path: Path) -> None:
             page.get_by_text("Outcome:").first.wait_for()
             wait_idle(page)
             page.get_by_text(re.compile("answer sent back by the answer check")).first.wait_for()
-            sent_back = page.get_by_test_id("stAlert").filter(has_text="the figures say Tokyo (25) is above London (15)")
+            sent_back = page.get_by_test_id("stAlert").filter(
+                has_text="the figures say Tokyo (25) is above London (15)"
+            )
             sent_back.first.wait_for()
             assert "not backed by the tool results" in sent_back.first.inner_text()
             page.get_by_text("Tokyo is warmer than London today: 25 °C").first.wait_for()
