@@ -554,7 +554,7 @@ def test_editing_facts_md_changes_the_seed_goals_total(data_dir: Path) -> None:
 def test_no_facts_file_means_no_lookup_tool(data_dir: Path) -> None:
     settings = _workspace_with_facts(data_dir, None)
     registry = build_default_registry(settings)
-    assert registry.names() == [n for n in BUILTIN_TOOL_NAMES if n != "lookup"]
+    assert registry.names() == [n for n in BUILTIN_TOOL_NAMES if n not in ("lookup", "query_table")]
     assert make_lookup(settings.workspace_dir) is None
     assert make_lookup(_workspace_with_facts(data_dir, "# Nothing here yet\n").workspace_dir) is None  # no fact
     assert read_facts(data_dir / "nowhere") is None
@@ -692,20 +692,18 @@ def test_search_results_are_json() -> None:
 def test_default_registry_has_the_builtin_tools(data_dir: Path) -> None:
     registry = build_default_registry(Settings(data_dir=data_dir, search_web_failure_rate=1.0), rng=random.Random(0))
     assert isinstance(registry, ToolRegistry)
-    assert (
-        registry.names()
-        == list(BUILTIN_TOOL_NAMES)
-        == [
-            "calculator",
-            "read_file",
-            "lookup",
-            "word_count",
-            "search_documents",
-            "get_weather",
-            "search_web",
-            "search_cached",
-        ]
-    )
+    assert registry.names() == [n for n in BUILTIN_TOOL_NAMES if n != "query_table"]  # no table, no query_table
+    assert list(BUILTIN_TOOL_NAMES) == [
+        "calculator",
+        "read_file",
+        "lookup",
+        "word_count",
+        "search_documents",
+        "get_weather",
+        "search_web",
+        "search_cached",
+        "query_table",
+    ]
     web = registry.get("search_web")
     assert web is not None and web.fallback == "search_cached"
     with pytest.raises(TransientToolError):

@@ -73,7 +73,7 @@ def documents_table(ws: Workspace) -> pd.DataFrame:
                 "note": f"could not be read: {e.error}" if e.error else e.note,
             }
         )
-    return pd.DataFrame(rows, columns=["name", "kind", "size", "extent", "indexed", "sample", "note"])
+    return pd.DataFrame(rows, columns=["name", "kind", "extent", "sample", "note", "size", "indexed"])
 
 
 COLUMNS = {
@@ -172,26 +172,24 @@ def manage(ws: Workspace, files: pd.DataFrame) -> None:
     name = st.selectbox("Document", list(files["name"]), key="ws_pick", help="Preview, download or remove it.")
     if not name:
         return
-    left, right, _ = st.columns([1, 1, 3])
+    row = st.container(horizontal=True, gap="small")
     try:
         data = ws.path(name).read_bytes()
     except (DocumentError, OSError):
         data = b""
-    left.download_button(
+    row.download_button(
         "Download",
         data=data,
         file_name=name.rsplit("/", 1)[-1],
         key="ws_download",
         icon=":material/download:",
-        width="stretch",
+        width="content",
     )
-    if right.button(
-        "Remove",
-        key="ws_remove",
-        icon=":material/delete:",
-        width="stretch",
-        help="Delete the file and its rows from the search index.",
-    ):
+    confirm = row.popover(
+        "Remove", icon=":material/delete:", help="Delete the file and its rows from the search index."
+    )
+    confirm.caption(f"Delete {ui.md_label(name, 80)} from the workspace? This cannot be undone.")
+    if confirm.button("Yes, remove it", key="ws_remove", type="primary"):
         try:
             ws.remove(name)
             _say("success", f"Removed {name}.")
