@@ -112,8 +112,8 @@ def show_badge(
         target.warning(f"**Answer check:** {line}.", icon="⚠️")
     if claims:
         target.caption(
-            "Checked: the numbers, amounts, percentages, dates and times in the answer, and a yes or no "
-            "the tool results decide — not names or opinions.",
+            "Checked: the numbers, amounts, percentages, dates and times in the answer, and the comparisons "
+            "it states — not the reasoning, a yes or no, names or opinions.",
             help=HELP,
         )
     if note := grounding.get("note"):
