@@ -137,10 +137,14 @@ def _inputs_from_nowhere(call: Mapping[str, Any], earlier: Sequence[str], goal: 
     known = {n for text in (goal, *earlier) for n, _ in _parse_source(text)[0]}
     missing = []
     for expression in expressions(call):
-        for digits in ANY_DIGITS.findall(expression.replace(",", "")):
+        figures = ANY_DIGITS.findall(expression.replace(",", ""))
+        for digits in figures:
             value = float(digits)
             if value not in known and value not in SMALL_OPERANDS and digits not in missing:
                 missing.append(digits)
+        if figures and not any(float(d) in known for d in figures):
+            # Small counts only, none of them known: "1 * 2 + 1 * 2 + …" computes nothing asked about.
+            missing += [d for d in dict.fromkeys(figures) if d not in missing]
     return missing
 
 
