@@ -33,6 +33,7 @@ LONG_GOAL = (
 
 def test_stop_during_a_long_local_prompt_frees_the_model(tmp_path: Path) -> None:
     from agent_core.providers import local
+    from agent_core.providers.local.engine import N_BATCH
 
     if local.availability() is not None:
         pytest.skip(f"the local model is not installed: {local.availability()}")

@@ -172,7 +172,7 @@ def show_sent_back(container: Any, unsupported_texts: list[str], message: str, a
     if answer:
         container.caption("The model's answer (not shown as final)")
         ui.show_text(answer, container)
-    shown = "; ".join(ui.md_label(t, 40) for t in unsupported_texts[:6])
+    shown = "; ".join(ui.md_label(t, 160) for t in unsupported_texts[:6])
     container.warning(
         f"**Answer check:** not backed by the tool results: {shown}. So this answer was sent back to the "
         "model with a corrective turn instead of being shown as final.",

@@ -99,15 +99,21 @@ class _Source:
     text: str | None = None
 
 
-_EXPRESSION = re.compile(r"^[\d\s.,()+\-*/×÷%^]*\d[\d\s.,()]*[+\-*/×÷%^][\d\s.,()+\-*/×÷%^]*$")
-"""A text argument that is arithmetic ("17 / 100 * 2340"): the call computed something from it."""
+_ARITHMETIC_ONLY = re.compile(r"[\d\s.,()+\-*/×÷%^]+")
+_HAS_OPERATOR = re.compile(r"\d[\d\s.,()]*[+\-*/×÷%^]")
+"""A text argument of digits and operators only, with an operator ("17 / 100 * 2340"): the call
+computed something from it (two simple patterns: one nested one took 0.25 s on 2,000 digits)."""
 
 
 def expressions(call: Mapping[str, Any]) -> list[str]:
     """The arithmetic a call was given (its text arguments that are expressions), whatever the tool."""
     args = call.get("arguments")
     values = list(args.values()) if isinstance(args, Mapping) else [args]
-    return [v for v in values if isinstance(v, str) and _EXPRESSION.match(v.strip())]
+    return [
+        v
+        for v in values
+        if isinstance(v, str) and _ARITHMETIC_ONLY.fullmatch(v.strip()) and _HAS_OPERATOR.search(v) is not None
+    ]
 
 
 def _output_text(call: Mapping[str, Any]) -> str:
@@ -132,10 +138,14 @@ def _inputs_from_nowhere(call: Mapping[str, Any], earlier: Sequence[str], goal: 
     known = {n for text in (goal, *earlier) for n, _ in _parse_source(text)[0]}
     missing = []
     for expression in expressions(call):
-        for digits in ANY_DIGITS.findall(expression.replace(",", "")):
+        figures = ANY_DIGITS.findall(expression.replace(",", ""))
+        for digits in figures:
             value = float(digits)
             if value not in known and value not in SMALL_OPERANDS and digits not in missing:
                 missing.append(digits)
+        if figures and not any(float(d) in known for d in figures):
+            # Small counts only, none of them known: "1 * 2 + 1 * 2 + …" computes nothing asked about.
+            missing += [d for d in dict.fromkeys(figures) if d not in missing]
     return missing
 
 

@@ -237,8 +237,8 @@ def exit_process(code: int) -> NoReturn:
     saved and closed before this. Otherwise, or if the output cannot be flushed, a normal exit
     (which waits for a thread still sending a run).
     """
-    local = sys.modules.get("agent_core.providers.local")
-    loaded = local is not None and getattr(local, "_ENGINE", None) is not None
+    engine = sys.modules.get("agent_core.providers.local.engine")
+    loaded = engine is not None and engine.current() is not None
     others = [t for t in threading.enumerate() if t is not threading.current_thread() and not t.daemon]
     if loaded and not others:
         try:

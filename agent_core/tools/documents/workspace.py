@@ -28,6 +28,7 @@ from typing import Literal
 from agent_core.settings import Settings
 from agent_core.tools.documents.index import DocumentIndex, FileEntry, Hit, TableInfo
 from agent_core.tools.documents.parse import KINDS, DocumentError, Parsed, Table, kind_of, parse
+from agent_core.tools.knowledge import FACTS_FILE
 
 log = logging.getLogger("agent_core.tools.documents.workspace")
 
@@ -295,7 +296,10 @@ class Workspace:
     def search(self, query: str, limit: int = 3) -> list[Hit]:
         """The best parts for ``query`` (the index brought up to date first)."""
         self.sync()
-        return self.index.search(query, limit)
+        # facts.md is lookup's (agent_core.tools.knowledge): its "Also:" lines of other words
+        # would rank first, so it is listed and readable but not searched.
+        hits = self.index.search(query, limit + 1)
+        return [h for h in hits if h.file != FACTS_FILE][:limit]
 
     def document_text(self, name: str) -> str | None:
         """What ``read_file`` shows for a PDF or DOCX (None for a text file: read it as it is)."""
