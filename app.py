@@ -40,6 +40,7 @@ PAGES = [
     st.Page("pages/tool_stats.py", title="Tool stats", icon=":material/bar_chart:", url_path="tool_stats"),
     st.Page("pages/evals.py", title="Evals", icon=":material/fact_check:", url_path="evals"),
     st.Page("pages/tools.py", title="Tools", icon=":material/build:", url_path="tools"),
+    st.Page("pages/workspace.py", title="Workspace", icon=":material/folder_open:", url_path="workspace"),
 ]
 
 if config.read_only:  # AGENT_READ_ONLY=1, a viewer instance: History (and Compare) and Tool stats, no runs

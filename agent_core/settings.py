@@ -101,6 +101,13 @@ class Settings:
         """``<workspace>/tools``: tools declared in YAML (mock, http, imported from OpenAPI)."""
         return self.workspace_dir / "tools"
 
+    max_document_mb: float = 50.0
+    """``MAX_DOCUMENT_MB``: the largest document that can be added to the workspace."""
+    max_document_pages: int = 2000
+    """``MAX_DOCUMENT_PAGES``: the most pages a PDF (or a DOCX's worth of text) may have."""
+    document_parse_timeout: float = 60.0
+    """``DOCUMENT_PARSE_TIMEOUT``: seconds reading one PDF or DOCX may take before it is stopped."""
+
     @property
     def runs_dir(self) -> Path:
         return self.data_dir / "runs"
@@ -156,6 +163,9 @@ class Settings:
                 mcp_timeout=float(get("MCP_TIMEOUT", str(base.mcp_timeout))),
                 http_tool_hosts=_names(get("HTTP_TOOL_HOSTS", "")),
                 http_tool_allow_loopback=_flag(get("HTTP_TOOL_ALLOW_LOOPBACK", "0"), "HTTP_TOOL_ALLOW_LOOPBACK"),
+                max_document_mb=float(get("MAX_DOCUMENT_MB", str(base.max_document_mb))),
+                max_document_pages=int(get("MAX_DOCUMENT_PAGES", str(base.max_document_pages))),
+                document_parse_timeout=float(get("DOCUMENT_PARSE_TIMEOUT", str(base.document_parse_timeout))),
             ).validated()
         except ValueError as exc:
             raise ValueError(f"Bad setting in the environment or .env: {exc}") from None
@@ -174,6 +184,8 @@ class Settings:
             raise ValueError("MCP_TIMEOUT must be between 0 and 300 seconds")
         if not 0 <= self.search_web_failure_rate <= 1:
             raise ValueError("SEARCH_WEB_FAILURE_RATE must be between 0 and 1")
+        if self.max_document_mb <= 0 or self.max_document_pages < 1 or self.document_parse_timeout <= 0:
+            raise ValueError("MAX_DOCUMENT_MB, MAX_DOCUMENT_PAGES and DOCUMENT_PARSE_TIMEOUT must be positive")
         if self.store_url:
             from agent_core.store_url import address
 

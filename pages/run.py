@@ -25,6 +25,7 @@ from ui import preload as _preload_ui
 from ui import provider as _providers
 from ui import store as _store_ui
 from ui import tools as _tools_ui
+from ui import workspace as _workspace_ui
 from ui.arena import arena_form, live_arena
 from ui.ledger import show_ledger
 from ui.run_view import RunView, show_outcome, show_saved_run
@@ -35,6 +36,7 @@ ui.ensure_app_frame()
 config = ui.settings()
 store = ui.run_store(config, refresh=False)  # this page only loads the record it ran
 _store_ui.run_banner(config)  # the team store is down: runs go on in the folder
+_workspace_ui.sidebar(config, "pages/workspace.py")  # "Your documents": list and Add files
 
 
 def _use_example() -> None:

@@ -566,7 +566,7 @@ def show_outcome(record_or_event: dict[str, Any], *, container: Any = None, link
         box.markdown("**Answer**")
         ui.show_text(answer, box)
         _outcome_ui.show_sources(record, box)
-        grounding_ui.show_badge(record_or_event, box)
+        grounding_ui.show_badge(record_or_event, box, calls_from=record, show_call=render_tool_call)
     if status != "completed" and isinstance(error, dict) and error.get("message"):
         box.markdown("**What the program said**", help=f"Error type: {ui.one_line(error.get('type'), 60)}")
         ui.show_text(error.get("message"), box)

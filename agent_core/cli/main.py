@@ -82,6 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
     from agent_core.cli.tools import add_parser as add_tools_parser
 
     add_tools_parser(sub)
+    from agent_core.cli.workspace import add_parser as add_workspace_parser
+
+    add_workspace_parser(sub)
     return parser
 
 
@@ -270,7 +273,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
-    if args.command in ("run", "eval", "arena", "replay"):
+    if args.command in ("run", "eval", "arena", "replay", "workspace"):
         _ensure_workspace(settings)
     if args.command == "run":
         return cmd_run(args, settings)
@@ -293,6 +296,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_core.cli.tools import cmd_tools
 
         return cmd_tools(args, settings)
+    if args.command == "workspace":
+        from agent_core.cli.workspace import cmd_workspace
+
+        return cmd_workspace(args, settings)
     if args.command == "sync":
         from agent_core.cli.store import cmd_sync
 

@@ -284,6 +284,12 @@ class GoalSource(TypedDict):
 class CallSource(TypedDict):
     call_id: str
     tool: str
+    cite: NotRequired[
+        Annotated[
+            str,
+            Field(description="for a figure from a document: its file and page or section (annual_report.pdf, p. 7)"),
+        ]
+    ]
 
 
 ClaimKind = Literal[

@@ -14,6 +14,8 @@ import random
 
 from agent_core.settings import Settings
 from agent_core.tools.calculator import calculate
+from agent_core.tools.documents.tools import make_table_tool
+from agent_core.tools.documents.workspace import Workspace
 from agent_core.tools.files import make_file_tools
 from agent_core.tools.knowledge import make_lookup, word_count
 from agent_core.tools.registry import ToolRegistry, make_tool
@@ -30,6 +32,7 @@ BUILTIN_TOOL_NAMES: tuple[str, ...] = (
     "get_weather",
     "search_web",
     "search_cached",
+    "query_table",
 )
 
 
@@ -71,7 +74,8 @@ def build_default_registry(
 def build_builtin_registry(settings: Settings, *, rng: random.Random | None = None) -> ToolRegistry:
     """A new registry with the built-in tools only."""
     registry = ToolRegistry()
-    read_file, search_documents = make_file_tools(settings.workspace_dir)
+    documents = Workspace.for_settings(settings)
+    read_file, search_documents = make_file_tools(settings.workspace_dir, documents)
     search_web, search_cached = make_search_tools(settings.search_web_failure_rate, rng)
 
     registry.tool(tags=("math",))(calculator)
@@ -84,5 +88,8 @@ def build_builtin_registry(settings: Settings, *, rng: random.Random | None = No
     registry.tool(tags=("simulated",))(get_weather)
     registry.add(make_tool(search_web, tags=("simulated", "search"), fallback="search_cached"))
     registry.add(make_tool(search_cached, tags=("simulated", "search")))
+    table_tool = make_table_tool(documents)
+    if table_tool is not None:  # a workspace with no table (CSV, JSON records, DOCX table) has none
+        registry.add(table_tool)
     registry.check_fallbacks()
     return registry
