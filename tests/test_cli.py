@@ -119,11 +119,6 @@ def _exit_with(monkeypatch: pytest.MonkeyPatch, *, loaded: bool, busy_thread: bo
     raise AssertionError("exit_process returned")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="agent_core bug: cli/main.py exit_process looks for _ENGINE on agent_core.providers.local, "
-    "which moved to agent_core.providers.local.engine (eaeda17): the fast exit never happens",
-)
 def test_the_cli_skips_the_teardown_only_when_the_local_model_is_loaded_and_nothing_else_runs(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

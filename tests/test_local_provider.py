@@ -11,8 +11,10 @@ import hashlib
 import importlib.util
 import json
 import re
+import sys
 import threading
 import time
+import types
 from pathlib import Path
 from typing import Any
 
@@ -438,10 +440,13 @@ def test_model_name_is_the_real_model(fake_model: Path) -> None:
 
 
 def test_create_returns_a_local_provider_without_loading(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(local, "load_engine", lambda *a, **k: pytest.fail("create() must not load"))
-    monkeypatch.setattr(engine_module, "load_engine", lambda *a, **k: pytest.fail("create() must not load"))
+    runtime = types.ModuleType("xllamacpp")
+    runtime.Server = lambda *a, **k: pytest.fail("create() must not load")  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "xllamacpp", runtime)
+    monkeypatch.setattr(engine_module, "_ENGINE", None)
     provider = local.create(model=None, base_url=None, settings=Settings())
     assert provider.id == "local" and provider.label == local.LABEL
+    assert engine_module.current() is None and provider.load_ms is None
 
 
 # A rambling answer stops at the sentence that said it all (answer_end).

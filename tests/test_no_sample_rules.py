@@ -11,8 +11,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 from agent_core.tools.builtins import BUILTIN_TOOL_NAMES
 
 REPO = Path(__file__).resolve().parents[1]
@@ -76,11 +74,6 @@ def test_the_local_provider_names_no_built_in_tool() -> None:
             assert f'"{name}"' not in code and f"'{name}'" not in code, (path.name, name)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="agent_core: providers/local/__init__.py is over 600 lines (674 at e6cfcfb; the issue's limit); "
-    "remove this mark once it is split",
-)
 def test_no_file_of_the_local_provider_is_over_600_lines() -> None:
     sizes = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in LOCAL.rglob("*.py")}
     assert len(sizes) >= 10

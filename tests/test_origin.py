@@ -100,3 +100,17 @@ def test_the_words_for_constraints_and_older_records() -> None:
         "harness": 1,
         "unknown": 1,
     }
+
+
+def test_the_plain_summary_says_who_chose_the_calls(settings: Settings) -> None:
+    from agent_core.analysis.explain import explain
+
+    record = run_to_end(
+        "What is (24*7)+100?", provider=OfflineProvider(), registry=build_default_registry(settings), settings=settings
+    )
+    assert (
+        "(the workbench chose it)" in explain(record).text or "(the workbench chose every call" in explain(record).text
+    )
+    provider = ScriptedProvider([{"tool_calls": [{"name": "stock_level", "arguments": {"sku": "A"}}]}, {"text": "7"}])
+    record = run_to_end("stock?", provider=provider, registry=_registry(), settings=settings)
+    assert "It used the stock_level tool once (the model chose it)." in explain(record).text

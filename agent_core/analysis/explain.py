@@ -289,7 +289,16 @@ def _tools_used(calls: list[dict[str, Any]]) -> Sentence:
     if rest > 0:
         parts.append(f"{_plural(rest, 'other tool')}")
     first = _step_of(calls[0])
-    return Sentence(f"It used {_join(parts)}.", first, "tools")
+    by_model = sum(1 for c in calls if c.get("origin") == "model")
+    by_harness = sum(1 for c in calls if c.get("origin") == "harness")
+    who = ""
+    if by_harness and not by_model:
+        who = " (the workbench chose every call for the model)" if len(calls) > 1 else " (the workbench chose it)"
+    elif by_model and not by_harness:
+        who = " (the model chose every call)" if len(calls) > 1 else " (the model chose it)"
+    elif by_model and by_harness:
+        who = f" (the model chose {by_model}, the workbench {by_harness})"
+    return Sentence(f"It used {_join(parts)}{who}.", first, "tools")
 
 
 def _context(steps: list[dict[str, Any]]) -> Sentence | None:

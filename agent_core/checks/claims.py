@@ -101,7 +101,11 @@ _UNIT_SET_EN = (
 )
 _UNITS_KO_LONGEST = sorted(_UNITS_KO.split("|"), key=len, reverse=True)
 _KO_NUMBER = re.compile(r"(?<![\d.,])" + _KO_NUM)
-_BARE = re.compile(rf"(?<![\w.,/\\:#@-]){_SIGNED}(?![\w]|[.,]\d)|(?<=[\s(\[])[-−]?{_NUM}(?![\w]|[.,]\d)")
+_BARE = re.compile(
+    rf"(?<![\w.,/\\:#@-]){_SIGNED}(?![^\W\uac00-\ud7a3]|[.,]\d)|(?<=[\s(\[])[-−]?{_NUM}(?![^\W\uac00-\ud7a3]|[.,]\d)"
+)
+"""A bare number; one glued to the Korean word after it counts ("총 가격은 12입니다": the copula and
+particles follow a number with no space), one glued to another letter does not (Q3, mp3)."""
 ANY_DIGITS = re.compile(r"\d+(?:\.\d+)?")
 
 # Regions of an answer that hold no claims.

@@ -39,7 +39,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-steps", type=int, help="model turns before giving up (MAX_STEPS)")
     run.add_argument("--max-context-blocks", type=int, help="recent blocks sent each step (MAX_CONTEXT_BLOCKS)")
     run.add_argument("--base-url", help="API base URL for this run")
-    run.add_argument("--tools", help="comma-separated tool names to enable (default: all)")
+    run.add_argument(
+        "--tools",
+        help="comma-separated tool names to enable (default: all enabled; MCP tools are server__tool, "
+        "see `tools list`)",
+    )
     run.add_argument(
         "--answer-check",
         choices=ANSWER_CHECKS,
@@ -78,6 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
     from agent_core.cli.goals import add_parsers as add_goals_parsers
 
     add_goals_parsers(sub)
+    from agent_core.cli.tools import add_parser as add_tools_parser
+
+    add_tools_parser(sub)
+    from agent_core.cli.workspace import add_parser as add_workspace_parser
+
+    add_workspace_parser(sub)
     return parser
 
 
@@ -237,8 +247,8 @@ def exit_process(code: int) -> NoReturn:
     saved and closed before this. Otherwise, or if the output cannot be flushed, a normal exit
     (which waits for a thread still sending a run).
     """
-    local = sys.modules.get("agent_core.providers.local")
-    loaded = local is not None and getattr(local, "_ENGINE", None) is not None
+    engine = sys.modules.get("agent_core.providers.local.engine")
+    loaded = engine is not None and engine.current() is not None
     others = [t for t in threading.enumerate() if t is not threading.current_thread() and not t.daemon]
     if loaded and not others:
         try:
@@ -266,7 +276,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
-    if args.command in ("run", "eval", "arena", "replay"):
+    if args.command in ("run", "eval", "arena", "replay", "workspace"):
         _ensure_workspace(settings)
     if args.command == "run":
         return cmd_run(args, settings)
@@ -285,6 +295,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_core.cli.compare import cmd_arena
 
         return with_store_note(cmd_arena(args, settings), settings)
+    if args.command == "tools":
+        from agent_core.cli.tools import cmd_tools
+
+        return cmd_tools(args, settings)
+    if args.command == "workspace":
+        from agent_core.cli.workspace import cmd_workspace
+
+        return cmd_workspace(args, settings)
     if args.command == "sync":
         from agent_core.cli.store import cmd_sync
 

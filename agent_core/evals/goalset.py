@@ -25,7 +25,7 @@ ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,79}$")
 SEQUENCE_MODES = ("strict", "in_order", "any_order", "subset", "superset")
 ERROR_CATEGORIES = tuple(c.value for c in ErrorCategory)
 KNOWN_TOOLS = BUILTIN_TOOL_NAMES
-"""The built-in tools; a goal's ``tools`` must name some of them."""
+"""The built-in tools; a goal's ``tools`` names some of them, or MCP tools (``server__tool``)."""
 
 CHECK_KINDS = (
     "answer_contains",
@@ -217,8 +217,10 @@ def _mapping(
 
 def _tool(value: Any, where: _Where, path: str) -> str:
     name = _text(value, where, path)
-    if name not in KNOWN_TOOLS:
-        raise where.error(path, f"unknown tool {name!r} (known: {', '.join(KNOWN_TOOLS)})")
+    if name not in KNOWN_TOOLS and "__" not in name.strip("_"):  # server__tool: an MCP server's tool
+        raise where.error(
+            path, f"unknown tool {name!r} (known: {', '.join(KNOWN_TOOLS)}, or an MCP server's server__tool)"
+        )
     return name
 
 

@@ -36,8 +36,9 @@ ALLOWED = "only numbers and + - * / ( ) ** % are allowed"
 _TRANSLATE = str.maketrans({"\u00d7": "*", "\u00f7": "/", "\u2212": "-", "\u2217": "*"})
 _THOUSANDS = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?![\w,])")
 _OPERATOR = re.compile(r"\*\*|[-+*/%]")
-_PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%(?=\s*(?:\*\*|[-+*/)]|of\b|$))")
-"""A percent sign that cannot be a remainder: nothing it could take the remainder by follows."""
+_PERCENT = re.compile(r"(?<![\d.])(\d++(?:\.\d++)?+)\s*+%(?=\s*(?:\*\*|[-+*/)]|of\b|$))")
+"""A percent sign that cannot be a remainder: nothing it could take the remainder by follows.
+Possessive and anchored at a number's start: a 9,000-digit input took 18 s with backtracking."""
 _OF = re.compile(r"(?<=\))\s*of\s+")
 _DIGIT_RUN = re.compile(r"[0-9_]+")
 _INT_LIMIT = 10**MAX_DIGITS

@@ -23,19 +23,18 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from agent_core.context import ToolCallRequest
 from agent_core.errors import ProviderError
-from agent_core.providers.base import LoadProgress, ModelRequest, ModelResponse, Provider, ProviderSpec, Usage
+from agent_core.providers.base import ModelRequest, ModelResponse, Provider, ProviderSpec, Usage
 from agent_core.providers.local import prompt
 from agent_core.providers.local.answer_end import enough_said
 from agent_core.providers.local.engine import (
     INSTALL_LINE,
     MAX_TOKENS,
-    N_BATCH,
     N_CTX,
     PROVIDER_ID,
     SEED,
@@ -43,23 +42,19 @@ from agent_core.providers.local.engine import (
     Engine,
     acquire,
     current,
-    load_engine,
-    loaded_engine,
     own_work_began,
     runtime_version,
     threads_from_env,
 )
 from agent_core.providers.local.figures import allowed_numbers, answer_pattern, argument_pattern
 from agent_core.providers.local.handover import ModelWait
+from agent_core.providers.local.lines import answer_note, candidate_lines, choice_question
 from agent_core.providers.local.llama_reply import _timings, _usage
 from agent_core.providers.local.model_files import (
     PART_COUNT,
-    ModelFileError,
     ModelSource,
     custom_model_path,
-    ensure_model_file,
     missing_parts,
-    resolve_source,
 )
 from agent_core.providers.local.prompt import (
     RAW_TYPE,
@@ -78,9 +73,19 @@ from agent_core.providers.local.prompt import (
     split_thought,
     uses_llguidance,
 )
-from agent_core.providers.local.prompt_cache import PromptCache, cache_key, remembered_sha256
 from agent_core.providers.local.prompt_cache import cache_dir as prompt_cache_dir
+from agent_core.providers.local.redirects import (
+    ANSWER_STARTED,
+    ARITHMETIC_STARTED,
+    SUM_NOTE,
+    computes_from_nothing,
+    reads_text,
+    stopping_at_answer,
+    with_note,
+)
 from agent_core.providers.local.steps import constraint, offered_tools
+from agent_core.providers.local.warmup import WARM_GRAMMAR as WARM_GRAMMAR
+from agent_core.providers.local.warmup import WarmUp
 from agent_core.settings import Settings
 from agent_core.tools.registry import Tool
 
@@ -109,15 +114,6 @@ ANSWER_TOKENS = 200
 """Longest answer: one to three sentences, in Korean too (a cut answer is kept and marked)."""
 ANSWER_REPEAT_PENALTY = 1.1
 """llama.cpp's repeat penalty for answers (calls have none: "24 * 24" repeats by right)."""
-WARM_UP_GOAL = "hello"
-"""The user turn of the warm-up; only the system prompt and tool list before it are reused."""
-WARM_UP_S = 20
-"""About how long the warm-up (:meth:`LocalProvider._warm_up`) takes on 2 cores, for the progress text."""
-WARM_GRAMMAR = '%llguidance {}\nstart: "{"'
-"""The grammar of the early load's one-token request (:attr:`LocalProvider.tables_early`). The first
-request with an llguidance grammar in a process builds llguidance's tables for the 151,000-token
-vocabulary: 1.3-1.7 s measured, paid inside the first step that needs them unless the app's early
-load, before anyone clicks Run, pays it."""
 
 
 def availability() -> str | None:
@@ -143,7 +139,7 @@ def create(*, model: str | None, base_url: str | None, settings: Settings) -> Lo
     return LocalProvider(model=model, data_dir=settings.data_dir)
 
 
-class LocalProvider(Provider):
+class LocalProvider(WarmUp, Provider):
     """Qwen2.5-Coder-1.5B on llama.cpp; see the module docstring.
 
     ``load_ms`` is the model's load time (the shared engine's, whoever loaded it) once prepared.
@@ -209,201 +205,6 @@ class LocalProvider(Provider):
 
     # -- preparation -------------------------------------------------------------------------
 
-    def _model_source(self) -> ModelSource:
-        try:
-            return resolve_source(self._env)
-        except ModelFileError as exc:
-            raise ProviderError(str(exc), provider=PROVIDER_ID, error_type="ModelFileMissing") from exc
-
-    def prepare(self) -> Iterator[LoadProgress]:
-        """Join + verify the model file if needed, load it once per process, then make the run's
-        system prompt ready (restored from the disk cache when it can be), with progress.
-
-        While the app's early load (:mod:`~agent_core.providers.local.preload`) is under way, this
-        waits for it and shows its progress: there is never a second load."""
-        from agent_core.providers.local import preload
-
-        shown = False  # whether this preparation reported progress (then it ends saying "ready")
-        for progress in preload.wait_for_other():
-            shown = True
-            yield progress
-        # One provider may serve many runs (an eval): what this preparation did, afresh each time.
-        self.loaded_now, self.warm_ms, self.prompt_cache, self.prompt_ms = False, None, None, None
-        source = self._source = self._model_source()
-        engine = loaded_engine(source.path, self.n_threads)
-        if engine is not None:
-            self._engine, self.load_ms, self.file_check = engine, engine.load_ms, self.file_check or "loaded"
-            for progress in self._ready_prompt(engine):
-                shown = True
-                yield progress
-            if shown:  # else the run view's last word was the wait's ("Warming up the model …")
-                yield LoadProgress("load", 2, 2, "ready")
-            return
-        started = time.perf_counter()
-        stages: set[str] = set()
-        hashed_bytes = 0.0
-        preparing = ensure_model_file(source)
-        try:
-            while True:
-                try:
-                    progress = next(preparing)
-                except StopIteration as done:
-                    path: Path = done.value
-                    break
-                stages.add(progress.stage)
-                if progress.stage == "verify":
-                    hashed_bytes = max(hashed_bytes, progress.total)
-                yield progress
-        except ModelFileError as exc:
-            raise ProviderError(str(exc), provider=PROVIDER_ID, error_type="ModelFileError") from exc
-        finally:
-            preparing.close()  # a page closed mid-join: release the file lock now, not at GC
-        self.file_ms = round((time.perf_counter() - started) * 1000, 1)
-        if source.custom:
-            self.file_check = "unchecked"
-        elif "join" in stages:
-            self.file_check = "joined"
-        else:
-            self.file_check = "hashed" if hashed_bytes > 1 else "marker"
-        yield LoadProgress("load", 0, 2, f"loading {path.name} into memory")
-        engine, self.loaded_now = load_engine(path, n_threads=self.n_threads, n_ctx=self.n_ctx, slot_dir=self.slot_dir)
-        self._engine, self.load_ms = engine, engine.load_ms
-        if not self.loaded_now:
-            yield LoadProgress("load", 1, 2, "model already loaded")
-        yield from self._ready_prompt(engine)
-        yield LoadProgress("load", 2, 2, "ready")
-
-    def use_run(self, instructions: str, tools: list[Tool]) -> None:
-        """The system prompt and tools of the run about to start (the loop says so before
-        :meth:`prepare`): the warm-up caches exactly what that run's first request sends."""
-        self.run_prompt = (instructions, list(tools))
-
-    def _prompt_cache_key(self, engine: Engine) -> tuple[str, list[dict[str, str]]] | None:
-        """The disk cache key of the run's warm-up and its messages; None without a run prompt."""
-        if self.run_prompt is None:
-            return None
-        instructions, tools = self.run_prompt
-        messages = build_messages(instructions, WARM_UP_GOAL, [], offered_tools(WARM_UP_GOAL, tools))
-        source = self._source
-        try:
-            if source is not None and source.sha256 and not source.custom:
-                model_sha = source.sha256
-            else:
-                model_sha = remembered_sha256(engine.path, engine.slot_dir or engine.path.parent)
-        except OSError as exc:
-            log.warning("the model file cannot be hashed for the prompt cache (%s)", exc)
-            return None
-        schemas = [{"name": t.name, "description": t.description, "parameters": t.parameters} for t in tools]
-        key = cache_key(
-            model_sha256=model_sha,
-            messages=messages,
-            tool_schemas=schemas,
-            n_ctx=engine.n_ctx,
-            n_batch=N_BATCH,
-            runtime_version=runtime_version(),
-        )
-        return key, messages
-
-    def _ready_prompt(self, engine: Engine) -> Iterator[LoadProgress]:
-        """Put the run's system prompt and tool list (:meth:`use_run`) into the model's slot:
-        nothing to do when the slot already holds it, else restore it from the disk cache, else
-        compute it once (the warm-up) and save it there for the next process."""
-        keyed = self._prompt_cache_key(engine)
-        if keyed is None:
-            return
-        key, messages = keyed
-        self._prompt_key = key
-        if engine.prompt_key == key:
-            self.prompt_cache = "in memory"
-            self._ready_grammar(engine, messages)
-            return
-        started = time.perf_counter()
-        cache = PromptCache(engine.slot_dir) if engine.slot_dir is not None else None
-        cached = cache.lookup(key) if cache is not None else None
-        if cache is not None and cached is not None:
-            yield LoadProgress("load", 1, 2, f"restoring the saved prompt ({cached.n_tokens} tokens)")
-            with engine.busy:
-                try:
-                    if engine.prompt_key != key:  # another run may have put it there while we waited
-                        engine.slot("restore", cached.filename)
-                    engine.prompt_key = key
-                except OSError as exc:  # a file llama.cpp refuses: compute the prompt instead
-                    log.warning("the saved prompt could not be restored (%s); computing it", exc)
-            if engine.prompt_key == key:
-                self.prompt_cache = "restored"
-                self._ready_grammar(engine, messages)
-                self.prompt_ms = round((time.perf_counter() - started) * 1000, 1)
-                return
-        yield LoadProgress(
-            "load", 1, 2, f"Warming up the model (first run only, about {WARM_UP_S} s): it reads the tool list once"
-        )
-        with engine.busy:
-            if engine.prompt_key == key:  # another run warmed it up while we waited for the model
-                self.prompt_cache = "in memory"
-                return
-            self.warm_ms = self._warm_up(engine, messages)
-            if self.warm_ms is None:
-                return
-            engine.prompt_key = key
-            self.prompt_cache = "computed"
-            if cache is not None:
-                self.prompt_cache = "built" if self._save_prompt(engine, cache, key) else "computed"
-        self.prompt_ms = round((time.perf_counter() - started) * 1000, 1)
-
-    def _save_prompt(self, engine: Engine, cache: PromptCache, key: str) -> bool:
-        """Save the slot to the disk cache under ``key`` (the caller holds ``engine.busy``)."""
-        try:
-            temp = cache.temp_name(key)
-            reply = engine.slot("save", temp)
-            tokens = int(reply.get("n_saved") or 0)
-            if tokens <= 0:
-                raise OSError(f"llama.cpp saved no tokens ({reply})")
-            cache.publish(key, temp, tokens)
-        except (OSError, ValueError) as exc:  # the cache is an optimisation: log and go on
-            log.warning("the prompt could not be saved to the cache in %s (%s)", cache.directory, exc)
-            return False
-        return True
-
-    def _ready_grammar(self, engine: Engine, messages: list[dict[str, str]]) -> None:
-        """With :attr:`tables_early`: have llguidance build its tables now, once per process
-        (:data:`WARM_GRAMMAR`): one token after the prompt the slot already holds, so the slot
-        keeps it. Skipped while another run holds the model: this run then pays it in its first
-        call that needs them, and waits for the model where a Stop is seen (:func:`~agent_core.providers.local.engine.acquire`)."""
-        if not self.tables_early or engine.grammar_ready or not engine.busy.acquire(blocking=False):
-            return
-        try:
-            if not engine.grammar_ready:
-                self._warm_up(engine, messages)
-        finally:
-            engine.busy.release()
-
-    def _warm_up(self, engine: Engine, messages: list[dict[str, str]]) -> float | None:
-        """Run the run's system prompt and tool list (:meth:`use_run`) through the model once, so
-        llama.cpp's prompt cache holds it.
-
-        The first request otherwise pays for ~500 prompt tokens (about 15 s on 2 cores) inside
-        the first step; here it happens while the progress bar shows loading, and every run with
-        the same tools starts from the cache. The caller holds ``engine.busy``. Returns the time
-        taken (ms), None if it failed.
-        """
-        body: dict[str, Any] = {
-            "messages": messages,
-            "max_tokens": 1,
-            "temperature": self.temperature,
-            "cache_prompt": True,
-        }
-        if self.tables_early:
-            body["grammar"] = WARM_GRAMMAR
-        started = time.perf_counter()
-        try:
-            engine.server.handle_chat_completions(body)
-        except Exception:  # the warm-up is an optimisation; a real request will say what fails
-            log.warning("local model warm-up failed", exc_info=True)
-            return None
-        if self.tables_early:
-            engine.grammar_ready = True
-        return round((time.perf_counter() - started) * 1000, 1)
-
     # -- one model call ----------------------------------------------------------------------
 
     def complete(self, request: ModelRequest) -> ModelResponse:
@@ -438,15 +239,47 @@ class LocalProvider(Provider):
                 # A call on the last step would end the run without an answer: answer from the results.
                 offered = []
                 notes.append("the last step before the step limit: the answer only")
-            text, calls, usage = self._attempt(engine, messages, offered, request, deadline, items, answer=True)
+            lines = candidate_lines(request.goal, request.blocks) if reads_text(request.blocks) else []
+            text, calls, usage = self._attempt(
+                engine, messages, offered, request, deadline, items, answer=True, stop_at_answer=len(lines) >= 2
+            )
+            if text == ANSWER_STARTED:
+                text, more = self._answer_from_line(engine, messages, lines, request, deadline, items, notes)
+                usage = usage + more
+            if calls and computes_from_nothing(calls[0], request):
+                # Arithmetic with none of the goal's or the results' figures: the model wanted a
+                # figure it does not have yet (the grammar let it write none), and wrote filler
+                # ("1 * 2 + 1 * 2 + …" for seven units at a price it had not looked up).
+                items[-1]["rejected"] = "arithmetic on no known figure"
+                notes.append(f"the model's {calls[0].name} call used no figure it had: asked again without it")
+                offered = [t for t in offered if t.name != calls[0].name]
+                text, calls, more = self._attempt(engine, messages, offered, request, deadline, items, answer=True)
+                usage = usage + more
+            repeated: set[str] = set()
             if calls and call_signature(calls[0].name, calls[0].arguments) in previous_calls(request.blocks):
                 # A repeat of an earlier call would only be refused as a duplicate: small models
                 # loop through the same calls, or wander off to tools that have nothing to do with
                 # the request. The model answers from what it has instead.
                 items[-1]["rejected"] = "repeats an earlier call"
                 notes.append(f"the model repeated its {calls[0].name} call: asked for the answer instead")
+                repeated.add(calls[0].name)
                 offered = []
-                text, calls, more = self._attempt(engine, messages, offered, request, deadline, items, answer=True)
+                if len(lines) >= 2:
+                    text, more = self._answer_from_line(engine, messages, lines, request, deadline, items, notes)
+                    calls = []
+                else:
+                    text, calls, more = self._attempt(engine, messages, offered, request, deadline, items, answer=True)
+                usage = usage + more
+            if text == ARITHMETIC_STARTED:
+                # It began to work out a sum in its answer: a figure no result has yet, which the
+                # grammar does not let it write (it looped "$24 × 7 = $24 × (7 + 7) = …").
+                offered = [t for t in tools if t.name not in repeated]
+                notes.append("the model began to work out a sum in its answer: asked for a tool call instead")
+                started = (cut_answer(items[-1]["content"]) or "").strip()
+                asked = with_note(messages, SUM_NOTE.format(started=started)) if offered else messages
+                text, calls, more = self._attempt(
+                    engine, asked, offered, request, deadline, items, answer=not offered, sums=False
+                )
                 usage = usage + more
             held = constraint(offered, answer=True, figures=True)
             held["notes"] = [*held.get("notes", []), *notes]
@@ -484,8 +317,13 @@ class LocalProvider(Provider):
         items: list[dict[str, Any]],
         *,
         answer: bool,
+        stop_at_answer: bool = False,
+        sums: bool = True,
     ) -> tuple[str, list[ToolCallRequest], Usage]:
-        """One constrained generation, parsed; appends its raw item to ``items``.
+        """One constrained generation, parsed; appends its raw item to ``items``. With
+        ``stop_at_answer``, a reply that turns out to be the answer stops as soon as it says so,
+        and the text returned is :data:`ANSWER_STARTED` (the answer is then written after the
+        line choice, :meth:`_answer_from_line`).
 
         The answer (when ``answer``), and every free text argument of a call, may only write
         figures the goal or a successful result has (:mod:`~agent_core.providers.local.figures`):
@@ -515,13 +353,31 @@ class LocalProvider(Provider):
             "repeat_penalty": ANSWER_REPEAT_PENALTY,
         }
         content, final, elapsed = self._generate(
-            engine, body, deadline, request.timeout, request.cancel, enough_said([])
+            engine,
+            body,
+            deadline,
+            request.timeout,
+            request.cancel,
+            stopping_at_answer(enough_said([]), stop_at_answer, sums=answer and sums),
         )
         if uses_llguidance(grammar):
             engine.grammar_ready = True  # llguidance's tables are built now: no warm-up for them later
         cut = final.get("finish_reason") == "length"
         said = final.get("said")
         thought = split_thought(content)[0]
+        if said in (ANSWER_STARTED, ARITHMETIC_STARTED):
+            items.append(
+                {
+                    "type": RAW_TYPE,
+                    "content": content,
+                    "thought": thought,
+                    "stopped": "the answer began" if said == ANSWER_STARTED else "the answer began a sum",
+                    "rejected": None if said == ANSWER_STARTED else "works out a sum in the answer",
+                    "duration_ms": elapsed,
+                    "timings": _timings(final),
+                }
+            )
+            return said, [], _usage(final)
         try:
             text, calls = (said, []) if isinstance(said, str) else parse_output(content, step=request.step)
         except OutputError as exc:
@@ -550,6 +406,61 @@ class LocalProvider(Provider):
             }
         )
         return text, calls, _usage(final)
+
+    def _answer_from_line(
+        self,
+        engine: Engine,
+        messages: list[dict[str, str]],
+        lines: list[str],
+        request: ModelRequest,
+        deadline: float,
+        items: list[dict[str, Any]],
+        notes: list[str],
+    ) -> tuple[str, Usage]:
+        """The model picks the result line that answers (:mod:`~agent_core.providers.local.lines`),
+        then writes the answer with that line in view."""
+        asked = with_note(messages, choice_question(lines))
+        schema = {
+            "type": "object",
+            "properties": {"line": {"type": "integer", "enum": list(range(len(lines) + 1))}},
+            "required": ["line"],
+            "additionalProperties": False,
+        }
+        body = {
+            "messages": asked,
+            "grammar": output_grammar(schema, thought=False),
+            "max_tokens": 12,
+            "temperature": self.temperature,
+            "seed": SEED,
+            "cache_prompt": True,
+            "stream": True,
+            "return_progress": True,
+            "timings_per_token": True,
+        }
+        content, final, elapsed = self._generate(engine, body, deadline, request.timeout, request.cancel)
+        try:
+            number = int(json.loads(content)["line"])
+        except (ValueError, KeyError, TypeError):
+            number = 0
+        chosen = lines[number - 1] if 1 <= number <= len(lines) else None
+        items.append(
+            {
+                "type": "local_line_choice",
+                "lines": lines,
+                "chosen": number,
+                "duration_ms": elapsed,
+                "timings": _timings(final),
+            }
+        )
+        notes.append(
+            f"the model picked result line {number} of {len(lines)} before answering"
+            if chosen
+            else f"the model found none of {len(lines)} result lines answers before answering"
+        )
+        text, _, usage = self._attempt(
+            engine, with_note(messages, answer_note(chosen)), [], request, deadline, items, answer=True
+        )
+        return text, _usage(final) + usage
 
     def _generate(
         self,

@@ -87,13 +87,14 @@ def figure_forms(written: str) -> list[str]:
 
 
 # What an answer may write between its figures: printable ASCII but the digits and "@", Latin-1 and
-# Latin Extended-A (°, ×, é) without the superscript digits, dashes, quotes and ellipses, the
+# Latin Extended-A (°, ×, é) without the superscript digits and the fractions ¼ ½ ¾ (blocked from
+# a figure, the model wrote "¾ Fahrenheit"), dashes, quotes and ellipses, the
 # currency and degree signs, Hangul and CJK punctuation. (Characters, not escapes: the pattern
 # travels as JSON to llguidance and is also compiled by Python in the tests.) Blocked from a digit
 # it wanted, the model once ran on in Thai combining marks until the token limit: hence a list of
 # scripts rather than "anything but digits".
 TEXT_CHARS = (
-    " -/:-?A-~\u00a0-\u00b1\u00b4-\u00b8\u00ba-\u017f\u2010-\u2027\u20a9\u20ac\u2103\u2109"
+    " -/:-?A-~\u00a0-\u00b1\u00b4-\u00b8\u00ba\u00bb\u00bf-\u017f\u2010-\u2027\u20a9\u20ac\u2103\u2109"
     "\u1100-\u11ff\u3000-\u3003\u3008-\u3011\u3131-\u318e\uac00-\ud7a3"
 )
 _NON_ASCII = TEXT_CHARS[len(" -/:-?A-~") :]

@@ -1,0 +1,105 @@
+"""Which line of the tool results answers the request: a choice the local model makes before it
+writes its answer.
+
+Shown three search hits, the 1.5B model often answered from the wrong one ("the escape of water
+excess is covered" from a hit about unoccupied homes). Choosing among a few numbered lines is an
+easier task for it than reading and writing at once; the answer is then written with the chosen
+line in view. The candidate lines are the results' sentences, list items and table rows (a row
+keeps its table's header), ranked by how many of the request's words they share (the search
+tokenizer's words, in English and Korean); nothing here knows any document, tool or topic.
+
+Pure functions, unit-tested without the model.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+
+from agent_core.context import ContextBlock
+from agent_core.tools.docsearch import tokenize
+
+MAX_LINES = 6
+"""Candidate lines offered (each costs ~30 prompt tokens)."""
+MAX_LINE_CHARS = 240
+
+_SENTENCE = re.compile(r"(?<=[.!?。])\s+(?=[A-Z0-9\"'(가-힣])")
+_TABLE_RULE = re.compile(r"^\|?\s*:?-{2,}")
+
+
+def _strings(value: object) -> list[str]:
+    """The text values of a JSON result (a search hit's snippet, a file's text), in order."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _pieces(output: str) -> list[str]:
+    """The lines of one result: sentences of prose, list items, and table rows with their header."""
+    text = output.strip()
+    if text[:1] in "[{":
+        try:
+            texts = _strings(json.loads(text))
+        except ValueError:
+            texts = [text]
+    else:
+        texts = [text]
+    pieces: list[str] = []
+    for chunk in texts:
+        header: str | None = None
+        for raw in chunk.splitlines():
+            line = raw.strip()
+            if not line or _TABLE_RULE.match(line):
+                continue
+            if line.startswith("|"):
+                if header is None:
+                    header = line
+                    continue
+                pieces.append(f"{header} {line}")
+                continue
+            header = None
+            pieces += [s.strip() for s in _SENTENCE.split(line) if len(s.strip()) > 3]
+    return pieces
+
+
+def candidate_lines(goal: str, blocks: Sequence[ContextBlock], limit: int = MAX_LINES) -> list[str]:
+    """The result lines most likely to answer ``goal``, best first (ties: in the results' order)."""
+    wanted = set(tokenize(goal))
+    seen: set[str] = set()
+    scored: list[tuple[int, int, str]] = []
+    for block in blocks:
+        for output in block.outputs:
+            if output.is_error:
+                continue
+            for piece in _pieces(output.output):
+                line = piece if len(piece) <= MAX_LINE_CHARS else piece[: MAX_LINE_CHARS - 1] + "…"
+                if line in seen:
+                    continue
+                seen.add(line)
+                scored.append((-len(wanted & set(tokenize(line))), len(scored), line))
+    scored.sort()
+    return [line for _, _, line in scored[:limit]]
+
+
+def choice_question(lines: Sequence[str]) -> str:
+    """The question appended to the last turn: which numbered line answers the request."""
+    listed = "\n".join(f"{n}. {line}" for n, line in enumerate(lines, start=1))
+    return (
+        "\n\nWhich of these lines from the results answers the request? Pick its number, or 0 when "
+        f'none does. Reply {{"line": <number>}}.\n{listed}\n0. none of them'
+    )
+
+
+def answer_note(line: str | None) -> str:
+    """What the answer turn is told after the choice."""
+    if line is None:
+        return (
+            "\n\n(None of the result lines answers the request by itself. Answer from the results if "
+            "they do; otherwise say plainly what you could not find.)"
+        )
+    return f'\n\n(The line that answers: "{line}". Answer the request from it, with its figures.)'
