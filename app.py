@@ -12,6 +12,7 @@ import streamlit as st
 
 from ui import common as ui
 from ui import live as _live
+from ui import mcp_servers as _mcp_ui
 from ui import preload as _preload_ui
 from ui import store as _store_ui
 
@@ -23,6 +24,7 @@ except ValueError as exc:  # a bad value in the environment or .env
     st.error(f"The settings could not be read: {ui.escape_md(exc)}. Fix the environment or .env and reload.")
     st.stop()
 
+_mcp_ui.start_at_app_start(config)  # MCP servers of mcp.json connect in the background
 _preload_ui.start(config)  # the local model starts loading with the server's first page, not the first Run
 
 _store_ui.send_outbox_at_start(config)  # AGENT_STORE_URL: runs an earlier session could not send
@@ -35,9 +37,11 @@ PAGES = [
     st.Page("pages/run.py", title="Run", icon=":material/play_arrow:", url_path="run", default=True),
     st.Page("pages/history.py", title="History", icon=":material/history:", url_path="history"),
     st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
+    st.Page("pages/review.py", title="Review", icon=":material/label:", url_path="review"),
     st.Page("pages/tool_stats.py", title="Tool stats", icon=":material/bar_chart:", url_path="tool_stats"),
     st.Page("pages/evals.py", title="Evals", icon=":material/fact_check:", url_path="evals"),
     st.Page("pages/tools.py", title="Tools", icon=":material/build:", url_path="tools"),
+    st.Page("pages/workspace.py", title="Workspace", icon=":material/folder_open:", url_path="workspace"),
 ]
 
 if config.read_only:  # AGENT_READ_ONLY=1, a viewer instance: History (and Compare) and Tool stats, no runs

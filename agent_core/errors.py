@@ -37,6 +37,11 @@ class TransientToolError(Exception):
     """Raise from a tool for a failure worth retrying (a flaky backend, a rate limit)."""
 
 
+class ToolTimeout(Exception):
+    """The tool did not return within its timeout (the dispatcher's wait, or a tool that waits on
+    a server itself and gives up first with a plainer sentence); recorded as ``timeout``, not retried."""
+
+
 class ProviderError(Exception):
     """A model call failed.
 

@@ -22,6 +22,11 @@ def _floats(text: str) -> tuple[float, ...]:
     return values
 
 
+def _names(text: str) -> tuple[str, ...]:
+    """A comma-separated list, stripped, without empty entries."""
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
 def _flag(text: str, name: str) -> bool:
     value = text.strip().lower()
     if value in ("1", "true", "yes", "on"):
@@ -75,6 +80,33 @@ class Settings:
     """``AGENT_USER``: who runs are recorded as run by (the page passes the signed-in user instead)."""
     read_only: bool = False
     """``AGENT_READ_ONLY=1``: a viewer instance (History and Tool stats; no runs started here)."""
+    mcp_stdio_commands: tuple[str, ...] = ()
+    """``MCP_STDIO_COMMANDS=python,uvx``: the commands an MCP server of ``mcp.json`` may be started
+    with (matched by name or full path); empty: local commands are off, only URLs connect."""
+    mcp_timeout: float = 10.0
+    """``MCP_TIMEOUT``: seconds an MCP server gets to start and answer, and each call to return."""
+    http_tool_hosts: tuple[str, ...] = ()
+    """``HTTP_TOOL_HOSTS=api.example.com,*.example.org``: the hosts a declared http tool may call."""
+    http_tool_allow_loopback: bool = False
+    """``HTTP_TOOL_ALLOW_LOOPBACK=1``: let declared http tools reach 127.0.0.1 / ::1 (for tests and a
+    service on this machine); private and link-local addresses stay refused."""
+
+    @property
+    def mcp_config_path(self) -> Path:
+        """``<data_dir>/mcp.json``: the MCP servers (the common ``mcpServers`` shape)."""
+        return self.data_dir / "mcp.json"
+
+    @property
+    def declared_tools_dir(self) -> Path:
+        """``<workspace>/tools``: tools declared in YAML (mock, http, imported from OpenAPI)."""
+        return self.workspace_dir / "tools"
+
+    max_document_mb: float = 50.0
+    """``MAX_DOCUMENT_MB``: the largest document that can be added to the workspace."""
+    max_document_pages: int = 2000
+    """``MAX_DOCUMENT_PAGES``: the most pages a PDF (or a DOCX's worth of text) may have."""
+    document_parse_timeout: float = 60.0
+    """``DOCUMENT_PARSE_TIMEOUT``: seconds reading one PDF or DOCX may take before it is stopped."""
 
     @property
     def runs_dir(self) -> Path:
@@ -127,6 +159,13 @@ class Settings:
                 store_url=get("AGENT_STORE_URL", "") or None,
                 user=get("AGENT_USER", "") or None,
                 read_only=_flag(get("AGENT_READ_ONLY", "0"), "AGENT_READ_ONLY"),
+                mcp_stdio_commands=_names(get("MCP_STDIO_COMMANDS", "")),
+                mcp_timeout=float(get("MCP_TIMEOUT", str(base.mcp_timeout))),
+                http_tool_hosts=_names(get("HTTP_TOOL_HOSTS", "")),
+                http_tool_allow_loopback=_flag(get("HTTP_TOOL_ALLOW_LOOPBACK", "0"), "HTTP_TOOL_ALLOW_LOOPBACK"),
+                max_document_mb=float(get("MAX_DOCUMENT_MB", str(base.max_document_mb))),
+                max_document_pages=int(get("MAX_DOCUMENT_PAGES", str(base.max_document_pages))),
+                document_parse_timeout=float(get("DOCUMENT_PARSE_TIMEOUT", str(base.document_parse_timeout))),
             ).validated()
         except ValueError as exc:
             raise ValueError(f"Bad setting in the environment or .env: {exc}") from None
@@ -141,8 +180,12 @@ class Settings:
             raise ValueError("MAX_TOOL_OUTPUT_CHARS must be at least 100")
         if self.tool_timeout <= 0 or self.request_timeout <= 0:
             raise ValueError("timeouts must be positive")
+        if not 0 < self.mcp_timeout <= 300:
+            raise ValueError("MCP_TIMEOUT must be between 0 and 300 seconds")
         if not 0 <= self.search_web_failure_rate <= 1:
             raise ValueError("SEARCH_WEB_FAILURE_RATE must be between 0 and 1")
+        if self.max_document_mb <= 0 or self.max_document_pages < 1 or self.document_parse_timeout <= 0:
+            raise ValueError("MAX_DOCUMENT_MB, MAX_DOCUMENT_PAGES and DOCUMENT_PARSE_TIMEOUT must be positive")
         if self.store_url:
             from agent_core.store_url import address
 

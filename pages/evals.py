@@ -19,6 +19,7 @@ from agent_core.evals.runner import EvalRun, Progress, evals_dir, load_result
 from agent_core.providers import make_provider
 from ui import common as ui
 from ui import evals as evui
+from ui import labels as _labels_ui
 
 ui.ensure_app_frame()
 config = ui.settings()
@@ -64,7 +65,7 @@ if active:
 # --- Start one ---------------------------------------------------------------------------------
 with st.container(border=True):
     st.subheader("Run an eval")
-    sets = evui.bundled()
+    sets = evui.bundled(config.data_dir)
     labels = [*sets, evui.UPLOAD]
     source = st.selectbox(
         "Goal set",
@@ -75,7 +76,7 @@ with st.container(border=True):
     upload = None
     if source == evui.UPLOAD:
         upload = st.file_uploader("Goal-set file (YAML)", type=["yaml", "yml"], key="evals_upload")
-    goal_set, problem = evui.read_set(source, upload)
+    goal_set, problem = evui.read_set(source, upload, config.data_dir)
     if problem:
         st.error(f"This goal set cannot be run: {ui.md_label(problem, 400)}", icon="🚫")
     if goal_set is not None:
@@ -139,6 +140,22 @@ with st.container(border=True):
             key="evals_baseline",
             help="An earlier eval of this set: the goals that flipped between pass and fail.",
         )
+        tool_mode = "live"
+        frozen = evui.frozen_goals(goal_set)
+        if frozen:  # goals made from runs: their tools can answer from the runs' recorded results
+            tool_mode = st.radio(
+                "Tools",
+                ["recorded", "live"],
+                index=0 if frozen == len(goal_set.goals) else 1,
+                horizontal=True,
+                key=f"evals_tools_{goal_set.name}",
+                format_func=lambda m: {
+                    "recorded": "Recorded — each goal's tools answer as in the run it was made from",
+                    "live": "Live — the real tools run",
+                }[m],
+                help=f"{frozen} of the {len(goal_set.goals)} goals were made from a run. Recorded: nothing runs "
+                "and no network is needed, so the checks test the model, not a changing world.",
+            )
         targets = evui.targets_from(picked, models)
         total = len(goal_set.goals) * len(targets) * repeats
         start = st.button(
@@ -163,6 +180,7 @@ with st.container(border=True):
                     judge=judge,
                     cancel=cancel,
                     baseline=None if baseline == "none" else baseline,
+                    tool_mode=tool_mode,
                 )
             except Exception as exc:  # bad input: say it, run nothing
                 st.error(f"The eval cannot start: {ui.md_label(getattr(exc, 'message', exc), 300)}", icon="🚫")
@@ -233,6 +251,8 @@ if open_id:
             st.warning("This eval was stopped: the scores cover the runs that finished.", icon="⏹️")
         evui.metrics(result)
         st.dataframe(evui.summary_frame(result), hide_index=True, width="stretch", column_config=evui.SUMMARY_COLUMNS)
+        people = _labels_ui.verdicts_of(config, [str(r["run_id"]) for r in result.get("runs") or []])
+        evui.show_agreement(result, people)
 
         st.markdown(
             "**Goals × models** — pick a cell to see its runs (pass: all repeats passed · fail: none · flaky: some)"
@@ -264,7 +284,7 @@ if open_id:
         )
         if chosen:
             goal_id, target = chosen.split(" · ", 1)
-            evui.show_cell(result, goal_id, target)
+            evui.show_cell(result, goal_id, target, people)
 
         st.markdown("**Flips against an earlier eval**")
         others = [r for r in evui.results_of(config, name) if r["eval_id"] != open_id]

@@ -16,8 +16,10 @@ from agent_core.records import stats
 from agent_core.records.queries import RunFilter
 from ui import common as ui
 from ui import explain as _explain_ui
+from ui import goals as _goals_ui
 from ui import grounding as grounding_ui
 from ui import history as _history_ui
+from ui import labels as _labels_ui
 from ui import live as _live
 from ui import otel as _otel_ui
 from ui import outcome as _outcome_ui
@@ -43,6 +45,7 @@ ORDERS: dict[str, tuple[str, bool]] = {
     "Most tool calls": ("tool_calls", False),
     "Most failed calls": ("failed_calls", False),
     "Most steps": ("steps", False),
+    "Most retries": ("retries", False),
 }
 """How the whole filtered list can be ordered before it is cut into pages (clicking a column
 header sorts only the page in view)."""
@@ -63,6 +66,10 @@ COLUMN_LABELS = {
     "model": st.column_config.TextColumn("Model"),
     "user": st.column_config.TextColumn("User", help="Who ran it (AGENT_USER, or the signed-in user)."),
     "scripted": st.column_config.CheckboxColumn("Demo", help=ui.explain("scripted")),
+    "label": _labels_ui.COLUMN,
+    "retries": st.column_config.NumberColumn(
+        "Retries", format="%d", help="Model and tool attempts beyond the first. " + ui.explain("retry")
+    ),
 }
 COLUMN_LABELS = grounding_ui.with_column(_explain_ui.with_summary_column(COLUMN_LABELS))
 
@@ -199,6 +206,9 @@ def _run_detail(record: dict[str, Any]) -> None:
         f"context-block limit {ui.md_label(settings.get('max_context_blocks'), 8)} · run id {ui.md_label(record.get('run_id'), 40)}"
     )
     show_outcome(record, link=False)
+    if not config.read_only:  # a person's verdict, and the run as a goal of a goal set
+        _labels_ui.verdict_box(str(record.get("run_id")), config)
+        _goals_ui.run_panel(record, config)
     replay_panel(record, config)
 
     tabs = st.tabs(["Steps", "Context blocks", "Tool calls", "Transcript", "Downloads"])
@@ -340,6 +350,7 @@ _explain_ui.import_box(store)
 queries = _query_ui.queries(store, config)
 choices = queries.choices()
 selected = st.query_params.get("run")
+_history_ui.keep_filters()  # a run opened from the table, then "← all runs": the same filtered list
 if _history_ui.open_on_run(store, selected, queries):  # a link to a run opens on it: the detail first
     run_detail(selected)
     st.stop()
@@ -367,6 +378,25 @@ with st.container(border=True, key="history_filters"):
     )
     checks = grounding_ui.verdict_control(f7, choices.checks, "history_checks")
     users = _query_ui.user_filter(f8, choices.users, "history_users")
+    f9, f10, f11, _ = st.columns(4)
+    labels = _labels_ui.label_filter(f9, "history_labels")
+    min_cost = f10.number_input(
+        "Cost above ($)",
+        min_value=0.0,
+        value=None,
+        step=0.01,
+        format="%.4f",
+        key="history_min_cost",
+        help="Runs that cost more than this (a run of unknown cost is left out). Empty: any cost.",
+    )
+    min_retries = f11.number_input(
+        "Retries above",
+        min_value=0,
+        value=None,
+        step=1,
+        key="history_min_retries",
+        help="Runs with more retries than this (model and tool attempts beyond the first). Empty: any.",
+    )
 
 where = RunFilter(
     providers=tuple(providers),
@@ -377,9 +407,13 @@ where = RunFilter(
     text=text,
     checks=checks,
     run_ids=history_eval_ids(config),  # ?eval=ID[&goal=G]: one eval's runs
+    labels=labels,
+    min_cost_usd=min_cost,
+    min_retries=None if min_retries is None else int(min_retries),
 )
 # A new filter or order starts again at page 1; a page that no longer exists becomes the last.
 wanted = (text, str(days), tuple(providers), tuple(models), tuple(statuses), order, checks, tuple(users))
+wanted += (labels, min_cost, min_retries)
 if st.session_state.get("history_filters_seen") != wanted:
     st.session_state["history_filters_seen"] = wanted
     st.session_state["history_page"] = 1
@@ -399,9 +433,12 @@ if pages > 1:
     )
 else:
     st.caption(f"{result.matching:,} of {result.saved:,} runs shown.")
+if not config.read_only:
+    _goals_ui.bulk_panel(queries, where, result.matching, config)
 shown = result.rows
 shown = shown.assign(duration_s=pd.to_numeric(shown["duration_ms"], errors="coerce") / 1000)
 shown = grounding_ui.add_labels(_explain_ui.add_one_liners(shown))
+shown = _labels_ui.add_column(shown, _labels_ui.store(config))
 ids = shown["run_id"].tolist()
 st.session_state["history_view_ids"] = ids
 preselect = [int(i) for i in shown.index[shown["run_id"] == selected]] if selected else []

@@ -24,6 +24,8 @@ from ui import live as _live
 from ui import preload as _preload_ui
 from ui import provider as _providers
 from ui import store as _store_ui
+from ui import tools as _tools_ui
+from ui import workspace as _workspace_ui
 from ui.arena import arena_form, live_arena
 from ui.ledger import show_ledger
 from ui.run_view import RunView, show_outcome, show_saved_run
@@ -34,6 +36,7 @@ ui.ensure_app_frame()
 config = ui.settings()
 store = ui.run_store(config, refresh=False)  # this page only loads the record it ran
 _store_ui.run_banner(config)  # the team store is down: runs go on in the folder
+_workspace_ui.sidebar(config, "pages/workspace.py")  # "Your documents": list and Add files
 
 
 def _use_example() -> None:
@@ -224,15 +227,20 @@ with tab_goal:
     if limit_problem:
         st.error(limit_problem + " Run will not start until it is.", icon="✋")
     answer_check = grounding_ui.answer_check_control(c_check, provider_id, config.answer_check)
-    all_tools = ui.tool_registry(config).names()
+    run_registry = ui.tool_registry(config)
+    all_tools = run_registry.names()
     chosen_tools = st.multiselect(
         "Tools the agent may use",
         all_tools,
         default=all_tools,
         key="run_tools",
         persist_state="session",
-        help=ui.explain("tool call") + " Leave a tool out to see how the agent copes without it.",
+        format_func=lambda name: _tools_ui.tool_label(run_registry.get(name), name),
+        help=ui.explain("tool call")
+        + " Leave a tool out to see how the agent copes without it. Your own tools (MCP servers, declared "
+        "tools) are added on the Tools page.",
     )
+    _tools_ui.tool_choice_notes(run_registry, chosen_tools, provider_id)
     start_goal = st.button(
         "Run",
         icon=":material/play_arrow:",

@@ -11,6 +11,7 @@ from agent_core.records.queries import RunFilter
 from ui import common as ui
 from ui import coverage as _coverage_ui
 from ui import grounding as grounding_ui
+from ui import labels as _labels_ui
 from ui import query as _query_ui
 from ui import toolstats as _toolstats_ui
 
@@ -89,7 +90,9 @@ with st.container(border=True, key="stats_filters"):
     providers = _query_ui.choice_filter(f2, "Provider", choices.providers, "stats_providers", ui.explain("provider"))
     models = _query_ui.choice_filter(f3, "Model", choices.models, "stats_models")
     origins = _toolstats_ui.origin_filter(f4, "stats_origins")
-    include_demos = st.checkbox(
+    g1, g2 = st.columns([1, 3], vertical_alignment="bottom")
+    labels = _labels_ui.label_filter(g1, "stats_labels")  # e.g. the calls of the runs people failed
+    include_demos = g2.checkbox(
         "Include scripted demo runs", value=True, key="stats_demos", help=ui.explain("scripted")
     )
 where = RunFilter(
@@ -98,6 +101,7 @@ where = RunFilter(
     days=tuple(days),
     include_demos=include_demos,
     origins=tuple(origins),
+    labels=labels,
 )
 
 

@@ -8,19 +8,27 @@ from typing import Any
 import streamlit as st
 
 from agent_core.run.dispatcher import Dispatcher
+from agent_core.tools.builtins import BUILTIN_TOOL_NAMES
+from agent_core.tools.catalog import cost_warning, load_catalog
 from ui import common as ui
+from ui import declared_tools as _declared_ui
+from ui import mcp_servers as _mcp_ui
 from ui import tools as _tools_ui
 
 ui.ensure_app_frame()
 config = ui.settings()
 registry = ui.tool_registry(config)
+catalog = load_catalog(config, builtin_names=BUILTIN_TOOL_NAMES)
 
 st.title("🔧 Tools")
 st.caption(
-    "The tools an agent can call. A model sees only each tool's name, description and argument "
-    "schema; below is that schema in the three formats the APIs expect, and a form to try a tool "
-    "yourself."
+    "The tools an agent can call: the built-in ones, your MCP servers' and the ones you declare here. A model "
+    "sees only each tool's name, description and argument schema; below is that schema in the three formats the "
+    "APIs expect, and a form to try a tool yourself."
 )
+warning = cost_warning(list(registry))
+if warning:
+    st.warning(ui.escape_md(warning), icon="🧮")
 
 st.subheader("Try a tool")
 st.caption(
@@ -139,6 +147,21 @@ if last:
         right.caption("Log entry (as saved in a run record)")
         ui.show_value(last, right, expanded=1)
 
+st.subheader("Your MCP servers")
+st.caption(
+    "MCP servers offer tools over a standard protocol. They are kept in "
+    f"{ui.escape_md(config.mcp_config_path)} (the usual mcpServers shape, so other MCP clients' entries work)."
+)
+for problem in catalog.problems:
+    st.warning(ui.md_label(problem, 300), icon="📄")
+for server in catalog.servers:
+    _mcp_ui.health_card(config, server, catalog, editable=not config.read_only)
+if not config.read_only:
+    _mcp_ui.add_form(config)
+
+st.subheader("Tools declared without code")
+_declared_ui.declared_section(config, editable=not config.read_only)
+
 st.subheader(f"Registered tools ({len(registry)})")
 st.caption("Open a tool to see its schema as the OpenAI Responses, OpenAI Chat and Anthropic APIs want it.")
 for tool in registry:
@@ -147,8 +170,12 @@ for tool in registry:
         extras.append(f"fallback: {ui.md_label(tool.fallback, 40)}")
     if tool.tags:
         extras.append("tags: " + ", ".join(ui.md_label(t, 20) for t in tool.tags))
+    if tool.source != "builtin":
+        extras.append(f"{'MCP server' if tool.source == 'mcp' else 'declared in'} {ui.md_label(tool.server, 40)}")
     with st.expander(f"**{ui.md_label(tool.name, 64)}** — {ui.md_label(tool.description, 90)}"):
         ui.show_text(tool.description)
+        if tool.annotations or tool.source == "mcp":
+            st.markdown(_mcp_ui.badges(tool.annotations) or "no hints from the server")
         if extras:
             st.caption(" · ".join(extras), help=ui.explain("fallback") if tool.fallback else None)
         # Side by side on a wide screen; they wrap under each other on a narrow one.

@@ -45,6 +45,10 @@ def reference() -> str:
     for name, sub in commands.choices.items():
         out.append(f"## {name}\n")
         out.append("```text\n" + sub.format_help().rstrip() + "\n```\n")
+        nested = [a for a in sub._actions if isinstance(a, argparse._SubParsersAction)]
+        for inner, subsub in nested[0].choices.items() if nested else ():
+            out.append(f"### {name} {inner}\n")
+            out.append("```text\n" + subsub.format_help().rstrip() + "\n```\n")
     return "\n".join(out)
 
 

@@ -169,6 +169,7 @@ def test_seed_goal_and_every_page(server: AppServer, page: Page) -> None:
     for path, title, name in (
         ("/history", "History", "05-history"),
         ("/tool_stats", "Tool stats", "06-tool-stats"),
+        ("/workspace", "Your documents", "09-workspace"),
         ("/tools", "Tools", "07-tools"),
     ):
         page.goto(server.url + path)
@@ -310,7 +311,7 @@ def test_stop_cancels_a_running_run(tmp_path: Path, browser: Browser) -> None:
         assert all(call["duration_ms"] < 2500 for call in record["tool_calls"])
 
 
-@pytest.mark.parametrize("target", ["history?run=", "tool_stats", "tools", "run"])
+@pytest.mark.parametrize("target", ["history?run=", "tool_stats", "tools", "run", "workspace"])
 def test_a_shared_link_works_on_a_freshly_started_server(tmp_path: Path, browser: Browser, target: str) -> None:
     """The first page a new server serves is a link to a page: it must open inside the app
     (navigation, sidebar, wide layout), not as a lone script of the ``pages/`` folder, and
@@ -329,9 +330,13 @@ def test_a_shared_link_works_on_a_freshly_started_server(tmp_path: Path, browser
         settings=config,
     )
     path = "/" + target + (record["run_id"] if target.endswith("=") else "")
-    expected = {"history?run=": "Run detail", "tool_stats": "Per tool", "tools": "Try a tool", "run": "Run an agent"}[
-        target
-    ]
+    expected = {
+        "history?run=": "Run detail",
+        "tool_stats": "Per tool",
+        "tools": "Try a tool",
+        "run": "Run an agent",
+        "workspace": "Preview, download or remove",
+    }[target]
     with streamlit_app(data_dir, APP_ENV) as srv, browser_page(browser) as page:
         page.goto(srv.url + path)
         page.get_by_text(expected).first.wait_for()

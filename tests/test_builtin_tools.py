@@ -345,9 +345,9 @@ def search(root: Path, query: str, limit: int = 3) -> list[dict[str, object]]:
 
 def test_search_ranks_the_refund_policy_first() -> None:
     hits = search(SAMPLE_WORKSPACE, "refund within how many days")
-    assert hits[0]["document"] == "refund_policy.md"
+    assert hits[0]["file"] == "refund_policy.md"
     assert "30 days" in str(hits[0]["snippet"])
-    assert set(hits[0]) == {"document", "section", "score", "snippet"}
+    assert set(hits[0]) == {"file", "section", "score", "snippet"}
     scores = [float(h["score"]) for h in hits]  # type: ignore[arg-type]
     assert scores == sorted(scores, reverse=True) and len(hits) == 3
 
@@ -367,7 +367,7 @@ def test_search_ranks_the_refund_policy_first() -> None:
 )
 def test_search_finds_the_right_document(query: str, document: str, snippet: str) -> None:
     hits = search(SAMPLE_WORKSPACE, query)
-    assert hits[0]["document"] == document
+    assert hits[0]["file"] == document
     assert snippet in str(hits[0]["snippet"])
 
 
@@ -395,18 +395,18 @@ def test_search_boosts_titles(tmp_path: Path) -> None:
         "# Misc\n\nThe warranty is mentioned here among lots of other words about boxes, labels and parcels.\n"
     )
     (tmp_path / "b.md").write_text("# Warranty\n\nCovers two years from the purchase date.\n")
-    assert search(tmp_path, "warranty")[0]["document"] == "b.md"
+    assert search(tmp_path, "warranty")[0]["file"] == "b.md"
 
 
 def test_search_index_is_cached_and_follows_file_changes(tmp_path: Path) -> None:
     searcher = WorkspaceSearch(tmp_path)
     (tmp_path / "one.md").write_text("# One\n\napples and pears\n")
     (tmp_path / "blob.txt").write_bytes(b"\x00\xff binary")  # skipped, not an error
-    first = searcher.index()
-    assert searcher.index() is first  # unchanged files: no rebuild
+    assert searcher.search("apples")  # indexed once; unchanged files are not read again
+    assert searcher.workspace.sync() == []
     assert searcher.search("bananas").startswith("No results")
     (tmp_path / "two.txt").write_text("Fruit\nbananas are yellow\n")
-    assert json.loads(searcher.search("bananas"))[0]["document"] == "two.txt"
+    assert json.loads(searcher.search("bananas"))[0]["file"] == "two.txt"
     (tmp_path / "two.txt").unlink()
     assert searcher.search("bananas").startswith("No results")
 
@@ -551,7 +551,7 @@ def test_editing_facts_md_changes_the_seed_goals_total(data_dir: Path) -> None:
 def test_no_facts_file_means_no_lookup_tool(data_dir: Path) -> None:
     settings = _workspace_with_facts(data_dir, None)
     registry = build_default_registry(settings)
-    assert registry.names() == [n for n in BUILTIN_TOOL_NAMES if n != "lookup"]
+    assert registry.names() == [n for n in BUILTIN_TOOL_NAMES if n not in ("lookup", "query_table")]
     assert make_lookup(settings.workspace_dir) is None
     assert make_lookup(_workspace_with_facts(data_dir, "# Nothing here yet\n").workspace_dir) is None  # no fact
     assert read_facts(data_dir / "nowhere") is None
@@ -689,20 +689,18 @@ def test_search_results_are_json() -> None:
 def test_default_registry_has_the_builtin_tools(data_dir: Path) -> None:
     registry = build_default_registry(Settings(data_dir=data_dir, search_web_failure_rate=1.0), rng=random.Random(0))
     assert isinstance(registry, ToolRegistry)
-    assert (
-        registry.names()
-        == list(BUILTIN_TOOL_NAMES)
-        == [
-            "calculator",
-            "read_file",
-            "lookup",
-            "word_count",
-            "search_documents",
-            "get_weather",
-            "search_web",
-            "search_cached",
-        ]
-    )
+    assert registry.names() == [n for n in BUILTIN_TOOL_NAMES if n != "query_table"]  # no table, no query_table
+    assert list(BUILTIN_TOOL_NAMES) == [
+        "calculator",
+        "read_file",
+        "lookup",
+        "word_count",
+        "search_documents",
+        "get_weather",
+        "search_web",
+        "search_cached",
+        "query_table",
+    ]
     web = registry.get("search_web")
     assert web is not None and web.fallback == "search_cached"
     with pytest.raises(TransientToolError):

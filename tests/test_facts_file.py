@@ -20,3 +20,14 @@ def test_editing_the_facts_file_changes_the_seed_total(settings: Settings) -> No
     after = run_to_end(SEED, provider=OfflineProvider(), registry=build_default_registry(settings), settings=settings)
     assert "210" in after["answer"] and "168" not in after["answer"]
     assert after["grounding"]["status"] == "grounded"
+
+
+def test_the_facts_file_is_listed_but_not_searched(settings: Settings) -> None:
+    """lookup reads facts.md; search_documents does not rank its "Also:" lines of other words."""
+    from agent_core.tools.documents.workspace import Workspace
+
+    root = Path(settings.workspace_dir)
+    (root / "facts.md").write_text("## zebra\nAlso: zebra stripes\nZebra crossings are painted.\n", encoding="utf-8")
+    workspace = Workspace(root)
+    assert "facts.md" in workspace.names()
+    assert all(hit.file != "facts.md" for hit in workspace.search("zebra crossings", 5))

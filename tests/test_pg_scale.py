@@ -70,6 +70,26 @@ def _stored_origins(url: str) -> dict[str, list[tuple[Any, bool]]]:
     return out
 
 
+_OLD_RUN_COLUMNS = [c for c in RUN_SQL_COLUMNS if c != "retries"]
+"""The ``runs`` columns a writer from before migration 0006 fills (no ``retries``)."""
+
+
+def _old_run(record: dict[str, Any]) -> list[Any]:
+    """A record's ``runs`` row as a writer from before 0006 writes it."""
+    return [v for c, v in zip(RUN_SQL_COLUMNS, rows_of(record).run) if c != "retries"]
+
+
+def _stored_retries(url: str) -> dict[str, int]:
+    with pgstore.connect(url) as conn:
+        return dict(conn.execute("SELECT run_id, retries FROM runs").fetchall())
+
+
+def _retries(records: list[dict[str, Any]]) -> dict[str, int]:
+    """What the folder's index stores (records.columns._retries) for each run."""
+    at = RUN_SQL_COLUMNS.index("retries")
+    return {r["run_id"]: rows_of(r).run[at] for r in records}
+
+
 def _old_store(server: PgServer, tmp_path: Path, records: list[dict[str, Any]]) -> str:
     """A database with the schema before 0003 (0001, 0002) and ``records`` in it, as the writer of
     that time stored them (no first_use column)."""
@@ -78,14 +98,14 @@ def _old_store(server: PgServer, tmp_path: Path, records: list[dict[str, Any]]) 
     old.mkdir()
     for path in sorted(MIGRATIONS_DIR.glob("000[12]_*.sql")):
         shutil.copy(path, old / path.name)
-    run_cols = ", ".join(RUN_SQL_COLUMNS)
+    run_cols = ", ".join(_OLD_RUN_COLUMNS)
     call_cols = [c for c in CALL_SQL_COLUMNS if c not in ("first_use", "origin", "first_model_use")]
     with psycopg.connect(url, autocommit=True) as conn:
         assert migrate(conn, old) == ["0001_initial", "0002_reading_indexes"]
         with conn.transaction(), conn.cursor() as cur:
             with cur.copy(f"COPY runs ({run_cols}) FROM STDIN") as copy_runs:
                 for record in records:
-                    copy_runs.write_row(rows_of(record).run)
+                    copy_runs.write_row(_old_run(record))
             with cur.copy(f"COPY tool_calls ({', '.join(call_cols)}) FROM STDIN") as copy_calls:
                 for record in records:
                     for call in rows_of(record).calls:
@@ -103,7 +123,12 @@ def test_a_store_written_before_0003_is_migrated_with_the_values_the_writer_stor
         pgstore.upsert_records(conn, records)
     with pgstore.connect(old_url) as conn:  # applies 0003 to the old store, backfilling it
         names = [n for (n,) in conn.execute("SELECT name FROM schema_migrations ORDER BY version").fetchall()]
-        assert names[-3:] == ["0003_reading_at_scale", "0004_first_use_for_every_writer", "0005_who_decided"]
+        assert names[-4:] == [
+            "0003_reading_at_scale",
+            "0004_first_use_for_every_writer",
+            "0005_who_decided",
+            "0006_labels_and_retries",
+        ]
         indexes = {n for (n,) in conn.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'tool_calls'")}
     assert "tool_calls_by_model" in indexes and "tool_calls_provider_model" not in indexes
 
@@ -112,6 +137,9 @@ def test_a_store_written_before_0003_is_migrated_with_the_values_the_writer_stor
     assert any(flags.count(False) for flags in expected.values())  # runs calling a tool twice
     # 0005 took each call's origin from its stored record, as the writer now stores it
     assert _stored_origins(old_url) == _stored_origins(new_url) == _origins(records)
+    # 0006 computed each run's retries from its stored record, as the writer (and the folder) count them
+    assert _stored_retries(old_url) == _stored_retries(new_url) == _retries(records)
+    assert any(_retries(records).values())
 
     old, new = PgQueries.from_url(old_url), PgQueries.from_url(new_url)
     try:
@@ -194,9 +222,9 @@ def test_runs_written_by_an_older_app_on_the_new_schema_still_count_in_coverage(
     old_cols = [c for c in CALL_SQL_COLUMNS if c not in ("first_use", "origin", "first_model_use")]
     with psycopg.connect(pg_url, autocommit=True) as conn:
         with conn.transaction(), conn.cursor() as cur:  # the old writer's batch
-            with cur.copy(f"COPY runs ({', '.join(RUN_SQL_COLUMNS)}) FROM STDIN") as copy_runs:
+            with cur.copy(f"COPY runs ({', '.join(_OLD_RUN_COLUMNS)}) FROM STDIN") as copy_runs:
                 for record in records[15:30]:
-                    copy_runs.write_row(rows_of(record).run)
+                    copy_runs.write_row(_old_run(record))
             with cur.copy(f"COPY tool_calls ({', '.join(old_cols)}) FROM STDIN") as copy_calls:
                 for record in records[15:30]:
                     for call in rows_of(record).calls:
@@ -205,8 +233,8 @@ def test_runs_written_by_an_older_app_on_the_new_schema_still_count_in_coverage(
         for record in records[30:]:  # the old writer's per-step saves: one call row at a time
             rows = rows_of(record)
             conn.execute(
-                f"INSERT INTO runs ({', '.join(RUN_SQL_COLUMNS)}) VALUES ({', '.join(['%s'] * len(rows.run))})",
-                rows.run,
+                f"INSERT INTO runs ({', '.join(_OLD_RUN_COLUMNS)}) VALUES ({', '.join(['%s'] * len(_OLD_RUN_COLUMNS))})",
+                _old_run(record),
             )
             for call in rows.calls:
                 conn.execute(insert, call[: len(old_cols)])
@@ -216,3 +244,5 @@ def test_runs_written_by_an_older_app_on_the_new_schema_still_count_in_coverage(
     # and who decided each call comes from its record (0005's trigger): Tool stats counts it
     assert _stored_origins(pg_url) == _origins(records)
     assert {o for rows in _origins(records).values() for o, _ in rows} == {"model", "harness", None}
+    # and each run's retries (0006's trigger), which History filters by
+    assert _stored_retries(pg_url) == _retries(records) and any(_retries(records[15:]).values())

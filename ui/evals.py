@@ -27,12 +27,23 @@ UPLOAD = "Upload a goal-set file…"
 PENDING, RUNNING = "·", "…"
 
 
-def bundled() -> dict[str, Path]:
-    """Bundled goal sets by label (``seeds — evals/seeds.yaml``)."""
-    return {f"{p.stem} — evals/{p.name}": p for p in bundled_sets()}
+def bundled(data_dir: Path | None = None) -> dict[str, Path]:
+    """Bundled goal sets by label (``seeds — evals/seeds.yaml``), then those of the data folder
+    (``from-runs — goal_sets/from-runs.yaml``: goals made from runs in History)."""
+    from agent_core.evals.from_runs import GOAL_SETS_DIR, goal_set_files
+
+    found = {f"{p.stem} — evals/{p.name}": p for p in bundled_sets()}
+    if data_dir is not None:
+        found.update({f"{p.stem} — {GOAL_SETS_DIR}/{p.name}": p for p in goal_set_files(data_dir)})
+    return found
 
 
-def read_set(label: str, upload: Any) -> tuple[GoalSet | None, str | None]:
+def frozen_goals(goal_set: GoalSet) -> int:
+    """How many goals of the set were made from a run (``from_run``): they can run on its recorded tools."""
+    return sum(1 for g in goal_set.goals if g.from_run is not None)
+
+
+def read_set(label: str, upload: Any, data_dir: Path | None = None) -> tuple[GoalSet | None, str | None]:
     """The chosen goal set, or the one-line reason it cannot be run."""
     if label == UPLOAD:
         if upload is None:
@@ -41,7 +52,7 @@ def read_set(label: str, upload: Any) -> tuple[GoalSet | None, str | None]:
             return parse_goal_set(upload.getvalue(), upload.name), None
         except GoalSetError as exc:
             return None, str(exc)
-    path = bundled().get(label)
+    path = bundled(data_dir).get(label)
     if path is None:
         return None, None
     try:
@@ -185,9 +196,11 @@ def cell_runs(result: Mapping[str, Any], goal_id: str, target: str) -> list[Mapp
     return [r for r in result.get("runs") or [] if r["goal_id"] == goal_id and str(r.get("target")) == target]
 
 
-def show_cell(result: Mapping[str, Any], goal_id: str, target: str) -> None:
-    """One cell: its runs with their verdicts and failed checks, each linking to History."""
+def show_cell(result: Mapping[str, Any], goal_id: str, target: str, labels: Mapping[str, Any] | None = None) -> None:
+    """One cell: its runs with their verdicts and failed checks (and people's labels of them),
+    each linking to History."""
     runs = cell_runs(result, goal_id, target)
+    labels = labels or {}
     st.markdown(f"**{ui.escape_md(goal_id)}** on **{ui.escape_md(target)}** — {len(runs)} run(s)")
     st.page_link(
         HISTORY_PAGE,
@@ -204,8 +217,11 @@ def show_cell(result: Mapping[str, Any], goal_id: str, target: str) -> None:
         ]
         with st.container(border=True):
             head, link = st.columns([3, 1], vertical_alignment="center")
+            person = labels.get(str(r["run_id"]))
             head.markdown(
                 f"Repeat {int(r['repeat']) + 1}: {verdict} · {ui.escape_md(r.get('status'))} · {r.get('steps')} steps"
+                + (" · recorded tools" if r.get("tool_mode") == "recorded" else "")
+                + (f" · labelled {'✓ pass' if person.verdict == 'pass' else '✗ fail'}" if person else "")
             )
             link.page_link(
                 HISTORY_PAGE, label="Open run", icon=":material/open_in_new:", query_params={"run": str(r["run_id"])}
@@ -357,3 +373,18 @@ def history_eval_ids(config: Settings) -> tuple[str, ...] | None:
                 del st.query_params[key]
         st.rerun()
     return tuple(sorted(ids))
+
+
+def show_agreement(result: Mapping[str, Any], labels: Mapping[str, Any]) -> None:
+    """How the checks' verdicts agree with people's labels of the same runs (when some are labelled)."""
+    from agent_core.evals.scores import label_agreement
+
+    found = label_agreement(result.get("runs") or [], {rid: label.verdict for rid, label in labels.items()})
+    if not found["labelled"]:
+        return
+    st.caption(
+        f"People labelled {found['labelled']} of these runs (Review page); the checks agree on {found['agree']}"
+        + (f" and disagree on {len(found['disagree'])}:" if found["disagree"] else ".")
+    )
+    if found["disagree"]:
+        st.dataframe(pd.DataFrame(found["disagree"]), hide_index=True, width="stretch")

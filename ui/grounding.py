@@ -4,7 +4,7 @@ on a step whose answer was sent back, and the History label. Reads the record's 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pandas as pd
@@ -43,11 +43,60 @@ def _where(source: Mapping[str, Any] | None, calls: Mapping[str, Mapping[str, An
     entry = calls.get(call_id) or {}
     step = entry.get("step")
     at = f", step {step}" if step else ""
-    return f"from **{ui.md_label(source.get('tool'), 40)}** (call `{ui.md_label(call_id, 40)}`{at})"
+    cited = f" — 📄 {ui.md_label(source.get('cite'), 80)}" if source.get("cite") else ""
+    return f"from **{ui.md_label(source.get('tool'), 40)}** (call `{ui.md_label(call_id, 40)}`{at}){cited}"
 
 
-def show_badge(record: Mapping[str, Any], container: Any = None) -> None:
-    """Under the answer: what the check found, in plain words, and where each figure came from."""
+MAX_CITATIONS = 6
+
+
+def citations(grounding: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """``(figure, "file, p. N", call_id)`` for each figure found in a document (once each)."""
+    seen: dict[tuple[str, str], str] = {}
+    for claim in grounding.get("claims") or []:
+        source = claim.get("source") if isinstance(claim, Mapping) else None
+        if isinstance(source, Mapping) and source.get("cite"):
+            seen.setdefault((str(claim.get("text")), str(source["cite"])), str(source.get("call_id") or ""))
+    return [(text, cite, call_id) for (text, cite), call_id in seen.items()]
+
+
+def show_citations(
+    grounding: Mapping[str, Any],
+    calls: Mapping[str, Mapping[str, Any]],
+    target: Any,
+    show_call: Callable[[dict[str, Any], Any], None] | None,
+) -> None:
+    """ "12% — annual_report.pdf, p. 7": each figure with the document page or section it came
+    from, each opening the tool call that read it."""
+    cited = citations(grounding)
+    if not cited:
+        return
+    target.caption("Sources in your documents (open one to see the tool call that read it):")
+    row = target.container(horizontal=True, gap="small")
+    for text, where, call_id in cited[:MAX_CITATIONS]:
+        label = f"{ui.one_line(text, 30)} — {ui.one_line(where, 60)}"
+        entry = calls.get(call_id)
+        with row.popover(f"📄 {ui.escape_md(label)}", width="content"):
+            step = (entry or {}).get("step")
+            st.caption(
+                f"{ui.md_label(text, 40)} is in {ui.md_label(where, 80)}, read by this tool call"
+                + (f" (step {step})" if step else "")
+                + ":"
+            )
+            if entry is not None and show_call is not None:
+                show_call(dict(entry), st)
+
+
+def show_badge(
+    record: Mapping[str, Any],
+    container: Any = None,
+    *,
+    calls_from: Mapping[str, Any] | None = None,
+    show_call: Callable[[dict[str, Any], Any], None] | None = None,
+) -> None:
+    """Under the answer: what the check found, in plain words, and where each figure came from
+    (a figure from a document: its file and page or section, opening the tool call that read it;
+    ``calls_from``: the record with the tool calls, when ``record`` is the finished event)."""
     grounding = record.get("grounding")
     if not isinstance(grounding, Mapping):
         return
@@ -69,8 +118,9 @@ def show_badge(record: Mapping[str, Any], container: Any = None) -> None:
         )
     if note := grounding.get("note"):
         target.caption(f"🔌 {ui.escape_md(note)}")
+    calls = {str(c.get("call_id")): c for c in (calls_from or record).get("tool_calls") or [] if isinstance(c, Mapping)}
+    show_citations(grounding, calls, target, show_call)
     if claims:
-        calls = {str(c.get("call_id")): c for c in record.get("tool_calls") or [] if isinstance(c, Mapping)}
         with target.expander(f"Where each figure was found ({len(claims) - len(missing)} of {len(claims)})"):
             st.markdown(
                 "\n".join(
@@ -122,7 +172,7 @@ def show_sent_back(container: Any, unsupported_texts: list[str], message: str, a
     if answer:
         container.caption("The model's answer (not shown as final)")
         ui.show_text(answer, container)
-    shown = "; ".join(ui.md_label(t, 40) for t in unsupported_texts[:6])
+    shown = "; ".join(ui.md_label(t, 160) for t in unsupported_texts[:6])
     container.warning(
         f"**Answer check:** not backed by the tool results: {shown}. So this answer was sent back to the "
         "model with a corrective turn instead of being shown as final.",

@@ -19,6 +19,23 @@ from ui import common as ui
 UNKNOWN = "No run with this id — it may have been deleted or the link is incomplete."
 
 
+FILTER_KEYS = (
+    *("history_text", "history_days", "history_order", "history_providers", "history_models"),
+    *("history_statuses", "history_checks", "history_users", "history_labels", "history_min_cost"),
+    *("history_min_retries", "history_page", "history_filters_seen"),
+)
+"""The filter widgets' state (and the page of the table): kept while one run is shown alone."""
+
+
+def keep_filters() -> None:
+    """Keep the filters' values through the script runs that show one run without them: Streamlit
+    forgets a widget's value after a run that did not draw it, so each value is stored again as
+    the session's own (before any widget is drawn)."""
+    for key in FILTER_KEYS:
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+
+
 def _all_runs() -> None:
     if "run" in st.query_params:
         del st.query_params["run"]
@@ -44,13 +61,40 @@ def open_on_run(store: Any, run_id: str | None, reader: Any = None) -> bool:
     if not exists(store, run_id, reader):
         st.error(f"{UNKNOWN} (Id: {ui.md_label(run_id, 60)})", icon="🔎")
         return False
-    st.button("← all runs", key="history_back", on_click=_all_runs, help="Back to the filters and the table of runs.")
+    row = st.container(horizontal=True, key="history_nav", vertical_alignment="center")
+    row.button("← all runs", key="history_back", on_click=_all_runs, help="Back to the filters and the table of runs.")
+    ids = list(st.session_state.get("history_view_ids") or [])
+    if run_id in ids:  # opened from the table: the runs before and after it there, one click away
+        at = ids.index(run_id)
+        row.button(
+            "‹ Previous run",
+            key="history_prev",
+            on_click=_go,
+            args=(ids[at - 1] if at else None,),
+            disabled=at == 0,
+            help="The run above this one in the table (its filters and order).",
+        )
+        row.button(
+            "Next run ›",
+            key="history_next",
+            on_click=_go,
+            args=(ids[at + 1] if at + 1 < len(ids) else None,),
+            disabled=at + 1 >= len(ids),
+            help="The run below this one in the table (its filters and order).",
+        )
+        row.caption(f"Run {at + 1} of {len(ids)} in the table")
     return True
 
 
+def _go(run_id: str | None) -> None:
+    if run_id:
+        st.query_params["run"] = run_id
+        st.session_state.pop("history_pick", None)
+
+
 WIDE_ORDER = (
-    *("started_at", "status", "goal", "steps", "tool_calls", "duration_s", "cost_usd", "tokens"),
-    *("provider", "model", "user", "answer_check", "summary", "blocks_trimmed", "scripted"),
+    *("started_at", "status", "label", "goal", "steps", "tool_calls", "duration_s", "cost_usd", "tokens"),
+    *("provider", "model", "user", "answer_check", "summary", "retries", "blocks_trimmed", "scripted"),
 )
 """What an analyst sorts by first (all in view at 1400 px), then provider and model; any other
 column after these."""

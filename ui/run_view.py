@@ -16,6 +16,7 @@ import streamlit as st
 from agent_core.records import decided, stats
 from agent_core.run import events as ev
 from agent_core.run.events import events_from_record
+from agent_core.tools.mcp import describe_annotations
 from ui import common as ui
 from ui import grounding as grounding_ui
 
@@ -96,6 +97,10 @@ def render_tool_call(entry: dict[str, Any], container: Any) -> None:
     flags = call_flags(entry)
     box.markdown(" ".join([head, *flags]), help=ui.explain("tool call"))
     box.caption(ui.escape_md(decided.choice_words(entry)), help=ui.explain("origin"))
+    if entry.get("tool_source") in ("mcp", "declared"):
+        where = "MCP server" if entry["tool_source"] == "mcp" else "declared in"
+        hints = ", ".join(describe_annotations(entry.get("annotations"))) or "no hints"
+        box.caption(f"From {where} {ui.md_label(entry.get('server'), 40)} · hints: {ui.escape_md(hints)}")
     if (
         entry.get("fallback")
         or entry.get("duplicate")
@@ -561,7 +566,7 @@ def show_outcome(record_or_event: dict[str, Any], *, container: Any = None, link
         box.markdown("**Answer**")
         ui.show_text(answer, box)
         _outcome_ui.show_sources(record, box)
-        grounding_ui.show_badge(record_or_event, box)
+        grounding_ui.show_badge(record_or_event, box, calls_from=record, show_call=render_tool_call)
     if status != "completed" and isinstance(error, dict) and error.get("message"):
         box.markdown("**What the program said**", help=f"Error type: {ui.one_line(error.get('type'), 60)}")
         ui.show_text(error.get("message"), box)

@@ -1,5 +1,6 @@
-"""The Tools page's slow call: while the dispatcher waits before a retry, the page says which
-attempt failed and which comes next (beside the spinner's clock)."""
+"""Tool helpers of the pages: the Tools page's slow call (while the dispatcher waits before a retry,
+the page says which attempt failed and which comes next), and the Run page's tool menu labels
+and notes."""
 
 from __future__ import annotations
 
@@ -7,6 +8,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import streamlit as st
+
+from agent_core.providers import provider_spec
+from agent_core.tools.catalog import cost_warning
+from agent_core.tools.registry import Tool, ToolRegistry
 from ui import common as ui
 
 
@@ -26,3 +32,28 @@ def retry_waiter(slot: Any, tool: str, sleep: Callable[[float], Any] = time.slee
         slot.caption(f"🔁 Attempt {failed + 1} of {name}…")
 
     return wait
+
+
+def tool_label(tool: Tool | None, name: str) -> str:
+    """A tool as the Run page's menu names it: where it comes from, when it is not built in."""
+    if tool is None or tool.source == "builtin":
+        return name
+    where = f"MCP: {tool.server}" if tool.source == "mcp" else "declared"
+    return f"{name} ({where})"
+
+
+def tool_choice_notes(registry: ToolRegistry, chosen: list[str], provider_id: str) -> None:
+    """Under the tool menu: the cost of many tool definitions, and what a rule-based demo model
+    (the offline one) cannot use."""
+    tools = [t for t in (registry.get(n) for n in chosen) if t is not None]
+    warning = cost_warning(tools)
+    if warning:
+        st.warning(ui.escape_md(warning), icon="🧮")
+    own = [t.name for t in tools if t.source != "builtin"]
+    spec = provider_spec(provider_id)
+    if own and spec is not None and spec.rule_based:
+        st.caption(
+            "The offline demo model only knows the built-in tools: it will not call "
+            + ui.md_label(", ".join(own), 200)
+            + ". Pick the local model or an API provider to use them."
+        )

@@ -244,7 +244,7 @@ def _steps(record: dict[str, Any], *, hide_outputs: bool) -> str:
         for call_id in step.get("tool_call_ids") or []:
             call = calls.get(call_id)
             if call is not None:
-                parts.append(_call(call, hide_outputs=hide_outputs))
+                parts.append(f'<div id="call-{_e(call_id)}">{_call(call, hide_outputs=hide_outputs)}</div>')
         parts.append("</section>")
         out.append("".join(parts))
     return "".join(out) or '<p class="meta">This run has no steps.</p>'
@@ -285,6 +285,29 @@ def _ledger(record: dict[str, Any]) -> str:
     )
 
 
+def _answer_check(record: dict[str, Any]) -> str:
+    """The answer check's figures, each with where it was found: a document's file and page or
+    section (linked to the tool call that read it), the goal, or nowhere."""
+    grounding = record.get("grounding")
+    claims = (
+        [c for c in (grounding or {}).get("claims") or [] if isinstance(c, dict)] if isinstance(grounding, dict) else []
+    )
+    if not claims:
+        return ""
+    items = []
+    for claim in claims:
+        source = claim.get("source") if isinstance(claim.get("source"), dict) else None
+        if source is None:
+            where = '<span class="badge bad">found in no tool result</span>'
+        elif source.get("goal"):
+            where = "from the goal"
+        else:
+            link = f'<a href="#call-{_e(source.get("call_id"))}">{_e(source.get("tool"))}</a>'
+            where = f"{_e(source.get('cite'))} ({link})" if source.get("cite") else f"from {link}"
+        items.append(f"<li><b>{_e(claim.get('text'))}</b> — {where}</li>")
+    return f'<div class="box"><b>Answer check</b> · {_e(grounding.get("status"))}<ul>{"".join(items)}</ul></div>'  # type: ignore[union-attr]
+
+
 def export_html(record: Mapping[str, Any], *, hide_outputs: bool = False) -> str:
     """The run as one self-contained HTML page (see the module docstring)."""
     shown = str(record.get("status_shown") or record.get("status") or "")
@@ -322,6 +345,7 @@ def export_html(record: Mapping[str, Any], *, hide_outputs: bool = False) -> str
 {hidden_note}
 {_summary(view)}
 <div class="box">{outcome or '<p class="meta">No answer.</p>'}</div>
+{_answer_check(data)}
 <h2 id="steps">Steps</h2>
 <div id="player"><button id="play" type="button">Play</button><button id="stop" type="button">Stop</button>
 <span id="play-note" class="meta">Play walks through the steps at reading speed.</span></div>

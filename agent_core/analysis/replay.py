@@ -41,7 +41,7 @@ from agent_core.records.files import load_record, save_record, utc_now
 from agent_core.run.dispatcher import TRUNCATED_MARKER, ToolTimeout
 from agent_core.run.events import Event, RunFinished, ToolCallFinished, ToolCallStarted
 from agent_core.settings import Settings
-from agent_core.tools.registry import Tool, ToolRegistry
+from agent_core.tools.registry import Tool, ToolRegistry, recorded_stand_in
 
 TOOL_MODES = ("recorded", "live", "hybrid")
 MATCH_MODES = ("fifo", "strict")
@@ -291,10 +291,11 @@ class Replay:
     wait: bool
     record: dict[str, Any] | None = None
 
-    def events(self, cancel: threading.Event | None = None) -> Iterator[Event]:
-        """The loop's events; tool calls get their ``source``; a strict mismatch fails the run."""
+    def events(self, cancel: threading.Event | None = None, *, run_id: str | None = None) -> Iterator[Event]:
+        """The loop's events; tool calls get their ``source``; a strict mismatch fails the run.
+        ``run_id``: the run's id when it is fixed (an eval's cell)."""
         sleep = None if self.wait else (lambda s: cancel.is_set() if cancel is not None else None)
-        for event in self.prepared.events(cancel, sleep=sleep):
+        for event in self.prepared.events(cancel, run_id=run_id, sleep=sleep):
             if isinstance(event, ToolCallStarted):
                 self.tools.step = event.step
             elif isinstance(event, ToolCallFinished):
@@ -374,10 +375,16 @@ def prepare_replay(
     if from_step is not None and not 1 <= from_step <= steps + 1:
         raise ValueError(f"--from-step must be between 1 and {steps + 1} for this run (it has {steps} steps)")
     config = run_settings(settings, source_settings(source))
-    base = build_default_registry(config)
+    base = build_default_registry(config, external=tool_mode != "recorded")
     saved = (source.get("settings") or {}).get("tools")
     if isinstance(saved, list):
         base = base.subset(t for t in saved if isinstance(t, str) and t in base)
+    for definition in source.get("tool_definitions") or []:
+        # An MCP or declared tool the source had: rebuilt from the record, so a replay with
+        # recorded results needs no live server (a live call to it says it is not loaded).
+        stand_in = recorded_stand_in(definition) if isinstance(definition, dict) else None
+        if stand_in is not None and stand_in.name not in base:
+            base.add(stand_in)
     tools = RecordedTools(source, base, tool_mode, match, from_step)
     new_provider: Provider | None = provider
     if provider_id != SOURCE_PROVIDER and new_provider is None:

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agent_core.checks.citations import cite
 from agent_core.checks.claims import (
     ANY_DIGITS,
     Claim,
@@ -137,10 +138,14 @@ def _inputs_from_nowhere(call: Mapping[str, Any], earlier: Sequence[str], goal: 
     known = {n for text in (goal, *earlier) for n, _ in _parse_source(text)[0]}
     missing = []
     for expression in expressions(call):
-        for digits in ANY_DIGITS.findall(expression.replace(",", "")):
+        figures = ANY_DIGITS.findall(expression.replace(",", ""))
+        for digits in figures:
             value = float(digits)
             if value not in known and value not in SMALL_OPERANDS and digits not in missing:
                 missing.append(digits)
+        if figures and not any(float(d) in known for d in figures):
+            # Small counts only, none of them known: "1 * 2 + 1 * 2 + …" computes nothing asked about.
+            missing += [d for d in dict.fromkeys(figures) if d not in missing]
     return missing
 
 
@@ -417,6 +422,7 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
             )
             if made:
                 claim.reason = f"computed from {', '.join(made)}, which no earlier tool result or the goal gives"
+    found = _with_citations(found, usable)
     # A sum written out wrong ("22 - 15 = 15") is unsupported, whatever its figures' sources.
     found += [(claim, None) for claim in wrong_arithmetic(answer or "")]
     # So is a comparison stated the wrong way round ("$480, which is more than $500").
@@ -431,6 +437,25 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
         # at all is a claim of fact too (a greeting gets the same, true, remark).
         result["note"] = NO_TOOL_NOTE if claims else NO_TOOL_NOTE_PLAIN
     return result
+
+
+def _with_citations(
+    found: list[tuple[Claim, Source | None]], calls: Sequence[Mapping[str, Any]]
+) -> list[tuple[Claim, Source | None]]:
+    """Each figure from a document tool with ``cite``: the file and page or section it is in."""
+    by_id = {str(c.get("call_id", "")): c for c in calls}
+    out: list[tuple[Claim, Source | None]] = []
+    for claim, ref in found:
+        if ref is None or "goal" in ref or (call := by_id.get(ref["call_id"])) is None:
+            out.append((claim, ref))
+            continue
+
+        def holds(text: str, claim: Claim = claim) -> bool:
+            return _matches(claim, _read_source(text, {"goal": True}))
+
+        where = cite(call, holds)
+        out.append((claim, {"call_id": ref["call_id"], "tool": ref["tool"], "cite": where} if where else ref))
+    return out
 
 
 def _for_other_quantity(

@@ -32,6 +32,7 @@ JSON_KEYS = (
     "complete",
     "planned",
     "repeats",
+    "tool_mode",
     "targets",
     "executor",
     "rps",
@@ -98,6 +99,13 @@ def add_parser(sub: Any) -> None:
         help="requests per second, shared by every worker: N for each provider that calls a server, "
         "or P=N for provider P; repeat for several",
     )
+    ev.add_argument(
+        "--tools",
+        choices=("live", "recorded"),
+        default=None,
+        help="live: run the real tools (default); recorded: answer each goal's tool calls from the run it was "
+        "made from (from_run), so nothing runs and the check tests the model (a resumed eval keeps its own)",
+    )
     ev.add_argument("--json", action="store_true", help="print the result as JSON")
     ev.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
 
@@ -113,7 +121,8 @@ def progress_line(p: Progress) -> str:
     tail = f"  ✗ {'; '.join(failed)[:120]}" if failed else ""
     return (
         f"[{p.done}/{p.total}] {row['target']} {row['goal_id']}#{row['repeat'] + 1}: {verdict} "
-        f"({row['status']}, {row['steps']} steps){tail}"
+        f"({row['status']}, {row['steps']} steps{', recorded tools' if row.get('tool_mode') == 'recorded' else ''})"
+        f"{tail}"
     )
 
 
@@ -121,6 +130,7 @@ def format_result(result: dict[str, Any]) -> str:
     """The scores for people."""
     lines = [
         f"eval {result['eval_id']} · {result['goal_set']['name']} · {len(result['runs'])}/{result['planned']} runs"
+        + (" · tools: recorded" if result.get("tool_mode") == "recorded" else "")
         + ("" if result["complete"] else " · INCOMPLETE (stopped)")
     ]
     header = f"{'provider/model':<38} {'pass':>6} {'95% CI':>13} {'pass@k':>7} {'pass^k':>7} {'steps':>5} {'tokens':>7}  flaky"
@@ -248,6 +258,8 @@ def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
             "executor": executor,
             "rates": rates,
         }
+        if args.tools is not None or saved is None:
+            options["tool_mode"] = args.tools or "live"
         if saved is not None:
             run = EvalRun.resume(args.resume, settings=settings, **options)
             if args.baseline:

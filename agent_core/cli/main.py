@@ -39,7 +39,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-steps", type=int, help="model turns before giving up (MAX_STEPS)")
     run.add_argument("--max-context-blocks", type=int, help="recent blocks sent each step (MAX_CONTEXT_BLOCKS)")
     run.add_argument("--base-url", help="API base URL for this run")
-    run.add_argument("--tools", help="comma-separated tool names to enable (default: all)")
+    run.add_argument(
+        "--tools",
+        help="comma-separated tool names to enable (default: all enabled; MCP tools are server__tool, "
+        "see `tools list`)",
+    )
     run.add_argument(
         "--answer-check",
         choices=ANSWER_CHECKS,
@@ -75,6 +79,15 @@ def build_parser() -> argparse.ArgumentParser:
     from agent_core.cli.store import add_sync_parser
 
     add_sync_parser(sub)
+    from agent_core.cli.goals import add_parsers as add_goals_parsers
+
+    add_goals_parsers(sub)
+    from agent_core.cli.tools import add_parser as add_tools_parser
+
+    add_tools_parser(sub)
+    from agent_core.cli.workspace import add_parser as add_workspace_parser
+
+    add_workspace_parser(sub)
     return parser
 
 
@@ -263,7 +276,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
-    if args.command in ("run", "eval", "arena", "replay"):
+    if args.command in ("run", "eval", "arena", "replay", "workspace"):
         _ensure_workspace(settings)
     if args.command == "run":
         return cmd_run(args, settings)
@@ -282,10 +295,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_core.cli.compare import cmd_arena
 
         return with_store_note(cmd_arena(args, settings), settings)
+    if args.command == "tools":
+        from agent_core.cli.tools import cmd_tools
+
+        return cmd_tools(args, settings)
+    if args.command == "workspace":
+        from agent_core.cli.workspace import cmd_workspace
+
+        return cmd_workspace(args, settings)
     if args.command == "sync":
         from agent_core.cli.store import cmd_sync
 
         return cmd_sync(args, settings)
+    if args.command in ("goals", "label", "labels"):
+        from agent_core.cli import goals as cli_goals
+
+        run = {"goals": cli_goals.cmd_goals, "label": cli_goals.cmd_label, "labels": cli_goals.cmd_labels}
+        return run[args.command](args, settings)
     if args.command == "eval":
         from agent_core.cli.evals import cmd_eval
 

@@ -83,6 +83,7 @@ def cmd_sync(args: argparse.Namespace, settings: Settings) -> int:
             else:
                 progress(f"{label} → {sync.runs_folder(folder)}")
                 report = sync.store_to_folder(conn, folder, batch=args.batch, progress=progress)
+            labels = _sync_labels(conn, sync.runs_folder(folder), to_store)
     except psycopg.Error as exc:
         why = pgstore.explain(exc, url) if isinstance(exc, psycopg.OperationalError) else pgstore.scrub(str(exc), url)
         sys.stderr.write(f"error: {why}\n")
@@ -100,4 +101,18 @@ def cmd_sync(args: argparse.Namespace, settings: Settings) -> int:
         f"{f', {len(report.problems):,} unreadable (skipped)' if report.problems else ''}"
         f" in {report.seconds:.1f} s\n"
     )
+    if labels.added or labels.replaced or labels.kept:
+        sys.stdout.write(
+            f"synced {labels.added + labels.replaced + labels.kept:,} labels: {labels.added + labels.replaced:,} "
+            f"written, {labels.kept:,} already there (or newer)\n"
+        )
     return EXIT_OK
+
+
+def _sync_labels(conn: Any, runs_dir: Path, to_store: bool) -> Any:
+    """People's labels go the same way as the runs (the newer of a run's two labels wins)."""
+    from agent_core.pgstore.labels import PgLabels
+    from agent_core.records.labels import FolderLabels
+
+    table, folder = PgLabels(lambda: conn), FolderLabels.beside(runs_dir)
+    return table.put(folder.all()) if to_store else folder.put(table.all())

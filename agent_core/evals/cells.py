@@ -13,7 +13,7 @@ import hashlib
 import random
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -152,6 +152,12 @@ def row_of(record: dict[str, Any], target: Target, goal: Goal, repeat: int, judg
         "cost_usd": record.get("cost_usd"),
         "duration_ms": record.get("duration_ms"),
         "grounding_status": grounding.get("status") if isinstance(grounding, dict) else None,
+        "tool_mode": record.get("tool_mode") or "live",
+        "live_tool_calls": sum(
+            1
+            for c in record.get("tool_calls") or []
+            if isinstance(c, dict) and c.get("attempts") and c.get("source", "live") == "live"
+        ),
         "judge": judged,
         "answer": (record.get("answer") or "")[:500],
     }
@@ -188,6 +194,7 @@ class CellWork:
         provider_factory: ProviderFactory | None = None,
         providers: SharedProviders | None = None,
         score: bool = False,
+        sources: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         self.goal_set = goal_set
         self.settings = settings
@@ -195,6 +202,8 @@ class CellWork:
         self.provider_factory = provider_factory
         self._providers = providers
         """This process's providers (not sent to Ray workers: each makes its own)."""
+        self.sources = sources or {}
+        """Recorded tool calls by goal id (``--tools recorded``): what a frozen goal's tools answer from."""
         self.score = score
         """Return the cell's row (:func:`row_of`, no judge) instead of its record: less to send back."""
 
@@ -221,7 +230,8 @@ class CellWork:
             return None
         goal = self.goal_set.goal(cell.goal_id)
         seed = f"{self.goal_set.name}:{goal.id}:{cell.repeat}"
-        extra = {"eval_id": self.eval_id, "eval_goal_id": goal.id}
+        extra: dict[str, Any] = {"eval_id": self.eval_id, "eval_goal_id": goal.id}
+        source = self.sources.get(goal.id)
         if cell.target.provider == SCRIPTED:
             from agent_core.run import demo
 
@@ -231,6 +241,13 @@ class CellWork:
         else:
             overrides = {"max_steps": goal.max_steps} if goal.max_steps else None
             provider = limited(self._provider(cell.target, goal, context), context.limits)
+            registry = build_default_registry(self.settings, rng=random.Random(seed))
+            if source is not None:  # a frozen goal: its tools answer from its run's recorded calls
+                from agent_core.evals.frozen import recorded_tools
+
+                tools = recorded_tools(source, registry)
+                registry = tools.wrapped()
+                extra.update(replay_of=source["run_id"], tool_mode="recorded")
             prepared = prepare_run(
                 goal.goal,
                 cell.target.provider,
@@ -238,12 +255,17 @@ class CellWork:
                 overrides=overrides,
                 tools=goal.tools,
                 provider=provider,
-                registry=build_default_registry(self.settings, rng=random.Random(seed)),
+                registry=registry,
                 rng=random.Random(seed),
                 record_extra=extra,
             )
+        events: Iterator[Any] = prepared.events(cancel, run_id=cell.run_id)
+        if cell.target.provider != SCRIPTED and source is not None:
+            from agent_core.evals.frozen import frozen_events
+
+            events = frozen_events(prepared, tools, cancel, run_id=cell.run_id)
         finished: RunFinished | None = None
-        for event in prepared.events(cancel, run_id=cell.run_id):
+        for event in events:
             if isinstance(event, RunFinished):
                 finished = event
         if finished is None or (finished.status == "cancelled" and cancel.is_set()):

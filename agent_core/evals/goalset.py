@@ -25,7 +25,7 @@ ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,79}$")
 SEQUENCE_MODES = ("strict", "in_order", "any_order", "subset", "superset")
 ERROR_CATEGORIES = tuple(c.value for c in ErrorCategory)
 KNOWN_TOOLS = BUILTIN_TOOL_NAMES
-"""The built-in tools; a goal's ``tools`` must name some of them."""
+"""The built-in tools; a goal's ``tools`` names some of them, or MCP tools (``server__tool``)."""
 
 CHECK_KINDS = (
     "answer_contains",
@@ -45,7 +45,12 @@ CHECK_KINDS = (
     "grounded",
     "answer_not_found",
 )
-GOAL_FIELDS = ("id", "goal", "tools", "max_steps", "checks", "scenario", "tags")
+GOAL_FIELDS = ("id", "goal", "tools", "max_steps", "checks", "scenario", "tags", "from_run")
+FROM_RUN_FIELDS = ("run_id", "provider", "model", "label", "tool_calls")
+RECORDED_CALL_FIELDS = (
+    *("tool", "arguments", "success", "output", "error", "error_category", "attempts", "fallback", "truncated"),
+)
+"""What a goal keeps of each tool call of its run: what replaying the call needs (agent_core.analysis.replay)."""
 SET_FIELDS = ("name", "description", "goals", "provider", "model", "judge", "workspace")
 
 
@@ -79,6 +84,20 @@ class Check:
 
 
 @dataclass(frozen=True)
+class SourceRun:
+    """The run a goal was made from (``from_run:``): its id (provenance), provider and model, a
+    person's label of it, and its tool calls as recorded — what ``eval --tools recorded`` answers
+    the goal's tool calls from, so the check tests the model, not a changing world."""
+
+    run_id: str
+    provider: str | None = None
+    model: str | None = None
+    label: str | None = None
+    tool_calls: tuple[dict[str, Any], ...] | None = None
+    """None: not copied into the file (the run's record is read from the store instead)."""
+
+
+@dataclass(frozen=True)
 class Goal:
     id: str
     goal: str
@@ -88,6 +107,7 @@ class Goal:
     scenario: str | None = None
     """A demo scenario id (agent_core.run.demo): the goal replays it on the scripted provider."""
     tags: tuple[str, ...] = ()
+    from_run: SourceRun | None = None
 
 
 @dataclass(frozen=True)
@@ -197,8 +217,10 @@ def _mapping(
 
 def _tool(value: Any, where: _Where, path: str) -> str:
     name = _text(value, where, path)
-    if name not in KNOWN_TOOLS:
-        raise where.error(path, f"unknown tool {name!r} (known: {', '.join(KNOWN_TOOLS)})")
+    if name not in KNOWN_TOOLS and "__" not in name.strip("_"):  # server__tool: an MCP server's tool
+        raise where.error(
+            path, f"unknown tool {name!r} (known: {', '.join(KNOWN_TOOLS)}, or an MCP server's server__tool)"
+        )
     return name
 
 
@@ -293,6 +315,46 @@ def _check(raw: Any, where: _Where, path: str) -> Check:
     return Check(kind, True)
 
 
+def _recorded_call(raw: Any, where: _Where, path: str) -> dict[str, Any]:
+    call = _mapping(raw, where, path, RECORDED_CALL_FIELDS, ("tool",))
+    _text(call["tool"], where, f"{path}.tool")
+    if not isinstance(call.get("arguments", {}), dict):
+        raise where.error(f"{path}.arguments", f"expected a mapping, got {_type_name(call.get('arguments'))}")
+    for name in ("output", "error", "error_category"):
+        if call.get(name) is not None and not isinstance(call[name], str):
+            call[name] = str(call[name])  # an output of digits written as a number
+    for name in ("success", "truncated"):
+        if name in call and not isinstance(call[name], bool):
+            raise where.error(f"{path}.{name}", f"expected true or false, got {_type_name(call[name])}")
+    attempts = call.get("attempts", [{"success": bool(call.get("success", True))}])
+    if not isinstance(attempts, list) or not all(isinstance(a, dict) for a in attempts):
+        raise where.error(f"{path}.attempts", f"expected a list of mappings, got {_type_name(attempts)}")
+    fallback = call.get("fallback")
+    if fallback is not None and not isinstance(fallback, dict):
+        raise where.error(f"{path}.fallback", f"expected a mapping, got {_type_name(fallback)}")
+    return {**call, "attempts": attempts}
+
+
+def _from_run(raw: Any, where: _Where) -> SourceRun:
+    spec = _mapping(raw, where, "from_run", FROM_RUN_FIELDS, ("run_id",))
+    texts = {
+        name: (_text(spec[name], where, f"from_run.{name}") if spec.get(name) is not None else None)
+        for name in ("run_id", "provider", "model", "label")
+    }
+    calls = spec.get("tool_calls")
+    if calls is not None:
+        if not isinstance(calls, list):
+            raise where.error("from_run.tool_calls", f"expected a list of tool calls, got {_type_name(calls)}")
+        calls = tuple(_recorded_call(c, where, f"from_run.tool_calls[{i}]") for i, c in enumerate(calls))
+    return SourceRun(
+        run_id=str(texts["run_id"]),
+        provider=texts["provider"],
+        model=texts["model"],
+        label=texts["label"],
+        tool_calls=calls,
+    )
+
+
 def _goal(raw: Any, index: int, source: str, seen: set[str], scenarios: Sequence[str]) -> Goal:
     where = _Where(source)
     if not isinstance(raw, dict):
@@ -336,7 +398,17 @@ def _goal(raw: Any, index: int, source: str, seen: set[str], scenarios: Sequence
         raise where.error("checks", f"expected a non-empty list of checks, got {_type_name(checks_raw)}")
     checks = tuple(_check(c, where, f"checks[{i}]") for i, c in enumerate(checks_raw))
     tags = tuple(_texts(raw["tags"], where, "tags")) if raw.get("tags") is not None else ()
-    return Goal(id=goal_id, goal=text, checks=checks, tools=tools, max_steps=max_steps, scenario=scenario, tags=tags)
+    from_run = _from_run(raw["from_run"], where) if raw.get("from_run") is not None else None
+    return Goal(
+        id=goal_id,
+        goal=text,
+        checks=checks,
+        tools=tools,
+        max_steps=max_steps,
+        scenario=scenario,
+        tags=tags,
+        from_run=from_run,
+    )
 
 
 _ID_LINE = re.compile(r"^\s*-?\s*id:\s*['\"]?([^'\"#\s]+)")

@@ -116,7 +116,12 @@ class EvalRun:
         executor: Executor | None = None,
         rates: Mapping[str, float] | None = None,
         started_at: str | None = None,
+        tool_mode: str = "live",
     ) -> None:
+        from agent_core.evals import frozen
+
+        if tool_mode not in frozen.TOOL_MODES:
+            raise ValueError(f"--tools must be one of {', '.join(frozen.TOOL_MODES)} (got {tool_mode!r})")
         if repeats < 1:
             raise ValueError("--repeats must be at least 1")
         if concurrency < 1:
@@ -129,6 +134,9 @@ class EvalRun:
         if goal_set.workspace is not None:  # the set's own documents, for every run of it
             settings = settings.replace(workspace=Path(goal_set.workspace))
         self.settings = settings
+        self.tool_mode = tool_mode
+        self.sources = frozen.sources(goal_set, settings) if tool_mode == "recorded" else {}
+        """Recorded tool calls by goal id (``--tools recorded``): what each goal's tools answer from."""
         self.repeats = repeats
         self.concurrency = concurrency
         self.judge = judge
@@ -152,6 +160,7 @@ class EvalRun:
             provider_factory=provider_factory,
             providers=shared,
             score=judge is None,  # scored where it ran; a judge (not sent to workers) scores here
+            sources=self.sources,
         )
         self._rows: dict[tuple[str, str, int], dict[str, Any]] = {}
         self.resumed = 0
@@ -189,6 +198,7 @@ class EvalRun:
             raise ValueError(f"eval {eval_id} cannot be resumed: {info['path']} changed since the eval started")
         targets = [Target(t["provider"], t.get("model")) for t in saved["targets"]]
         options.setdefault("concurrency", saved.get("concurrency") or 4)
+        options.setdefault("tool_mode", saved.get("tool_mode") or "live")
         run = cls(
             goal_set,
             targets,
@@ -330,6 +340,7 @@ class EvalRun:
             "goal_set": as_mapping(self.goal_set),
             "targets": [{"provider": t.provider, "model": t.model} for t in self.targets],
             "repeats": self.repeats,
+            "tool_mode": self.tool_mode,
             "concurrency": self.concurrency,
             "executor": self.executor.describe(),
             "rps": self.rates or None,

@@ -275,3 +275,29 @@ def trend_of(results: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
                 }
             )
     return rows
+
+
+def label_agreement(rows: Sequence[Mapping[str, Any]], verdicts: Mapping[str, str]) -> dict[str, Any]:
+    """The eval's verdicts against people's labels of the same runs (``verdicts``: run id → pass or
+    fail): ``labelled`` runs, ``agree``, and ``disagree`` (goal, target, run, checks' verdict,
+    person's). A run whose checks decided nothing is left out."""
+    labelled, agree, disagree = 0, 0, []
+    for row in rows:
+        person = verdicts.get(str(row.get("run_id")))
+        if person not in ("pass", "fail") or row.get("passed") is None:
+            continue
+        labelled += 1
+        checks = "pass" if row["passed"] else "fail"
+        if checks == person:
+            agree += 1
+        else:
+            disagree.append(
+                {
+                    "goal_id": row.get("goal_id"),
+                    "target": row.get("target"),
+                    "run_id": row.get("run_id"),
+                    "checks": checks,
+                    "person": person,
+                }
+            )
+    return {"labelled": labelled, "agree": agree, "disagree": disagree}

@@ -49,10 +49,14 @@ class StoreTooOld(StoreError):
 
 STATEMENT_TIMEOUT_MS = 120_000
 """The longest one statement may run (a Tool-stats aggregate over a large store takes seconds)."""
-SESSION_OPTIONS = f"-c statement_timeout={STATEMENT_TIMEOUT_MS} -c agent_workbench.writes_origin=on"
+SESSION_OPTIONS = (
+    f"-c statement_timeout={STATEMENT_TIMEOUT_MS} -c agent_workbench.writes_origin=on "
+    "-c agent_workbench.writes_retries=on"
+)
 """Settings of every session. ``agent_workbench.writes_origin``: this code writes the call rows'
 ``origin`` and ``first_model_use`` itself, so the trigger that fills them in for an app instance
-still on older code (migration 0005) leaves its inserts alone."""
+still on older code (migration 0005) leaves its inserts alone; ``agent_workbench.writes_retries``:
+the same for ``runs.retries`` (migration 0006)."""
 
 
 def _reason(exc: BaseException, url: str) -> str:

@@ -216,6 +216,21 @@ class PgQueries(ToolStatsSQL):
             parts.append(sql.SQL("run_id = ANY(%(run_ids)s)"))
         if not where.include_demos:
             parts.append(sql.SQL("NOT scripted"))
+        if where.min_cost_usd is not None:
+            params["min_cost"] = float(where.min_cost_usd)
+            parts.append(sql.SQL("cost_usd > %(min_cost)s"))
+        if where.min_retries is not None:
+            params["min_retries"] = int(where.min_retries)
+            parts.append(sql.SQL("retries > %(min_retries)s"))
+        if where.labels:  # people's verdicts, kept beside the runs (run_labels, migration 0006)
+            params["verdicts"] = [v for v in _texts(where.labels) if v]
+            labelled: sql.Composable = sql.SQL(
+                "run_id IN (SELECT l.run_id FROM run_labels l WHERE l.verdict = ANY(%(verdicts)s))"
+            )
+            if "" in where.labels:
+                nobody = sql.SQL("NOT EXISTS (SELECT 1 FROM run_labels l WHERE l.run_id = runs.run_id)")
+                labelled = sql.SQL("({} OR {})").format(labelled, nobody) if params["verdicts"] else nobody
+            parts.append(labelled)
         return sql.SQL(" AND ").join(parts) if parts else sql.SQL("true")
 
     def _frame(self, rows: Sequence[tuple[Any, ...]]) -> pd.DataFrame:
@@ -231,10 +246,13 @@ class PgQueries(ToolStatsSQL):
 
     # -- RunQueries --------------------------------------------------------------------------------
     def version(self) -> Any:
-        """The newest write (``written_at`` is set by every insert and update; one index probe)
-        and the runs shown as interrupted (their process ended without a write)."""
-        (newest,) = self._one(sql.SQL("SELECT max(written_at) FROM runs"))
-        return (newest, tuple(self.dead_runs()))
+        """The newest write (``written_at`` is set by every insert and update; one index probe),
+        the runs shown as interrupted (their process ended without a write) and the state of
+        people's labels (History and Tool stats filter by them)."""
+        newest, labels = self._one(
+            sql.SQL("SELECT max(written_at), (SELECT count(*) || ' ' || max(written_at) FROM run_labels) FROM runs")
+        )
+        return (newest, tuple(self.dead_runs()), labels)
 
     choices_ttl: float = 10.0
     """Seconds the filter choices are reused while :meth:`version` is unchanged (a write

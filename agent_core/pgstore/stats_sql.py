@@ -82,7 +82,7 @@ class ToolStatsSQL:
         """The condition of ``where`` on ``tool_calls`` (alias ``c``), when it only filters by
         what a call row repeats from its run (provider, model, days) and scripted runs; None
         for any other filter."""
-        if where.statuses or where.users or where.text.strip() or where.checks or where.run_ids is not None:
+        if where.by_runs():
             return None
         parts: list[sql.Composable] = []
         if where.days:
@@ -119,6 +119,7 @@ class ToolStatsSQL:
             days=where.days,
             include_demos=where.include_demos,
             origins=where.origins,
+            labels=where.labels,
         )
         params: dict[str, Any] = {}
         condition = self._calls_of(where, params)

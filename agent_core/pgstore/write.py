@@ -42,6 +42,7 @@ RUN_SQL_TYPES: Mapping[str, str] = {
     "duration_ms": "double precision",
     "scripted": "boolean",
     "owner_pid": "bigint",
+    "retries": "integer",
 }
 """SQL types of the summary columns that are not ``text`` (see migrations/0001_initial.sql)."""
 RUN_SQL_COLUMNS: tuple[str, ...] = (

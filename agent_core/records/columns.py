@@ -108,6 +108,20 @@ def _tools_offered(record: Mapping[str, Any], facts: Facts) -> str | None:
     return json.dumps(names, ensure_ascii=False, separators=(",", ":")) if names else None
 
 
+def _retries(record: Mapping[str, Any], facts: Facts) -> int:
+    """Attempts beyond the first: of each model call (``steps[].model_attempts``) and of each tool
+    call (``tool_calls[].attempts``). The team store computes the same from the record
+    (``run_retries`` in migrations/0006_labels_and_retries.sql)."""
+    total = 0
+    for key, inner in (("steps", "model_attempts"), ("tool_calls", "attempts")):
+        items = record.get(key)
+        for item in items if isinstance(items, list) else ():
+            attempts = item.get(inner) if isinstance(item, dict) else None
+            if isinstance(attempts, list) and len(attempts) > 1:
+                total += len(attempts) - 1
+    return total
+
+
 RUN_COLUMN_SPEC: tuple[RunColumn, ...] = (
     RunColumn("run_id", lambda r, f: as_text(r.get("run_id")), "text"),
     RunColumn("started_at", lambda r, f: as_text(r.get("started_at")), None),
@@ -130,6 +144,7 @@ RUN_COLUMN_SPEC: tuple[RunColumn, ...] = (
     RunColumn("owner_host", lambda r, f: as_text(f.owner.get("host")), None),
     RunColumn("updated_at", lambda r, f: as_text(r.get("updated_at")), None),
     RunColumn("user_name", lambda r, f: as_text(r.get("user")), "text", table_name="user"),
+    RunColumn("retries", _retries, "int"),
 )
 """Every summary column, in table order; ``status`` is the stored one (``running`` is re-checked on read)."""
 

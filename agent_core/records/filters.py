@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import date, datetime, timedelta, timezone
 
 import pandas as pd
@@ -43,11 +43,18 @@ def filter_runs(
     checks: Iterable[str] = (),
     run_ids: Iterable[str] | None = None,
     include_demos: bool = True,
+    min_cost_usd: float | None = None,
+    min_retries: int | None = None,
+    labels: Iterable[str] = (),
+    verdicts: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Rows of the store's run table that pass every filter given (empty filter = all).
 
     ``checks``: answer-check verdicts (``grounding`` values; ``""`` = not checked, any other
-    value); ``run_ids``: only those runs; ``include_demos=False`` leaves out scripted runs."""
+    value); ``run_ids``: only those runs; ``include_demos=False`` leaves out scripted runs;
+    ``min_cost_usd`` / ``min_retries``: runs that cost more / retried more than that (a run of
+    unknown cost never passes a cost filter); ``labels``: people's verdicts (``pass``, ``fail``,
+    ``""`` = nobody labelled it), looked up in ``verdicts`` (run id → verdict)."""
     mask = in_dates(runs["started_at"], days)
     for column, wanted in (("provider", providers), ("model", models), ("status", statuses), ("user", users)):
         wanted = list(wanted)
@@ -67,6 +74,15 @@ def filter_runs(
         mask &= runs["run_id"].isin(list(run_ids))
     if not include_demos:
         mask &= ~runs["scripted"].astype(bool)
+    if min_cost_usd is not None:
+        mask &= pd.to_numeric(runs["cost_usd"], errors="coerce").gt(min_cost_usd).fillna(False).astype(bool)
+    if min_retries is not None:
+        mask &= pd.to_numeric(runs["retries"], errors="coerce").fillna(0).gt(min_retries)
+    labels = list(labels)
+    if labels:
+        known = dict(verdicts or {})
+        given = pd.Series([known.get(r, "") for r in runs["run_id"]], index=runs.index, dtype="object")
+        mask &= given.isin(labels)
     return runs[mask].reset_index(drop=True)
 
 

@@ -29,6 +29,7 @@ from agent_core.records.coverage import (
     validation_matrix,
 )
 from agent_core.records.filters import GROUNDING_STATUSES, date_bounds, filter_calls, filter_runs
+from agent_core.records.labels import FolderLabels
 
 NOT_CHECKED = ""
 """In :attr:`RunFilter.checks` and :attr:`Choices.checks`: runs whose answer was not checked."""
@@ -52,6 +53,7 @@ SORTABLE = (
     "run_id",
     "user",
     "grounding",
+    "retries",
 )
 """Run-table columns History can order the whole filtered list by."""
 NEWEST: tuple[str, bool] = ("started_at", False)
@@ -79,6 +81,26 @@ class RunFilter:
     """False leaves out scripted demo runs."""
     origins: tuple[str, ...] = ()
     """Tool stats only: the calls chosen by these (:data:`ORIGIN_CHOICES`); empty: every call."""
+    min_cost_usd: float | None = None
+    """Runs that cost more than this (USD); a run of unknown cost does not pass. None: no limit."""
+    min_retries: int | None = None
+    """Runs with more retries than this (model and tool attempts beyond the first). None: no limit."""
+    labels: tuple[str, ...] = ()
+    """People's verdicts (:data:`agent_core.records.labels.LABEL_CHOICES`: ``pass``, ``fail``, and
+    ``""`` for runs nobody labelled); empty: every run."""
+
+    def by_runs(self) -> bool:
+        """Whether it filters by something only the run table knows (not the tool-call table)."""
+        return bool(
+            self.statuses
+            or self.users
+            or self.text.strip()
+            or self.checks
+            or self.run_ids is not None
+            or self.min_cost_usd is not None
+            or self.min_retries is not None
+            or self.labels
+        )
 
 
 @dataclass(frozen=True)
@@ -143,7 +165,7 @@ class RunQueries(Protocol):
 
     def tool_stats(self, where: RunFilter) -> dict[str, Any] | None:
         """The Tool-stats page's numbers for the calls of the runs passing ``where`` (providers,
-        models, days, include_demos) that ``where.origins`` chose; None when no call matches. See
+        models, days, include_demos, labels) that ``where.origins`` chose; None when no call matches. See
         :func:`tool_stats_tables`."""
         ...
 
@@ -203,13 +225,15 @@ def _present(column: pd.Series) -> list[str]:
 
 # -- the folder -----------------------------------------------------------------------------------
 class FolderQueries:
-    """:class:`RunQueries` over a folder store's tables (the pandas code the pages always ran)."""
+    """:class:`RunQueries` over a folder store's tables (the pandas code the pages always ran);
+    people's labels from ``labels`` (default: the journal beside the runs folder)."""
 
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: Any, labels: FolderLabels | None = None) -> None:
         self.store = store
+        self.labels = labels if labels is not None else FolderLabels.beside(store.runs_dir)
 
     def version(self) -> Any:
-        return (str(self.store.runs_dir), self.store.version)
+        return (str(self.store.runs_dir), self.store.version, self.labels.version())
 
     def choices(self) -> Choices:
         runs = self.store.runs()
@@ -251,6 +275,10 @@ class FolderQueries:
             checks=where.checks,
             run_ids=where.run_ids,
             include_demos=where.include_demos,
+            min_cost_usd=where.min_cost_usd,
+            min_retries=where.min_retries,
+            labels=where.labels,
+            verdicts={label.run_id: label.verdict for label in self.labels.all()} if where.labels else None,
         )
 
     def page(
@@ -274,9 +302,9 @@ class FolderQueries:
 
     def tool_stats(self, where: RunFilter) -> dict[str, Any] | None:
         run_ids = None
-        if not where.include_demos:
-            runs = self.store.runs()
-            run_ids = runs.loc[~runs["scripted"].astype(bool), "run_id"]
+        if not where.include_demos or where.labels:
+            runs = self.filtered(RunFilter(include_demos=where.include_demos, labels=where.labels))
+            run_ids = runs["run_id"]
         view = filter_calls(
             self.store.tool_calls(),
             providers=where.providers,

@@ -230,6 +230,31 @@ class ToolCall(TypedDict):
             Field(description="in a replay: answered from the recorded run, run live, or missing from it"),
         ]
     ]
+    tool_source: NotRequired[
+        Annotated[
+            Literal["builtin", "mcp", "declared"],
+            Field(
+                description="where the tool came from: built in, an MCP server, or declared in a YAML file "
+                "(named tool_source: `source` is a replay's recorded|live|missing); absent for an unknown tool "
+                "and in older records"
+            ),
+        ]
+    ]
+    server: NotRequired[
+        Annotated[
+            str,
+            Field(description="the MCP server the tool came from (or the declared tool's file)"),
+        ]
+    ]
+    annotations: NotRequired[
+        Annotated[
+            dict[str, Any],
+            Field(
+                description="the MCP tool's annotations as its server sent them (readOnlyHint, destructiveHint, "
+                "idempotentHint, openWorldHint, title): hints, not guarantees"
+            ),
+        ]
+    ]
 
 
 class Message(TypedDict):
@@ -259,6 +284,12 @@ class GoalSource(TypedDict):
 class CallSource(TypedDict):
     call_id: str
     tool: str
+    cite: NotRequired[
+        Annotated[
+            str,
+            Field(description="for a figure from a document: its file and page or section (annual_report.pdf, p. 7)"),
+        ]
+    ]
 
 
 ClaimKind = Literal[
@@ -328,6 +359,17 @@ class ImportSource(TypedDict):
     notes: NotRequired[list[dict[str, Any]]]
 
 
+class ToolDefinition(TypedDict):
+    """A tool that is not built in, as the run's model saw it (so the run can be replayed offline)."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    tool_source: Literal["mcp", "declared"]
+    server: NotRequired[str]
+    annotations: NotRequired[dict[str, Any]]
+
+
 class RunRecord(TypedDict):
     """One run: ``agent_data/runs/<run_id>.json``. Written after every step (temp file + rename)."""
 
@@ -389,6 +431,15 @@ class RunRecord(TypedDict):
         ]
     ]
     import_source: NotRequired[ImportSource]
+    tool_definitions: NotRequired[
+        Annotated[
+            list[ToolDefinition],
+            Field(
+                description="the MCP and declared tools the run had enabled, as the model saw them (a replay "
+                "with recorded results needs no live server)"
+            ),
+        ]
+    ]
 
 
 OPTIONAL_EXTRA_FIELDS = (

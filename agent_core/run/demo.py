@@ -289,7 +289,7 @@ def prepare(scenario: DemoScenario | str, settings: Settings, *, pace_s: float =
         settings=demo_settings,
         tools=scenario.tools or None,
         provider=ScriptedProvider([dict(t) for t in scenario.turns], turn_delay_s=pace_s, origin="harness"),
-        registry=build_default_registry(demo_settings, rng=PlannedRandom(scenario.search_web_failures)),
+        registry=build_default_registry(demo_settings, rng=PlannedRandom(scenario.search_web_failures), external=False),
         scripted=True,
         rng=random.Random(DEMO_SEED),
     )

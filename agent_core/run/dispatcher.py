@@ -16,7 +16,14 @@ from datetime import datetime, timezone
 from typing import Any
 
 from agent_core.context import ToolCallRequest, call_signature
-from agent_core.errors import ERROR_PREFIX, ErrorCategory, RunCancelled, ToolValidationError, TransientToolError
+from agent_core.errors import (
+    ERROR_PREFIX,
+    ErrorCategory,
+    RunCancelled,
+    ToolTimeout,
+    ToolValidationError,
+    TransientToolError,
+)
 from agent_core.masking import is_secret_key, mask, mask_text, masked_traceback, register_secret
 from agent_core.records.run_record import ErrorCategoryName, ToolAttempt, ToolCall
 from agent_core.run import workers
@@ -46,10 +53,6 @@ class CallStopped(RunCancelled):
     def __init__(self, entry: ToolCall) -> None:
         super().__init__("the run was stopped during a tool call")
         self.entry = entry
-
-
-class ToolTimeout(Exception):
-    """The tool did not return within its timeout."""
 
 
 def classify(exc: BaseException) -> ErrorCategory:
@@ -271,6 +274,11 @@ class Dispatcher:
                 ErrorCategory.VALIDATION,
                 f"Unknown tool '{entry['tool']}'. Available tools: {available}.",
             )
+        entry["tool_source"] = tool.source
+        if tool.server:
+            entry["server"] = tool.server
+        if tool.annotations:
+            entry["annotations"] = mask(tool.annotations)
         if not isinstance(args, dict):
             return self._refuse(
                 entry,

@@ -51,7 +51,7 @@ from agent_core.run.model_calls import call_model
 from agent_core.run.pricing import Price, estimate_cost, load_prices
 from agent_core.settings import Settings
 from agent_core.tools.instructions import build_instructions
-from agent_core.tools.registry import ToolRegistry
+from agent_core.tools.registry import ToolRegistry, tool_definitions
 
 log = logging.getLogger("agent_core.run.loop")
 
@@ -184,6 +184,9 @@ class _Run:
             "provider_meta": {},
             "owner": {"pid": os.getpid(), "host": os.uname().nodename},
         }
+        definitions = tool_definitions(registry)
+        if definitions:
+            self.record["tool_definitions"] = definitions
         if extra:
             # Optional top-level fields set by the caller (eval_id, arena_id, replay_of, user …);
             # they never replace the engine's own fields.

@@ -1,5 +1,6 @@
 """Tools: the registry (schema inference, three wire formats), the built-in tools, the
-workspace they read (document search, the sample documents) and form fields from a tool's schema.
+workspace they read (your documents: parsing, the persistent index, tables, in ``documents/``;
+the sample documents) and form fields from a tool's schema.
 
 May import: the foundation modules (``errors``, ``masking``, ``settings``, ``context``), ``text``
 and ``records``. Imported by the answer check, the providers, the loop and everything above.

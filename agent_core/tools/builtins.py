@@ -1,20 +1,27 @@
 """The engine's built-in tools, registered on a fresh :class:`ToolRegistry` per call.
 
 ``build_default_registry(settings)`` binds the file tools to ``settings.workspace_dir`` and the
-flaky ``search_web`` to ``settings.search_web_failure_rate``; nothing is shared between
-registries, so each Streamlit session or test gets its own.
+flaky ``search_web`` to ``settings.search_web_failure_rate``, then adds the person's own tools
+(declared in YAML, MCP servers: :mod:`agent_core.tools.catalog`). Each call builds a new registry,
+so each Streamlit session or test gets its own; only the MCP sessions behind the MCP tools are
+shared by the process (:mod:`agent_core.tools.mcp`).
 """
 
 from __future__ import annotations
 
+import logging
 import random
 
 from agent_core.settings import Settings
 from agent_core.tools.calculator import calculate
+from agent_core.tools.documents.tools import make_table_tool
+from agent_core.tools.documents.workspace import Workspace
 from agent_core.tools.files import make_file_tools
 from agent_core.tools.knowledge import make_lookup, word_count
 from agent_core.tools.registry import ToolRegistry, make_tool
 from agent_core.tools.simulated import get_weather, make_search_tools
+
+log = logging.getLogger("agent_core.tools.builtins")
 
 BUILTIN_TOOL_NAMES: tuple[str, ...] = (
     "calculator",
@@ -25,6 +32,7 @@ BUILTIN_TOOL_NAMES: tuple[str, ...] = (
     "get_weather",
     "search_web",
     "search_cached",
+    "query_table",
 )
 
 
@@ -39,15 +47,35 @@ def calculator(expression: str) -> str:
     return calculate(expression)
 
 
-def build_default_registry(settings: Settings, *, rng: random.Random | None = None) -> ToolRegistry:
-    """A new registry with all built-in tools.
+def build_default_registry(
+    settings: Settings, *, rng: random.Random | None = None, external: bool = True
+) -> ToolRegistry:
+    """A new registry with all built-in tools, then the enabled declared and MCP tools.
 
     Args:
         settings: Supplies the workspace folder and the search_web failure rate.
         rng: Random source for search_web's simulated failures (seed it in tests).
+        external: False: the built-in tools only (scripted demos; no server is contacted).
     """
+    registry = build_builtin_registry(settings, rng=rng)
+    if external:
+        from agent_core.tools.catalog import add_enabled, load_catalog
+
+        catalog = load_catalog(settings, builtin_names=BUILTIN_TOOL_NAMES)
+        add_enabled(registry, catalog)
+        for problem in catalog.problems:
+            log.warning("tools: %s", problem)
+        for name, health in catalog.health.items():
+            if not health.ok:
+                log.warning("MCP server %s: %s", name, health.sentence)
+    return registry
+
+
+def build_builtin_registry(settings: Settings, *, rng: random.Random | None = None) -> ToolRegistry:
+    """A new registry with the built-in tools only."""
     registry = ToolRegistry()
-    read_file, search_documents = make_file_tools(settings.workspace_dir)
+    documents = Workspace.for_settings(settings)
+    read_file, search_documents = make_file_tools(settings.workspace_dir, documents)
     search_web, search_cached = make_search_tools(settings.search_web_failure_rate, rng)
 
     registry.tool(tags=("math",))(calculator)
@@ -60,5 +88,8 @@ def build_default_registry(settings: Settings, *, rng: random.Random | None = No
     registry.tool(tags=("simulated",))(get_weather)
     registry.add(make_tool(search_web, tags=("simulated", "search"), fallback="search_cached"))
     registry.add(make_tool(search_cached, tags=("simulated", "search")))
+    table_tool = make_table_tool(documents)
+    if table_tool is not None:  # a workspace with no table (CSV, JSON records, DOCX table) has none
+        registry.add(table_tool)
     registry.check_fallbacks()
     return registry

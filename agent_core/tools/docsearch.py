@@ -209,7 +209,7 @@ class BM25Index:
         hits = []
         for score, i in scored[:limit]:
             section = self.sections[i]
-            hits.append(Hit(section.document, section.title, round(score, 3), _snippet(section, terms)))
+            hits.append(Hit(section.document, section.title, round(score, 3), snippet_of(section.text, terms)))
         return hits
 
 
@@ -236,9 +236,9 @@ def _sentences(text: str) -> list[str]:
     return sentences
 
 
-def _snippet(section: Section, terms: list[str]) -> str:
-    """The sentence sharing the most query terms, with its neighbours while they fit."""
-    sentences = _sentences(section.text)
+def snippet_of(text: str, terms: list[str]) -> str:
+    """The sentence of ``text`` sharing the most query terms, with its neighbours while they fit."""
+    sentences = _sentences(text)
     if not sentences:
         return ""
     wanted = set(terms)

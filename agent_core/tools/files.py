@@ -16,14 +16,14 @@ import logging
 import os
 import re
 import stat
-import threading
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Annotated
 
 from pydantic import Field
 
-from agent_core.tools.docsearch import BM25Index
+from agent_core.tools.documents.parse import DocumentError
+from agent_core.tools.documents.workspace import Workspace
 
 logger = logging.getLogger("agent_core.tools.files")
 
@@ -31,10 +31,6 @@ MAX_FILE_BYTES = 1_000_000
 """Largest file ``read_file`` reads (and ``search_documents`` indexes)."""
 MAX_LISTED = 50
 """How many file names an error message lists at most."""
-MAX_INDEXED_FILES = 500
-SEARCHABLE_SUFFIXES = (".md", ".markdown", ".txt", ".rst")
-FACTS_FILE = "facts.md"
-"""The lookup tool's facts (agent_core.tools.knowledge): not searched as a document."""
 WORKSPACE_PREFIXES = ("agent_data/workspace/", "workspace/")
 """Leading folders that ``read_file`` ignores when the path is not found as given."""
 
@@ -171,77 +167,89 @@ def decode_text(data: bytes, name: str) -> str:
 
 
 class WorkspaceSearch:
-    """BM25 search over the workspace's text documents, re-indexed only when files change.
+    """``search_documents`` over a :class:`~agent_core.tools.documents.workspace.Workspace`: its
+    persistent index, brought up to date (new, changed and removed files) before each search."""
 
-    The index is cached under the files' (name, size, mtime); a lock makes it safe to share
-    between threads.
-    """
-
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, workspace: Workspace | None = None) -> None:
         self.root = root
-        self._lock = threading.Lock()
-        self._key: tuple[tuple[str, int, int], ...] | None = None
-        self._index = BM25Index([])
-
-    def _fingerprint(self) -> tuple[tuple[str, int, int], ...]:
-        rows = []
-        for name in list_workspace_files(self.root, limit=MAX_INDEXED_FILES):
-            if not name.lower().endswith(SEARCHABLE_SUFFIXES) or name == FACTS_FILE:
-                continue  # facts.md is lookup's: its "Also:" lines of other words would rank first
-            try:
-                info = (self.root / name).stat()
-            except OSError:
-                continue
-            if info.st_size <= MAX_FILE_BYTES:
-                rows.append((name, info.st_size, info.st_mtime_ns))
-        return tuple(rows)
-
-    def index(self) -> BM25Index:
-        """The current index, rebuilt when a document was added, removed or changed."""
-        key = self._fingerprint()
-        with self._lock:
-            if key != self._key:
-                documents = []
-                for name, _, _ in key:
-                    try:
-                        documents.append((name, read_workspace_file(self.root, name, 10**9)))
-                    except ValueError as exc:
-                        logger.debug("not indexing %s: %s", name, exc)
-                self._index = BM25Index.from_documents(documents)
-                self._key = key
-                logger.debug("indexed %d documents, %d sections", len(documents), len(self._index.sections))
-            return self._index
+        self.workspace = workspace or Workspace(root)
 
     def search(self, query: str, limit: int = 3) -> str:
-        """JSON list of the best sections, or a "No results" message."""
+        """One JSON hit per line (file, page or section, score, snippet), or a "No results" message."""
         if not query.strip():
             raise ValueError("query is empty; give a few words to search for")
         if limit < 1:
             raise ValueError("limit must be at least 1")
-        index = self.index()
-        hits = index.search(query, limit)
+        hits = self.workspace.search(query, limit)
         if not hits:
-            documents = sorted({s.document for s in index.sections})
-            listing = ", ".join(documents) if documents else "(no documents in the workspace)"
+            documents = self.workspace.names()
+            listing = ", ".join(documents[:MAX_LISTED]) if documents else "(no documents in the workspace)"
             return f"No results for {query!r}. Documents searched: {listing}."
-        return json.dumps([hit.__dict__ for hit in hits], ensure_ascii=False, indent=2)
+        return "[\n" + ",\n".join(json.dumps(h.as_json(), ensure_ascii=False) for h in hits) + "\n]"
 
 
-def make_file_tools(root: Path) -> tuple[Callable[..., str], Callable[..., str]]:
-    """``(read_file, search_documents)`` tool functions bound to the workspace ``root``."""
-    searcher = WorkspaceSearch(root)
+def _from_page(text: str, name: str, page: int) -> str:
+    """A PDF's text (pages marked ``[name, p. N]``) from page ``page`` on."""
+    marker = f"[{name}, p. {page}]"
+    at = text.find(marker)
+    if at < 0:
+        pages = re.findall(r"^\[.*?, p\. (\d+)\]$", text, re.MULTILINE)
+        shown = f"pages with text: {pages[0]}–{pages[-1]}" if pages else "it has no text"
+        raise ValueError(f"{name} has no page {page} with text ({shown})")
+    return text[at:]
 
-    def read_file(path: str, max_chars: Annotated[int, Field(ge=1, le=100_000)] = 2000) -> str:
-        """Read a UTF-8 text file from the workspace (path relative to it, e.g. 'pricing.md').
+
+def read_document(root: Path, workspace: Workspace, path: str, max_chars: int, page: int | None = None) -> str:
+    """``read_file``: a PDF's pages (each marked with the file and page) or a DOCX as Markdown
+    (its headings are its sections); any other file as its UTF-8 text."""
+    name = path.strip().replace("\\", "/")
+    for prefix in WORKSPACE_PREFIXES:
+        if name.startswith(prefix) and name[len(prefix) :] in workspace.names():
+            name = name[len(prefix) :]
+    if name.lower().endswith((".pdf", ".docx")):
+        target = resolve_in_workspace(root, name)
+        relative = target.relative_to(root.resolve()).as_posix()
+        if relative not in workspace.names():
+            raise ValueError(f"no file {path!r} in the workspace; available files: {_files_hint(root)}")
+        try:
+            text = workspace.document_text(relative) or ""
+        except DocumentError as exc:
+            raise ValueError(str(exc)) from None
+        if not text.strip():
+            raise ValueError(f"{relative} has no text to read (a scan, or an empty document)")
+        if page is not None and relative.lower().endswith(".pdf"):
+            text = _from_page(text, relative, page)
+        if len(text) <= max_chars:
+            return text
+        return (
+            f"{text[:max_chars]}\n\n[read_file: showing the first {max_chars:,} of {len(text):,} characters; "
+            "call again with a page number or a larger max_chars to see more]"
+        )
+    return read_workspace_file(root, path, max_chars)
+
+
+def make_file_tools(root: Path, workspace: Workspace | None = None) -> tuple[Callable[..., str], Callable[..., str]]:
+    """``(read_file, search_documents)`` tool functions bound to the workspace ``root`` (and its
+    index; without one, an index in memory)."""
+    documents = workspace or Workspace(root)
+    searcher = WorkspaceSearch(root, documents)
+
+    def read_file(
+        path: str,
+        max_chars: Annotated[int, Field(ge=1, le=100_000)] = 2000,
+        page: Annotated[int | None, Field(ge=1)] = None,
+    ) -> str:
+        """Read a file from the workspace (path relative to it, e.g. 'pricing.md'); PDF pages are marked with their number.
 
         Args:
             path: File path relative to the workspace, e.g. 'pricing.md' or 'notes.txt'.
             max_chars: Return at most this many characters (default 2000).
+            page: For a PDF: start at this page.
         """
-        return read_workspace_file(root, path, max_chars)
+        return read_document(root, documents, path, max_chars, page)
 
     def search_documents(query: str, limit: Annotated[int, Field(ge=1, le=10)] = 3) -> str:
-        """Search the workspace documents (policies, pricing, notes); returns the best sections.
+        """Search the workspace documents; returns the best passages with their file and page or section.
 
         Args:
             query: What to look for, in English or Korean, e.g. 'refund within how many days'.

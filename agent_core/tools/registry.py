@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, TypedDict, Unpack, overload
+from typing import Any, Literal, TypedDict, Unpack, overload
 
 from pydantic import BaseModel
 
 from agent_core.errors import ToolDefinitionError
+from agent_core.records.run_record import ToolDefinition
 from agent_core.tools.schema import (
     build_args_model,
     model_json_schema,
     parse_docstring,
     validate_arguments,
 )
+
+ToolSource = Literal["builtin", "mcp", "declared"]
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,14 @@ class Tool:
     """Name of the tool to use when this one fails after its retries."""
     timeout: float | None = None
     """Per-tool timeout in seconds; None uses the engine setting."""
+    source: ToolSource = "builtin"
+    """Where the tool comes from: ``builtin`` (this package), ``mcp`` (a server of ``mcp.json``) or
+    ``declared`` (a YAML file of ``workspace/tools/``). Recorded per call as ``tool_source``."""
+    server: str | None = None
+    """The MCP server (or the declared tool's file) it comes from; None for a built-in tool."""
+    annotations: dict[str, Any] | None = None
+    """MCP tool annotations as the server sent them (hints: ``readOnlyHint``, ``destructiveHint``,
+    ``idempotentHint``, ``openWorldHint``, ``title``); never trusted to skip a check."""
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """Checked and coerced keyword arguments for :attr:`func`."""
@@ -67,20 +79,69 @@ class Tool:
 
 
 def _validate_against_schema(tool: str, schema: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
-    """Minimal check for override schemas: unexpected / missing names (types left to the tool)."""
+    """The check for a tool with only a JSON Schema (an MCP or declared tool, an override): missing
+    and unexpected names, and each argument's JSON type and ``enum`` (nested shapes are the tool's)."""
     from agent_core.errors import ToolValidationError
 
-    props = schema.get("properties", {})
+    props = schema.get("properties") or {}
     unexpected = sorted(set(arguments) - set(props))
-    missing = sorted(set(schema.get("required", [])) - set(arguments))
+    missing = sorted(set(schema.get("required") or []) - set(arguments))
     parts = []
     if missing:
         parts.append(f"missing argument(s): {', '.join(missing)}")
     if unexpected and schema.get("additionalProperties", True) is False:
         parts.append(f"unexpected argument(s): {', '.join(unexpected)}")
+    for name, value in arguments.items():
+        problem = _type_problem(props.get(name), value)
+        if problem:
+            parts.append(f"{name}: {problem}")
     if parts:
         raise ToolValidationError(f"Invalid arguments for {tool}: " + "; ".join(parts))
     return dict(arguments)
+
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list,),
+    "object": (dict,),
+    "null": (type(None),),
+}
+
+
+def _type_problem(prop: Any, value: Any) -> str | None:
+    """Why ``value`` does not fit the property schema ``prop`` (type or enum), or None."""
+    if not isinstance(prop, dict):
+        return None
+    branches = [b for b in prop.get("anyOf") or prop.get("oneOf") or [] if isinstance(b, dict)]
+    if branches:
+        fits = [b for b in branches if _type_problem(b, value) is None]
+        return None if fits else _type_problem(branches[0], value)
+    if "enum" in prop and isinstance(prop["enum"], list) and value not in prop["enum"]:
+        return "must be one of " + ", ".join(json.dumps(v, ensure_ascii=False) for v in prop["enum"])
+    wanted = prop.get("type")
+    names = [wanted] if isinstance(wanted, str) else [t for t in wanted or [] if isinstance(t, str)]
+    if not names:
+        return None
+    for name in names:
+        kinds = _JSON_TYPES.get(name)
+        if kinds is None:
+            return None  # a type this check does not know: the tool decides
+        bool_ok = name == "boolean" or not isinstance(value, bool)  # True is an int in Python, not in JSON
+        if isinstance(value, kinds) and bool_ok:
+            return None
+        if name == "integer" and isinstance(value, float) and value.is_integer():
+            return None
+    return f"expected {' or '.join(names)}, got {_json_type(value)}"
+
+
+def _json_type(value: Any) -> str:
+    for name, kinds in _JSON_TYPES.items():
+        if isinstance(value, kinds) and (name == "boolean" or not isinstance(value, bool)):
+            return name
+    return type(value).__name__
 
 
 class ToolRegistry:
@@ -194,4 +255,50 @@ def make_tool(func: Callable[..., Any], **options: Unpack[ToolOptions]) -> Tool:
         tags=tuple(options.get("tags", ())),
         fallback=options.get("fallback"),
         timeout=options.get("timeout"),
+    )
+
+
+def tool_definitions(tools: Iterable[Tool]) -> list[ToolDefinition]:
+    """The tools that are not built in, as a record keeps them (a replay rebuilds them from it)."""
+    out: list[ToolDefinition] = []
+    for tool in tools:
+        if tool.source == "builtin":
+            continue
+        entry: ToolDefinition = {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters,
+            "tool_source": tool.source,
+        }
+        if tool.server:
+            entry["server"] = tool.server
+        if tool.annotations:
+            entry["annotations"] = tool.annotations
+        out.append(entry)
+    return out
+
+
+def recorded_stand_in(definition: Mapping[str, Any]) -> Tool | None:
+    """A tool rebuilt from a record's ``tool_definitions`` entry: same name, description, schema and
+    source, but no server behind it (a replay answers it from the recording; a live call says so)."""
+    name = definition.get("name")
+    if not isinstance(name, str) or not name:
+        return None
+    source = definition.get("tool_source")
+    server = definition.get("server")
+    where = f"the MCP server {server!r}" if source == "mcp" and server else "its definition"
+
+    def unavailable(**_: Any) -> str:
+        raise RuntimeError(f"{name} is not available here ({where} is not loaded); only its recorded results are")
+
+    params = definition.get("parameters")
+    annotations = definition.get("annotations")
+    return Tool(
+        name=name,
+        description=str(definition.get("description") or name),
+        func=unavailable,
+        parameters=params if isinstance(params, dict) else {"type": "object", "properties": {}},
+        source=source if source in ("mcp", "declared") else "declared",
+        server=server if isinstance(server, str) else None,
+        annotations=annotations if isinstance(annotations, dict) else None,
     )

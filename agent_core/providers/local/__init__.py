@@ -23,11 +23,11 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from agent_core.context import ContextBlock, ToolCallRequest
+from agent_core.context import ToolCallRequest
 from agent_core.errors import ProviderError
 from agent_core.providers.base import ModelRequest, ModelResponse, Provider, ProviderSpec, Usage
 from agent_core.providers.local import prompt
@@ -74,6 +74,15 @@ from agent_core.providers.local.prompt import (
     uses_llguidance,
 )
 from agent_core.providers.local.prompt_cache import cache_dir as prompt_cache_dir
+from agent_core.providers.local.redirects import (
+    ANSWER_STARTED,
+    ARITHMETIC_STARTED,
+    SUM_NOTE,
+    computes_from_nothing,
+    reads_text,
+    stopping_at_answer,
+    with_note,
+)
 from agent_core.providers.local.steps import constraint, offered_tools
 from agent_core.providers.local.warmup import WARM_GRAMMAR as WARM_GRAMMAR
 from agent_core.providers.local.warmup import WarmUp
@@ -105,33 +114,6 @@ ANSWER_TOKENS = 200
 """Longest answer: one to three sentences, in Korean too (a cut answer is kept and marked)."""
 ANSWER_REPEAT_PENALTY = 1.1
 """llama.cpp's repeat penalty for answers (calls have none: "24 * 24" repeats by right)."""
-ANSWER_STARTED = "\x00answer"
-"""What a reply stopped at the start of its answer returns (:meth:`LocalProvider._attempt`)."""
-
-
-def _stopping_at_answer(enough: Callable[[str], str | None], stop: bool) -> Callable[[str], str | None]:
-    """``enough``, and with ``stop`` a stop as soon as the reply starts an answer."""
-    if not stop:
-        return enough
-
-    def test(content: str) -> str | None:
-        if '\n{"answer": "' in content:
-            return ANSWER_STARTED
-        return enough(content)
-
-    return test
-
-
-def _reads_text(blocks: Sequence[ContextBlock]) -> bool:
-    """Whether the latest result is text to read (several lines), not a single figure."""
-    if not blocks:
-        return False
-    outputs = [o for o in blocks[-1].outputs if not o.is_error]
-    return any(len(o.output.split()) > 12 for o in outputs)
-
-
-def _with_note(messages: list[dict[str, str]], note: str) -> list[dict[str, str]]:
-    return [*messages[:-1], {**messages[-1], "content": messages[-1]["content"] + note}]
 
 
 def availability() -> str | None:
@@ -257,25 +239,47 @@ class LocalProvider(WarmUp, Provider):
                 # A call on the last step would end the run without an answer: answer from the results.
                 offered = []
                 notes.append("the last step before the step limit: the answer only")
-            lines = candidate_lines(request.goal, request.blocks) if _reads_text(request.blocks) else []
+            lines = candidate_lines(request.goal, request.blocks) if reads_text(request.blocks) else []
             text, calls, usage = self._attempt(
                 engine, messages, offered, request, deadline, items, answer=True, stop_at_answer=len(lines) >= 2
             )
             if text == ANSWER_STARTED:
                 text, more = self._answer_from_line(engine, messages, lines, request, deadline, items, notes)
                 usage = usage + more
+            if calls and computes_from_nothing(calls[0], request):
+                # Arithmetic with none of the goal's or the results' figures: the model wanted a
+                # figure it does not have yet (the grammar let it write none), and wrote filler
+                # ("1 * 2 + 1 * 2 + …" for seven units at a price it had not looked up).
+                items[-1]["rejected"] = "arithmetic on no known figure"
+                notes.append(f"the model's {calls[0].name} call used no figure it had: asked again without it")
+                offered = [t for t in offered if t.name != calls[0].name]
+                text, calls, more = self._attempt(engine, messages, offered, request, deadline, items, answer=True)
+                usage = usage + more
+            repeated: set[str] = set()
             if calls and call_signature(calls[0].name, calls[0].arguments) in previous_calls(request.blocks):
                 # A repeat of an earlier call would only be refused as a duplicate: small models
                 # loop through the same calls, or wander off to tools that have nothing to do with
                 # the request. The model answers from what it has instead.
                 items[-1]["rejected"] = "repeats an earlier call"
                 notes.append(f"the model repeated its {calls[0].name} call: asked for the answer instead")
+                repeated.add(calls[0].name)
                 offered = []
                 if len(lines) >= 2:
                     text, more = self._answer_from_line(engine, messages, lines, request, deadline, items, notes)
                     calls = []
                 else:
                     text, calls, more = self._attempt(engine, messages, offered, request, deadline, items, answer=True)
+                usage = usage + more
+            if text == ARITHMETIC_STARTED:
+                # It began to work out a sum in its answer: a figure no result has yet, which the
+                # grammar does not let it write (it looped "$24 × 7 = $24 × (7 + 7) = …").
+                offered = [t for t in tools if t.name not in repeated]
+                notes.append("the model began to work out a sum in its answer: asked for a tool call instead")
+                started = (cut_answer(items[-1]["content"]) or "").strip()
+                asked = with_note(messages, SUM_NOTE.format(started=started)) if offered else messages
+                text, calls, more = self._attempt(
+                    engine, asked, offered, request, deadline, items, answer=not offered, sums=False
+                )
                 usage = usage + more
             held = constraint(offered, answer=True, figures=True)
             held["notes"] = [*held.get("notes", []), *notes]
@@ -314,6 +318,7 @@ class LocalProvider(WarmUp, Provider):
         *,
         answer: bool,
         stop_at_answer: bool = False,
+        sums: bool = True,
     ) -> tuple[str, list[ToolCallRequest], Usage]:
         """One constrained generation, parsed; appends its raw item to ``items``. With
         ``stop_at_answer``, a reply that turns out to be the answer stops as soon as it says so,
@@ -353,25 +358,26 @@ class LocalProvider(WarmUp, Provider):
             deadline,
             request.timeout,
             request.cancel,
-            _stopping_at_answer(enough_said([]), stop_at_answer),
+            stopping_at_answer(enough_said([]), stop_at_answer, sums=answer and sums),
         )
         if uses_llguidance(grammar):
             engine.grammar_ready = True  # llguidance's tables are built now: no warm-up for them later
         cut = final.get("finish_reason") == "length"
         said = final.get("said")
         thought = split_thought(content)[0]
-        if said == ANSWER_STARTED:
+        if said in (ANSWER_STARTED, ARITHMETIC_STARTED):
             items.append(
                 {
                     "type": RAW_TYPE,
                     "content": content,
                     "thought": thought,
-                    "stopped": "the answer began",
+                    "stopped": "the answer began" if said == ANSWER_STARTED else "the answer began a sum",
+                    "rejected": None if said == ANSWER_STARTED else "works out a sum in the answer",
                     "duration_ms": elapsed,
                     "timings": _timings(final),
                 }
             )
-            return ANSWER_STARTED, [], _usage(final)
+            return said, [], _usage(final)
         try:
             text, calls = (said, []) if isinstance(said, str) else parse_output(content, step=request.step)
         except OutputError as exc:
@@ -413,7 +419,7 @@ class LocalProvider(WarmUp, Provider):
     ) -> tuple[str, Usage]:
         """The model picks the result line that answers (:mod:`~agent_core.providers.local.lines`),
         then writes the answer with that line in view."""
-        asked = _with_note(messages, choice_question(lines))
+        asked = with_note(messages, choice_question(lines))
         schema = {
             "type": "object",
             "properties": {"line": {"type": "integer", "enum": list(range(len(lines) + 1))}},
@@ -452,7 +458,7 @@ class LocalProvider(WarmUp, Provider):
             else f"the model found none of {len(lines)} result lines answers before answering"
         )
         text, _, usage = self._attempt(
-            engine, _with_note(messages, answer_note(chosen)), [], request, deadline, items, answer=True
+            engine, with_note(messages, answer_note(chosen)), [], request, deadline, items, answer=True
         )
         return text, _usage(final) + usage
 

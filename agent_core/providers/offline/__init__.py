@@ -61,6 +61,20 @@ def _guarded(ctx: _Ctx, decision: _Decision, step: int) -> _Decision:
     )
 
 
+def own_tools_note(names: list[str], *, ko: bool = False) -> str:
+    """What the demo says when the run has tools it does not know (MCP or declared ones)."""
+    listed = ", ".join(names[:6]) + (" …" if len(names) > 6 else "")
+    if ko:
+        return (
+            f"(오프라인 데모 모델은 내장 도구만 압니다. {listed} 같은 직접 추가한 도구(MCP·선언형)는 쓰지 못합니다: "
+            "로컬 모델이나 API 제공자를 고르세요.)"
+        )
+    return (
+        f"(The offline demo model only knows the built-in tools: it cannot use your own tools ({listed}). "
+        "Pick the local model or an API provider to use them.)"
+    )
+
+
 def _tokens(chars: int) -> int:
     return max(1, math.ceil(chars / 4))
 
@@ -91,6 +105,9 @@ class OfflineProvider(Provider):
             for n, (name, args) in enumerate(decision.calls, 1)
         ]
         text = decision.text
+        own = [t.name for t in request.tools if t.source != "builtin"]
+        if own and not calls:
+            text = (text.rstrip() + "\n\n" if text.strip() else "") + own_tools_note(own, ko=ctx.ko)
         if calls:
             text = ctx.t("도구 호출: ", "Calling ") + ", ".join(f"{c.name}({_canonical(c.arguments)})" for c in calls)
         plan = {

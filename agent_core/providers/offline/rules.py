@@ -548,7 +548,8 @@ def _hit_line(item: Any) -> str:
     if not isinstance(item, dict):
         return str(item).strip()
     title = next((str(item[k]) for k in ("document", "title", "name", "path", "file", "source") if item.get(k)), "")
-    where = next(
+    where = f"p. {item['page']}" if isinstance(item.get("page"), int) else ""
+    where = where or next(
         (
             str(item[k])
             for k in ("section", "heading", "path", "file", "source", "url")

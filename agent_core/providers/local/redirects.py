@@ -1,0 +1,75 @@
+"""When the local model's output is sent back within one step, generically: a reply that turns
+out to be the answer (the line choice comes first), an answer that starts to work out a sum (a
+tool call is asked for), a call whose arithmetic uses no figure the run has.
+
+Nothing here knows a tool, document or topic; each redirect adds a note to the step's
+``constraint`` and keeps the rejected output in the record.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from agent_core.checks.grounding import expressions
+from agent_core.context import ContextBlock, ToolCallRequest
+from agent_core.providers.base import ModelRequest
+from agent_core.providers.local.figures import allowed_numbers
+from agent_core.providers.local.prompt import cut_answer
+
+ANSWER_STARTED = "\x00answer"
+"""What a reply stopped at the start of its answer returns (:meth:`LocalProvider._attempt`)."""
+
+
+ARITHMETIC_STARTED = "\x00arithmetic"
+"""What an answer stopped where it began to work out a sum returns (:meth:`LocalProvider._attempt`)."""
+SUM_IN_ANSWER = re.compile(r"\d[\d,.]*\s*[×xX*÷/+]\s*\$?\d[\d,.]*\s*=")
+"""An answer writing out arithmetic ("$24 × 7 ="): its result is a figure the grammar does not let
+it write (no result has it), and it looped ("$24 × 7 = $24 × (7 + 7) = …") to the token limit."""
+
+
+SUM_NOTE = (
+    '\n\n(Your answer began: "{started}" Do not work out the sum yourself: call the tool that '
+    "does arithmetic, with the figures from the results.)"
+)
+
+
+def stopping_at_answer(
+    enough: Callable[[str], str | None], stop: bool, *, sums: bool = False
+) -> Callable[[str], str | None]:
+    """``enough``, and with ``stop`` a stop as soon as the reply starts an answer; with ``sums``,
+    as soon as an answer starts to work out a sum."""
+    if not stop and not sums:
+        return enough
+
+    def test(content: str) -> str | None:
+        if stop and '\n{"answer": "' in content:
+            return ANSWER_STARTED
+        if sums and (text := cut_answer(content)) and SUM_IN_ANSWER.search(text):
+            return ARITHMETIC_STARTED
+        return enough(content)
+
+    return test
+
+
+def reads_text(blocks: Sequence[ContextBlock]) -> bool:
+    """Whether the latest result is text to read (several lines), not a single figure."""
+    if not blocks:
+        return False
+    outputs = [o for o in blocks[-1].outputs if not o.is_error]
+    return any(len(o.output.split()) > 12 for o in outputs)
+
+
+def computes_from_nothing(call: ToolCallRequest, request: ModelRequest) -> bool:
+    """A call whose arithmetic (any text argument that is an expression) uses no figure of the goal
+    or of a successful result."""
+    known = set(allowed_numbers(request.goal, request.blocks))
+    for expression in expressions({"arguments": call.arguments}):
+        figures = set(re.findall(r"\d+(?:\.\d+)?", expression))
+        if figures and not figures & known:
+            return True
+    return False
+
+
+def with_note(messages: list[dict[str, str]], note: str) -> list[dict[str, str]]:
+    return [*messages[:-1], {**messages[-1], "content": messages[-1]["content"] + note}]

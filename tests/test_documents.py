@@ -1,0 +1,274 @@
+"""Your documents: PDF pages and DOCX sections indexed and cited, the index persistent and
+incremental, and every bad input refused with a plain message that changes nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agent_core.settings import Settings
+from agent_core.tools.builtins import build_default_registry
+from agent_core.tools.documents.parse import DocumentError
+from agent_core.tools.documents.workspace import Limits, Workspace, default_index_path
+from agent_core.tools.files import make_file_tools
+from tests.document_kit import encrypted_pdf, make_docx, make_pdf, zip_bomb_docx
+
+ROOT = Path(__file__).resolve().parent.parent
+
+REPORT = [
+    "Annual report 2025\nThis report covers the year of the Harbour Bakery.",
+    "Revenue\nRevenue grew 12% to $4.2 million in 2025, led by wholesale bread.",
+    "Staff\nWe employ 41 people in 3 shops. Staff turnover fell to 9%.",
+]
+HANDBOOK = [
+    ("Annual leave", ["Staff get 25 days of annual leave a year.", "Up to 5 days carry over."]),
+    ("Expenses", ["Meals on business trips are paid up to $30 a day."]),
+]
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Workspace:
+    return Workspace(tmp_path / "workspace", tmp_path / "index" / "documents.sqlite")
+
+
+def state(ws: Workspace) -> tuple[list[str], dict[str, int]]:
+    """What must not change when an add is refused: the files and the index's rows."""
+    return sorted(os.listdir(ws.root)) if ws.root.exists() else [], ws.index.counts()
+
+
+# --------------------------------------------------------------------------- reading and citing
+
+
+def test_a_pdf_is_searchable_by_page_and_read_by_page(ws: Workspace) -> None:
+    added = ws.add("annual_report.pdf", make_pdf(REPORT))
+    assert (added.status, added.parts, added.note) == ("added", 3, "")
+    hit = ws.search("how much did revenue grow", 3)[0].as_json()
+    assert hit == {"file": "annual_report.pdf", "page": 2, "score": hit["score"], "snippet": hit["snippet"]}
+    assert "12%" in hit["snippet"] and len(hit["snippet"]) <= 300
+    read_file, search = make_file_tools(ws.root, ws)
+    assert read_file("annual_report.pdf", page=3).startswith("[annual_report.pdf, p. 3]\nStaff")
+    assert "[annual_report.pdf, p. 1]" in read_file("annual_report.pdf")
+    with pytest.raises(ValueError, match="no page 9"):
+        read_file("annual_report.pdf", page=9)
+    hits = json.loads(search("staff turnover"))
+    assert hits[0]["page"] == 3 and set(hits[0]) == {"file", "page", "score", "snippet"}
+
+
+def test_a_docx_is_searchable_by_heading_and_its_tables_are_queryable(ws: Workspace) -> None:
+    ws.add("handbook.docx", make_docx(HANDBOOK, [[["item", "limit"], ["meal", "30"], ["taxi", "45"]]]))
+    hit = ws.search("how many days of annual leave", 1)[0].as_json()
+    assert (hit["file"], hit["section"]) == ("handbook.docx", "Annual leave") and "25 days" in hit["snippet"]
+    read_file, _ = make_file_tools(ws.root, ws)
+    assert read_file("handbook.docx").startswith("# Annual leave")
+    assert [t.name for t in ws.tables()] == ["handbook.docx table 1"]
+
+
+def test_korean_pages_keep_the_korean_tokenisation(ws: Workspace) -> None:
+    ws.add("보고서.pdf", make_pdf(["연간 보고서\n올해 매출은 12% 증가했습니다.", "직원\n직원 수는 41명입니다."]))
+    hits = ws.search("매출이 얼마나 증가했나요", 2)
+    assert (hits[0].file, hits[0].page) == ("보고서.pdf", 1) and "12%" in hits[0].snippet
+
+
+def test_a_scanned_pdf_says_it_has_no_text(ws: Workspace) -> None:
+    added = ws.add("scan.pdf", make_pdf(["", ""]))
+    assert "no text found — this looks like a scan" in added.message
+    read_file, _ = make_file_tools(ws.root, ws)
+    with pytest.raises(ValueError, match="no text to read"):
+        read_file("scan.pdf")
+
+
+def test_csv_rows_are_searchable_and_cited_by_rows(ws: Workspace) -> None:
+    ws.add("stock.csv", b"sku,name,stock\nA1,Watering can,4\nA2,Trowel,25\n")
+    hit = ws.search("watering can", 1)[0].as_json()
+    assert hit["section"] == "rows 1–2" and hit["snippet"].startswith("sku: A1, name: Watering can, stock: 4")
+
+
+# --------------------------------------------------------------------------- the index
+
+
+def test_the_index_survives_a_restart_and_adding_twice_adds_nothing(tmp_path: Path, ws: Workspace) -> None:
+    ws.add("annual_report.pdf", make_pdf(REPORT))
+    ws.add("handbook.docx", make_docx(HANDBOOK))
+    before = ws.index.counts()
+    again = Workspace(ws.root, ws.index.path)  # a new process: the same folder and index file
+    assert again.sync() == []  # nothing read again
+    assert again.search("revenue", 1)[0].page == 2
+    assert again.add("annual_report.pdf", make_pdf(REPORT)).status == "unchanged"
+    assert again.index.counts() == before
+
+
+def test_the_index_follows_files_changed_on_disk(ws: Workspace) -> None:
+    ws.add("notes.md", b"# Plums\n\nplums are purple\n")
+    (ws.root / "more.txt").write_text("Bananas\nbananas are yellow\n", encoding="utf-8")  # copied in by hand
+    assert ws.search("bananas", 1)[0].file == "more.txt"
+    (ws.root / "more.txt").unlink()
+    assert ws.search("bananas", 1) == []
+    assert ws.sync() == []
+
+
+def test_a_corrupt_index_file_is_set_aside_and_rebuilt(tmp_path: Path) -> None:
+    index = tmp_path / "index.sqlite"
+    index.write_bytes(b"this is not a database" * 100)
+    ws = Workspace(tmp_path / "ws", index)
+    ws.add("a.md", b"# A\n\napples\n")
+    assert ws.search("apples", 1)[0].file == "a.md"
+    assert list(tmp_path.glob("index.sqlite.corrupt-*"))
+
+
+def test_a_folder_that_cannot_be_written_keeps_the_index_in_memory(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "a.md").write_text("# A\n\napples\n", encoding="utf-8")
+    blocked = tmp_path / "file-not-folder"
+    blocked.write_text("x")
+    ws = Workspace(tmp_path / "ws", blocked / "index.sqlite")
+    assert ws.search("apples", 1)[0].file == "a.md"
+
+
+def test_a_process_killed_mid_index_leaves_a_whole_index(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(12):
+        (docs / f"report{i}.pdf").write_bytes(
+            make_pdf([f"Page {p} of report {i}: sales {p * i} units." * 20 for p in range(12)])
+        )
+    data = tmp_path / "data"
+    env = {**os.environ, "AGENT_DATA_DIR": str(data)}
+    index = data / "index" / "documents.sqlite"
+    for delay in (0.0, 0.4, 1.0):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "agent_core", "workspace", "add", "--replace", *map(str, sorted(docs.iterdir()))],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 60
+        while not index.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)  # the add has started writing
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        conn = sqlite3.connect(index)
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        conn.close()
+        ws = Workspace.for_settings(Settings(data_dir=data))  # the next start
+        with ws.index.connect() as conn:
+            files = {r[0] for r in conn.execute("SELECT name FROM files")}
+            with_parts = {r[0] for r in conn.execute("SELECT DISTINCT file FROM parts")}
+        assert with_parts <= files  # a file's rows are all there or none
+        ws.sync()
+        assert set(ws.index.files()) == set(ws.names())  # in step again after a restart
+        assert not [
+            p for p in ws.root.iterdir() if p.name.startswith(".adding-") and p.stat().st_mtime < time.time() - 3600
+        ]
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("broken.pdf", make_pdf(REPORT)[:400], "not a readable PDF"),
+        ("locked.pdf", encrypted_pdf(REPORT), "password-protected"),
+        ("bomb.docx", zip_bomb_docx(), "zip bomb"),
+        ("fake.docx", b"PK\x03\x04 not really a zip", "not a valid .docx"),
+        ("tool.exe", b"MZ", "'.exe' files are not supported"),
+        ("../escape.md", b"# x", "not a plain file name"),
+        ("sub/dir.md", b"# x", "not a plain file name"),
+        ("back\\slash.md", b"# x", "not a plain file name"),
+        (".hidden.md", b"# x", "cannot be used as a file name"),
+        ("latin1.txt", "café".encode("latin-1"), "not UTF-8"),
+        ("bad.json", b"{not json", "not valid JSON"),
+    ],
+)
+def test_bad_files_are_refused_plainly_and_change_nothing(ws: Workspace, name: str, data: bytes, message: str) -> None:
+    ws.add("keep.md", b"# Keep\n\nthis stays\n")
+    before = state(ws)
+    with pytest.raises(DocumentError, match=message):
+        ws.add(name, data)
+    assert state(ws) == before
+    assert ws.search("stays", 1)[0].file == "keep.md"
+
+
+def test_size_page_and_time_caps(tmp_path: Path) -> None:
+    small = Workspace(tmp_path / "a", tmp_path / "a.sqlite", Limits(max_bytes=1000, max_pages=2, parse_timeout=60))
+    with pytest.raises(DocumentError, match=r"limit is 0 MB \(MAX_DOCUMENT_MB\)"):
+        small.add("big.md", b"x" * 2000)
+    with pytest.raises(DocumentError, match="has 3 pages; the limit is 2"):
+        Workspace(tmp_path / "b", tmp_path / "b.sqlite", Limits(max_pages=2)).add("long.pdf", make_pdf(REPORT))
+    slow = Workspace(tmp_path / "c", tmp_path / "c.sqlite", Limits(parse_timeout=0.01))
+    with pytest.raises(DocumentError, match=r"took longer than 0.01 s \(DOCUMENT_PARSE_TIMEOUT\)"):
+        slow.add("report.pdf", make_pdf(REPORT))
+    assert [p.name for p in (tmp_path / "c").iterdir()] == []
+
+
+def test_the_same_name_asks_replace_or_keep_both(ws: Workspace) -> None:
+    ws.add("notes.md", b"# Notes\n\nfirst version\n")
+    asked = ws.add("notes.md", b"# Notes\n\nsecond version\n")
+    assert asked.status == "conflict" and "replace it, or keep both" in asked.message
+    assert ws.search("second", 1) == []
+    both = ws.add("notes.md", b"# Notes\n\nsecond version\n", on_conflict="keep_both")
+    assert both.name == "notes (2).md" and ws.search("second", 1)[0].file == "notes (2).md"
+    assert ws.add("notes.md", b"# Notes\n\nthird version\n", on_conflict="replace").status == "replaced"
+    assert ws.search("third", 1)[0].file == "notes.md" and ws.search("first", 1) == []
+
+
+def test_remove_refuses_paths_and_unknown_names(ws: Workspace) -> None:
+    ws.add("a.md", b"# A\n\napples\n")
+    for bad in ("../a.md", "/etc/passwd", "missing.md"):
+        with pytest.raises(DocumentError):
+            ws.remove(bad)
+    ws.remove("a.md")
+    assert ws.names() == [] and ws.index.counts()["parts"] == 0
+
+
+# --------------------------------------------------------------------------- the tools
+
+
+def test_query_table_is_built_from_the_workspace_tables(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path)
+    settings.workspace_dir.mkdir(parents=True)
+    assert "query_table" not in build_default_registry(settings)  # no table, no tool
+    (settings.workspace_dir / "stock.csv").write_text(
+        "sku,name,category,stock,unit_price\nA1,Watering can,Tools,4,13.99\nA2,Trowel,Tools,25,6.50\n"
+        "B1,Compost,Soil,8,7.25\nC1,Seed tray,Propagation,0,2.10\n",
+        encoding="utf-8",
+    )
+    tool = build_default_registry(settings).get("query_table")
+    assert tool is not None
+    assert "stock.csv (sku, name, category, stock, unit_price)" in tool.description
+    assert tool.parameters["properties"]["file"]["enum"] == ["stock.csv"]
+    assert tool.parameters["properties"]["where"]["items"]["properties"]["op"]["enum"][-1] == "contains"
+    q = tool.func
+    fewer = q("stock.csv", where=[{"column": "stock", "op": "<", "value": 10}], aggregate="count")
+    assert json.loads(fewer) == {"table": "stock.csv", "where": "stock < 10", "count": 3}
+    assert json.loads(q("stock", aggregate="sum", column="Stock", group_by="category"))[-1] == {
+        "category": "Tools",
+        "sum of stock": 29,
+    }
+    assert json.loads(q("stock.csv", aggregate="mean", column="unit_price"))["mean of unit_price"] == 7.46
+    rows = json.loads(q("stock.csv", where=[{"column": "name", "op": "contains", "value": "TRAY"}], columns=["sku"]))
+    assert rows == [{"sku": "C1"}]
+    with pytest.raises(ValueError, match="no column 'price'.*its columns: sku, name"):
+        q("stock.csv", where=[{"column": "price", "op": ">", "value": 1}])
+    with pytest.raises(ValueError, match="holds text"):
+        q("stock.csv", aggregate="sum", column="name")
+    with pytest.raises(ValueError, match="not a number"):
+        q("stock.csv", where=[{"column": "stock", "op": "<", "value": "__import__('os')"}])
+    with pytest.raises(ValueError, match="no table 'other.csv'; the tables are: stock.csv"):
+        q("other.csv")
+
+
+def test_the_index_lives_in_the_data_folder(tmp_path: Path) -> None:
+    assert default_index_path(Settings(data_dir=tmp_path)) == tmp_path / "index" / "documents.sqlite"
+    other = default_index_path(Settings(data_dir=tmp_path, workspace=tmp_path / "elsewhere"))
+    assert other.parent == tmp_path / "index" and other.name.startswith("documents-")
