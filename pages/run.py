@@ -45,14 +45,15 @@ def _use_example() -> None:
         st.session_state["run_goal"] = example
 
 
-def _view(max_steps: int, max_context_blocks: int, scripted: bool) -> RunView:
-    # A scripted demo keeps every step open: each one shows something on purpose.
-    return RunView(max_steps=max_steps, max_context_blocks=max_context_blocks, collapse_done=not scripted)
+def _view(max_steps: int, max_context_blocks: int, keep_open: bool) -> RunView:
+    # A scripted demo keeps every step open (each one shows something on purpose), except at
+    # presenter pace: there the step under way is the one in view.
+    return RunView(max_steps=max_steps, max_context_blocks=max_context_blocks, collapse_done=not keep_open)
 
 
-def live_run(prepared: PreparedRun, *, banner: str = "") -> None:
+def live_run(prepared: PreparedRun, *, banner: str = "", paced: bool = False) -> None:
     """Start the run in the background (it goes on if the page changes) and follow it here."""
-    show_live(_live.start(prepared, banner=banner))
+    show_live(_live.start(prepared, banner=banner, paced=paced))
 
 
 def show_live(run: _live.BackgroundRun) -> None:
@@ -327,6 +328,7 @@ elif start_demo:
     live_run(
         demo.prepare(start_demo, config, pace_s=demo.PRESENTER_PACE_S if presenter_pace else 0.0),
         banner=f"Scripted demo — {scenarios[start_demo].title}. Fixed model turns, real tools and engine.",
+        paced=presenter_pace,
     )
 elif _live.current() is not None:  # the run this session started, live (or finished while away)
     show_live(_live.current())

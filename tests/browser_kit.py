@@ -156,13 +156,17 @@ def chromium(*, args: Sequence[str] = CHROMIUM_ARGS) -> Iterator[Browser]:
 
 @contextlib.contextmanager
 def browser_page(
-    browser: Browser, *, width: int = 1400, on_request: Callable[[Request], None] | None = None
+    browser: Browser,
+    *,
+    width: int = 1400,
+    height: int = 1000,
+    on_request: Callable[[Request], None] | None = None,
 ) -> Iterator[Page]:
-    """A page in a fresh browser context (``width`` x 1000, 30 s default timeout), closed afterwards.
+    """A page in a fresh browser context (``width`` x ``height``, 30 s default timeout), closed afterwards.
 
     ``on_request`` sees every request the context makes, from its first page load on.
     """
-    context = browser.new_context(viewport={"width": width, "height": 1000})
+    context = browser.new_context(viewport={"width": width, "height": height})
     if on_request is not None:
         context.on("request", on_request)
     page = context.new_page()

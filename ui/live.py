@@ -40,19 +40,68 @@ gets back on a 2-core machine (bench/coldstart.py browser)."""
 
 # Our own CSS (no text from a run in it): hide Streamlit's status widget (its toolbar Stop, and its
 # running figure, redrawn every 200 ms for the whole run) while our Stop bar and clock are shown,
-# and keep that bar in view while the steps scroll past. The running step shows an hourglass, not
+# and keep that bar in view while the steps scroll past (its wrapper is what sticks: the bar
+# itself fills the wrapper, so it had nowhere to stick). The running step shows an hourglass, not
 # Streamlit's spinning ring: its clock ticks every second anyway, and the spin cost the browser
 # ~0.11 CPU (measured in Chromium), which on a 2-core machine the local model loses: 0.3 CPU of
 # other work made its answer step 30 % slower.
 _LIVE_CSS = """
 <style>
 [data-testid="stStatusWidget"] { display: none !important; }
-.st-key-run_stopbar { position: sticky; top: 3.75rem; z-index: 990;
-  background: var(--background-color, #fff); padding: 0.25rem 0; }
+.st-key-run_stopbar { background: var(--background-color, #fff); padding: 0.25rem 0; }
+[data-testid="stLayoutWrapper"]:has(> .st-key-run_stopbar) { position: sticky; top: 3.75rem; z-index: 990; }
 [data-testid="stExpanderIconSpinner"] { animation: none !important; border-color: transparent !important;
   display: flex; align-items: center; justify-content: center; }
 [data-testid="stExpanderIconSpinner"]::before { content: "⏳"; font-size: 0.95rem; line-height: 1; }
+.st-key-run_follow { display: none; }
 </style>
+"""
+
+# Our own script (no text from a run in it; Streamlit has no scroll API): bring the live run into
+# view when it starts (after Run the page is scrolled to the form's bottom at best, the run below the
+# fold), then each new step as it begins, just under the sticky Stop bar. It looks twice a second
+# for as long as its hidden host (``run_follow``) is on the page: the next script run removes it.
+_FOLLOW_JS = """
+<script>
+(() => {
+  const doc = document;
+  const t0 = Date.now();
+  const scroller = (el) => {
+    for (let p = el.parentElement; p; p = p.parentElement) {
+      const y = getComputedStyle(p).overflowY;
+      if ((y === "auto" || y === "scroll") && p.scrollHeight > p.clientHeight) return p;
+    }
+    return doc.scrollingElement;
+  };
+  const bring = (el, below) => scroller(el).scrollBy({ top: el.getBoundingClientRect().top - below });
+  const header = () => {
+    const h = doc.querySelector('[data-testid="stHeader"]');
+    return h ? h.getBoundingClientRect().bottom : 0;
+  };
+  let seen = -1;
+  const tick = () => {
+    if (!doc.querySelector(".st-key-run_follow") || Date.now() - t0 > 3600000) {
+      clearInterval(timer);
+      return;
+    }
+    const bar = doc.querySelector(".st-key-run_stopbar");
+    if (!bar) return;
+    if (seen < 0) {
+      bring(bar, header() + 8);
+      seen = 0;
+    }
+    const area = doc.querySelector(".st-key-run_steps");
+    const steps = area ? Array.from(area.querySelectorAll('[data-testid="stExpander"]'))
+      .filter((e) => !e.parentElement.closest('.st-key-run_steps [data-testid="stExpander"]')) : [];
+    if (steps.length > seen) {
+      seen = steps.length;
+      bring(steps[steps.length - 1], Math.max(bar.getBoundingClientRect().bottom, header()) + 8);
+    }
+  };
+  const timer = setInterval(tick, 150);
+  tick();
+})();
+</script>
 """
 
 
@@ -64,6 +113,8 @@ class BackgroundRun:
     max_steps: int
     max_context_blocks: int
     scripted: bool = False
+    paced: bool = False
+    """A scripted demo at presenter pace: its finished steps fold away as the next one begins."""
     banner: str = ""
     cancel: threading.Event = field(default_factory=threading.Event)
     done: threading.Event = field(default_factory=threading.Event)
@@ -102,9 +153,10 @@ class BackgroundRun:
             self.done.set()
 
 
-def start(prepared: PreparedRun, *, banner: str = "") -> BackgroundRun:
+def start(prepared: PreparedRun, *, banner: str = "", paced: bool = False) -> BackgroundRun:
     """Start ``prepared`` in a background thread bound to this session; returns at once."""
     run = BackgroundRun(
+        paced=paced,
         goal=prepared.goal,
         max_steps=prepared.settings.max_steps,
         max_context_blocks=prepared.settings.max_context_blocks,
@@ -216,11 +268,13 @@ def fold_goal(goal: str, container: Any = None, *, limit: int = 300) -> None:
 def follow(run: BackgroundRun, view_factory: Any) -> BackgroundRun:
     """Draw ``run`` from its first event and keep drawing until it ends; returns it.
 
-    ``view_factory(max_steps, max_context_blocks, scripted)`` makes the drawing object (a
-    :class:`ui.run_view.RunView`). A click or a page change ends this script run at the
+    ``view_factory(max_steps, max_context_blocks, keep_open)`` makes the drawing object (a
+    :class:`ui.run_view.RunView`; ``keep_open``: a scripted demo's steps stay open, except at
+    presenter pace). The page scrolls to the live run, then to each step as it begins (:data:`_FOLLOW_JS`). A click or a page change ends this script run at the
     next Streamlit call (a few times a second); the run itself goes on.
     """
     st.html(_LIVE_CSS)
+    st.container(key="run_follow").html(_FOLLOW_JS, unsafe_allow_javascript=True)
     bar = st.container(key="run_stopbar")
     head, stop = bar.columns([4, 1], vertical_alignment="center")
     title = head.empty()
@@ -242,7 +296,7 @@ def follow(run: BackgroundRun, view_factory: Any) -> BackgroundRun:
         st.info(run.banner, icon="🎬")
     st.caption("Goal")
     fold_goal(run.goal)
-    view = view_factory(run.max_steps, run.max_context_blocks, run.scripted)
+    view = view_factory(run.max_steps, run.max_context_blocks, run.scripted and not run.paced)
     pulse = st.empty()  # an empty element re-sent between ticks: how a click gets through quickly
     seen = 0
     last_tick = last_pulse = time.monotonic()

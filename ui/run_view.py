@@ -367,7 +367,7 @@ class RunView:
                 + ui.explain("step")
                 + " Markers: 🔁 retry · ↪️ fallback · 🚫 duplicate refused · ✂️ truncated · ❌ failed call · 🛑 stopped by Stop."
             )
-        self.steps_area = st.container()
+        self.steps_area = st.container(key="run_steps" if live else None)  # the live run's: scrolled to
         self.outcome_area = st.container()
         self.step_views: dict[int, StepView] = {}
 
