@@ -53,7 +53,9 @@ COLUMN_LABELS = {
     # What an analyst sorts by first; provider and model after them.
     "started_at": st.column_config.DatetimeColumn("Time (UTC)", format="YYYY-MM-DD HH:mm:ss", width="medium"),
     "status": st.column_config.TextColumn(
-        "Status", help="completed · max_steps · error · cancelled · interrupted · running"
+        "Status",
+        help="How the run ended, in the Run page's words: Answered · Not found · No answer · Step limit · "
+        "Stopped · Failed · Running (the saved status is in the run's detail).",
     ),
     "goal": st.column_config.TextColumn("Goal", width="medium"),
     "steps": st.column_config.NumberColumn("Steps", help=ui.explain("step"), format="%d"),
@@ -374,7 +376,12 @@ with st.container(border=True, key="history_filters"):
     providers = _query_ui.choice_filter(f4, "Provider", choices.providers, "history_providers", ui.explain("provider"))
     models = _query_ui.choice_filter(f5, "Model", choices.models, "history_models")
     statuses = _query_ui.choice_filter(
-        f6, "Status", choices.statuses, "history_statuses", "interrupted = left 'running' by a process that is gone"
+        f6,
+        "Status",
+        choices.statuses,
+        "history_statuses",
+        "The saved status: completed = Answered, Not found or No answer; max_steps = Step limit; cancelled = "
+        "Stopped; error = Failed; interrupted = left 'running' by a process that is gone (Failed).",
     )
     checks = grounding_ui.verdict_control(f7, choices.checks, "history_checks")
     users = _query_ui.user_filter(f8, choices.users, "history_users")
@@ -438,6 +445,7 @@ if not config.read_only:
 shown = result.rows
 shown = shown.assign(duration_s=pd.to_numeric(shown["duration_ms"], errors="coerce") / 1000)
 shown = grounding_ui.add_labels(_explain_ui.add_one_liners(shown))
+shown["status"] = [_outcome_ui.status_word(s, k) for s, k in zip(shown["status"], shown["outcome"])]  # Run's word
 shown = _labels_ui.add_column(shown, _labels_ui.store(config))
 ids = shown["run_id"].tolist()
 st.session_state["history_view_ids"] = ids

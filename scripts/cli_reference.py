@@ -29,8 +29,11 @@ python -m agent_core runs
 
 Progress goes to stderr, so stdout stays the answer (or, with `--json`, the record). Exit codes
 everywhere: **0** done, **1** the work failed (a failed run, an eval below `--min-pass`, an
-export refused), **2** bad input. `runs` lists saved runs, newest first; unreadable files are
-reported on stderr and skipped.
+export refused), **2** bad input. `runs` lists saved runs, newest first, each with its run id (what
+`summary`, `compare`, `export` and `replay` take) and its outcome word (*Answered*, *Not found*,
+*No answer*, *Step limit*, *Stopped*, *Failed*, as the dashboard says it); `runs --json` prints
+one JSON object a line (`null` for an unknown value, `tools_offered` as a list). `run` says the
+outcome on stderr. Unreadable files are reported on stderr and skipped.
 """
 
 

@@ -250,7 +250,7 @@ def test_run_respects_limits_and_tools(data_dir: Path) -> None:
     (record,) = records(data_dir)
     assert record["status"] == "max_steps"
     assert record["settings"]["tools"] == ["calculator", "lookup"]
-    assert any("Outcome: ➖ No answer" in m.value and "step limit" in m.value for m in at.markdown)
+    assert any("Outcome: ⏱ Step limit" in m.value and "step limit" in m.value for m in at.markdown)
 
 
 @pytest.mark.parametrize("steps", [0, 1000])
@@ -408,7 +408,7 @@ def test_history_table_and_filters(data_dir: Path) -> None:
     at = app("pages/history.py")
     table = at.dataframe[0].value
     assert list(table["run_id"]) == [third["run_id"], second["run_id"], first["run_id"]]
-    assert set(table["status"]) == {"completed", "max_steps"}
+    assert set(table["status"]) == {"Answered", "Step limit"}  # the Run page's words (records.outcome)
     row = table.set_index("run_id").loc[first["run_id"]]
     assert row["provider"] == "offline" and row["steps"] == 3 and row["tool_calls"] == 2
     assert row["tokens"] == first["usage"]["total_tokens"]
@@ -494,7 +494,8 @@ def test_history_pages_a_long_list_and_orders_all_of_it(data_dir: Path) -> None:
     assert list(at.dataframe[0].value["goal"].iloc[:2]) == ["clone 1", "clone 2"]
     # Few enough matches for one page: no page box, the plain count.
     at.text_input(key="history_text").input("clone 99").run()
-    assert not at.number_input and len(at.dataframe[0].value) == 11  # clone 99 and 990–999
+    assert "history_page" not in [n.key for n in at.number_input]
+    assert len(at.dataframe[0].value) == 11  # clone 99 and 990–999
     assert any("of 1,101 runs shown" in c.value for c in at.caption)
     # The picker offers the page in view; a row picked there opens the run.
     options = at.selectbox(key="history_pick").options
@@ -517,7 +518,7 @@ def test_history_shows_interrupted_and_corrupt(data_dir: Path) -> None:
     problems = at.dataframe[0].value
     assert set(problems["file"]) == {"broken.json", "foreign.json"}
     table = at.dataframe[1].value.set_index("run_id")
-    assert table.loc[dead["run_id"], "status"] == "interrupted"
+    assert table.loc[dead["run_id"], "status"] == "Failed"  # interrupted: the Run page's word
 
 
 def test_history_renders_hostile_text_as_data(data_dir: Path) -> None:

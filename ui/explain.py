@@ -36,9 +36,12 @@ def add_one_liners(runs: pd.DataFrame) -> pd.DataFrame:
     """``runs`` (a page of History's table) with a ``summary`` column from the index fields."""
     if runs.empty:
         return runs.assign(summary=pd.Series(dtype="object"))
+    kinds = runs["outcome"] if "outcome" in runs else [""] * len(runs)
     lines = [
-        one_line_from_row(str(status), int(steps), int(calls), int(failed))
-        for status, steps, calls, failed in zip(runs["status"], runs["steps"], runs["tool_calls"], runs["failed_calls"])
+        one_line_from_row(str(status), int(steps), int(calls), int(failed), str(kind or ""))
+        for status, steps, calls, failed, kind in zip(
+            runs["status"], runs["steps"], runs["tool_calls"], runs["failed_calls"], kinds
+        )
     ]
     return runs.assign(summary=lines)
 

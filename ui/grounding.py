@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from agent_core.checks.grounding import WHAT_IS_CHECKED, summary, unsupported
+from agent_core.checks.grounding import NO_TOOL_NOTE_PLAIN, NO_TOOL_WORKED_NOTE, WHAT_IS_CHECKED, summary, unsupported
 from agent_core.providers import default_answer_check
 from agent_core.records.answer_check_stats import ungrounded_rates
 from ui import common as ui
@@ -116,9 +116,11 @@ def show_badge(
             "it states — not the reasoning, a yes or no, names or opinions.",
             help=HELP,
         )
-    if note := grounding.get("note"):
-        target.caption(f"🔌 {ui.escape_md(note)}")
     calls = {str(c.get("call_id")): c for c in (calls_from or record).get("tool_calls") or [] if isinstance(c, Mapping)}
+    if note := grounding.get("note"):
+        if note == NO_TOOL_NOTE_PLAIN and calls:  # an older record's note beside its own tool calls
+            note = NO_TOOL_WORKED_NOTE
+        target.caption(f"🔌 {ui.escape_md(note)}")
     show_citations(grounding, calls, target, show_call)
     if claims:
         with target.expander(f"Where each figure was found ({len(claims) - len(missing)} of {len(claims)})"):

@@ -1,25 +1,22 @@
-"""What happened, in the words a person uses: *Answered*, *No answer*, *Stopped*, *Failed*.
+"""What happened, in the words a person uses: *Answered*, *Not found*, *No answer*, *Step limit*,
+*Stopped*, *Failed* — decided by :func:`agent_core.records.outcome.outcome`, the one function the
+History table, the plain-words summary and the CLI use too.
 
-The record's status stays what it is (``completed`` …); this only names the outcome honestly: a
-``completed`` run whose tools all failed, or whose demo model had no rule for the goal, did not
-answer. Under the answer, "Based on:" lists the tool results the answer was made from, and says
-when they came from a simulated tool.
+Under the answer, "Based on:" lists the tool results the answer was made from, and says when they
+came from a simulated tool.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from agent_core.records import outcome as _outcome
 from agent_core.records.files import load_record
+from agent_core.records.outcome import WORDS, outcome
 from ui import common as ui
 
-WORDS: dict[str, tuple[str, str]] = {
-    "answered": ("✅", "Answered"),
-    "no_answer": ("➖", "No answer"),
-    "stopped": ("🛑", "Stopped"),
-    "failed": ("❌", "Failed"),
-    "running": ("⏳", "Running"),
-}
+__all__ = ["WORDS", "outcome", "based_on", "show", "show_sources", "status_word"]
+
 SIMULATED = {
     "get_weather": "simulated weather data",
     "search_web": "simulated web search",
@@ -42,32 +39,6 @@ def full_record(record_or_event: dict[str, Any]) -> dict[str, Any]:
 
 def _calls(record: dict[str, Any]) -> list[dict[str, Any]]:
     return [c for c in record.get("tool_calls") or [] if isinstance(c, dict)]
-
-
-def outcome(record: dict[str, Any]) -> tuple[str, str]:
-    """``(kind, why)``: kind is a key of :data:`WORDS`; why is one plain sentence ('' when clear)."""
-    status = str(record.get("status_shown") or record.get("status") or "")
-    if status == "cancelled":
-        return "stopped", "Stop was pressed; the steps finished so far were kept."
-    if status in ("error", "interrupted"):
-        return "failed", (
-            "The run ended on an error." if status == "error" else "The program running it went away before the end."
-        )
-    if status == "running":
-        return "running", ""
-    if status == "max_steps":
-        return "no_answer", "The step limit was reached before an answer; a higher step limit may help."
-    if status != "completed":
-        return "failed", ""
-    if not str(record.get("answer") or "").strip():
-        return "no_answer", "The model ended without an answer."
-    steps = [s for s in record.get("steps") or [] if isinstance(s, dict)]
-    if steps and steps[-1].get("stop_reason") == "no_match":
-        return "no_answer", "The demo model has no rule for this goal; try one of the example goals."
-    calls = _calls(record)
-    if calls and not any(c.get("success") for c in calls):
-        return "no_answer", "Every tool call failed, so the reply only says what went wrong."
-    return "answered", ""
 
 
 def based_on(record: dict[str, Any]) -> list[str]:
@@ -108,7 +79,7 @@ def show(record_or_event: dict[str, Any], box: Any) -> dict[str, Any]:
 def show_sources(record: dict[str, Any], box: Any) -> None:
     """Under the answer: "Based on:" the tool results it was made from (simulated ones say so)."""
     kind, _ = outcome(record)
-    if kind not in ("answered", "no_answer") or not record.get("answer"):
+    if kind not in ("answered", "not_found", "no_answer") or not record.get("answer"):
         return
     sources = based_on(record)
     if sources:
@@ -117,13 +88,6 @@ def show_sources(record: dict[str, Any], box: Any) -> None:
         box.caption("Based on: no tool results — the model answered from the goal alone.")
 
 
-def status_word(status: Any) -> str:
-    """A short outcome word for a status alone (tables), without the record's details."""
-    return {
-        "completed": "Answered",
-        "max_steps": "No answer",
-        "cancelled": "Stopped",
-        "error": "Failed",
-        "interrupted": "Failed",
-        "running": "Running",
-    }.get(str(status), str(status))
+def status_word(status: Any, kind: Any = None) -> str:
+    """A table cell's outcome word: the stored outcome's (``kind``), else the status's alone."""
+    return _outcome.shown(str(kind) if isinstance(kind, str) and kind else None, str(status or ""))

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_core.records.files import effective_status
+from agent_core.records.outcome import outcome
 
 PLAIN_PHRASES: dict[str, str] = {
     "validation": "the model filled in the form of the {tool} tool wrongly",
@@ -251,7 +252,16 @@ def _outcome(record: Mapping[str, Any], status: str, steps: list[dict[str, Any]]
     n = len(steps)
     last = steps[-1].get("index") if steps else None
     limit = (record.get("settings") or {}).get("max_steps")
-    if status == "completed":
+    if status == "completed":  # the outcome word the Run page and History show (records.outcome)
+        kind, why = outcome(record)
+        if kind == "not_found":
+            return Sentence(
+                f"The agent finished in {_plural(n, 'step')} and said it could not find what was asked.",
+                last,
+                "outcome",
+            )
+        if kind == "no_answer":
+            return Sentence(f"The agent finished in {_plural(n, 'step')} without an answer: {why}", last, "outcome")
         return Sentence(f"The agent finished and gave an answer in {_plural(n, 'step')}.", last, "outcome")
     if status == "max_steps":
         return Sentence(f"The agent used all {limit or n} of its steps and stopped without an answer.", last, "outcome")
@@ -438,10 +448,21 @@ def _failure(record: Mapping[str, Any], status: str, calls: list[dict[str, Any]]
     )
 
 
-def _one_line(status: str, steps: int, calls: int, failed: int, failure: FailureExplanation | None) -> str:
+def _completed_line(kind: str, steps: int, tools: str) -> str:
+    """A completed run's one-liner, in its outcome's word (:mod:`agent_core.records.outcome`)."""
+    if kind == "not_found":
+        return f"Not found, after {_plural(steps, 'step')}{tools}."
+    if kind == "no_answer":
+        return f"No answer after {_plural(steps, 'step')}{tools}."
+    return f"Answered in {_plural(steps, 'step')}{tools}."
+
+
+def _one_line(
+    status: str, steps: int, calls: int, failed: int, failure: FailureExplanation | None, kind: str = ""
+) -> str:
     tools = f", {_plural(calls, 'tool call')}" + (f" ({failed} failed)" if failed else "") if calls else ""
     if status == "completed":
-        return f"Answered in {_plural(steps, 'step')}{tools}."
+        return _completed_line(kind, steps, tools)
     if failure is not None:
         where = f" (step {failure.step})" if failure.step is not None else ""
         return failure.headline.rstrip(".") + where + "."
@@ -450,15 +471,16 @@ def _one_line(status: str, steps: int, calls: int, failed: int, failure: Failure
     }.get(status, f"Ended as {status} after {_plural(steps, 'step')}{tools}.")
 
 
-def one_line_from_row(status: str, steps: int, tool_calls: int, failed_calls: int) -> str:
-    """The one-line summary from the History index's fields alone (no record read)."""
+def one_line_from_row(status: str, steps: int, tool_calls: int, failed_calls: int, kind: str = "") -> str:
+    """The one-line summary from the History index's fields alone (no record read); ``kind``:
+    the stored outcome (:mod:`agent_core.records.outcome`)."""
     calls = (
         f", {_plural(tool_calls, 'tool call')}" + (f" ({failed_calls} failed)" if failed_calls else "")
         if tool_calls
         else ""
     )
     return {
-        "completed": f"Answered in {_plural(steps, 'step')}{calls}.",
+        "completed": _completed_line(kind, steps, calls),
         "max_steps": f"Ran out of steps ({steps}){calls}.",
         "error": f"Stopped by a problem after {_plural(steps, 'step')}{calls}.",
         "cancelled": f"Stopped by a person after {_plural(steps, 'step')}{calls}.",
@@ -510,7 +532,7 @@ def explain(record: Mapping[str, Any]) -> Explanation:
     sentences.append(_time_and_cost(record))
     failure = _failure(record, status, calls)
     failed = sum(1 for c in calls if _failed(c))
-    line = _one_line(status, len(steps), len(calls), failed, failure)
+    line = _one_line(status, len(steps), len(calls), failed, failure, outcome(record)[0])
     technical = []
     error = record.get("error")
     if isinstance(error, dict) and error.get("type"):

@@ -59,6 +59,12 @@ NO_TOOL_NOTE = (
 NO_TOOL_NOTE_PLAIN = (
     "No tool was used: this answer comes from the model alone, and nothing in it was checked against a tool result."
 )
+NO_TOOL_WORKED_NOTE = (
+    "No tool result could be used (every tool call failed or was refused): this answer comes from the model "
+    "alone, and nothing in it was checked against a tool result."
+)
+"""The plain note when tools were called but none gave a usable result ("No tool was used" would
+contradict the tool calls on the same screen)."""
 WHAT_IS_CHECKED = (
     "Checked: every number, amount of money, percentage, quantity with a unit, temperature, date "
     "and time, and every e-mail address, web address and phone number in the answer is looked up "
@@ -435,7 +441,7 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
     if not ok_calls and (answer or "").strip():
         # Said plainly even with no figure to check: "London is warmer than Seoul" from no tool
         # at all is a claim of fact too (a greeting gets the same, true, remark).
-        result["note"] = NO_TOOL_NOTE if claims else NO_TOOL_NOTE_PLAIN
+        result["note"] = NO_TOOL_NOTE if claims else NO_TOOL_WORKED_NOTE if tool_calls else NO_TOOL_NOTE_PLAIN
     return result
 
 

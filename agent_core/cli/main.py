@@ -128,19 +128,22 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     finally:
         over.set()
     assert finished is not None
-    if args.json:
-        from agent_core.records.files import load_record
+    from agent_core.records.files import load_record
+    from agent_core.records.outcome import outcome, word
 
-        try:
-            record = load_record(finished.path)
-        except Exception:
-            record = finished.as_dict()
+    try:
+        record = load_record(finished.path)
+    except Exception:
+        record = finished.as_dict()
+    if args.json:
         sys.stdout.write(json.dumps(record, ensure_ascii=False, indent=2) + "\n")
     elif finished.status == "completed":
         sys.stdout.write((finished.answer or "") + "\n")
     if finished.status != "completed":
         message = finished.error["message"] if finished.error else finished.status
         sys.stderr.write(f"run {finished.status}: {message}\n")
+    kind, why = outcome(record)  # the Run page's and History's word for it
+    sys.stderr.write(f"outcome: {word(kind)}" + (f" — {why}" if why else "") + "\n")
     _grounding_warnings(finished.grounding, sys.stderr)
     sys.stderr.write(f"record: {finished.path}\n")
     if prepared.settings.store_url:
@@ -172,6 +175,33 @@ def _fmt_ms(ms: float | None) -> str:
     return f"{ms / 1000:.1f} s" if ms >= 1000 else f"{ms:.0f} ms"
 
 
+ID_WIDTH = 36
+"""The ``runs`` table's run-id column (a UUIDv7 run id is 36 characters)."""
+
+
+def json_row(row: dict[str, Any]) -> dict[str, Any]:
+    """One run-table row as JSON values: times as ISO 8601, a missing number as null (never NaN),
+    ``tools_offered`` as a list of names (the index keeps it as JSON text)."""
+    out: dict[str, Any] = {}
+    for key, value in row.items():
+        if isinstance(value, float) and value != value:
+            value = None
+        elif value is not None and hasattr(value, "isoformat"):
+            value = None if str(value) == "NaT" else value.isoformat()
+        elif value is not None and type(value).__name__ == "NAType":
+            value = None
+        out[key] = value
+    tools = out.get("tools_offered")
+    if isinstance(tools, str):
+        try:
+            out["tools_offered"] = json.loads(tools)
+        except ValueError:
+            out["tools_offered"] = [tools]
+    elif "tools_offered" in out and tools is None:
+        out["tools_offered"] = []
+    return out
+
+
 def cmd_runs(args: argparse.Namespace, settings: Settings) -> int:
     import pandas as pd
 
@@ -201,22 +231,28 @@ def cmd_runs(args: argparse.Namespace, settings: Settings) -> int:
             sys.stderr.write(f"skipped {name}: {reason}\n")
         runs = FolderQueries(store).page(RunFilter(), size=max(1, args.limit)).rows.head(max(0, args.limit))
         where = str(settings.runs_dir)
+    from agent_core.records.outcome import shown
+
     if args.json:
         for row in runs.to_dict("records"):
-            row["started_at"] = row["started_at"].isoformat() if row["started_at"] is not None else None
-            sys.stdout.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+            sys.stdout.write(json.dumps(json_row(row), ensure_ascii=False, default=str, allow_nan=False) + "\n")
         return EXIT_OK
     if runs.empty:
         sys.stdout.write(f"no runs yet in {where}\n")
         return EXIT_OK
-    header = f"{'time (UTC)':<19}  {'status':<11} {'provider':<11} {'steps':>5} {'tools':>5} {'duration':>9}  goal"
+    # The run id first: summary, compare, export and replay take it.
+    header = (
+        f"{'run id':<{ID_WIDTH}}  {'time (UTC)':<19}  {'outcome':<10} {'provider':<11} {'steps':>5} {'tools':>5} "
+        f"{'duration':>9}  goal"
+    )
     lines = [header, "-" * len(header)]
     for row in runs.itertuples(index=False):
         when = "?" if pd.isna(row.started_at) else row.started_at.strftime("%Y-%m-%d %H:%M:%S")
         goal = " ".join(str(row.goal).split())
         goal = goal if len(goal) <= 60 else goal[:59] + "…"
+        said = shown(row.outcome if isinstance(row.outcome, str) else None, row.status)
         lines.append(
-            f"{when:<19}  {row.status:<11} {row.provider:<11} {row.steps:>5} {row.tool_calls:>5} "
+            f"{row.run_id:<{ID_WIDTH}}  {when:<19}  {said:<10} {row.provider:<11} {row.steps:>5} {row.tool_calls:>5} "
             f"{_fmt_ms(row.duration_ms):>9}  {goal}"
         )
     sys.stdout.write("\n".join(lines) + "\n")

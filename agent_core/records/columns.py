@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal, NamedTuple
 
+from agent_core.records.outcome import outcome
+
 
 # -- values reduced to what SQLite stores (str, int, float, None), whatever a record holds -------
 def as_text(value: Any) -> str | None:
@@ -130,6 +132,7 @@ RUN_COLUMN_SPEC: tuple[RunColumn, ...] = (
     RunColumn("provider", lambda r, f: as_text(r.get("provider")) or "", "text"),
     RunColumn("model", lambda r, f: as_text(r.get("model")) or "", "text"),
     RunColumn("status", lambda r, f: as_text(r.get("status")) or "", "text"),
+    RunColumn("outcome", lambda r, f: outcome(r)[0], "text"),
     RunColumn("steps", lambda r, f: len(r.get("steps") or ()), "int"),
     RunColumn("tool_calls", lambda r, f: len(r.get("tool_calls") or ()), "int"),
     RunColumn("failed_calls", lambda r, f: f.failed_calls, "int"),
