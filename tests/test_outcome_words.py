@@ -155,3 +155,25 @@ def test_runs_json_is_json(config: Settings) -> None:
 
 def test_the_prompt_cache_is_git_ignored() -> None:
     assert "agent_data/cache/" in (ROOT / ".gitignore").read_text().splitlines()
+
+
+def test_based_on_shows_the_sentence_that_carries_the_answer() -> None:
+    from ui.outcome import based_on, carrying_sentence
+
+    policy = (
+        "# Refund policy\nItems can be returned in their original packaging, with the receipt, at any of "
+        "our shops or by post. Refunds are accepted within 30 days of delivery. Shipping fees are not refunded."
+    )
+    record = {
+        "answer": "Refunds are accepted within 30 days of delivery.",
+        "steps": [{"index": 1, "blocks_sent": []}, {"index": 2, "blocks_sent": [0]}],
+        "context_blocks": [{"index": 0, "step": 1}],
+        "tool_calls": [{"call_id": "c1", "step": 1, "tool": "read_file", "success": True, "output": policy}],
+    }
+    (line,) = based_on(record)
+    assert line == "read_file → Refunds are accepted within 30 days of delivery."  # not "# Refund policy Items can…"
+    # No shared figure or word: the result's start. A long sentence: cut around the figure it shares.
+    assert carrying_sentence("Sunny. Warm.", "hello") == "Sunny."
+    long = "word " * 80 + "the fee is 4,500 won per parcel " + "more " * 80
+    cut = carrying_sentence(long, "It costs 4500 won.")
+    assert "4,500 won" in cut and len(cut) <= 160 and cut.startswith("…") and cut.endswith("…")

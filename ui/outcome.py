@@ -8,6 +8,7 @@ came from a simulated tool.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from agent_core.records import outcome as _outcome
@@ -41,6 +42,48 @@ def _calls(record: dict[str, Any]) -> list[dict[str, Any]]:
     return [c for c in record.get("tool_calls") or [] if isinstance(c, dict)]
 
 
+SOURCE_CHARS = 160
+"""At most this much of each tool result after "Based on:" (the sentence that carries the answer)."""
+_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|\n+")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+def _tokens(text: str) -> tuple[set[str], set[str]]:
+    """(numbers, words) of ``text``: "1,000" and "1000" alike, words case-folded."""
+    numbers = {n.replace(",", "") for n in _NUMBER.findall(text)}
+    return numbers, {w.casefold() for w in _WORD.findall(text)}
+
+
+def carrying_sentence(output: Any, answer: Any, limit: int = SOURCE_CHARS) -> str:
+    """The sentence (or line) of a tool result that carries the answer: the one sharing the most
+    numbers with the answer, then the most words; the result's start when none shares anything.
+    Cut to ``limit`` characters around its first shared number, never in the middle of one."""
+    text = str("" if output is None else output)
+    parts = [" ".join(p.split()) for p in _SENTENCE_END.split(text)]
+    parts = [p for p in parts if p]
+    if not parts:
+        return ""
+    numbers, words = _tokens(str(answer or ""))
+
+    def score(part: str) -> tuple[int, int]:
+        have_numbers, have_words = _tokens(part)
+        return len(have_numbers & numbers), len(have_words & words)
+
+    best = max(parts, key=score)  # the first of equals: the earliest sentence
+    if score(best) == (0, 0):
+        best = parts[0]
+    if len(best) <= limit:
+        return best
+    start = 0
+    for match in _NUMBER.finditer(best):
+        if match.group().replace(",", "") in numbers:
+            start = max(0, min(match.start() - limit // 3, len(best) - limit))
+            break
+    cut = best[start : start + limit - 2].strip()
+    return ("…" if start else "") + cut + "…"
+
+
 def based_on(record: dict[str, Any]) -> list[str]:
     """The successful tool results the final step was shown (so the answer could use them)."""
     steps = [s for s in record.get("steps") or [] if isinstance(s, dict)]
@@ -55,7 +98,7 @@ def based_on(record: dict[str, Any]) -> list[str]:
         if call.get("step") not in used_steps or not call.get("success") or call.get("duplicate"):
             continue
         tool = str((call.get("fallback") or {}).get("tool") or call.get("tool") or "")
-        label = f"{tool} → {ui.one_line(call.get('output'), 40)}"
+        label = f"{tool} → {carrying_sentence(call.get('output'), record.get('answer'))}"
         if tool in SIMULATED:
             label += f" ({SIMULATED[tool]})"
         items.append(label)
