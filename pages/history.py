@@ -385,7 +385,7 @@ with st.container(border=True, key="history_filters"):
     )
     checks = grounding_ui.verdict_control(f7, choices.checks, "history_checks")
     users = _query_ui.user_filter(f8, choices.users, "history_users")
-    f9, f10, f11, _ = st.columns(4)
+    f9, f10, f11, f12 = st.columns(4)
     labels = _labels_ui.label_filter(f9, "history_labels")
     min_cost = f10.number_input(
         "Cost above ($)",
@@ -404,6 +404,11 @@ with st.container(border=True, key="history_filters"):
         key="history_min_retries",
         help="Runs with more retries than this (model and tool attempts beyond the first). Empty: any.",
     )
+    sources = _query_ui.source_filter(f12)  # by default your own runs (evals, arena, replays, demos hidden)
+
+eval_ids = history_eval_ids(config)  # ?eval=ID[&goal=G]: one eval's runs, whatever the Source filter says
+if eval_ids is not None:
+    sources = ()
 
 where = RunFilter(
     providers=tuple(providers),
@@ -413,14 +418,15 @@ where = RunFilter(
     days=tuple(days),
     text=text,
     checks=checks,
-    run_ids=history_eval_ids(config),  # ?eval=ID[&goal=G]: one eval's runs
+    run_ids=eval_ids,
+    sources=sources,
     labels=labels,
     min_cost_usd=min_cost,
     min_retries=None if min_retries is None else int(min_retries),
 )
 # A new filter or order starts again at page 1; a page that no longer exists becomes the last.
 wanted = (text, str(days), tuple(providers), tuple(models), tuple(statuses), order, checks, tuple(users))
-wanted += (labels, min_cost, min_retries)
+wanted += (labels, min_cost, min_retries, sources)
 if st.session_state.get("history_filters_seen") != wanted:
     st.session_state["history_filters_seen"] = wanted
     st.session_state["history_page"] = 1
@@ -440,6 +446,8 @@ if pages > 1:
     )
 else:
     st.caption(f"{result.matching:,} of {result.saved:,} runs shown.")
+if hidden := _query_ui.hidden_note(choices.sources, sources):
+    st.caption(hidden)
 if not config.read_only:
     _goals_ui.bulk_panel(queries, where, result.matching, config)
 shown = result.rows

@@ -92,14 +92,12 @@ with st.container(border=True, key="stats_filters"):
     origins = _toolstats_ui.origin_filter(f4, "stats_origins")
     g1, g2 = st.columns([1, 3], vertical_alignment="bottom")
     labels = _labels_ui.label_filter(g1, "stats_labels")  # e.g. the calls of the runs people failed
-    include_demos = g2.checkbox(
-        "Include scripted demo runs", value=True, key="stats_demos", help=ui.explain("scripted")
-    )
+    sources = _query_ui.source_filter(g2)  # History's Source filter, shared: by default your own runs
 where = RunFilter(
     providers=tuple(providers),
     models=tuple(models),
     days=tuple(days),
-    include_demos=include_demos,
+    sources=sources,
     origins=tuple(origins),
     labels=labels,
 )
@@ -223,4 +221,4 @@ st.download_button(
     mime="text/csv",
     key="stats_dl",
 )
-_coverage_ui.show_coverage(queries, providers=providers, models=models, days=days, include_demos=include_demos)
+_coverage_ui.show_coverage(queries, providers=providers, models=models, days=days, sources=sources)

@@ -47,8 +47,12 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-def app(page: str | None = None, query: dict[str, str] | None = None) -> AppTest:
+def app(page: str | None = None, query: dict[str, str] | None = None, *, every_source: bool = True) -> AppTest:
+    """The app, on ``page``; ``every_source``: History's and Tool stats' Source filter lets every run
+    through (these tests' runs are mostly scripted, which the filter's default leaves out)."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
+    if every_source:
+        at.session_state["runs_sources_kept"] = []
     at.run()
     if page:
         at.switch_page(page)

@@ -59,8 +59,12 @@ def settings() -> Settings:
     return Settings.from_env(dotenv=False)
 
 
-def app(page: str | None = None, query: dict[str, str] | None = None) -> AppTest:
+def app(page: str | None = None, query: dict[str, str] | None = None, *, every_source: bool = True) -> AppTest:
+    """The app, on ``page``; ``every_source``: History's and Tool stats' Source filter lets every run
+    through (these tests' runs are mostly scripted, which the filter's default leaves out)."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
+    if every_source:
+        at.session_state["runs_sources_kept"] = []
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     if page:
@@ -587,7 +591,7 @@ def test_tool_stats_numbers(data_dir: Path) -> None:
     at.multiselect(key="stats_providers").set_value(["offline"]).run()
     assert list(at.dataframe[0].value["tool"]) == ["calculator"]
     at.multiselect(key="stats_providers").set_value([]).run()
-    at.checkbox(key="stats_demos").uncheck().run()
+    at.multiselect(key="runs_sources").set_value(["own"]).run()  # the Source filter: your runs only
     assert {m.label: m.value for m in at.metric}["Tool calls"] == "1"
 
 

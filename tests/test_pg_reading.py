@@ -105,6 +105,7 @@ def test_filter_choices_are_the_same(backends: tuple[FolderQueries, PgQueries]) 
     assert mine.saved == N
     assert "interrupted" in mine.statuses and "cancelled" in mine.statuses
     assert len(mine.users) == 4 and NOT_CHECKED in mine.checks and len(mine.checks) == 5
+    assert set(mine.sources) == {"own", "eval", "arena", "replay", "demo"} and sum(mine.sources.values()) == N
     assert folder.call_choices() == pg.call_choices()
 
 
@@ -131,6 +132,8 @@ def _filters(folder: FolderQueries) -> list[RunFilter]:
         RunFilter(run_ids=()),
         RunFilter(providers=("openai",), text="the", statuses=("completed", "max_steps"), include_demos=False),
         RunFilter(min_cost_usd=0.002),
+        RunFilter(sources=("own",)),  # History's default (issue 35)
+        RunFilter(sources=("eval", "arena", "replay", "demo"), providers=("openai",)),
         RunFilter(min_retries=0),
         RunFilter(min_retries=1, providers=("openai", "anthropic")),
         RunFilter(labels=("fail",)),
@@ -179,6 +182,8 @@ def test_tool_stats_tables_are_the_same(backends: tuple[FolderQueries, PgQueries
         RunFilter(origins=(NOT_RECORDED,), text="refund"),
         RunFilter(labels=("fail",)),  # people's labels (Tool stats of the runs labelled fail)
         RunFilter(labels=("",), providers=("openai",)),
+        RunFilter(sources=("own",)),  # Tool stats follows History's Source filter
+        RunFilter(sources=("eval", "demo")),
     ):
         cover, theirs_cover = folder.coverage(where), pg.coverage(where)
         assert cover["runs"] == theirs_cover["runs"] and cover["never"] == theirs_cover["never"]

@@ -69,12 +69,14 @@ def _coverage(version: Any, where: RunFilter, _queries: Any) -> dict[str, Any]:
     return _queries.coverage(where)
 
 
-def show_coverage(queries: Any, *, providers: list[str], models: list[str], days: Any, include_demos: bool) -> None:
+def show_coverage(
+    queries: Any, *, providers: list[str], models: list[str], days: Any, sources: tuple[str, ...] = ()
+) -> None:
     """The Coverage section for the runs that pass the page's filters."""
     st.subheader(
         "Coverage", help="Which tools each model actually uses: tells a tool's author which description to fix."
     )
-    where = RunFilter(providers=tuple(providers), models=tuple(models), days=tuple(days), include_demos=include_demos)
+    where = RunFilter(providers=tuple(providers), models=tuple(models), days=tuple(days), sources=tuple(sources))
     data = _coverage(queries.version(), where, queries)
     if not data["runs"]:
         st.info("No runs match these filters.", icon="🔍")

@@ -3,11 +3,14 @@ pandas tables, or SQL on the team store) and the filter widgets fed from its cho
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import streamlit as st
 
 from agent_core.records.queries import FolderQueries, RunQueries, queries_for
+from agent_core.records.sources import LABELS as SOURCE_LABELS
+from agent_core.records.sources import OWN, SOURCES
 from ui import common as ui
 
 
@@ -68,3 +71,48 @@ def reading_store(store: Any, config: Any) -> Any:
     from agent_core.pgstore.reading import TeamRunStore
 
     return TeamRunStore(reader, store)  # type: ignore[arg-type]
+
+
+SOURCES_KEY = "runs_sources"
+"""The Source filter's session key: History and Tool stats share it, so one choice holds on both."""
+
+
+_SOURCES_KEPT = "runs_sources_kept"
+
+
+def _keep_sources() -> None:
+    st.session_state[_SOURCES_KEPT] = list(st.session_state.get(SOURCES_KEY) or [])
+
+
+def source_filter(where: Any) -> tuple[str, ...]:
+    """The Source filter (your runs, evals, arena, replays, demos): by default people's own runs,
+    remembered for the session and shared by History and Tool stats; nothing picked means all."""
+    # The choice is kept under a key of its own and given back to the widget at every run: a widget's
+    # own state does not reach the first run of another page (Tool stats drew every run once).
+    st.session_state.setdefault(_SOURCES_KEPT, list(OWN))
+    st.session_state[SOURCES_KEY] = list(st.session_state[_SOURCES_KEPT])
+    picked = where.multiselect(
+        "Source",
+        list(SOURCES),
+        key=SOURCES_KEY,
+        on_change=_keep_sources,
+        format_func=lambda s: SOURCE_LABELS.get(s, s),
+        placeholder="all",
+        help="Where the runs came from: your own runs, runs an eval or an arena started, replays of a run, or "
+        "scripted demos. By default only your own runs; empty: all of them.",
+    )
+    return tuple(picked)
+
+
+def hidden_note(counts: Mapping[str, int], picked: tuple[str, ...]) -> str:
+    """What the Source filter hides: "27 eval runs and 3 demos are hidden (Source filter)"; ''
+    when it hides nothing."""
+    if not picked:
+        return ""
+    words = {"own": "of your runs", "eval": "eval runs", "arena": "arena runs", "replay": "replays", "demo": "demos"}
+    hidden = [(n, words.get(s, s)) for s, n in counts.items() if s not in picked and n]
+    if not hidden:
+        return ""
+    parts = [f"{n:,} {what}" for n, what in sorted(hidden, key=lambda h: -h[0])]
+    text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"{text} {'is' if sum(n for n, _ in hidden) == 1 else 'are'} hidden (the **Source** filter)."

@@ -216,6 +216,9 @@ class PgQueries(ToolStatsSQL):
             parts.append(sql.SQL("run_id = ANY(%(run_ids)s)"))
         if not where.include_demos:
             parts.append(sql.SQL("NOT scripted"))
+        if where.sources:  # runs.source (migration 0008); an older writer's NULL is a person's own run
+            params["sources"] = _texts(where.sources)
+            parts.append(sql.SQL("coalesce(source, 'own') = ANY(%(sources)s)"))
         if where.min_cost_usd is not None:
             params["min_cost"] = float(where.min_cost_usd)
             parts.append(sql.SQL("cost_usd > %(min_cost)s"))
@@ -279,6 +282,11 @@ class PgQueries(ToolStatsSQL):
             statuses.add(INTERRUPTED)
         checks = {g if g in GROUNDING_STATUSES else "" for g in values["grounding"]}
         today = datetime.now(timezone.utc).date()
+        # each source's count (the runs_source index, migration 0008); an older writer's NULL is 'own'
+        sources = {
+            str(k): int(n)
+            for k, n in self._all(sql.SQL("SELECT coalesce(source, 'own'), count(*) FROM runs GROUP BY 1"))
+        }
         return Choices(
             saved=saved,
             providers=sorted({p for p, _ in pairs}),
@@ -286,6 +294,7 @@ class PgQueries(ToolStatsSQL):
             statuses=sorted(s for s in statuses if s is not None),
             users=sorted(u for u in values["user_name"] if u is not None),
             checks=[c for c in (*GROUNDING_STATUSES, "") if c in checks],
+            sources=sources,
             first_day=_day(first) if first is not None else (today if saved else None),
             last_day=_day(last) if last is not None else (today if saved else None),
         )

@@ -120,6 +120,7 @@ class ToolStatsSQL:
             include_demos=where.include_demos,
             origins=where.origins,
             labels=where.labels,
+            sources=where.sources,
         )
         params: dict[str, Any] = {}
         condition = self._calls_of(where, params)

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from typing import Any, Literal, NamedTuple
 
 from agent_core.records.outcome import outcome
+from agent_core.records.sources import source_of
 
 
 # -- values reduced to what SQLite stores (str, int, float, None), whatever a record holds -------
@@ -141,6 +142,7 @@ RUN_COLUMN_SPEC: tuple[RunColumn, ...] = (
     RunColumn("cost_usd", lambda r, f: as_float(r.get("cost_usd")), "float"),
     RunColumn("duration_ms", lambda r, f: as_float(r.get("duration_ms")), "float"),
     RunColumn("scripted", lambda r, f: bool(r.get("scripted")), "bool"),
+    RunColumn("source", lambda r, f: source_of(r), "text"),
     RunColumn("grounding", _grounding_status, "text"),
     RunColumn("tools_offered", _tools_offered, "text"),
     RunColumn("owner_pid", lambda r, f: as_int(f.owner.get("pid")), None),

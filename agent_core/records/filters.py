@@ -43,6 +43,7 @@ def filter_runs(
     checks: Iterable[str] = (),
     run_ids: Iterable[str] | None = None,
     include_demos: bool = True,
+    sources: Iterable[str] = (),
     min_cost_usd: float | None = None,
     min_retries: int | None = None,
     labels: Iterable[str] = (),
@@ -52,6 +53,7 @@ def filter_runs(
 
     ``checks``: answer-check verdicts (``grounding`` values; ``""`` = not checked, any other
     value); ``run_ids``: only those runs; ``include_demos=False`` leaves out scripted runs;
+    ``sources``: where the runs came from (:data:`agent_core.records.sources.SOURCES`);
     ``min_cost_usd`` / ``min_retries``: runs that cost more / retried more than that (a run of
     unknown cost never passes a cost filter); ``labels``: people's verdicts (``pass``, ``fail``,
     ``""`` = nobody labelled it), looked up in ``verdicts`` (run id → verdict)."""
@@ -74,6 +76,9 @@ def filter_runs(
         mask &= runs["run_id"].isin(list(run_ids))
     if not include_demos:
         mask &= ~runs["scripted"].astype(bool)
+    sources = list(sources)
+    if sources:
+        mask &= runs["source"].fillna("own").isin(sources)
     if min_cost_usd is not None:
         mask &= pd.to_numeric(runs["cost_usd"], errors="coerce").gt(min_cost_usd).fillna(False).astype(bool)
     if min_retries is not None:

@@ -79,6 +79,8 @@ class RunFilter:
     """Only these runs (one eval's); None: no such limit."""
     include_demos: bool = True
     """False leaves out scripted demo runs."""
+    sources: tuple[str, ...] = ()
+    """Where the runs came from (:data:`agent_core.records.sources.SOURCES`); empty: every run."""
     origins: tuple[str, ...] = ()
     """Tool stats only: the calls chosen by these (:data:`ORIGIN_CHOICES`); empty: every call."""
     min_cost_usd: float | None = None
@@ -100,6 +102,7 @@ class RunFilter:
             or self.min_cost_usd is not None
             or self.min_retries is not None
             or self.labels
+            or self.sources
         )
 
 
@@ -113,6 +116,8 @@ class Choices:
     statuses: list[str] = field(default_factory=list)
     users: list[str] = field(default_factory=list)
     checks: list[str] = field(default_factory=list)
+    sources: dict[str, int] = field(default_factory=dict)
+    """How many saved runs came from each source (History says how many its Source filter hides)."""
     first_day: date | None = None
     last_day: date | None = None
 
@@ -165,7 +170,7 @@ class RunQueries(Protocol):
 
     def tool_stats(self, where: RunFilter) -> dict[str, Any] | None:
         """The Tool-stats page's numbers for the calls of the runs passing ``where`` (providers,
-        models, days, include_demos, labels) that ``where.origins`` chose; None when no call matches. See
+        models, days, include_demos, labels, sources) that ``where.origins`` chose; None when no call matches. See
         :func:`tool_stats_tables`."""
         ...
 
@@ -247,6 +252,7 @@ class FolderQueries:
             statuses=_present(runs["status"]),
             users=_present(runs["user"]),
             checks=[c for c in (*GROUNDING_STATUSES, NOT_CHECKED) if c in checks],
+            sources={str(k): int(v) for k, v in runs["source"].fillna("own").value_counts().items()},
             first_day=first,
             last_day=last,
         )
@@ -275,6 +281,7 @@ class FolderQueries:
             checks=where.checks,
             run_ids=where.run_ids,
             include_demos=where.include_demos,
+            sources=where.sources,
             min_cost_usd=where.min_cost_usd,
             min_retries=where.min_retries,
             labels=where.labels,
@@ -302,8 +309,10 @@ class FolderQueries:
 
     def tool_stats(self, where: RunFilter) -> dict[str, Any] | None:
         run_ids = None
-        if not where.include_demos or where.labels:
-            runs = self.filtered(RunFilter(include_demos=where.include_demos, labels=where.labels))
+        if not where.include_demos or where.labels or where.sources:
+            runs = self.filtered(
+                RunFilter(include_demos=where.include_demos, labels=where.labels, sources=where.sources)
+            )
             run_ids = runs["run_id"]
         view = filter_calls(
             self.store.tool_calls(),
