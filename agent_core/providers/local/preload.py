@@ -12,7 +12,10 @@ and shows the real error.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import sys
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -25,6 +28,9 @@ log = logging.getLogger("agent_core.providers.local.preload")
 
 POLL_S = 0.25
 """How often a waiting run looks at the preload's progress."""
+LOAD_NICE = 19
+"""The nice value of the load's threads while it runs: the lowest priority, so a page drawn
+meanwhile (History's first render over 10,000 runs, say) gets the CPU first."""
 
 
 @dataclass
@@ -93,7 +99,51 @@ def start(settings: Settings) -> Preload | None:
         return preload
 
 
+def _tasks() -> set[int]:
+    """The ids of this process's threads (Linux: /proc/self/task); empty elsewhere."""
+    try:
+        return {int(name) for name in os.listdir("/proc/self/task")}
+    except OSError:
+        return set()
+
+
+@contextlib.contextmanager
+def low_priority() -> Iterator[None]:
+    """Run the block at the lowest CPU priority, in this thread and the threads it starts, then give
+    every thread started meanwhile (the model's own workers) this thread's priority back.
+
+    Linux only: there a nice value belongs to one thread (and a thread starts with its creator's),
+    so the pages the server draws meanwhile keep theirs; elsewhere ``setpriority`` would lower the
+    whole process, so nothing changes. Giving the priority back needs the right to raise it
+    (root, or CAP_SYS_NICE); without it the model's workers stay low, which costs nothing while
+    the machine is otherwise idle."""
+    if not sys.platform.startswith("linux"):
+        yield
+        return
+    me = threading.get_native_id()
+    before = _tasks()
+    try:
+        original = os.getpriority(os.PRIO_PROCESS, me)
+        os.setpriority(os.PRIO_PROCESS, me, max(original, LOAD_NICE))
+    except OSError as exc:
+        log.info("the preload keeps its priority: %s", exc)
+        yield
+        return
+    try:
+        yield
+    finally:
+        for task in (_tasks() - before) | {me}:
+            with contextlib.suppress(OSError):
+                if os.getpriority(os.PRIO_PROCESS, task) > original:
+                    os.setpriority(os.PRIO_PROCESS, task, original)
+
+
 def _run(preload: Preload, settings: Settings) -> None:
+    with low_priority():  # the analyst's first page before the model's warm-up (issue 35)
+        _load(preload, settings)
+
+
+def _load(preload: Preload, settings: Settings) -> None:
     from agent_core.providers import local
     from agent_core.tools.builtins import build_default_registry
     from agent_core.tools.instructions import build_instructions
