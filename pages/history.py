@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from agent_core.errors import RecordError
+from agent_core.providers import tokens_estimated
 from agent_core.records import stats
 from agent_core.records.queries import RunFilter
 from ui import common as ui
@@ -63,7 +64,11 @@ COLUMN_LABELS = {
     "blocks_trimmed": st.column_config.NumberColumn("Trimmed", help=ui.explain("trimmed"), format="%d"),
     "duration_s": st.column_config.NumberColumn("Duration (s)", format="%.2f"),
     "cost_usd": st.column_config.NumberColumn("Cost ($)", help=ui.explain("cost"), format="%.4f"),
-    "tokens": st.column_config.NumberColumn("Tokens", help=ui.explain("token"), format="%d"),
+    "tokens": st.column_config.NumberColumn(
+        "Tokens",
+        help=ui.explain("token") + " Empty for the demo models: " + ui.explain("estimated tokens"),
+        format="%d",
+    ),
     "provider": st.column_config.TextColumn("Provider", help=ui.explain("provider")),
     "model": st.column_config.TextColumn("Model"),
     "user": st.column_config.TextColumn("User", help="Who ran it (AGENT_USER, or the signed-in user)."),
@@ -193,8 +198,8 @@ def _run_detail(record: dict[str, Any]) -> None:
         ("Tool calls", f"{len(calls)}" + (f" ({failed} failed)" if failed else ""), ui.explain("tool call")),
         (
             "Tokens",
-            ui.fmt_int(usage.get("total_tokens")),
-            f"{ui.explain('token')} In: "
+            ui.fmt_tokens(usage.get("total_tokens"), estimated := tokens_estimated(str(record.get("provider")))),
+            (ui.explain("estimated tokens") + " " if estimated else "") + f"{ui.explain('token')} In: "
             f"{ui.fmt_int(usage.get('input_tokens'))}, out: {ui.fmt_int(usage.get('output_tokens'))}.",
         ),
         ("Cost", ui.fmt_cost(record.get("cost_usd")), ui.explain("cost")),
@@ -454,6 +459,7 @@ shown = result.rows
 shown = shown.assign(duration_s=pd.to_numeric(shown["duration_ms"], errors="coerce") / 1000)
 shown = grounding_ui.add_labels(_explain_ui.add_one_liners(shown))
 shown["status"] = [_outcome_ui.status_word(s, k) for s, k in zip(shown["status"], shown["outcome"])]  # Run's word
+shown["tokens"] = shown["tokens"].where(~shown["provider"].map(tokens_estimated).astype(bool))  # estimates: none
 shown = _labels_ui.add_column(shown, _labels_ui.store(config))
 ids = shown["run_id"].tolist()
 st.session_state["history_view_ids"] = ids

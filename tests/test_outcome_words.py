@@ -177,3 +177,46 @@ def test_based_on_shows_the_sentence_that_carries_the_answer() -> None:
     long = "word " * 80 + "the fee is 4,500 won per parcel " + "more " * 80
     cut = carrying_sentence(long, "It costs 4500 won.")
     assert "4,500 won" in cut and len(cut) <= 160 and cut.startswith("…") and cut.endswith("…")
+
+
+def test_rule_based_token_counts_are_labelled_estimates(config: Settings) -> None:
+    """Item 6: the offline and scripted token counts are invented (from the text's length): the Run
+    page says "~N tokens (estimated)", History shows none, Compare marks them and gives no delta."""
+    from streamlit.testing.v1 import AppTest
+
+    from agent_core.analysis.compare import compare
+    from agent_core.providers import tokens_estimated
+
+    assert tokens_estimated("offline") and tokens_estimated("scripted")
+    assert not tokens_estimated("local") and not tokens_estimated("openai")
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.session_state["runs_sources_kept"] = []
+    at.run()
+    at.selectbox(key="run_provider").select("offline").run()
+    at.text_area(key="run_goal").input("hello")
+    at.button(key="run_start").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    tokens = {m.label: m.value for m in at.metric}["Tokens"]
+    assert tokens.startswith("~") and tokens.endswith("(estimated)"), tokens
+    assert any("tokens (estimated)" in m.value for m in at.markdown)
+
+    at.switch_page("pages/history.py").run()
+    table = at.dataframe[0].value
+    assert table["tokens"].isna().all()  # none shown for an estimate
+
+    real = _run(config, "What is 2+2?", [{"text": "", "tool_calls": [CALC]}, {"text": "It is 4."}])
+    real["provider"] = "local"  # as if a real model had counted them
+    offline = next(p for p in (config.runs_dir).glob("*.json") if json.loads(p.read_text())["provider"] == "offline")
+    result = compare([json.loads(offline.read_text()), real]).as_dict()["runs"]
+    assert result[0]["tokens_estimated"] and not result[1]["tokens_estimated"]
+    assert result[1]["deltas"]["tokens"] is None
+    from ui.compare import header_frame
+
+    frame = header_frame(compare([json.loads(offline.read_text()), real]))
+    row = frame.set_index("measure").loc["Tokens"].tolist()
+    assert row[0].startswith("~") and "(estimated)" in row[0] and "(" not in row[1].replace("(estimated)", "")
+    assert frame.set_index("measure").loc["Goal"].tolist() == [
+        "hello",
+        "What is 2+2?",
+    ]  # item 8: Compare shows the goals

@@ -415,7 +415,7 @@ def test_history_table_and_filters(data_dir: Path) -> None:
     assert set(table["status"]) == {"Answered", "Step limit"}  # the Run page's words (records.outcome)
     row = table.set_index("run_id").loc[first["run_id"]]
     assert row["provider"] == "offline" and row["steps"] == 3 and row["tool_calls"] == 2
-    assert row["tokens"] == first["usage"]["total_tokens"]
+    assert row["tokens"] != row["tokens"]  # the offline model's count is an estimate: History shows none (issue 35)
     assert {"started_at", "goal", "model", "cost_usd", "duration_s"} <= set(table.columns)
 
     at.text_input(key="history_text").input("24*7").run()

@@ -98,6 +98,8 @@ GLOSSARY: dict[str, str] = {
     "tries something new instead of looping.",
     "truncated": "A tool result longer than the limit was cut, and marked [TRUNCATED].",
     "token": "The unit models count text in — roughly ¾ of an English word; tokens drive cost.",
+    "estimated tokens": "An estimate from the text's length: the rule-based demo model and scripted runs have no "
+    "tokenizer, so no model counted these tokens.",
     "provider": "Which model answers: a local model, the offline demo planner, or a cloud API.",
     "step limit": "How many steps the agent may take before it stops without an answer.",
     "context-block limit": "How many recent context blocks are sent to the model at each step.",
@@ -355,3 +357,8 @@ def wrapping_columns(key: str, min_px: int = 170) -> None:
         # A date range ("2026/12/01 – 2026/12/01" and its icon) needs more room than other fields.
         f".st-key-{key} [data-testid='stColumn']:has([data-testid='stDateInput']) {{ min-width: 250px; }}</style>"
     )
+
+
+def fmt_tokens(value: Any, estimated: bool) -> str:
+    """A token count, marked "~… (estimated)" when no model counted it (``estimated``)."""
+    return f"~{fmt_int(value)} (estimated)" if estimated else fmt_int(value)

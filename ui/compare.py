@@ -13,6 +13,7 @@ import streamlit as st
 from agent_core.analysis.compare import CAUSE_LABELS, MAX_RUNS, MIN_RUNS, Comparison, compare
 from agent_core.analysis.trajectory import Action
 from agent_core.errors import RecordError
+from agent_core.records.outcome import word
 from agent_core.records.store import RunStore
 from ui import common as ui
 
@@ -90,12 +91,17 @@ def header_frame(result: Comparison) -> pd.DataFrame:
     data = result.as_dict()["runs"]
     columns = [f"{r['label']}" + (" (baseline)" if r["baseline"] else "") for r in data]
     rows: dict[str, list[str]] = {
-        "Status": [ui.one_line(r["status"], 20) for r in data],
+        "Goal": [ui.one_line(r.get("goal"), 80) for r in data],
+        "Outcome": [word(str(r.get("outcome") or r["status"])) for r in data],
         "Provider · model": [ui.one_line(f"{r['provider']} · {r['model']}", 48) for r in data],
     }
     for key, label, fmt in HEADER_ROWS:
         rows[label] = [
-            _fmt_value(r[key], fmt) + ("" if r["baseline"] else _fmt_delta(r["deltas"][key], fmt)) for r in data
+            ("~" if key == "tokens" and r.get("tokens_estimated") else "")
+            + _fmt_value(r[key], fmt)
+            + (" (estimated)" if key == "tokens" and r.get("tokens_estimated") else "")
+            + ("" if r["baseline"] else _fmt_delta(r["deltas"][key], fmt))
+            for r in data
         ]
     rows["Errors by kind"] = [", ".join(f"{k} {v}" for k, v in r["errors_by_category"].items()) or "—" for r in data]
     if any(r.get("grounding") for r in data):

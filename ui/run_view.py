@@ -13,6 +13,7 @@ from typing import Any, assert_never
 import pandas as pd
 import streamlit as st
 
+from agent_core.providers import tokens_estimated
 from agent_core.records import decided, stats
 from agent_core.run import events as ev
 from agent_core.run.events import events_from_record
@@ -179,6 +180,8 @@ class StepView:
         self.calls_area = self.status.container()
         self.call_slots: dict[str, Any] = {}
         self.retry: tuple[int, float] | None = None
+        self.estimated = False
+        """Its token counts are an estimate (a rule-based provider: no model counted them)."""
 
     def _label(self) -> str:
         marks = "".join(sorted(self.flags))
@@ -266,6 +269,8 @@ class StepView:
             f"{ui.fmt_int(usage.get('total_tokens'))} tokens "
             f"({ui.fmt_int(usage.get('input_tokens'))} in / {ui.fmt_int(usage.get('output_tokens'))} out)"
         )
+        if self.estimated:
+            tokens = f"~{ui.fmt_int(usage.get('total_tokens'))} tokens (estimated)"
         tries = f" · {attempts} attempts" if attempts > 1 else ""
         choices = choices or []
         by_model = sum(1 for c in choices if c.get("origin") == "model")
@@ -278,7 +283,10 @@ class StepView:
         else:
             what = f"🧠 **Model turn** with {tool_calls} tool call{'s' if tool_calls != 1 else ''}"
         with self.model_slot.container():
-            st.markdown(f"{what} · {ui.fmt_ms(duration_ms)} · {tokens}{tries}", help=ui.explain("token"))
+            st.markdown(
+                f"{what} · {ui.fmt_ms(duration_ms)} · {tokens}{tries}",
+                help=ui.explain("estimated tokens") if self.estimated else ui.explain("token"),
+            )
             lines = [decided.choice_words(c) for c in choices]
             lines.append(decided.constraint_words(constraint, answered=not tool_calls))
             st.caption(ui.escape_md("\n".join(lines)), help=ui.explain("origin"))
@@ -345,6 +353,8 @@ class RunView:
         self.steps_done = 0
         self.current_step = 0
         self.tokens: dict[str, Any] = {}
+        self.estimated = False
+        """The run's token counts are an estimate (:func:`agent_core.providers.tokens_estimated`)."""
         self.cost: float | None = 0.0
         self.calls = 0
         self.failed_calls = 0
@@ -399,8 +409,10 @@ class RunView:
             )
             row.metric(
                 "Tokens",
-                ui.fmt_int(self.tokens.get("total_tokens", 0)),
-                help=ui.explain("token") + f" In: {ui.fmt_int(self.tokens.get('input_tokens', 0))}, "
+                ui.fmt_tokens(self.tokens.get("total_tokens", 0), self.estimated),
+                help=(ui.explain("estimated tokens") + " " if self.estimated else "")
+                + ui.explain("token")
+                + f" In: {ui.fmt_int(self.tokens.get('input_tokens', 0))}, "
                 f"out: {ui.fmt_int(self.tokens.get('output_tokens', 0))}.",
                 width="content",
             )
@@ -428,6 +440,7 @@ class RunView:
         match event:
             case ev.RunStarted():
                 self.run_id = event.run_id
+                self.estimated = tokens_estimated(event.provider)
                 self.t0 = time.perf_counter()
                 self.draw_gauge()
             case ev.ModelLoading():
@@ -448,6 +461,7 @@ class RunView:
                     previous.collapse()
                 self.current_step = event.step
                 view = StepView(self.steps_area, event.step, expanded=True)
+                view.estimated = self.estimated
                 self.step_views[event.step] = view
                 view.model_started(event.blocks_sent, event.blocks_trimmed, dict(enumerate(self.block_steps)))
                 self.blocks_sent = len(event.blocks_sent)
@@ -531,6 +545,7 @@ class RunView:
         view = self.step_views.get(step)
         if view is None:
             view = self.step_views[step] = StepView(self.steps_area, step)
+            view.estimated = self.estimated
         return view
 
 

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_core.analysis.trajectory import ANSWER, STOP, TOOL_CALL, Action, Trajectory, as_mapping, trajectory
+from agent_core.providers import tokens_estimated
+from agent_core.records.outcome import outcome
 
 MIN_RUNS, MAX_RUNS = 2, 6
 CAUSES = (
@@ -115,6 +117,9 @@ def header(record: Mapping[str, Any]) -> dict[str, Any]:
     grounding = record.get("grounding") if isinstance(record.get("grounding"), dict) else None
     cost = record.get("cost_usd")
     return {
+        "goal": str(record.get("goal") or ""),
+        "outcome": outcome(record)[0],
+        "tokens_estimated": tokens_estimated(str(record.get("provider") or "")),
         "status": str(record.get("status_shown") or record.get("status") or ""),
         "error_type": str(record["error"].get("type") or "") if isinstance(record.get("error"), dict) else None,
         "provider": str(record.get("provider") or ""),
@@ -144,6 +149,8 @@ def deltas(values: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]
     for key in NUMERIC_FIELDS:
         a, b = values.get(key), base.get(key)
         out[key] = None if a is None or b is None else round(a - b, 6)
+    if values.get("tokens_estimated") or base.get("tokens_estimated"):
+        out["tokens"] = None  # an estimate against a count (or another estimate) says nothing
     for key in ("status", "provider", "model", "grounding", "answer"):
         out[key] = "same" if values.get(key) == base.get(key) else "differs"
     return out

@@ -66,6 +66,14 @@ def provider_spec(provider_id: str) -> ProviderSpec | None:
     return spec if isinstance(spec, ProviderSpec) else None
 
 
+def tokens_estimated(provider_id: str) -> bool:
+    """Whether a run's token counts are the workbench's estimate, not a model's count: a
+    rule-based provider (the offline demo model, scripted turns) has no tokenizer, so its counts
+    come from the text's length. The pages label them as estimates."""
+    spec = provider_spec(str(provider_id or ""))
+    return bool(spec is not None and spec.rule_based)
+
+
 def default_answer_check(provider_id: str) -> AnswerCheckMode:
     """The answer check a run on ``provider_id`` gets when ``ANSWER_CHECK`` is unset."""
     spec = provider_spec(provider_id)
