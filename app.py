@@ -28,10 +28,9 @@ _mcp_ui.start_at_app_start(config)  # MCP servers of mcp.json connect in the bac
 _preload_ui.start(config)  # the local model starts loading with the server's first page, not the first Run
 
 _store_ui.send_outbox_at_start(config)  # AGENT_STORE_URL: runs an earlier session could not send
-_note = ui.sample_workspace_note(config)  # a data folder without workspace/ gets the samples
-if _note and not st.session_state.get("app_workspace_note_shown"):
-    st.session_state["app_workspace_note_shown"] = True
-    st.toast(ui.escape_md(_note), icon="📁")
+_note = ui.sample_workspace_note(config)  # a data folder without workspace/ gets the samples (said once)
+if _note:  # in the sidebar of the session that copied them: a toast covered the title at 800 px
+    st.session_state["app_workspace_note"] = _note
 
 PAGES = [
     st.Page("pages/run.py", title="Run", icon=":material/play_arrow:", url_path="run", default=True),
@@ -53,9 +52,12 @@ if config.read_only:  # AGENT_READ_ONLY=1, a viewer instance: History (and Compa
 else:
     ui.open_default_page_by_name("run")  # /run opens Run (the default page, whose URL is /)
 page = st.navigation(PAGES, position="sidebar")
+ui.fold_sidebar_when_narrow()  # at 800 px the sidebar took 300 px: folded once, the arrow opens it
 with st.sidebar:
     st.caption("Agent Workbench — run tool-calling agents and see every step, tool call and context block they used.")
     st.caption(f"Data folder: {ui.escape_md(config.data_dir)}", help="AGENT_DATA_DIR: runs/ and workspace/ live here.")
+    if note := st.session_state.get("app_workspace_note"):
+        st.caption(f"📁 {ui.escape_md(note)}")
     if config.store_url:
         st.caption(
             f"Team store: {ui.escape_md(config.store_label)}",

@@ -30,7 +30,7 @@ from ui.arena import arena_form, live_arena
 from ui.ledger import show_ledger
 from ui.run_view import RunView, show_outcome, show_saved_run
 
-EXAMPLES = demo.EXAMPLE_GOALS
+EXAMPLES = ui.examples_for(demo.EXAMPLE_GOALS, st.context.locale)  # the browser's language first
 
 ui.ensure_app_frame()
 config = ui.settings()
@@ -146,7 +146,7 @@ with tab_goal:
         key="run_example",
         on_change=_use_example,
         placeholder="Pick an example to fill in the goal…",
-        help="Goals the offline demo model understands.",
+        help="Goals to try, in English and Korean, on any model (the instant demo model understands each of them).",
     )
     # persist_state="session" on the form: coming back from another page (to a live run, say)
     # finds the goal and the choices as they were, not an empty box and the default model.

@@ -70,6 +70,9 @@ def test_the_live_run_and_the_step_under_way_are_in_view(tmp_path: Path, width: 
             page.goto(srv.url + "/")
             page.get_by_text("Run an agent").first.wait_for(timeout=45_000)
             wait_idle(page)
+            # Item 8: under 1000 px the sidebar starts folded (it took 300 of 800 px); open at 1400.
+            folded = "() => document.querySelector('[data-testid=\"stSidebar\"]').getAttribute('data-collapsed')"
+            page.wait_for_function(f"() => ({folded})() === '{'true' if width < 1000 else 'false'}'", timeout=5_000)
             choose_provider(page, "offline")
             # The page is at its top (where a person types the goal): the live run starts below the fold.
             start_run(page, "What is (24*7)+100?")
@@ -103,4 +106,15 @@ def test_the_live_run_and_the_step_under_way_are_in_view(tmp_path: Path, width: 
                     break
                 page.wait_for_timeout(100)
             assert seen >= 3, f"only {seen} steps seen"
+            page.get_by_text("Outcome:").first.wait_for()
+            wait_idle(page)
+            page.screenshot(path=str(SHOTS / f"follow-presenter-end-{width}.png"))
+
+            # History: your own run by default, the demo counted as hidden; outcome words; your time.
+            page.goto(srv.url + "/history")
+            page.get_by_text("runs shown").first.wait_for(timeout=45_000)
+            wait_idle(page)
+            page.get_by_text("1 demo is hidden").first.wait_for()
+            page.wait_for_timeout(1500)  # the grid draws after the script
+            page.screenshot(path=str(SHOTS / f"history-sources-{width}.png"))
         assert_clean_log(srv.log)

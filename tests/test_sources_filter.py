@@ -41,7 +41,7 @@ def test_history_shows_your_runs_and_says_how_many_are_hidden(data_dir: Path) ->
     assert list(table["run_id"]) == [mine["run_id"]]
     captions = " ".join(c.value for c in at.caption)
     assert "1 of 5 runs shown" in captions
-    assert "3 eval runs and 1 demos are hidden (the **Source** filter)" in captions, captions
+    assert "3 eval runs and 1 demo are hidden (the **Source** filter)" in captions, captions
 
     # Every source: all five; the choice holds on Tool stats (the same filter) and back on History.
     at.multiselect(key="runs_sources").set_value([]).run()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 import string
+from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -250,9 +251,22 @@ def _sample_workspace(workspace: str) -> str:
     return f"The data folder had no workspace/: the sample documents were copied to {workspace}." if copied else ""
 
 
+@st.cache_resource(show_spinner=False)
+def _notes_given() -> set[str]:
+    """The workspace folders whose note was given already (one set per server process)."""
+    return set()
+
+
 def sample_workspace_note(config: Settings) -> str:
-    """Make sure the data folder has a ``workspace/`` (the sample documents, on first start)."""
-    return _sample_workspace(str(config.workspace_dir))
+    """Make sure the data folder has a ``workspace/`` (the sample documents, on first start); what
+    to tell the person, once per folder and server process (not in every new browser session)."""
+    folder = str(config.workspace_dir)
+    note = _sample_workspace(folder)
+    given = _notes_given()
+    if not note or folder in given:
+        return ""
+    given.add(folder)
+    return note
 
 
 @st.cache_resource(show_spinner=False)
@@ -362,3 +376,43 @@ def wrapping_columns(key: str, min_px: int = 170) -> None:
 def fmt_tokens(value: Any, estimated: bool) -> str:
     """A token count, marked "~… (estimated)" when no model counted it (``estimated``)."""
     return f"~{fmt_int(value)} (estimated)" if estimated else fmt_int(value)
+
+
+def examples_for(goals: Sequence[str], locale: str | None) -> list[str]:
+    """Example goals with those in the browser's language first (Korean for a ``ko`` locale,
+    else the others), each group in its own order."""
+    from agent_core.text.lang import is_korean
+
+    korean = str(locale or "").lower().startswith("ko")
+    return sorted(goals, key=lambda goal: is_korean(goal) != korean)
+
+
+NARROW_PX = 1000
+"""Below this window width the sidebar starts folded (at 800 px it took 300 px)."""
+# Our own script and CSS (nothing from a run in them): fold the sidebar once per browser tab when
+# the window is narrow; the person can open it again (its arrow), and it stays as they leave it.
+_FOLD_SIDEBAR = f"""
+<style>.st-key-app_fold_sidebar {{ display: none; }}</style>
+<script>
+(() => {{
+  if (window.innerWidth >= {NARROW_PX} || sessionStorage.getItem("aw_sidebar_folded")) return;
+  let tries = 40;
+  const fold = () => {{
+    const button = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+    const open = document.querySelector('[data-testid="stSidebar"][data-collapsed="false"]');
+    if (button && open) {{
+      button.click();
+      sessionStorage.setItem("aw_sidebar_folded", "1");
+    }} else if (open && tries-- > 0) {{
+      setTimeout(fold, 100);
+    }}
+  }};
+  fold();
+}})();
+</script>
+"""
+
+
+def fold_sidebar_when_narrow() -> None:
+    """In a window under :data:`NARROW_PX`, fold the sidebar (once per browser tab)."""
+    st.container(key="app_fold_sidebar").html(_FOLD_SIDEBAR, unsafe_allow_javascript=True)

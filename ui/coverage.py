@@ -69,6 +69,16 @@ def _coverage(version: Any, where: RunFilter, _queries: Any) -> dict[str, Any]:
     return _queries.coverage(where)
 
 
+def fallback_tools(registry: Any) -> set[str]:
+    """The tools some other tool falls back on (``search_cached`` for ``search_web``)."""
+    names = set()
+    for name in registry.names():
+        fallback = getattr(registry.get(name), "fallback", None)
+        if fallback:
+            names.add(str(fallback))
+    return names
+
+
 def show_coverage(
     queries: Any, *, providers: list[str], models: list[str], days: Any, sources: tuple[str, ...] = ()
 ) -> None:
@@ -82,10 +92,19 @@ def show_coverage(
         st.info("No runs match these filters.", icon="🔍")
         return
     table = data["table"]
-    if data["never"]:
-        names = ", ".join(ui.md_label(n, 40) for n in data["never"])
+    fallbacks = fallback_tools(ui.tool_registry(ui.settings()))
+    never = [n for n in data["never"] if n not in fallbacks]  # a fallback is not the model's to choose
+    if never:
+        names = ", ".join(ui.md_label(n, 40) for n in never)
         st.warning(f"Never chosen in these runs: {names}. Their descriptions may not say when to use them.", icon="🧰")
-    else:
+    if fallbacks & set(data["never"]):
+        st.caption(
+            "Fallback tools ("
+            + ", ".join(ui.md_label(n, 40) for n in sorted(fallbacks & set(data["never"])))
+            + ") are called by the workbench when another tool keeps failing, not chosen by the model: "
+            "nothing to fix in their descriptions."
+        )
+    if not data["never"]:
         st.caption("Every tool offered in these runs was chosen at least once.")
     if data.get("harness_only"):
         names = ", ".join(

@@ -68,6 +68,7 @@ def provider_choices(goal_set: GoalSet) -> tuple[list[str], dict[str, str]]:
     if all(g.scenario for g in goal_set.goals):
         labels[SCRIPTED] = "scripted — replays the demo scenarios"
     for info in list_providers():
+        info = _provider_ui.checked(info)  # "Your own model server" only while one answers, as on Run
         if info.available:
             labels[info.id] = _provider_ui.label(info)  # the Run page's plain words
     return list(labels), labels

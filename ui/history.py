@@ -104,16 +104,23 @@ NARROW_BELOW_PX = 1000
 """Below this window width the table shows only :data:`ESSENTIAL` (the sidebar leaves ~460 px)."""
 WIDTHS = {"started_at": 118, "status": 90, "steps": 55, "tool_calls": 75, "duration_s": 90, "cost_usd": 75}
 """Pixel widths that let the wide order's numbers fit beside a medium goal at 1400 px."""
-WIDE_TIME = st.column_config.DatetimeColumn(
-    "Time (UTC)",
-    format="MM-DD HH:mm:ss",
-    width=WIDTHS["started_at"],
-    help="Month-day hour:minute:second, UTC (the year is in the Dates filter and the run's detail).",
-)
-"""The wide table's time, without the year: the room goes to the model's name (cut at 1400 px)."""
-NARROW_TIME = st.column_config.DatetimeColumn(
-    "Time (UTC)", format="MM-DD HH:mm", width=95, help="Month-day hour:minute, UTC."
-)
+
+
+def time_column(*, wide: bool) -> Any:
+    """The table's time in the viewer's time zone (the browser's; UTC when it says none, as in
+    tests). The wide one without the year: the room goes to the model's name (cut at 1400 px)."""
+    zone = st.context.timezone
+    where = f"your time ({zone})" if zone else "UTC"
+    return st.column_config.DatetimeColumn(
+        "Time" if zone else "Time (UTC)",
+        format="MM-DD HH:mm:ss" if wide else "MM-DD HH:mm",
+        width=WIDTHS["started_at"] if wide else 95,
+        timezone=zone or None,
+        help=f"Month-day hour:minute{':second' if wide else ''}, {where}. The run's detail gives the time in UTC"
+        + (" (the year is in the Dates filter)." if wide else "."),
+    )
+
+
 # Our own CSS (no run text in it): one of the two tables per window width.
 _CSS = f"""<style>
 @media (min-width: {NARROW_BELOW_PX}px) {{ .st-key-history_narrow {{ display: none !important; }} }}
@@ -153,7 +160,7 @@ def runs_table(
         st.dataframe(
             shown,
             column_order=wide_order(columns),
-            column_config={**_sized(columns), "started_at": WIDE_TIME},
+            column_config={**_sized(columns), "started_at": time_column(wide=True)},
             key="history_table",
             on_select=lambda: on_select("history_table"),
             **common,
@@ -167,7 +174,7 @@ def runs_table(
         st.dataframe(
             shown,
             column_order=list(ESSENTIAL),
-            column_config={**columns, "started_at": NARROW_TIME},
+            column_config={**columns, "started_at": time_column(wide=False)},
             key="history_table_narrow",
             on_select=lambda: on_select("history_table_narrow"),
             **common,

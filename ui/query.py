@@ -109,8 +109,14 @@ def hidden_note(counts: Mapping[str, int], picked: tuple[str, ...]) -> str:
     when it hides nothing."""
     if not picked:
         return ""
-    words = {"own": "of your runs", "eval": "eval runs", "arena": "arena runs", "replay": "replays", "demo": "demos"}
-    hidden = [(n, words.get(s, s)) for s, n in counts.items() if s not in picked and n]
+    words = {
+        "own": ("of your runs", "of your runs"),
+        "eval": ("eval run", "eval runs"),
+        "arena": ("arena run", "arena runs"),
+        "replay": ("replay", "replays"),
+        "demo": ("demo", "demos"),
+    }
+    hidden = [(n, words.get(s, (s, s))[n != 1]) for s, n in counts.items() if s not in picked and n]
     if not hidden:
         return ""
     parts = [f"{n:,} {what}" for n, what in sorted(hidden, key=lambda h: -h[0])]

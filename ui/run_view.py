@@ -390,9 +390,11 @@ class RunView:
         elapsed = elapsed_ms if elapsed_ms is not None else (time.perf_counter() - self.t0) * 1000
         with self.gauge_slot.container(border=True):
             shown = max(self.current_step, self.steps_done)
-            st.progress(
-                min(1.0, shown / max(1, self.max_steps)),
-                text=f"Step {shown} of at most {self.max_steps} (step limit)",
+            st.progress(  # over: a full bar, not "Step 2 of at most 10" at 20 %
+                1.0 if final else min(1.0, shown / max(1, self.max_steps)),
+                text=f"Ended after {shown} step{'s' if shown != 1 else ''} (step limit {self.max_steps})"
+                if final
+                else f"Step {shown} of at most {self.max_steps} (step limit)",
             )
             row = ui.metric_row()
             row.metric(

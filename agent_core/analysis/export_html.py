@@ -22,8 +22,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_core.analysis.explain import explain
+from agent_core.checks.grounding import summary as check_summary
 from agent_core.masking import mask
 from agent_core.records.decided import choice_words
+from agent_core.records.outcome import WORDS
+from agent_core.records.outcome import outcome as outcome_of
 
 RECORD_ELEMENT_ID = "agent-workbench-record"
 """The id of the element holding the embedded record."""
@@ -224,15 +227,16 @@ def _steps(record: dict[str, Any], *, hide_outputs: bool) -> str:
         usage = raw_usage if isinstance(raw_usage, dict) else {}
         attempts = [a for a in step.get("model_attempts") or [] if isinstance(a, dict)]
         failed = [a for a in attempts if not a.get("success")]
-        sent = ", ".join(map(str, step.get("blocks_sent") or [])) or "none"
-        trimmed = ", ".join(map(str, step.get("blocks_trimmed") or []))
+        made_in = _made_in(record)
+        sent = _blocks_named(step.get("blocks_sent"), made_in) or "none"
+        trimmed = _blocks_named(step.get("blocks_trimmed"), made_in)
         parts = [
             f'<section class="box step" id="step-{_e(index)}"><b>Step {_e(index)}</b> '
             f'<span class="meta">· {_ms(step.get("duration_ms"))} · model {_ms(step.get("model_duration_ms"))} · '
             f"{_e(usage.get('total_tokens', 0))} tokens"
             f"{f' · {len(attempts)} model attempts' if len(attempts) > 1 else ''}</span>",
-            f'<div class="meta">Context sent: the goal and blocks {_e(sent)}'
-            f"{f' · trimmed: blocks {_e(trimmed)}' if trimmed else ''}</div>",
+            f'<div class="meta">Context sent: the goal and {_e(sent)}'
+            f"{f' · trimmed: {_e(trimmed)}' if trimmed else ''}</div>",
         ]
         for a in failed:
             parts.append(
@@ -248,6 +252,29 @@ def _steps(record: dict[str, Any], *, hide_outputs: bool) -> str:
         parts.append("</section>")
         out.append("".join(parts))
     return "".join(out) or '<p class="meta">This run has no steps.</p>'
+
+
+def _made_in(record: Mapping[str, Any]) -> dict[int, Any]:
+    """Each context block's index → the step that made it."""
+    return {
+        b["index"]: b.get("step")
+        for b in record.get("context_blocks") or []
+        if isinstance(b, dict) and isinstance(b.get("index"), int)
+    }
+
+
+def _blocks_named(ids: Any, made_in: Mapping[int, Any]) -> str:
+    """Blocks named by the step that made them, as the dashboard names them ("the blocks from
+    steps 1, 2"), not by the engine's 0-based index."""
+    ids = [i for i in ids or [] if isinstance(i, int)]
+    if not ids:
+        return ""
+    steps = [str(made_in[i]) for i in ids if made_in.get(i) is not None]
+    unknown = [f"block #{i}" for i in ids if made_in.get(i) is None]
+    named = (
+        [("the block from step " if len(steps) == 1 else "the blocks from steps ") + ", ".join(steps)] if steps else []
+    )
+    return ", ".join(named + unknown)
 
 
 def _ledger(record: dict[str, Any]) -> str:
@@ -274,13 +301,11 @@ def _ledger(record: dict[str, Any]) -> str:
                 cells.append('<td class="trimmed">trimmed</td>')
             else:
                 cells.append("<td></td>")
-        rows.append(
-            f"<tr><td>{_e(block.get('index'))}</td><td>{_e(block.get('step'))}</td><td>{_e(tools)}</td>{''.join(cells)}</tr>"
-        )
+        rows.append(f"<tr><td>from step {_e(block.get('step'))}</td><td>{_e(tools)}</td>{''.join(cells)}</tr>")
     return (
         '<p class="meta">What the model saw at each step: <b>sent</b> = shown to the model then; '
         "<s>trimmed</s> = left out to keep its input short. The goal is always sent.</p>"
-        f'<div class="ledger"><table><tr><th>block</th><th>made in step</th><th>tool calls in it</th>{head}</tr>'
+        f'<div class="ledger"><table><tr><th>block</th><th>tool calls in it</th>{head}</tr>'
         f"{''.join(rows)}</table></div>"
     )
 
@@ -292,8 +317,13 @@ def _answer_check(record: dict[str, Any]) -> str:
     claims = (
         [c for c in (grounding or {}).get("claims") or [] if isinstance(c, dict)] if isinstance(grounding, dict) else []
     )
-    if not claims:
+    if not isinstance(grounding, dict):
         return ""
+    line = f'<div class="box"><b>Answer check</b> · {_e(check_summary(grounding))}'
+    if grounding.get("note"):
+        line += f'<p class="meta">{_e(grounding.get("note"))}</p>'
+    if not claims:
+        return line + "</div>"
     items = []
     for claim in claims:
         source = claim.get("source") if isinstance(claim.get("source"), dict) else None
@@ -305,7 +335,7 @@ def _answer_check(record: dict[str, Any]) -> str:
             link = f'<a href="#call-{_e(source.get("call_id"))}">{_e(source.get("tool"))}</a>'
             where = f"{_e(source.get('cite'))} ({link})" if source.get("cite") else f"from {link}"
         items.append(f"<li><b>{_e(claim.get('text'))}</b> — {where}</li>")
-    return f'<div class="box"><b>Answer check</b> · {_e(grounding.get("status"))}<ul>{"".join(items)}</ul></div>'  # type: ignore[union-attr]
+    return f"{line}<ul>{''.join(items)}</ul></div>"
 
 
 def export_html(record: Mapping[str, Any], *, hide_outputs: bool = False) -> str:
@@ -323,6 +353,9 @@ def export_html(record: Mapping[str, Any], *, hide_outputs: bool = False) -> str
     if error and shown != "completed" and error.get("message"):
         outcome += f"<p><b>What the program said</b></p><pre>{_e(error.get('message'))}</pre>"
     hidden_note = '<p class="meta">Tool outputs were left out of this export.</p>' if hide_outputs else ""
+    kind, why = outcome_of(view)  # the dashboard's word (Answered, Not found …), the saved status beside it
+    icon, word = WORDS[kind]
+    said = f"{icon} {word}"
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -330,13 +363,14 @@ def export_html(record: Mapping[str, Any], *, hide_outputs: bool = False) -> str
 <meta http-equiv="Content-Security-Policy" content="{CSP}">
 <meta name="referrer" content="no-referrer">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Agent run · {_e(shown)} · {_e(str(data.get("goal") or "")[:80])}</title>
+<title>Agent run · {_e(word)} · {_e(str(data.get("goal") or "")[:80])}</title>
 <style>{_CSS}</style>
 </head>
 <body>
 <main>
 <p class="meta">Agent Workbench · exported run · works offline · import it back in History → “Import a run”</p>
-<h1>Agent run <span class="badge {"ok" if shown == "completed" else "bad"}">{_e(shown)}</span></h1>
+<h1>Agent run <span class="badge {"ok" if kind == "answered" else "bad"}" title="saved status: {_e(shown)}">{_e(said)}</span></h1>
+{f'<p class="meta">{_e(why)}</p>' if why else ""}
 <div class="box"><span class="meta">Goal</span><div class="goal">{_e(data.get("goal"))}</div></div>
 <p class="meta">Provider {_e(data.get("provider"))} · model {_e(data.get("model"))} · started {_e(data.get("started_at"))}
  · {len(data.get("steps") or [])} steps · {len(data.get("tool_calls") or [])} tool calls
