@@ -74,3 +74,15 @@ def test_evals_offer_your_own_server_only_while_it_answers(monkeypatch: pytest.M
     monkeypatch.setenv("OPENAI_COMPAT_BASE_URL", f"http://127.0.0.1:{free_port()}/v1")
     choices, _ = provider_choices(load_goal_set(bundled_sets()[0]))
     assert "openai-chat" not in choices and "offline" in choices
+
+
+def test_the_readmes_first_screen_answers_a_newcomers_first_questions() -> None:
+    """Item 10: how to start, how to use my own documents, how to add a tool — in the first 29
+    lines (one screen), before the screenshot and the tables."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    first = "\n".join(lines[:29])
+    for heading in ("## Start", "## Use your own documents", "## Add a tool"):
+        assert heading in first, heading
+    assert "./scripts/run-app.sh" in first and "./scripts/run-tests.sh" in first
+    assert "Workspace" in first and "Tools" in first
+    assert "![" not in first  # the screenshot comes after the answers
