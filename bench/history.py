@@ -119,11 +119,23 @@ def child_page(data_dir: Path, page: str) -> dict[str, Any]:
             at._bidi_component_manager = started._bidi_component_manager  # noqa: SLF001
         return at
 
-    with tempfile.TemporaryDirectory() as empty:
-        t0 = time.perf_counter()
-        first = session(Path(empty))
-        first.run()
-        out["app_start_s"] = time.perf_counter() - t0
+    # The empty folder stays until the child ends: with LOCAL_PRELOAD=1 the app's first run starts
+    # loading the local model on its settings (as a server does at start), and that load must go on
+    # through the renders measured below (a deleted folder ended it at once).
+    empty_dir = tempfile.TemporaryDirectory()
+    empty = empty_dir.name
+    from agent_core.providers.local import preload
+    from agent_core.settings import Settings
+
+    os.environ["AGENT_DATA_DIR"] = empty
+    # As `streamlit run serve.py` does at the server's start (LOCAL_PRELOAD=0 and a machine without
+    # the local model: nothing). An AppTest opening a page directly runs that page alone, not app.py,
+    # so the app's own start of the load never ran here.
+    preload.start_if_default(Settings.from_env(), os.environ)
+    t0 = time.perf_counter()
+    first = session(Path(empty))
+    first.run()
+    out["app_start_s"] = time.perf_counter() - t0
     at = session(data_dir, first)
 
     def render(label: str) -> None:
@@ -151,6 +163,17 @@ def child_page(data_dir: Path, page: str) -> dict[str, Any]:
     finally:
         new.unlink(missing_ok=True)
     out["peak_rss_mb"] = _rss_mb()
+    state = preload.current()
+    out["preload"] = (
+        "off"
+        if state is None
+        else "running"
+        if state.running
+        else f"failed: {state.error[:80]}"
+        if state.error
+        else f"done in {state.elapsed_s():.1f} s"
+    )
+    empty_dir.cleanup()
     return out
 
 
