@@ -96,10 +96,16 @@ def test_the_live_run_and_the_step_under_way_are_in_view(tmp_path: Path, width: 
                 if len(opened) > seen:
                     seen = len(opened)
                     _wait_in_view(page, STEP, f"step {seen}")
-                    opened = page.evaluate(_STEPS)
-                    # the finished steps fold away; the one under way stays open
-                    assert opened[:-1] == [False] * (len(opened) - 1), opened
-                    assert opened[-1] is True, opened
+                    # the finished steps fold away (the browser may take a moment); the one under way stays open
+                    try:
+                        page.wait_for_function(
+                            f"() => {{ const o = ({_STEPS})(); return o.slice(0, -1).every(x => x === false) "
+                            "&& o[o.length - 1] === true; }",
+                            timeout=1_000,
+                            polling=50,
+                        )
+                    except Exception:
+                        raise AssertionError(f"steps open: {page.evaluate(_STEPS)}") from None
                     if seen == 2:
                         page.screenshot(path=str(SHOTS / f"follow-presenter-step2-{width}.png"))
                 if page.get_by_text("Outcome:").count():

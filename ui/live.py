@@ -59,12 +59,14 @@ _LIVE_CSS = """
 
 # Our own script (no text from a run in it; Streamlit has no scroll API): bring the live run into
 # view when it starts (after Run the page is scrolled to the form's bottom at best, the run below the
-# fold), then each new step as it begins, just under the sticky Stop bar. It looks twice a second
+# fold), then, at presenter pace, each new step as it begins, just under the sticky Stop bar (for
+# other runs that redrew the running step's icon as it scrolled; their steps stay where they are). It looks twice a second
 # for as long as its hidden host (``run_follow``) is on the page: the next script run removes it.
 _FOLLOW_JS = """
 <script>
 (() => {
   const doc = document;
+  const followSteps = __FOLLOW_STEPS__;
   const t0 = Date.now();
   const scroller = (el) => {
     for (let p = el.parentElement; p; p = p.parentElement) {
@@ -93,7 +95,7 @@ _FOLLOW_JS = """
     const area = doc.querySelector(".st-key-run_steps");
     const steps = area ? Array.from(area.querySelectorAll('[data-testid="stExpander"]'))
       .filter((e) => !e.parentElement.closest('.st-key-run_steps [data-testid="stExpander"]')) : [];
-    if (steps.length > seen) {
+    if (followSteps && steps.length > seen) {
       seen = steps.length;
       bring(steps[steps.length - 1], Math.max(bar.getBoundingClientRect().bottom, header()) + 8);
     }
@@ -270,11 +272,13 @@ def follow(run: BackgroundRun, view_factory: Any) -> BackgroundRun:
 
     ``view_factory(max_steps, max_context_blocks, keep_open)`` makes the drawing object (a
     :class:`ui.run_view.RunView`; ``keep_open``: a scripted demo's steps stay open, except at
-    presenter pace). The page scrolls to the live run, then to each step as it begins (:data:`_FOLLOW_JS`). A click or a page change ends this script run at the
+    presenter pace). The page scrolls to the live run, then (at presenter pace) to each step as it
+    begins (:data:`_FOLLOW_JS`). A click or a page change ends this script run at the
     next Streamlit call (a few times a second); the run itself goes on.
     """
     st.html(_LIVE_CSS)
-    st.container(key="run_follow").html(_FOLLOW_JS, unsafe_allow_javascript=True)
+    steps = "true" if run.paced else "false"  # presenter pace: each step as it begins; else the run's head
+    st.container(key="run_follow").html(_FOLLOW_JS.replace("__FOLLOW_STEPS__", steps), unsafe_allow_javascript=True)
     bar = st.container(key="run_stopbar")
     head, stop = bar.columns([4, 1], vertical_alignment="center")
     title = head.empty()
