@@ -19,6 +19,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "stopped": ("🛑", "Stopped"),
     "failed": ("❌", "Failed"),
     "running": ("⏳", "Running"),
+    "waiting": ("✋", "Waiting for approval"),
 }
 SIMULATED = {
     "get_weather": "simulated weather data",
@@ -55,6 +56,8 @@ def outcome(record: dict[str, Any]) -> tuple[str, str]:
         )
     if status == "running":
         return "running", ""
+    if status == "waiting_for_approval":
+        return "waiting", "A tool call waits for a person's approval on the Run page."
     if status == "max_steps":
         return "no_answer", "The step limit was reached before an answer; a higher step limit may help."
     if status != "completed":
@@ -126,4 +129,5 @@ def status_word(status: Any) -> str:
         "error": "Failed",
         "interrupted": "Failed",
         "running": "Running",
+        "waiting_for_approval": "Waiting for approval",
     }.get(str(status), str(status))
