@@ -55,6 +55,11 @@ def approver_for(
     return FixedApprover("none", by=f"{command} --approve none")
 
 
+def fixed(mode: str, command: str) -> FixedApprover:
+    """A batch command's ``--approve all|none`` (evals, arena, replay)."""
+    return FixedApprover("all" if mode == "all" else "none", by=f"{command} --approve {mode}")
+
+
 class NoTerminal(FixedApprover):
     """``ask`` with no terminal: rejects, and says why once (at the first call that needed asking)."""
 

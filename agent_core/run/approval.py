@@ -120,7 +120,7 @@ class FixedApprover:
     def decide(self, request: ApprovalRequest, cancel: threading.Event) -> Answer:
         if self.mode == "all":
             return Answer("approve", by=self.by)
-        return Answer("reject", reason=f"no one could approve it here ({self.by})", by=self.by)
+        return Answer("reject", reason="no one could approve it here", by=self.by)
 
 
 class ApprovalDesk:
@@ -299,7 +299,7 @@ def dispatch_call(
         entry = dispatcher.refuse(
             call,
             step=step,
-            message=f"A person rejected this call of {tool.name}; it was not run. Their reason: {reason}",
+            message=f"This call of {tool.name} was rejected by {answer.by}; it was not run. Reason: {reason}",
             category=None,
         )
         entry["approval"] = _record(policy, "rejected", args, None, reason, answer.by, wait_ms)
