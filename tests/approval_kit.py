@@ -17,6 +17,7 @@ SCHEMA = {
     "properties": {
         "ticket_id": {"type": "integer", "description": "The ticket to delete"},
         "note": {"type": "string", "description": "Why it is deleted"},
+        "labels": {"type": "array", "items": {"type": "string"}, "description": "Labels to keep on record"},
     },
     "required": ["ticket_id"],
     "additionalProperties": False,
