@@ -88,7 +88,7 @@ def test_a_new_session_shows_the_waiting_card_and_approve_resumes(waiting: tuple
     text = _texts(at)
     assert "Waiting for your approval" in text
     assert f"The agent wants to run **{kit.TOOL}** from the MCP server **tickets**" in text
-    assert "may change or delete" in text and "Waiting" in text and "for an answer" in text
+    assert "may change or delete" in text and "Approval wait" in _texts(at) + str([m.label for m in at.metric])
     assert at.number_input(key=FIELD).value == 7  # the argument, in a field made from the schema
     assert {b.label for b in at.button} >= {"Approve", "Edit & approve", "Reject", "Always allow", "Stop"}
     assert tickets.ran == []

@@ -74,8 +74,10 @@ def card(desk: ApprovalDesk, request: ApprovalRequest, container: Any) -> None:
     )
     box.markdown(f"The agent wants to run **{ui.md_label(request.tool, 64)}**{where}. {_badges(request.badges)}")
     box.caption(ui.md_label(request.description, 300))
-    with box:
-        _wait_clock(desk, request.call_id)
+    box.caption(
+        "The run's own clock is paused while it waits; the wait shows beside it (Approval wait) and is recorded "
+        "apart, out of the tool's timings."
+    )
     note = st.session_state.pop(NOTE_KEY, None)
     if note:
         box.error(ui.md_label(note, 400), icon="✋")
@@ -109,15 +111,17 @@ def card(desk: ApprovalDesk, request: ApprovalRequest, container: Any) -> None:
 
 
 @st.fragment(run_every=1.0)
-def _wait_clock(desk: ApprovalDesk, call_id: str) -> None:
-    """How long it has waited, once a second; a rerun of the page when it no longer waits
-    (answered in another tab, or stopped), so the run is followed again."""
+def wait_clock(desk: ApprovalDesk, call_id: str, waited_before_ms: float = 0.0) -> None:
+    """The gauge's approval wait, ticking once a second while the call waits; a rerun of the page
+    once it no longer waits (answered, in this tab or another, or stopped), to follow the run again."""
     pending = desk.pending
     if pending is None or pending.call_id != call_id:
         st.rerun()
-    st.caption(
-        f"⏳ Waiting {desk.waited_s():.0f} s for an answer. The run's own clock is paused meanwhile; the wait is "
-        "recorded apart (and kept out of the tool's timings)."
+    st.metric(
+        "Approval wait",
+        ui.fmt_ms(waited_before_ms + desk.waited_s() * 1000),
+        help="Time tool calls waited for a person's answer: not part of the run's own time.",
+        width="content",
     )
 
 

@@ -75,7 +75,10 @@ def render_tool_call(entry: dict[str, Any], container: Any) -> None:
     head = f"{icon} 🔧 **{ui.md_label(entry.get('tool'), 64)}** · {ui.fmt_ms(entry.get('duration_ms'))}"
     flags = call_flags(entry)
     box.markdown(" ".join([head, *flags]), help=ui.explain("tool call"))
-    box.caption(ui.escape_md(decided.choice_words(entry)), help=ui.explain("origin"))
+    approval = entry.get("approval") if isinstance(entry.get("approval"), dict) else {}
+    edited = approval.get("decision") == "edited"
+    asked = {**entry, "arguments": approval.get("original_arguments")} if edited else entry  # who chose what
+    box.caption(ui.escape_md(decided.choice_words(asked)), help=ui.explain("origin"))
     if entry.get("tool_source") in ("mcp", "declared"):
         where = "MCP server" if entry["tool_source"] == "mcp" else "declared in"
         hints = ", ".join(describe_annotations(entry.get("annotations"))) or "no hints"
@@ -99,7 +102,9 @@ def render_tool_call(entry: dict[str, Any], container: Any) -> None:
         box.caption(ui.escape_md("\n".join(notes)))
     left, right = box.columns(2)
     left.caption(
-        "Arguments (what the model asked for)"
+        "Arguments (as they ran: a person edited them)"
+        if edited
+        else "Arguments (what the model asked for)"
         if entry.get("origin") != "harness"
         else "Arguments (set by the workbench)"
     )

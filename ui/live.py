@@ -307,6 +307,9 @@ def follow(run: BackgroundRun, view_factory: Any) -> BackgroundRun:
             # The card in the live step; the page stops following until the call is answered
             # (the card's clock reruns the page then), so a click on the card is all it waits for.
             approval_ui.card(run.approvals, pending, view.asking[1])
+            view.tick()  # the run's own time until now; its clock stays there while the call waits
+            with view.wait_slot.container() if view.wait_slot is not None else st.container():
+                approval_ui.wait_clock(run.approvals, pending.call_id, view.approval_wait_ms)
             note.slot.empty()
             return run
         now = time.monotonic()

@@ -257,6 +257,8 @@ class RunView:
         self.loading_slot = st.empty()
         self.gauge_slot = st.empty()
         self.time_slot: Any = None
+        self.wait_slot: Any = None
+        """Beside the clock: the time spent waiting for approval (it ticks while a call waits)."""
         """The Time metric's place in the drawn gauge (None until it is drawn)."""
         if live:
             st.caption(
@@ -303,6 +305,7 @@ class RunView:
             )
             row.metric("Cost", ui.fmt_cost(self.cost), help=ui.explain("cost"), width="content")
             self.time_slot = row.empty()
+            self.wait_slot = row.empty()
         self._draw_time(elapsed)
 
     def _draw_time(self, elapsed_ms: float) -> None:
@@ -322,6 +325,13 @@ class RunView:
                 f"{self.max_context_blocks} (the context-block limit).",
                 width="content",
             )
+            if self.approval_wait_ms and self.live and self.wait_slot is not None:
+                self.wait_slot.metric(
+                    "Approval wait",
+                    ui.fmt_ms(self.approval_wait_ms),
+                    help="Time tool calls waited for a person's answer: not part of the run's own time.",
+                    width="content",
+                )
 
     # -- live events --------------------------------------------------------------------------
 
