@@ -14,6 +14,7 @@ import streamlit as st
 from agent_core.errors import RecordError
 from agent_core.records import stats
 from agent_core.records.queries import RunFilter
+from ui import approval as _approval_ui
 from ui import common as ui
 from ui import explain as _explain_ui
 from ui import goals as _goals_ui
@@ -272,7 +273,11 @@ def _run_detail(record: dict[str, Any]) -> None:
                     "fallback": st.column_config.TextColumn("Fallback", help=ui.explain("fallback")),
                     "duplicate": st.column_config.CheckboxColumn("Duplicate", help=ui.explain("duplicate")),
                     "truncated": st.column_config.CheckboxColumn("Truncated", help=ui.explain("truncated")),
-                    "duration_ms": st.column_config.NumberColumn("ms", format="%.1f"),
+                    "duration_ms": st.column_config.NumberColumn(
+                        "ms", format="%.1f", help="The call's own time (a wait for approval is not in it)."
+                    ),
+                    "approval": st.column_config.TextColumn("Approval", help=_approval_ui.explain()),
+                    "approval_wait_ms": st.column_config.NumberColumn("Approval wait ms", format="%.0f"),
                 },
             )
             picked = st.selectbox(

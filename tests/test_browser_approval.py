@@ -78,7 +78,9 @@ def test_the_card_waits_and_a_second_tab_answers_it(tmp_path: Path) -> None:
             page.screenshot(path=str(SHOTS / f"approval-page-{width}.png"))
             page.get_by_text("Live run").first.scroll_into_view_if_needed()
             page.screenshot(path=str(SHOTS / f"approval-top-{width}.png"))
-            assert page.locator(".st-key-run_stop").get_by_role("button", name="Stop").is_visible()  # Stop stays while it waits
+            assert (
+                page.locator(".st-key-run_stop").get_by_role("button", name="Stop").is_visible()
+            )  # Stop stays while it waits
             box = card.bounding_box()
             assert box is not None and box["x"] + box["width"] <= width  # nothing runs off the side
         page.set_viewport_size({"width": 1400, "height": 1000})
