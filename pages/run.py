@@ -243,7 +243,7 @@ with tab_goal:
         + " Leave a tool out to see how the agent copes without it. Your own tools (MCP servers, declared "
         "tools) are added on the Tools page.",
     )
-    _tools_ui.tool_choice_notes(run_registry, chosen_tools, provider_id)
+    _tools_ui.tool_choice_notes(run_registry, chosen_tools, provider_id, config)
     start_goal = st.button(
         "Run",
         icon=":material/play_arrow:",

@@ -60,6 +60,7 @@ def test_the_card_waits_and_a_second_tab_answers_it(tmp_path: Path) -> None:
         page.get_by_text("Run an agent").first.wait_for(timeout=45_000)
         kit.wait_idle(page)
         kit.choose_provider(page, "openai-chat")
+        assert "✋ Asks you first: close_ticket" in page.locator("body").inner_text()
         kit.start_run(page, "Close ticket 7 and tell the customer.")
         card = page.locator(CARD)
         card.wait_for(timeout=60_000)
@@ -115,4 +116,19 @@ def test_the_card_waits_and_a_second_tab_answers_it(tmp_path: Path) -> None:
         assert record["status"] == "completed" and call["output"].endswith("ticket 8 closed")
         assert call["approval"]["decision"] == "edited" and call["approval"]["original_arguments"]["ticket_id"] == 7
         assert "ticket 8 closed" in json.dumps(llm.bodies[1]["messages"])  # the model got what ran
+
+        page.goto(app.url + "/tools")  # the policy, as a badge and a menu
+        page.get_by_role("heading", name="Registered tools (9)").wait_for(timeout=45_000)
+        kit.wait_idle(page)
+        summary = page.locator("[data-testid='stExpander'] summary", has_text="Close a support ticket")
+        assert "asks first" in summary.inner_text()  # the policy's badge on the tool's line
+        summary.click()
+        kit.wait_idle(page)
+        policy = page.locator(".st-key-tools_policy_close_ticket")
+        assert policy.get_by_role("combobox").input_value() == "ask: asks you first (default)"
+        for width in (1400, 800):
+            page.set_viewport_size({"width": width, "height": 1000})
+            kit.wait_idle(page)
+            policy.scroll_into_view_if_needed()
+            page.screenshot(path=str(SHOTS / f"approval-tools-{width}.png"))
     kit.assert_clean_log(app.log)
