@@ -16,7 +16,15 @@ import pandas as pd
 import streamlit as st
 
 from agent_core.run.approval import Answer, ApprovalDesk, ApprovalRequest
-from agent_core.tools.approvals import POLICIES, POLICY_WORDS, Policy, default_policy, load_policies, save_policy
+from agent_core.tools.approvals import (
+    POLICIES,
+    POLICY_WORDS,
+    Policy,
+    default_policy,
+    load_policies,
+    policy_for,
+    save_policy,
+)
 from agent_core.tools.forms import FieldSpec, collect_arguments, schema_fields
 from agent_core.tools.registry import Tool
 from ui import common as ui
@@ -262,7 +270,8 @@ def _shown(value: Any) -> str:
 
 
 def policy_of(tool: Tool, saved: dict[str, Policy]) -> Policy:
-    return saved.get(tool.name) or default_policy(tool)
+    """The tool's policy: the saved one, else its default."""
+    return policy_for(tool, saved)
 
 
 def policy_control(config: Any, tool: Tool, saved: dict[str, Policy], *, editable: bool = True) -> None:
@@ -287,4 +296,5 @@ def policy_control(config: Any, tool: Tool, saved: dict[str, Policy], *, editabl
 
 
 def saved_policies(config: Any) -> dict[str, Policy]:
+    """The policies saved in the data folder (``approvals.json``)."""
     return load_policies(config)

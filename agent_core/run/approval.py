@@ -184,9 +184,11 @@ class ApprovalGate:
         """Tools a person allowed for the rest of this run ("Always allow", this run)."""
 
     def policy(self, tool: Tool) -> Policy:
+        """The tool's policy for this run (saved, else its default)."""
         return policy_for(tool, self.saved)
 
     def allow(self, name: str, scope: Scope) -> None:
+        """For "Always allow": the rest of this run, and from now on when ``scope`` is ``saved``."""
         self.allowed.add(name)
         if scope == "saved":
             self.saved = save_policy(self.settings, name, "auto")
