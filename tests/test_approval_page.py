@@ -165,3 +165,32 @@ def test_the_tools_page_sets_and_shows_a_policy(data_dir: Path) -> None:
     at.selectbox(key="tools_policy_calculator").set_value("auto").run()  # back to its default: not kept
     assert load_policies(config) == {}
     time.sleep(0)
+
+
+def test_always_allow_saved_skips_the_next_card_and_the_tools_page_takes_it_back(data_dir: Path) -> None:
+    tickets = kit.Tickets()
+    config = Settings.from_env(dotenv=False)
+    prepared = prepare_run(
+        "Delete tickets 7 and 8", settings=config, provider=kit.provider(7, 8), registry=kit.registry(tickets)
+    )
+    first = AppTest.from_function(_start, args=(prepared,)).run()
+    run = first.session_state["run_bg"]
+    try:
+        kit.wait_for_pending(run.approvals)
+        at = _page()
+        at.radio(key="run_approval_call_7_scope").set_value("saved")
+        _press(at, "Always allow")
+        record = _record(run)
+        assert tickets.ran == [{"ticket_id": 7}, {"ticket_id": 8}]  # the second call was not asked
+        assert [c["approval"]["by"] for c in record["tool_calls"]] == [
+            "a person, on the Run page",
+            "always allowed (saved in this run)",
+        ]
+        assert load_policies(config) == {kit.TOOL: "auto"}  # saved: the next run does not ask either
+    finally:
+        run.stop()
+        run.done.wait(5)
+    from agent_core.tools.approvals import save_policy
+
+    save_policy(config, kit.TOOL, None)  # revoked (the Tools page's menu does this: see the test above)
+    assert load_policies(config) == {}

@@ -180,8 +180,8 @@ class ApprovalGate:
         self.settings = settings
         self.approver: Approver = approver if approver is not None else FixedApprover("none")
         self.saved = load_policies(settings)
-        self.allowed: set[str] = set()
-        """Tools a person allowed for the rest of this run ("Always allow", this run)."""
+        self.allowed: dict[str, Scope] = {}
+        """Tools a person allowed with "Always allow" during this run, and for how long."""
 
     def policy(self, tool: Tool) -> Policy:
         """The tool's policy for this run (saved, else its default)."""
@@ -189,7 +189,7 @@ class ApprovalGate:
 
     def allow(self, name: str, scope: Scope) -> None:
         """For "Always allow": the rest of this run, and from now on when ``scope`` is ``saved``."""
-        self.allowed.add(name)
+        self.allowed[name] = scope
         if scope == "saved":
             self.saved = save_policy(self.settings, name, "auto")
 
@@ -236,7 +236,8 @@ def dispatch_call(
     if checked is None:
         return dispatcher.dispatch(call, step=step)
     tool, args = checked
-    policy = gate.policy(tool)
+    scope = gate.allowed.get(tool.name)
+    policy = "ask" if scope == "saved" else gate.policy(tool)  # (it asked until a person allowed it)
     if policy == "auto":
         return dispatcher.dispatch(call, step=step)
     if policy == "blocked":
@@ -244,9 +245,10 @@ def dispatch_call(
         entry = dispatcher.refuse(call, step=step, message=f"{reason[0].upper()}{reason[1:]}.", category=None)
         entry["approval"] = _record(policy, "rejected", args, None, reason, "the tool's policy (blocked)", 0.0)
         return entry
-    if tool.name in gate.allowed:
+    if scope is not None:
         entry = dispatcher.dispatch(call, step=step)
-        entry["approval"] = _record(policy, "approved", args, args, None, "always allowed (this run)", 0.0)
+        by = "always allowed (this run)" if scope == "run" else "always allowed (saved in this run)"
+        entry["approval"] = _record(policy, "approved", args, args, None, by, 0.0)
         return entry
     request = ApprovalRequest(
         run_id=run_id,
