@@ -80,6 +80,7 @@ from agent_core.providers.local.redirects import (
     REPEAT_NOTE,
     SUM_NOTE,
     reads_text,
+    started_sum,
     stopping_at_answer,
     unusable_call,
     with_note,
@@ -274,8 +275,8 @@ class LocalProvider(WarmUp, Provider):
                 # grammar does not let it write (it looped "$24 × 7 = $24 × (7 + 7) = …").
                 offered = [t for t in tools if t.name not in repeated]
                 notes.append("the model began to work out a sum in its answer: asked for a tool call instead")
-                started = (cut_answer(items[-1]["content"]) or "").strip()
-                asked = with_note(messages, SUM_NOTE.format(started=started)) if offered else messages
+                note = SUM_NOTE.format(started=started_sum(items[-1]["content"]))
+                asked = with_note(messages, note) if offered else messages
                 for _ in range(2):  # a repeat of an earlier call is asked once more, with a note
                     text, calls, more = self._attempt(
                         engine, asked, offered, request, deadline, items, answer=not offered, sums=False

@@ -75,7 +75,8 @@ def computes_from_nothing(call: ToolCallRequest, request: ModelRequest) -> bool:
 def tool_called_inside(call: ToolCallRequest, names: Sequence[str]) -> str | None:
     """The enabled tool a call's text argument calls as a function (``"lookup('price') * 7"``):
     tools cannot call tools, so the model needs that tool's result first."""
-    texts = [v for v in call.arguments.values() if isinstance(v, str)]
+    values = call.arguments.values() if isinstance(call.arguments, dict) else [call.arguments]
+    texts = [v for v in values if isinstance(v, str)]
     for name in names:
         if any(re.search(rf"(?<![\w.]){re.escape(name)}\s*\(", text) for text in texts):
             return name
@@ -101,6 +102,13 @@ def unusable_call(call: ToolCallRequest, request: ModelRequest, names: Sequence[
             f"\n\n(Tools cannot call other tools: call {inner} first, then use its result.)",
         )
     return "", "", ""
+
+
+def started_sum(content: str) -> str:
+    """The answer's words up to the end of the sum it began (``Seven units cost $24 × 7 =``)."""
+    text = (cut_answer(content) or "").strip()
+    found = SUM_IN_ANSWER.search(text)
+    return text[: found.end()] if found else text
 
 
 REPEAT_NOTE = "\n\n(Not {name} with the same arguments again: that call was made and its result is above.)"
