@@ -138,6 +138,8 @@ def test_a_number_glued_to_a_korean_word_is_a_claim() -> None:
 
 def test_arithmetic_on_no_figure_of_the_goal_or_results_supports_nothing() -> None:
     filler = call("c", "12", {"expression": "1 * 2 + 1 * 2 + 1 * 2 + 1 * 2 + 1 * 2 + 1 * 2"})
-    result = check_answer("제품 7개의 총 가격은 12입니다.", "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요.", [filler])
+    result = check_answer(
+        "제품 7개의 총 가격은 12입니다.", "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요.", [filler]
+    )
     assert [c["text"] for c in unsupported(result)] == ["12"]
     assert unsupported(result)[0]["reason"].startswith("computed from 1, 2")
