@@ -449,7 +449,11 @@ st.session_state["history_view_ids"] = ids
 preselect = [int(i) for i in shown.index[shown["run_id"] == selected]] if selected else []
 _history_ui.runs_table(  # every column on a wide screen, the essentials on a narrow one
     shown,
-    {k: v for k, v in COLUMN_LABELS.items() if k != "user" or choices.users},
+    {  # who ran it with a team; people's labels once any run in view has one
+        k: v
+        for k, v in COLUMN_LABELS.items()
+        if (k != "user" or choices.users) and (k != "label" or shown["label"].astype(bool).any())
+    },
     height=38 + 35 * max(3, min(len(shown), 18)),  # up to 18 rows in view; the grid scrolls for more
     preselect=preselect,
     on_select=_on_table_select,
