@@ -137,3 +137,23 @@ def mismatch(claim: Claim, answer: str, goal: str, source_text: str) -> Mismatch
             if not _said_for(sentence, family, count) and found is None:
                 found = Mismatch(family, count, wanted, word)
     return found
+
+
+_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+_OTHER_UNITS = frozenset({"quantity", "percent"})
+
+
+def only_with_another_unit(claim: Claim, source_text: str) -> bool:
+    """Whether a result writes an amount of money's number only as a figure of another unit
+    ("up to 1,200 m", "45%"): no support for "$1,200". Any bare occurrence of the number (a JSON
+    value, a table cell) leaves it possible."""
+    if claim.kind != "money" or not claim.numbers:
+        return False
+    values = {abs(n) for n in claim.numbers}
+    same = [c for c in find_all(source_text) if c.numbers and abs(c.numbers[0]) in values]
+    if not same or any(c.kind not in _OTHER_UNITS for c in same):
+        return False
+    for found in _NUMBER.finditer(source_text):
+        if float(found.group().replace(",", "")) in values and not any(c.start <= found.start() < c.end for c in same):
+            return False
+    return True
