@@ -42,7 +42,7 @@ from agent_core.checks.claims import (
     wrong_arithmetic,
 )
 from agent_core.checks.comparisons import wrong_comparisons
-from agent_core.checks.scaling import mismatch, only_with_another_unit
+from agent_core.checks.scaling import from_another_row, mismatch, only_with_another_unit
 from agent_core.records.run_record import CallSource, GoalSource, Grounding
 from agent_core.text.lang import is_korean
 from agent_core.tools.docsearch import tokenize
@@ -176,11 +176,13 @@ def _about(claim: Claim, source: _Source, answer: str) -> bool:
     English documents is not judged)."""
     if source.words is None or source.text is None or claim.kind not in _KIND_CHECKED:
         return True
+    sentence = _claim_sentence(answer, claim)
+    if is_korean(sentence) == is_korean(source.text) and from_another_row(claim, sentence, source.text, _words):
+        return False  # "$259" for the Atlas chair, from the Sola Mesh's row of the same table
     if any(c.kind == claim.kind and set(c.numbers) & set(claim.numbers) for c in _claims_of(source.text)):
         return True
     if only_with_another_unit(claim, source.text):
         return False  # "$1,200" from "up to 1,200 m"
-    sentence = _claim_sentence(answer, claim)
     if is_korean(sentence) != is_korean(source.text):
         return True
     said = _words(sentence)
