@@ -15,6 +15,7 @@ from agent_core.errors import RecordError
 from agent_core.providers import tokens_estimated
 from agent_core.records import stats
 from agent_core.records.queries import RunFilter
+from ui import approval as _approval_ui
 from ui import common as ui
 from ui import explain as _explain_ui
 from ui import goals as _goals_ui
@@ -279,7 +280,11 @@ def _run_detail(record: dict[str, Any]) -> None:
                     "fallback": st.column_config.TextColumn("Fallback", help=ui.explain("fallback")),
                     "duplicate": st.column_config.CheckboxColumn("Duplicate", help=ui.explain("duplicate")),
                     "truncated": st.column_config.CheckboxColumn("Truncated", help=ui.explain("truncated")),
-                    "duration_ms": st.column_config.NumberColumn("ms", format="%.1f"),
+                    "duration_ms": st.column_config.NumberColumn(
+                        "ms", format="%.1f", help="The call's own time (a wait for approval is not in it)."
+                    ),
+                    "approval": st.column_config.TextColumn("Approval", help=_approval_ui.explain()),
+                    "approval_wait_ms": st.column_config.NumberColumn("Approval wait ms", format="%.0f"),
                 },
             )
             picked = st.selectbox(
@@ -466,7 +471,11 @@ st.session_state["history_view_ids"] = ids
 preselect = [int(i) for i in shown.index[shown["run_id"] == selected]] if selected else []
 _history_ui.runs_table(  # every column on a wide screen, the essentials on a narrow one
     shown,
-    {k: v for k, v in COLUMN_LABELS.items() if k != "user" or choices.users},
+    {  # who ran it with a team; people's labels once any run in view has one
+        k: v
+        for k, v in COLUMN_LABELS.items()
+        if (k != "user" or choices.users) and (k != "label" or shown["label"].astype(bool).any())
+    },
     height=38 + 35 * max(3, min(len(shown), 18)),  # up to 18 rows in view; the grid scrolls for more
     preselect=preselect,
     on_select=_on_table_select,

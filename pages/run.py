@@ -59,6 +59,8 @@ def live_run(prepared: PreparedRun, *, banner: str = "", paced: bool = False) ->
 def show_live(run: _live.BackgroundRun) -> None:
     """Draw this session's background run until it ends (Stop stays on top meanwhile), then its outcome."""
     _live.follow(run, _view)
+    if run.waiting:  # its approval card is on screen; the page follows it again once it is answered
+        return
     _live.end_message(run)
     st.session_state.pop(_live.SESSION_KEY, None)
     if run.run_id:
@@ -133,6 +135,7 @@ with st.spinner("Checking which models are available…"):  # the first check im
         for info in list_providers()
     }
     default_id = default_provider_id()
+_live.adopt(config)  # a run this person started in another tab (or before a reload) that is still going
 switch = _live.offline_request()  # "Use the instant demo" while the local model finished a stopped run
 active = _live.running()
 
@@ -241,7 +244,7 @@ with tab_goal:
         + " Leave a tool out to see how the agent copes without it. Your own tools (MCP servers, declared "
         "tools) are added on the Tools page.",
     )
-    _tools_ui.tool_choice_notes(run_registry, chosen_tools, provider_id)
+    _tools_ui.tool_choice_notes(run_registry, chosen_tools, provider_id, config)
     start_goal = st.button(
         "Run",
         icon=":material/play_arrow:",

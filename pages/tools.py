@@ -10,6 +10,7 @@ import streamlit as st
 from agent_core.run.dispatcher import Dispatcher
 from agent_core.tools.builtins import BUILTIN_TOOL_NAMES
 from agent_core.tools.catalog import cost_warning, load_catalog
+from ui import approval as _approval_ui
 from ui import common as ui
 from ui import declared_tools as _declared_ui
 from ui import mcp_servers as _mcp_ui
@@ -163,7 +164,12 @@ st.subheader("Tools declared without code")
 _declared_ui.declared_section(config, editable=not config.read_only)
 
 st.subheader(f"Registered tools ({len(registry)})")
-st.caption("Open a tool to see its schema as the OpenAI Responses, OpenAI Chat and Anthropic APIs want it.")
+st.caption(
+    "Open a tool to see its schema as the OpenAI Responses, OpenAI Chat and Anthropic APIs want it, and to set "
+    "whether it runs without asking, asks you first on the Run page, or never runs. Built-in tools and tools that "
+    "say they only read run; the others ask. A choice is saved at once (approvals.json in the data folder)."
+)
+policies = _approval_ui.saved_policies(config)
 for tool in registry:
     extras = []
     if tool.fallback:
@@ -172,8 +178,12 @@ for tool in registry:
         extras.append("tags: " + ", ".join(ui.md_label(t, 20) for t in tool.tags))
     if tool.source != "builtin":
         extras.append(f"{'MCP server' if tool.source == 'mcp' else 'declared in'} {ui.md_label(tool.server, 40)}")
-    with st.expander(f"**{ui.md_label(tool.name, 64)}** — {ui.md_label(tool.description, 90)}"):
+    policy = _approval_ui.policy_of(tool, policies)
+    with st.expander(
+        f"**{ui.md_label(tool.name, 64)}** {_approval_ui.POLICY_BADGES[policy]} — {ui.md_label(tool.description, 90)}"
+    ):
         ui.show_text(tool.description)
+        _approval_ui.policy_control(config, tool, policies, editable=not config.read_only)
         if tool.annotations or tool.source == "mcp":
             st.markdown(_mcp_ui.badges(tool.annotations) or "no hints from the server")
         if extras:

@@ -143,3 +143,30 @@ def test_arithmetic_on_no_figure_of_the_goal_or_results_supports_nothing() -> No
     )
     assert [c["text"] for c in unsupported(result)] == ["12"]
     assert unsupported(result)[0]["reason"].startswith("computed from 1, 2")
+
+
+def test_money_from_a_figure_of_another_unit_is_not_support() -> None:
+    """'$1200' from "up to 1,200 m": the result writes that number only as metres; a bare 1200
+    (a JSON value, a table cell) could still be the price."""
+    walk = call("w", "Walk grades: 4, Strenuous, 20–26 km, up to 1,200 m, 7–9 hours. The cabin: members $22 a night.")
+    goal = "What does it cost a member to sleep over at the cabin?"
+    assert check_answer("The nightly rate for members is $1200.", goal, [walk])["status"] == "ungrounded"
+    assert check_answer("The nightly rate for members is $22.", goal, [walk])["status"] == "grounded"
+    bare = call("b", '{"price": 1200, "climb": "1,200 m"}')
+    assert check_answer("The price is $1200.", "How much?", [bare])["status"] == "grounded"
+    assert check_answer("The discount is 45%.", "How much off?", [call("d", "45% off")])["status"] == "grounded"
+
+
+def test_a_figure_from_another_row_of_a_table_is_not_support() -> None:
+    """A catalogue table flattened into rows: the answer names one row's item and gives the price
+    of another row; the right row's price is grounded."""
+    table = call(
+        "t",
+        '{"file": "catalogue.md", "section": "Task seating", "snippet": "C-320, Sola Mesh, 120 kg, $259; '
+        'C-400, Atlas Ergonomic, 150 kg, $449; C-500, Kappa Lounge, 110 kg, $329"}',
+    )
+    goal = "How much is the Atlas Ergonomic chair?"
+    assert check_answer("The Atlas Ergonomic chair costs $259.", goal, [table])["status"] == "ungrounded"
+    assert check_answer("The Atlas Ergonomic chair costs $449.", goal, [table])["status"] == "grounded"
+    # a sentence that names no row (one shared word at most) is not judged by rows
+    assert check_answer("It costs $259.", "How much is the cheapest chair?", [table])["status"] == "grounded"

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from agent_core.providers.scripted import ScriptedProvider
+from agent_core.run.approval import FixedApprover
 from agent_core.run.dispatcher import Dispatcher
 from agent_core.run.prepare import prepare_run
 from agent_core.settings import Settings
@@ -114,7 +115,9 @@ def test_an_http_tool_calls_an_allowed_host_with_a_secret_from_env(
             },
             {"text": "done"},
         ]
-        record = prepare_run("stock?", settings=settings, provider=ScriptedProvider(turns)).run_to_end()
+        record = prepare_run(  # (a tool that says nothing asks first: approved here, as by --approve all)
+            "stock?", settings=settings, provider=ScriptedProvider(turns), approver=FixedApprover("all")
+        ).run_to_end()
     text = json.dumps(record)
     assert "stock-secret-token-987654321" not in text
     call = record["tool_calls"][0]

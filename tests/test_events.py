@@ -15,7 +15,7 @@ from agent_core.run.events import ModelCallFinished, RunEvent, RunStarted, StepF
 def test_every_event_has_its_own_literal_kind() -> None:
     members = typing.get_args(RunEvent)
     kinds = [cls.__dataclass_fields__["kind"].default for cls in members]
-    assert len(set(kinds)) == len(members) == 10
+    assert len(set(kinds)) == len(members) == 12
     defined = {
         name
         for name, value in vars(events).items()

@@ -90,7 +90,10 @@ def test_every_page_opens_in_a_new_session_and_history_fits_800_px(tmp_path: Pat
             dates = page.locator(".st-key-history_filters [data-testid='stDateInput']")
             assert dates.evaluate(_CUT) == []  # the whole range shows, not "2026/12/01 – 2026/"
             # A row of the narrow table opens its run (the newest is the first row).
-            grid = page.locator(".st-key-history_narrow [data-testid='stDataFrame']").bounding_box()
+            narrow = page.locator(".st-key-history_narrow [data-testid='stDataFrame']")
+            narrow.scroll_into_view_if_needed()  # below the filters at 800 px (cost, retries, label)
+            wait_idle(page)
+            grid = narrow.bounding_box()
             assert grid is not None
             page.mouse.click(grid["x"] + 16, grid["y"] + 35 + 17)  # the first row's selection box
             page.get_by_text("Run detail").first.wait_for()

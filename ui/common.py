@@ -183,6 +183,7 @@ def fmt_time(value: Any) -> str:
 STATUS_ICONS = {
     "completed": "✅",
     "running": "⏳",
+    "waiting_for_approval": "✋",
     "max_steps": "⏹️",
     "error": "❌",
     "cancelled": "🛑",
@@ -191,6 +192,7 @@ STATUS_ICONS = {
 STATUS_HELP = {
     "completed": "The agent gave a final answer.",
     "running": "The run is still going.",
+    "waiting_for_approval": "The run waits for a person to approve, edit or reject a tool call (Run page).",
     "max_steps": "The step limit was reached before a final answer.",
     "error": "The run failed (for example, the model could not be reached).",
     "cancelled": "Someone pressed Stop (or left the page) while it ran; finished steps were kept.",

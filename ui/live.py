@@ -6,6 +6,12 @@ then new ones as they arrive, and ticks the clock in between, so the page looks 
 long model call or a retry wait. Leaving the page ends the drawing, not the run; coming back
 draws it again from its events, live or finished. Only our Stop (or the run's end) ends a run.
 
+A run also sits in the process's registry of live runs (:func:`live_runs`), so a reload or a
+second tab of the same person finds it and follows it too; a call that waits for approval waits
+at the run's :class:`~agent_core.run.approval.ApprovalDesk`, where any of those tabs can answer it.
+While it waits, the page stops following (the card's clock ticks in a fragment) and follows again
+once the call is answered.
+
 Streamlit's own toolbar Stop would only stop the drawing and leave the page frozen on
 "asking the model…", so it is hidden while our Stop is on screen.
 """
@@ -16,13 +22,16 @@ import contextlib
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
 from agent_core.masking import mask_text
+from agent_core.run.approval import ApprovalDesk
 from agent_core.run.events import Event, RunFinished, RunStarted
 from agent_core.run.prepare import PreparedRun
+from ui import approval as approval_ui
 from ui import common as ui
 
 SESSION_KEY = "run_bg"
@@ -129,6 +138,15 @@ class BackgroundRun:
     """The run's provider, asked whether its model call waits for a stopped run (``Provider.model_wait``)."""
     tools: list[str] | None = None
     """The tools the run may use (to run the same goal on another model)."""
+    approvals: ApprovalDesk = field(default_factory=ApprovalDesk)
+    """Where a call whose tool's policy asks waits for a person (any tab showing the run answers it)."""
+    owner: tuple[str, str] = ("", "")
+    """(data folder, user) of whoever started it: a reload or another tab of theirs finds it."""
+
+    @property
+    def waiting(self) -> bool:
+        """A call waits for approval now."""
+        return self.approvals.pending is not None and not self.done.is_set()
 
     @property
     def run_id(self) -> str:
@@ -155,6 +173,31 @@ class BackgroundRun:
             self.done.set()
 
 
+@st.cache_resource
+def live_runs() -> list[BackgroundRun]:
+    """Every run of this server process that may still be going (shared by all sessions)."""
+    return []
+
+
+def _owner(prepared_or_config: Any) -> tuple[str, str]:
+    settings = getattr(prepared_or_config, "settings", prepared_or_config)
+    return (str(Path(settings.data_dir).resolve()), str(settings.user or ""))
+
+
+def adopt(config: Any) -> BackgroundRun | None:
+    """A run still going that this person started in another session (a reload, another tab),
+    made this session's run, so the page follows it (and shows its approval card, if it waits)."""
+    if current() is not None:
+        return None
+    registry = live_runs()
+    registry[:] = [r for r in registry if not r.done.is_set()]
+    mine = [r for r in registry if r.owner == _owner(config)]
+    if not mine:
+        return None
+    st.session_state[SESSION_KEY] = mine[-1]
+    return mine[-1]
+
+
 def start(prepared: PreparedRun, *, banner: str = "", paced: bool = False) -> BackgroundRun:
     """Start ``prepared`` in a background thread bound to this session; returns at once."""
     run = BackgroundRun(
@@ -166,9 +209,13 @@ def start(prepared: PreparedRun, *, banner: str = "", paced: bool = False) -> Ba
         banner=banner,
         provider=prepared.provider,
         tools=prepared.registry.names(),
+        owner=_owner(prepared),
     )
+    if prepared.approver is None:  # a person answers, on this page (in any tab)
+        prepared.approver = run.approvals
     events = prepared.events(run.cancel)
     st.session_state[SESSION_KEY] = run
+    live_runs().append(run)
     threading.Thread(target=run._pump, args=(events,), name="agent-run", daemon=True).start()
     return run
 
@@ -313,6 +360,16 @@ def follow(run: BackgroundRun, view_factory: Any) -> BackgroundRun:
             view.t0 = time.perf_counter() - (time.monotonic() - run.started)  # the run's clock, also on a replay
         if run.done.is_set() and seen == len(run.events):
             break
+        pending = run.approvals.pending
+        if pending is not None and view.asking is not None and view.asking[0] == pending.call_id:
+            # The card in the live step; the page stops following until the call is answered
+            # (the card's clock reruns the page then), so a click on the card is all it waits for.
+            approval_ui.card(run.approvals, pending, view.asking[1])
+            view.tick()  # the run's own time until now; its clock stays there while the call waits
+            with view.wait_slot.container() if view.wait_slot is not None else st.container():
+                approval_ui.wait_clock(run.approvals, pending.call_id, view.approval_wait_ms)
+            note.slot.empty()
+            return run
         now = time.monotonic()
         if now - last_tick >= TICK_S:
             view.tick()

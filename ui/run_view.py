@@ -10,16 +10,15 @@ from __future__ import annotations
 import time
 from typing import Any, assert_never
 
-import pandas as pd
 import streamlit as st
 
 from agent_core.providers import tokens_estimated
 from agent_core.records import decided, stats
 from agent_core.run import events as ev
 from agent_core.run.events import events_from_record
-from agent_core.tools.mcp import describe_annotations
 from ui import common as ui
 from ui import grounding as grounding_ui
+from ui.call_box import call_flags, render_tool_call, waited_text  # noqa: F401 (their home before)
 
 HISTORY_PAGE = "pages/history.py"
 
@@ -37,131 +36,6 @@ def name_blocks(ids: list[int] | None, made_in: dict[int, int]) -> str:
             ("the block from step " if len(steps) == 1 else "the blocks from steps ") + ", ".join(map(str, steps))
         )
     return ", ".join(named + unknown)
-
-
-def call_flags(entry: dict[str, Any]) -> list[str]:
-    """Short markers of what happened to a tool call (our own words, safe as Markdown)."""
-    flags = []
-    attempts = entry.get("attempts") or []
-    if isinstance(attempts, list) and len(attempts) > 1:
-        flags.append(f":orange-badge[🔁 {len(attempts)} attempts]")
-    fallback = entry.get("fallback")
-    if isinstance(fallback, dict):
-        ok = "✓" if fallback.get("success") else "✗"
-        flags.append(f":violet-badge[↪️ fallback {ui.md_label(fallback.get('tool'), 40)} {ok}]")
-    if entry.get("duplicate"):
-        flags.append(":red-badge[🚫 duplicate refused]")
-    if entry.get("truncated"):
-        flags.append(":gray-badge[✂️ truncated]")
-    category = entry.get("error_category")
-    if category and not entry.get("success") and not entry.get("duplicate"):
-        flags.append(f":red-badge[{ui.md_label(category, 20)} error]")
-    return flags
-
-
-def waited_text(attempt: dict[str, Any]) -> str:
-    """How long the engine waited after this attempt, with its cap: "waited 0.06 s of at most
-    0.2 s, randomised" ("" when it was not retried)."""
-    wait = attempt.get("wait_s")
-    if not isinstance(wait, (int, float)):
-        return ""
-    cap = attempt.get("wait_cap_s")
-    if not isinstance(cap, (int, float)) and not wait:
-        return ""  # not retried (older records say wait_s 0)
-    if isinstance(cap, (int, float)):
-        return f"waited {wait:.2f} s of at most {cap:g} s, randomised"
-    return f"waited {wait:.2f} s"
-
-
-def _attempt_rows(tool: Any, attempts: list[Any]) -> list[dict[str, Any]]:
-    # Few, short columns, the wait and the duration first: at 800 px they stay in view (the
-    # error text may run off the right; the sentence above the table says each wait in full).
-    return [
-        {
-            "attempt": f"{a.get('attempt')} {'✓' if a.get('success') else '✗'}",
-            "waited": f"{a['wait_s']:.2f} s" if waited_text(a) else "",
-            "duration": ui.fmt_ms(a.get("duration_ms")),
-            "tool": tool,
-            "error": a.get("error") or "",
-        }
-        for a in attempts
-        if isinstance(a, dict)
-    ]
-
-
-def render_tool_call(entry: dict[str, Any], container: Any) -> None:
-    """One tool call as a bordered box: name, outcome, flags, arguments, result, attempts."""
-    box = container.container(border=True)
-    ok = bool(entry.get("success"))
-    icon = "✅" if ok else "🛑" if entry.get("cancelled") else "❌"
-    head = f"{icon} 🔧 **{ui.md_label(entry.get('tool'), 64)}** · {ui.fmt_ms(entry.get('duration_ms'))}"
-    flags = call_flags(entry)
-    box.markdown(" ".join([head, *flags]), help=ui.explain("tool call"))
-    box.caption(ui.escape_md(decided.choice_words(entry)), help=ui.explain("origin"))
-    if entry.get("tool_source") in ("mcp", "declared"):
-        where = "MCP server" if entry["tool_source"] == "mcp" else "declared in"
-        hints = ", ".join(describe_annotations(entry.get("annotations"))) or "no hints"
-        box.caption(f"From {where} {ui.md_label(entry.get('server'), 40)} · hints: {ui.escape_md(hints)}")
-    if (
-        entry.get("fallback")
-        or entry.get("duplicate")
-        or entry.get("truncated")
-        or len(entry.get("attempts") or []) > 1
-    ):
-        notes = []
-        if len(entry.get("attempts") or []) > 1:
-            notes.append("Retry: " + ui.explain("retry"))
-        if entry.get("fallback"):
-            notes.append("Fallback: " + ui.explain("fallback"))
-        if entry.get("duplicate"):
-            notes.append("Duplicate: " + ui.explain("duplicate"))
-        if entry.get("truncated"):
-            notes.append("Truncated: " + ui.explain("truncated"))
-        box.caption(ui.escape_md("\n".join(notes)))
-    left, right = box.columns(2)
-    left.caption(
-        "Arguments (what the model asked for)"
-        if entry.get("origin") != "harness"
-        else "Arguments (set by the workbench)"
-    )
-    ui.show_value(entry.get("arguments"), left, expanded=True)
-    right.caption(
-        "Result (what went back to the model)"
-        if ok
-        else "Stopped (the run ended here; nothing went back to the model)"
-        if entry.get("cancelled")
-        else "Error (sent back to the model so it can adapt)"
-    )
-    ui.show_code(entry.get("output"), right, height=None)
-    attempts = entry.get("attempts") or []
-    fallback = entry.get("fallback") if isinstance(entry.get("fallback"), dict) else None
-    if isinstance(attempts, list) and (len(attempts) > 1 or (attempts and not ok) or fallback):
-        rows = _attempt_rows(entry.get("tool"), attempts)
-        if fallback:
-            rows += _attempt_rows(fallback.get("tool"), fallback.get("attempts") or [])
-        groups = [(entry.get("tool"), attempts)]
-        if fallback:
-            groups.append((fallback.get("tool"), fallback.get("attempts") or []))
-        waits = [
-            f"attempt {a.get('attempt')} of {ui.md_label(tool, 40)}: {waited_text(a)}"
-            for tool, group in groups
-            for a in group
-            if isinstance(a, dict) and waited_text(a)
-        ]
-        box.caption(
-            "Attempts (a failed attempt that is temporary is retried after a wait)"
-            + "".join(f"  \n⏳ {w}" for w in waits)
-        )
-        box.dataframe(
-            pd.DataFrame(rows),
-            hide_index=True,
-            width="stretch",
-            column_config={
-                "attempt": st.column_config.TextColumn("attempt", width="small"),
-                "waited": st.column_config.TextColumn("waited", width="small", help=ui.explain("retry")),
-                "duration": st.column_config.TextColumn("duration", width="small"),
-            },
-        )
 
 
 class StepView:
@@ -305,6 +179,25 @@ class StepView:
         self.summary = "tools: " + ", ".join(ui.md_label(t, 32) for t in self.tools)
         self._relabel()
 
+    def ask(self, call_id: str, tool: str) -> Any:
+        """The call waits for a person: its place in the step (where the card goes)."""
+        slot = self.call_slots.get(call_id) or self.calls_area.empty()
+        self.call_slots[call_id] = slot
+        slot.caption(f"✋ {ui.md_label(tool, 64)} waits for a person's approval…")
+        self.summary = f"waiting for approval: {ui.md_label(tool, 32)}"
+        self._relabel()
+        return slot
+
+    def answered(self, call_id: str, tool: str, decision: str) -> None:
+        """The waiting call was answered: it runs now (or was rejected)."""
+        slot = self.call_slots.get(call_id)
+        if slot is not None:
+            slot.caption(
+                f"✋ {decision} · 🔧 {'Running ' + ui.md_label(tool, 64) + '…' if decision != 'rejected' else ''}"
+            )
+        self.summary = "tools: " + ", ".join(ui.md_label(t, 32) for t in self.tools)
+        self._relabel()
+
     def tool_finished(self, entry: dict[str, Any]) -> None:
         """Replace the placeholder with the finished call."""
         slot = self.call_slots.pop(str(entry.get("call_id")), None) or self.calls_area.empty()
@@ -367,9 +260,15 @@ class RunView:
         self.loading_t0 = 0.0
         self.waiting_t0: float | None = None
         """When the current model call (or retry wait) began, while it goes (for :meth:`tick`)."""
+        self.approval_wait_ms = 0.0
+        """Time the run spent waiting for a person: not the run's own time (the gauge's clock leaves it out)."""
+        self.asking: tuple[str, Any] | None = None
+        """The call that waits for approval now, and its place in its step (where the card goes)."""
         self.loading_slot = st.empty()
         self.gauge_slot = st.empty()
         self.time_slot: Any = None
+        self.wait_slot: Any = None
+        """Beside the clock: the time spent waiting for approval (it ticks while a call waits)."""
         """The Time metric's place in the drawn gauge (None until it is drawn)."""
         if live:
             st.caption(
@@ -420,6 +319,7 @@ class RunView:
             )
             row.metric("Cost", ui.fmt_cost(self.cost), help=ui.explain("cost"), width="content")
             self.time_slot = row.empty()
+            self.wait_slot = row.empty()
         self._draw_time(elapsed)
 
     def _draw_time(self, elapsed_ms: float) -> None:
@@ -427,13 +327,25 @@ class RunView:
         kept Chromium's renderer at ~0.2 of a core through a model call, this one metric at ~0.17:
         a share the local model loses on 2 cores (bench/coldstart.py browser)."""
         if self.time_slot is not None:
+            waited = (
+                f" Not counted: {ui.fmt_ms(self.approval_wait_ms)} waiting for approval."
+                if self.approval_wait_ms
+                else ""
+            )
             self.time_slot.metric(
                 "Time",
-                ui.fmt_ms(elapsed_ms),
-                help=f"Wall-clock time so far. Context blocks sent per step: at most {self.max_context_blocks} "
-                "(the context-block limit).",
+                ui.fmt_ms(max(0.0, elapsed_ms - self.approval_wait_ms) if self.live else elapsed_ms),
+                help=f"The run's own time so far.{waited} Context blocks sent per step: at most "
+                f"{self.max_context_blocks} (the context-block limit).",
                 width="content",
             )
+            if self.approval_wait_ms and self.live and self.wait_slot is not None:
+                self.wait_slot.metric(
+                    "Approval wait",
+                    ui.fmt_ms(self.approval_wait_ms),
+                    help="Time tool calls waited for a person's answer: not part of the run's own time.",
+                    width="content",
+                )
 
     # -- live events --------------------------------------------------------------------------
 
@@ -492,6 +404,12 @@ class RunView:
             case ev.ToolCallStarted():
                 self._made_block(event.step)
                 self._step(event.step).tool_started(event.call_id, event.tool)
+            case ev.ApprovalRequested():
+                self.asking = (event.call_id, self._step(event.step).ask(event.call_id, event.tool))
+            case ev.ApprovalAnswered():
+                self.approval_wait_ms += event.wait_ms
+                self.asking = None
+                self._step(event.step).answered(event.call_id, event.tool, event.decision)
             case ev.ToolCallFinished():
                 self.calls += 1
                 self.failed_calls += stats.call_failed(event.call)

@@ -11,9 +11,11 @@ from typing import Any
 import streamlit as st
 
 from agent_core.providers import provider_spec
+from agent_core.tools.approvals import load_policies, policy_for
 from agent_core.tools.catalog import cost_warning
 from agent_core.tools.registry import Tool, ToolRegistry
 from ui import common as ui
+from ui.approval import explain as approval_explain
 
 
 def retry_waiter(slot: Any, tool: str, sleep: Callable[[float], Any] = time.sleep) -> Callable[[float], None]:
@@ -42,13 +44,24 @@ def tool_label(tool: Tool | None, name: str) -> str:
     return f"{name} ({where})"
 
 
-def tool_choice_notes(registry: ToolRegistry, chosen: list[str], provider_id: str) -> None:
+def tool_choice_notes(registry: ToolRegistry, chosen: list[str], provider_id: str, config: Any = None) -> None:
     """Under the tool menu: the cost of many tool definitions, and what a rule-based demo model
-    (the offline one) cannot use."""
+    (the offline one) cannot use, and which tools ask before they run (their policies, from ``config``)."""
     tools = [t for t in (registry.get(n) for n in chosen) if t is not None]
     warning = cost_warning(tools)
     if warning:
         st.warning(ui.escape_md(warning), icon="🧮")
+    saved = load_policies(config) if config is not None else {}
+    asking = [t.name for t in tools if policy_for(t, saved) == "ask"]
+    blocked = [t.name for t in tools if policy_for(t, saved) == "blocked"]
+    if asking:
+        st.caption(
+            f"✋ Asks you first: {ui.md_label(', '.join(asking), 200)} — a call waits on a card in its step until you "
+            "approve, edit or reject it. Set each tool's policy on the Tools page.",
+            help=approval_explain(),
+        )
+    if blocked:
+        st.caption(f"⛔ Blocked (never run): {ui.md_label(', '.join(blocked), 200)}.")
     own = [t.name for t in tools if t.source != "builtin"]
     spec = provider_spec(provider_id)
     if own and spec is not None and spec.rule_based:

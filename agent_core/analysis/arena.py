@@ -22,6 +22,7 @@ from typing import Any
 
 from agent_core.providers.base import Provider
 from agent_core.records.files import load_record, save_record, utc_now
+from agent_core.run.approval import Approver
 from agent_core.run.events import Event, RunFinished, StepFinished
 from agent_core.settings import Settings
 
@@ -171,6 +172,7 @@ def prepare_arena(
     overrides: Mapping[str, Any] | None = None,
     tools: Sequence[str] | None = None,
     budget_usd: float | None = None,
+    approver: Approver | None = None,
 ) -> Arena:
     """Check and build every run before any starts. ValueError for a bad goal, count or budget;
     :class:`agent_core.errors.ProviderUnavailable` naming an entry that cannot run here."""
@@ -192,6 +194,7 @@ def prepare_arena(
             tools=tools,
             provider=entry.provider,
             record_extra={"arena_id": arena_id},
+            approver=approver,  # a fixed answer to calls that ask (None: rejected): an arena never waits
         )
         for entry in entries
     ]

@@ -50,6 +50,7 @@ STOP_WORDS = {
     "cancelled": "was stopped",
     "interrupted": "was interrupted",
     "running": "is still running",
+    "waiting_for_approval": "waits for a tool call's approval",
 }
 NUMERIC_FIELDS = (
     "steps",

@@ -273,6 +273,10 @@ def _outcome(record: Mapping[str, Any], status: str, steps: list[dict[str, Any]]
         return Sentence(
             f"The run was cut off after {_plural(n, 'step')}: the program running it went away.", last, "outcome"
         )
+    if status == "waiting_for_approval":
+        return Sentence(
+            f"The run waits for a person to approve a tool call, after {_plural(n, 'step')}.", last, "outcome"
+        )
     if status == "running":
         return Sentence(f"The run is still going; it has done {_plural(n, 'step')} so far.", last, "outcome")
     failure = _provider_failure(record, status)
@@ -468,6 +472,7 @@ def _one_line(
         return failure.headline.rstrip(".") + where + "."
     return {
         "running": f"Still running: {_plural(steps, 'step')} so far.",
+        "waiting_for_approval": f"Waiting for a tool call's approval after {_plural(steps, 'step')}.",
     }.get(status, f"Ended as {status} after {_plural(steps, 'step')}{tools}.")
 
 
@@ -486,6 +491,7 @@ def one_line_from_row(status: str, steps: int, tool_calls: int, failed_calls: in
         "cancelled": f"Stopped by a person after {_plural(steps, 'step')}{calls}.",
         "interrupted": f"Cut off after {_plural(steps, 'step')}{calls}.",
         "running": f"Still running: {_plural(steps, 'step')} so far.",
+        "waiting_for_approval": f"Waiting for a tool call's approval after {_plural(steps, 'step')}.",
     }.get(status, f"{status}: {_plural(steps, 'step')}{calls}.")
 
 

@@ -27,6 +27,7 @@ from agent_core.masking import mask
 from agent_core.records.decided import choice_words
 from agent_core.records.outcome import WORDS
 from agent_core.records.outcome import outcome as outcome_of
+from agent_core.records.stats import approval_words
 
 RECORD_ELEMENT_ID = "agent-workbench-record"
 """The id of the element holding the embedded record."""
@@ -199,6 +200,17 @@ def _call(call: dict[str, Any], *, hide_outputs: bool) -> str:
         badges.append('<span class="badge">truncated</span>')
     if call.get("error_category") and not ok and not call.get("duplicate"):
         badges.append(f'<span class="badge bad">{_e(call.get("error_category"))}</span>')
+    approval = call.get("approval") if isinstance(call.get("approval"), dict) else {}
+    approved = ""
+    if approval:
+        badges.append(f'<span class="badge warn">approval: {_e(approval.get("decision"))}</span>')
+        waited = f", after {_ms(approval.get('wait_ms'))} of waiting (not in the call's time)"
+        asked = (
+            f'<div class="meta">The model asked for: {_e(json.dumps(approval.get("original_arguments"), ensure_ascii=False))}</div>'
+            if approval.get("decision") == "edited"
+            else ""
+        )
+        approved = f'<div class="meta">Approval: {_e(approval_words(approval))}{waited}</div>{asked}'
     output = HIDDEN_OUTPUT if hide_outputs else call.get("output")
     table = _attempts_table(call.get("tool"), attempts)
     if fallback:
@@ -211,7 +223,7 @@ def _call(call: dict[str, Any], *, hide_outputs: bool) -> str:
     )
     return (
         f'<div class="call"><b>Tool: {_e(call.get("tool"))}</b> · {_ms(call.get("duration_ms"))} {" ".join(badges)}'
-        f'<div class="meta">{_e(choice_words(call))}</div>'
+        f'<div class="meta">{_e(choice_words(call))}</div>{approved}'
         f'<div class="cols"><div><span class="meta">Arguments</span><pre>{_e(call.get("arguments"))}</pre></div>'
         f'<div><span class="meta">{"Result" if ok else "Error"}</span><pre>{_e(output)}</pre></div></div>'
         f"{attempts_html}</div>"

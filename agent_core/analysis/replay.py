@@ -38,6 +38,7 @@ from agent_core.providers.base import (
     Usage,
 )
 from agent_core.records.files import load_record, save_record, utc_now
+from agent_core.run.approval import Approver
 from agent_core.run.dispatcher import TRUNCATED_MARKER, ToolTimeout
 from agent_core.run.events import Event, RunFinished, ToolCallFinished, ToolCallStarted
 from agent_core.settings import Settings
@@ -357,6 +358,7 @@ def prepare_replay(
     from_step: int | None = None,
     settings: Settings | None = None,
     provider: Provider | None = None,
+    approver: Approver | None = None,
 ) -> Replay:
     """Build a replay of ``source`` on ``provider_id`` (``source`` = its own model turns).
 
@@ -402,5 +404,6 @@ def prepare_replay(
         registry=tools.wrapped(),
         scripted=new_provider is None and bool(source.get("scripted")),
         record_extra={"replay_of": source.get("run_id"), "tool_mode": tool_mode},
+        approver=approver,  # calls whose tool's policy asks: a fixed answer (None: rejected), never a wait
     )
     return Replay(source=dict(source), prepared=prepared, tools=tools, wait=tool_mode != "recorded")

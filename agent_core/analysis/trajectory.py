@@ -61,6 +61,8 @@ class Action:
     source: str = ""
     """A replayed call's source: ``recorded`` | ``live`` | ``missing`` (empty otherwise)."""
     context: Context = field(default_factory=Context)
+    approval: str = ""
+    """A call's approval decision (``approved``, ``edited``, ``rejected``, ``stopped``), when it needed one."""
 
     def key(self, *, ignore_arguments: bool = False) -> str:
         """What alignment matches on: the signature of a call; the kind of a terminal event."""
@@ -72,7 +74,7 @@ class Action:
         """Short text for a table cell."""
         if self.kind == TOOL_CALL:
             args = self.arguments if len(self.arguments) <= 80 else self.arguments[:79] + "…"
-            return f"{self.tool}({args})"
+            return f"{self.tool}({args})" + (f" [{self.approval}]" if self.approval else "")
         if self.kind == ANSWER:
             return "answer: " + _short(self.result, 80)
         return f"stop: {self.status}" + (f" ({self.reason})" if self.reason else "")
@@ -90,6 +92,7 @@ class Action:
             "reason": self.reason or None,
             "call_id": self.call_id or None,
             "source": self.source or None,
+            "approval": self.approval or None,
             "context": {"sent": list(self.context.sent), "trimmed": list(self.context.trimmed)},
         }
 
@@ -168,6 +171,7 @@ def trajectory(record: Mapping[str, Any]) -> Trajectory:
                 call_id=str(call.get("call_id") or ""),
                 source=str(call.get("source") or ""),
                 context=contexts.get(step, Context()),
+                approval=str(as_mapping(call.get("approval")).get("decision") or ""),
             )
         )
     status = str(record.get("status_shown") or record.get("status") or "")

@@ -42,7 +42,7 @@ from agent_core.checks.claims import (
     wrong_arithmetic,
 )
 from agent_core.checks.comparisons import wrong_comparisons
-from agent_core.checks.scaling import mismatch
+from agent_core.checks.scaling import from_another_row, mismatch, only_with_another_unit
 from agent_core.records.run_record import CallSource, GoalSource, Grounding
 from agent_core.text.lang import is_korean
 from agent_core.tools.docsearch import tokenize
@@ -63,8 +63,7 @@ NO_TOOL_WORKED_NOTE = (
     "No tool result could be used (every tool call failed or was refused): this answer comes from the model "
     "alone, and nothing in it was checked against a tool result."
 )
-"""The plain note when tools were called but none gave a usable result ("No tool was used" would
-contradict the tool calls on the same screen)."""
+"""The note when tools were called but none gave a usable result ("No tool was used" would not do)."""
 WHAT_IS_CHECKED = (
     "Checked: every number, amount of money, percentage, quantity with a unit, temperature, date "
     "and time, and every e-mail address, web address and phone number in the answer is looked up "
@@ -177,18 +176,20 @@ def _about(claim: Claim, source: _Source, answer: str) -> bool:
     """Whether ``source`` can be about what the answer's sentence applies ``claim`` to. A result
     about another subject that happens to hold the same number is no support: the weather's
     ``"temperature": 22`` for "the watering can costs $22". Judged only where it is plain: an
-    amount of money the result never writes as one (a bare number there), in
-    a sentence that shares no word with the result, in the same script (a Korean answer about
-    English documents is not judged)."""
+    amount of money the result never writes as one (a bare number there, or one of another unit),
+    or gives in another row of a table, in a sentence in the result's script."""
     if source.words is None or source.text is None or claim.kind not in _KIND_CHECKED:
         return True
+    sentence = _claim_sentence(answer, claim)
+    same_script = is_korean(sentence) == is_korean(source.text)  # a Korean answer on English documents: not judged
+    if same_script and from_another_row(claim, sentence, source.text, _words):
+        return False  # "$259" for the Atlas chair, from the Sola Mesh's row of the same table
     if any(c.kind == claim.kind and set(c.numbers) & set(claim.numbers) for c in _claims_of(source.text)):
         return True
-    sentence = _claim_sentence(answer, claim)
-    if is_korean(sentence) != is_korean(source.text):
-        return True
+    if only_with_another_unit(claim, source.text):
+        return False  # "$1,200" from "up to 1,200 m"
     said = _words(sentence)
-    return not said or bool(said & source.words)
+    return not same_script or not said or bool(said & source.words)
 
 
 _KIND_CHECKED = frozenset({"money"})

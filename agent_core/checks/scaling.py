@@ -14,6 +14,7 @@ before the figure in the result ("Serves 4", "for 2 people") or right after it (
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agent_core.checks.claims import Claim, find_all
@@ -137,3 +138,48 @@ def mismatch(claim: Claim, answer: str, goal: str, source_text: str) -> Mismatch
             if not _said_for(sentence, family, count) and found is None:
                 found = Mismatch(family, count, wanted, word)
     return found
+
+
+_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+_OTHER_UNITS = frozenset({"quantity", "percent"})
+
+
+def only_with_another_unit(claim: Claim, source_text: str) -> bool:
+    """Whether a result writes an amount of money's number only as a figure of another unit
+    ("up to 1,200 m", "45%"): no support for "$1,200". Any bare occurrence of the number (a JSON
+    value, a table cell) leaves it possible."""
+    if claim.kind != "money" or not claim.numbers:
+        return False
+    values = {abs(n) for n in claim.numbers}
+    same = [c for c in find_all(source_text) if c.numbers and abs(c.numbers[0]) in values]
+    if not same or any(c.kind not in _OTHER_UNITS for c in same):
+        return False
+    for found in _NUMBER.finditer(source_text):
+        if float(found.group().replace(",", "")) in values and not any(c.start <= found.start() < c.end for c in same):
+            return False
+    return True
+
+
+_ROW = re.compile(r"[;\n|]")
+"""What separates the rows of a table-like result: a document's table flattened with "; ", lines."""
+
+
+def from_another_row(claim: Claim, sentence: str, source_text: str, words: Callable[[str], frozenset[str]]) -> bool:
+    """Whether a table-like result gives the claim's figure only in rows that share no word with
+    the answer's sentence, while another row, holding a figure of the same kind, shares two or
+    more: the figure is another row's ("$259" for the Atlas chair, from the Sola Mesh's row)."""
+    said = words(sentence) - words(claim.text)
+    if len(said) < 2 or not claim.numbers:
+        return False
+    values = {abs(n) for n in claim.numbers}
+    found, with_figure, others = False, 0, 0
+    for row in _ROW.split(source_text):
+        figures = [c for c in find_all(row) if c.numbers]
+        if not figures:
+            continue
+        shared = len(said & words(row))
+        if any(abs(c.numbers[0]) in values for c in figures):
+            found, with_figure = True, max(with_figure, shared)
+        elif any(c.kind == claim.kind for c in figures):
+            others = max(others, shared)
+    return found and with_figure == 0 and others >= 2

@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from agent_core.cli import approve as cli_approve
 from agent_core.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, ProviderEntries, usage_error
 from agent_core.errors import RecordError
 from agent_core.settings import Settings
@@ -140,6 +141,7 @@ def add_replay_parser(sub: Any) -> None:
         "and unexpected or unmade calls fail the replay",
     )
     rep.add_argument("--from-step", type=int, help="keep the run's steps before K and let the new model continue")
+    cli_approve.add_argument(rep, interactive=False)
     rep.add_argument("--json", action="store_true", help="print the new record as JSON")
     rep.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
 
@@ -162,6 +164,7 @@ def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
             match=args.match,
             from_step=args.from_step,
             settings=settings,
+            approver=cli_approve.fixed(args.approve, "replay"),
         )
     except (ProviderUnavailable, ValueError) as exc:
         return usage_error(exc)
@@ -213,6 +216,7 @@ def add_arena_parser(sub: Any) -> None:
     arena.add_argument("--budget-usd", type=float, help="stop every run once their summed cost passes this")
     arena.add_argument("--max-steps", type=int, help="step limit of every run")
     arena.add_argument("--tools", help="comma-separated tool names to enable (default: all)")
+    cli_approve.add_argument(arena, interactive=False)
     arena.add_argument("--json", action="store_true", help="print runs, verdicts and the comparison as JSON")
     arena.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
 
@@ -232,6 +236,7 @@ def cmd_arena(args: argparse.Namespace, settings: Settings) -> int:
             budget_usd=args.budget_usd,
             overrides={"max_steps": args.max_steps} if args.max_steps else None,
             tools=[t for t in args.tools.split(",")] if args.tools else None,
+            approver=cli_approve.fixed(args.approve, "arena"),
         )
     except (ProviderUnavailable, ValueError) as exc:
         return usage_error(exc)

@@ -18,6 +18,7 @@ import sys
 import threading
 from typing import Any, TextIO
 
+from agent_core.cli import approve as cli_approve
 from agent_core.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, ProviderEntries, usage_error
 from agent_core.errors import ProviderUnavailable
 from agent_core.evals.goalset import GoalSet, GoalSetError, load_goal_set
@@ -75,6 +76,7 @@ def add_parser(sub: Any) -> None:
     ev.add_argument(
         "--resume", metavar="EVAL_ID", help="finish an earlier eval: run only its cells that have no finished run"
     )
+    cli_approve.add_argument(ev, interactive=False)
     ev.add_argument(
         "--executor",
         choices=EXECUTORS,
@@ -257,6 +259,7 @@ def _cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
             "cancel": cancel,
             "executor": executor,
             "rates": rates,
+            "approve": args.approve,
         }
         if args.tools is not None or saved is None:
             options["tool_mode"] = args.tools or "live"

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
+from agent_core.cli import approve as cli_approve
 from agent_core.cli import explain as cli_explain
 from agent_core.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, usage_error
 from agent_core.cli.progress import print_progress
@@ -50,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="check the answer's figures against the tool results: off, flag (warn), retry (also send the model "
         "a corrective turn); default ANSWER_CHECK, else retry on local and flag elsewhere",
     )
+    cli_approve.add_argument(run, interactive=True)
     run.add_argument("--json", action="store_true", help="print the run record as JSON")
     run.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
     runs = sub.add_parser("runs", help="list saved runs, newest first")
@@ -107,6 +109,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
                 "answer_check": args.answer_check,
             },
             tools=args.tools.split(",") if args.tools else None,
+            approver=cli_approve.approver_for(args.approve),
         )
     except (ProviderUnavailable, ValueError) as exc:
         return usage_error(exc)

@@ -37,6 +37,10 @@ def print_progress(event: ev.RunEvent, out: TextIO) -> None:
             if len(call.get("attempts") or []) > 1:
                 flags.append(f"{len(call['attempts'])} attempts")
             out.write(f"  {call['tool']}({args}) → {result}" + (f"  [{', '.join(flags)}]" if flags else "") + "\n")
+        case ev.ApprovalRequested():
+            pass  # the terminal's prompt (cli/approve.py) says it, when there is one
+        case ev.ApprovalAnswered():
+            out.write(f"  {event.tool}: {event.decision} by {event.by} (waited {event.wait_ms / 1000:.1f} s)\n")
         case ev.AnswerSentBack():
             out.write(
                 f"step {event.step}: answer sent back by the answer check "

@@ -195,8 +195,12 @@ class CellWork:
         providers: SharedProviders | None = None,
         score: bool = False,
         sources: dict[str, dict[str, Any]] | None = None,
+        approve: str = "none",
     ) -> None:
         self.goal_set = goal_set
+        self.approve = approve
+        """Calls whose tool's policy asks: ``none`` rejects them (recorded as such), ``all`` approves
+        them; an eval never waits for a person (``eval --approve``)."""
         self.settings = settings
         self.eval_id = eval_id
         self.provider_factory = provider_factory
@@ -222,6 +226,7 @@ class CellWork:
         return self._providers(target, goal)
 
     def __call__(self, cell: Cell, context: WorkerContext) -> dict[str, Any] | None:
+        from agent_core.run.approval import FixedApprover
         from agent_core.run.prepare import prepare_run
         from agent_core.tools.builtins import build_default_registry
 
@@ -258,6 +263,7 @@ class CellWork:
                 registry=registry,
                 rng=random.Random(seed),
                 record_extra=extra,
+                approver=FixedApprover("all" if self.approve == "all" else "none", by=f"eval --approve {self.approve}"),
             )
         events: Iterator[Any] = prepared.events(cancel, run_id=cell.run_id)
         if cell.target.provider != SCRIPTED and source is not None:

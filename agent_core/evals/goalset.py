@@ -18,6 +18,7 @@ import yaml
 
 from agent_core.errors import ErrorCategory
 from agent_core.records.files import STATUSES
+from agent_core.records.run_record import LIVE_STATUSES
 from agent_core.tools.builtins import BUILTIN_TOOL_NAMES
 
 MAX_FILE_BYTES = 2_000_000
@@ -292,7 +293,7 @@ def _check(raw: Any, where: _Where, path: str) -> Check:
     if kind == "status":
         statuses = _texts(arg, where, path)
         for i, status in enumerate(statuses):
-            if status not in STATUSES or status == "running":
+            if status not in STATUSES or status in LIVE_STATUSES:
                 raise where.error(
                     f"{path}[{i}]", f"unknown status {status!r} (known: completed, max_steps, error, cancelled)"
                 )

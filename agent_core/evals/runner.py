@@ -117,6 +117,7 @@ class EvalRun:
         rates: Mapping[str, float] | None = None,
         started_at: str | None = None,
         tool_mode: str = "live",
+        approve: str = "none",
     ) -> None:
         from agent_core.evals import frozen
 
@@ -161,6 +162,7 @@ class EvalRun:
             providers=shared,
             score=judge is None,  # scored where it ran; a judge (not sent to workers) scores here
             sources=self.sources,
+            approve=approve,
         )
         self._rows: dict[tuple[str, str, int], dict[str, Any]] = {}
         self.resumed = 0

@@ -72,6 +72,7 @@ WORKBENCH_KEYS = frozenset(
     blocks_sent blocks_trimmed cost_usd usage.input_tokens usage.output_tokens
     grounding.status replay_of arena_id eval_id eval_goal_id tool_mode user
     error.message content.truncated
+    approval.policy approval.decision approval.by approval.wait_ms approval.reason approval.original_arguments
     """.split()
 )
 """Our extras. ``content.truncated`` lists the content attributes that were cut to size."""
@@ -92,6 +93,8 @@ CONTENT_KEYS = frozenset(
         "llm.input_messages",
         "llm.output_messages",
         PREFIX + "error.message",
+        PREFIX + "approval.reason",
+        PREFIX + "approval.original_arguments",
     }
 )
 """Keys that carry arguments, results, messages or error text: only with content export on."""

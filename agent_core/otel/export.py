@@ -350,6 +350,14 @@ def record_to_trace(
                 "error.type": None if ok else str(call.get("error_category") or "error"),
             }
         )
+        raw_approval = call.get("approval")
+        approval: dict[str, Any] = raw_approval if isinstance(raw_approval, dict) else {}
+        for name in ("policy", "decision", "by", "wait_ms"):  # who let it run (the wait is not in its span)
+            if isinstance(approval.get(name), (str, int, float)):
+                attrs[W + "approval." + name] = approval[name]
+        text.put(attrs, W + "approval.reason", approval.get("reason"))
+        if approval.get("decision") == "edited":
+            text.put(attrs, W + "approval.original_arguments", approval.get("original_arguments"))
         text.put(attrs, "gen_ai.tool.call.arguments", call.get("arguments"))
         text.put(attrs, "input.value", call.get("arguments"))
         if content:

@@ -215,6 +215,22 @@ def import_run_id(trace_id: str, start_ns: int) -> str:
     return str(uuid.UUID(int=value))
 
 
+def _approval(attrs: Mapping[str, Any], arguments: Any) -> dict[str, Any]:
+    """A call's ``approval`` from its span (the arguments the model asked for only with content)."""
+    wait = attrs.get(_PREFIX + "approval.wait_ms")
+    decision = _str(attrs.get(_PREFIX + "approval.decision"))
+    original = _arguments({"input.value": attrs.get(_PREFIX + "approval.original_arguments")})
+    return {
+        "policy": "blocked" if attrs.get(_PREFIX + "approval.policy") == "blocked" else "ask",
+        "decision": decision,
+        "original_arguments": original if decision == "edited" else arguments,
+        "arguments": None if decision in ("rejected", "stopped") else arguments,
+        "reason": _str(attrs.get(_PREFIX + "approval.reason")),
+        "by": _str(attrs.get(_PREFIX + "approval.by")) or "unknown",
+        "wait_ms": float(wait) if isinstance(wait, (int, float)) and wait >= 0 else 0.0,
+    }
+
+
 def _arguments(attrs: Mapping[str, Any]) -> Any:
     raw = attrs.get("gen_ai.tool.call.arguments", attrs.get("input.value"))
     if not isinstance(raw, str):
@@ -397,6 +413,8 @@ def trace_to_record(spans: list[dict[str, Any]], *, source: str = "") -> dict[st
         }
         if attrs.get(_PREFIX + "cancelled") is True:
             call["cancelled"] = True
+        if isinstance(attrs.get(_PREFIX + "approval.decision"), str):
+            call["approval"] = _approval(attrs, call["arguments"])
         if attrs.get(_PREFIX + "origin") in ("model", "harness"):
             call["origin"] = attrs[_PREFIX + "origin"]
             if call["origin"] == "harness" and isinstance(attrs.get(_PREFIX + "harness_rule"), str):

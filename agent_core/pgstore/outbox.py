@@ -19,6 +19,7 @@ import psycopg
 from agent_core.errors import RecordError
 from agent_core.pgstore.write import WriteResult, upsert_records
 from agent_core.records.files import effective_status, load_record, record_path
+from agent_core.records.run_record import LIVE_STATUSES
 
 log = logging.getLogger("agent_core.pgstore.outbox")
 
@@ -64,7 +65,7 @@ def pending(data_dir: Path) -> list[str]:
 
 def is_final(record: dict[str, Any]) -> bool:
     """The record will not change any more: finished, or left ``running`` by a process that is gone."""
-    return effective_status(record) != "running"
+    return effective_status(record) not in LIVE_STATUSES
 
 
 def send_pending(conn: psycopg.Connection[Any], data_dir: Path, runs_dir: Path | None = None) -> WriteResult:

@@ -25,6 +25,7 @@ import psycopg
 from agent_core.pgstore import outbox
 from agent_core.pgstore.connection import DEFAULT_CONNECT_TIMEOUT, StoreError, address, explain, scrub
 from agent_core.pgstore.write import WriteResult, upsert_records
+from agent_core.records.run_record import LIVE_STATUSES
 
 log = logging.getLogger("agent_core.pgstore")
 
@@ -98,7 +99,7 @@ class StoreWriter:
         noted in :attr:`problem` and logged, never raised.
         """
         run_id = str(record.get("run_id") or "")
-        final = record.get("status") != "running"
+        final = record.get("status") not in LIVE_STATUSES
         try:
             if not final:
                 outbox.mark(self.data_dir, run_id)

@@ -30,6 +30,7 @@ from psycopg import sql
 
 from agent_core.records.columns import RUN_FIELDS, as_text
 from agent_core.records.index import CALL_FIELDS, extract
+from agent_core.records.run_record import LIVE_STATUSES
 
 RUN_SQL_TYPES: Mapping[str, str] = {
     "started_us": "bigint",
@@ -155,7 +156,7 @@ class RunRows:
         run = self.run
         return (
             run[_AT["steps"]],
-            run[_AT["status"]] != "running",
+            run[_AT["status"]] not in LIVE_STATUSES,
             run[_AT["tool_calls"]],
             run[_AT["updated_at"]] or "",
         )

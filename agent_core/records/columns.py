@@ -171,3 +171,9 @@ def run_values(record: Mapping[str, Any], failed_calls: int) -> tuple[Any, ...]:
     owner = record.get("owner")
     facts = Facts(usage if isinstance(usage, dict) else {}, owner if isinstance(owner, dict) else {}, failed_calls)
     return tuple([value(record, facts) for value in _VALUES])
+
+
+def rejected_call(call: dict[str, Any]) -> bool:
+    """A call rejected (or blocked) before it ran: the tool never saw it (Tool stats leave it out)."""
+    approval = call.get("approval")
+    return isinstance(approval, dict) and approval.get("decision") == "rejected"

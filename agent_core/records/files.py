@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_core.errors import RecordError
-from agent_core.records.run_record import READABLE_VERSIONS, SCHEMA_VERSION, Status, upgrade
+from agent_core.records.run_record import LIVE_STATUSES, READABLE_VERSIONS, SCHEMA_VERSION, Status, upgrade
 
-STATUSES: tuple[Status, ...] = ("running", "completed", "max_steps", "error", "cancelled")
+STATUSES: tuple[Status, ...] = ("running", "waiting_for_approval", "completed", "max_steps", "error", "cancelled")
 INTERRUPTED = "interrupted"
 """Shown (never written) for a record left ``running`` by a process that is gone."""
 MAX_RECORD_BYTES = 64 * 1024 * 1024
@@ -168,21 +168,22 @@ def _pid_alive(pid: int) -> bool:
 
 
 def effective_status(record: dict[str, Any]) -> str:
-    """The status to show: ``interrupted`` for a ``running`` record whose process is gone."""
+    """The status to show: ``interrupted`` for a ``running`` (or ``waiting_for_approval``) record
+    whose process is gone."""
     status = record.get("status", "")
-    if status != "running":
+    if status not in LIVE_STATUSES:
         return status
     owner = record.get("owner") or {}
     pid, host = owner.get("pid"), owner.get("host")
     if isinstance(pid, int) and host == _HOST:
-        return "running" if _pid_alive(pid) else INTERRUPTED
+        return status if _pid_alive(pid) else INTERRUPTED
     # Another machine's run: trust it for a day since its last write.
     updated = record.get("updated_at") or record.get("started_at")
     try:
         age = datetime.now(timezone.utc) - datetime.fromisoformat(str(updated))
     except (TypeError, ValueError):
         return INTERRUPTED
-    return "running" if age.total_seconds() < 86400 else INTERRUPTED
+    return status if age.total_seconds() < 86400 else INTERRUPTED
 
 
 _FIELD_TYPES: dict[str, type | tuple[type, ...]] = {

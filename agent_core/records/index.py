@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_core.errors import RecordError
-from agent_core.records.columns import COLUMNS_VERSION, RUN_FIELDS, as_float, as_int, as_text, run_values
+from agent_core.records.columns import COLUMNS_VERSION, RUN_FIELDS, as_float, as_int, as_text, rejected_call, run_values
 from agent_core.records.files import MAX_RECORD_BYTES, parse_record
 
 log = logging.getLogger("agent_core.records.index")
@@ -116,7 +116,7 @@ def extract(record: dict[str, Any], name: str) -> tuple[tuple[Any, ...], CallCol
     failed = 0
     # The common types are checked inline (this loop runs for every call of every record).
     for seq, call in enumerate(record.get("tool_calls") or ()):
-        if not isinstance(call, dict) or call.get("cancelled") is True:  # stopped by the user: not tool behaviour
+        if not isinstance(call, dict) or call.get("cancelled") is True or rejected_call(call):  # not the tool
             continue
         get = call.get
         attempts = get("attempts")

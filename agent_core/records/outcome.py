@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from agent_core.text.not_found import says_not_found
 
-Outcome = Literal["answered", "not_found", "no_answer", "step_limit", "stopped", "failed", "running"]
+Outcome = Literal["answered", "not_found", "no_answer", "step_limit", "stopped", "failed", "running", "waiting"]
 WORDS: dict[str, tuple[str, str]] = {
     "answered": ("✅", "Answered"),
     "not_found": ("🔍", "Not found"),
@@ -23,6 +23,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "stopped": ("🛑", "Stopped"),
     "failed": ("❌", "Failed"),
     "running": ("⏳", "Running"),
+    "waiting": ("✋", "Waiting for approval"),
 }
 """Each outcome's icon and word."""
 BY_STATUS: dict[str, Outcome] = {
@@ -32,6 +33,7 @@ BY_STATUS: dict[str, Outcome] = {
     "error": "failed",
     "interrupted": "failed",
     "running": "running",
+    "waiting_for_approval": "waiting",
 }
 """The outcome a status alone gives (a table row whose record was not read for it)."""
 
@@ -54,6 +56,8 @@ def outcome(record: Mapping[str, Any]) -> tuple[Outcome, str]:
         )
     if status == "running":
         return "running", ""
+    if status == "waiting_for_approval":
+        return "waiting", "A tool call waits for a person's approval on the Run page."
     if status == "max_steps":
         return "step_limit", "The step limit was reached before an answer; a higher step limit may help."
     if status != "completed":

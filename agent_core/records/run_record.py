@@ -27,7 +27,9 @@ SCHEMA_VERSION: Literal[1] = 1
 READABLE_VERSIONS = (1,)
 """Versions :func:`upgrade` knows how to read."""
 
-Status = Literal["running", "completed", "max_steps", "error", "cancelled"]
+Status = Literal["running", "waiting_for_approval", "completed", "max_steps", "error", "cancelled"]
+LIVE_STATUSES: tuple[Status, ...] = ("running", "waiting_for_approval")
+"""A run still going: working, or waiting for a person to approve a tool call."""
 ErrorCategoryName = Literal["validation", "transient", "non_transient", "timeout", "duplicate"]
 GroundingStatus = Literal["grounded", "partly", "ungrounded", "no_claims"]
 
@@ -186,6 +188,28 @@ class Fallback(TypedDict):
     attempts: NotRequired[list[ToolAttempt]]
 
 
+class Approval(TypedDict):
+    """A call a person (or a fixed policy) had to approve before it ran."""
+
+    policy: Annotated[Literal["ask", "blocked"], Field(description="the tool's policy when the call came")]
+    decision: Annotated[
+        Literal["approved", "edited", "rejected", "stopped"],
+        Field(
+            description="approved as asked, approved with edited arguments, rejected (the tool did not run), or "
+            "stopped (Stop was pressed while it waited; it did not run)"
+        ),
+    ]
+    original_arguments: Annotated[Any, Field(description="the arguments the model asked for; secrets masked")]
+    arguments: Annotated[Any, Field(description="the arguments that ran (null when rejected); secrets masked")]
+    reason: Annotated[str | None, Field(description="why it was rejected (sent to the model as the tool's output)")]
+    by: Annotated[
+        str, Field(description="who decided, in plain words: a person on the Run page, the terminal, a policy")
+    ]
+    wait_ms: Annotated[
+        _NonNegFloat, Field(description="how long the call waited for the decision (not in duration_ms)")
+    ]
+
+
 class ToolCall(TypedDict):
     """One entry of the execution log: a tool call, what the model got back, and how it went."""
 
@@ -253,6 +277,12 @@ class ToolCall(TypedDict):
                 description="the MCP tool's annotations as its server sent them (readOnlyHint, destructiveHint, "
                 "idempotentHint, openWorldHint, title): hints, not guarantees"
             ),
+        ]
+    ]
+    approval: NotRequired[
+        Annotated[
+            Approval,
+            Field(description="the approval of a tool whose policy asks or blocks; absent when it ran without asking"),
         ]
     ]
 

@@ -163,8 +163,10 @@ def _short(value: Any, limit: int = 300) -> str:
 
 
 def tool_calls_frame(record: dict[str, Any]) -> pd.DataFrame:
-    """The run's execution log: one row per tool call."""
+    """The run's execution log: one row per tool call (with ``approval`` and ``approval_wait_ms``
+    when a call of the run needed one)."""
     rows = []
+    asked = any(isinstance(c.get("approval"), dict) for c in record.get("tool_calls") or [])
     for call in record.get("tool_calls") or []:
         attempts = call.get("attempts") or []
         fallback = call.get("fallback")
@@ -187,7 +189,21 @@ def tool_calls_frame(record: dict[str, Any]) -> pd.DataFrame:
                 "started_at": call.get("started_at"),
             }
         )
+        if asked:
+            approval = call.get("approval") if isinstance(call.get("approval"), dict) else {}
+            rows[-1]["approval"] = approval_words(approval)
+            rows[-1]["approval_wait_ms"] = approval.get("wait_ms")
     return pd.DataFrame(rows)
+
+
+def approval_words(approval: dict[str, Any]) -> str:
+    """A call's approval in a few words: "edited by a person, on the Run page" ('' when none)."""
+    if not approval:
+        return ""
+    if approval.get("policy") == "blocked":
+        return "blocked (its policy)"
+    reason = f" — {_short(approval['reason'], 120)}" if approval.get("reason") else ""
+    return f"{approval.get('decision')} by {approval.get('by')}{reason}"
 
 
 def transcript_frame(record: dict[str, Any]) -> pd.DataFrame:

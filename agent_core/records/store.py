@@ -39,6 +39,7 @@ from agent_core.records.index import (
     parse_files,
     read_file,
 )
+from agent_core.records.run_record import LIVE_STATUSES
 from agent_core.records.tables import (
     CALL_ONLY,
     KEY,
@@ -326,9 +327,9 @@ class RunStore:
                 continue
             good.append(row)
             calls.append(file_calls)
-            if row[at["status"]] == "running":
+            if row[at["status"]] in LIVE_STATUSES:
                 self._running[name] = {
-                    "status": "running",
+                    "status": row[at["status"]],
                     "owner": {"pid": row[at["owner_pid"]], "host": row[at["owner_host"]]},
                     "updated_at": row[at["updated_at"]],
                     "started_at": row[at["started_at"]],

@@ -194,9 +194,64 @@ class Dispatcher:
         """Run one call and return its log entry; the ``output`` field is what the model gets."""
         return self._entry(call, step, self._dispatch)
 
-    def refuse(self, call: ToolCallRequest, *, step: int, message: str) -> ToolCall:
-        """A log entry for a call that is not run at all (e.g. over the per-turn limit)."""
-        return self._entry(call, step, lambda c, entry: self._refuse(entry, ErrorCategory.VALIDATION, message))
+    def refuse(
+        self,
+        call: ToolCallRequest,
+        *,
+        step: int,
+        message: str,
+        category: ErrorCategory | None = ErrorCategory.VALIDATION,
+    ) -> ToolCall:
+        """A log entry for a call that is not run at all (over the per-turn limit; rejected by a
+        person, with no error ``category``: not the tool's failure)."""
+
+        def body(c: ToolCallRequest, entry: ToolCall) -> str:
+            if category is None:
+                self._describe_call(c, entry)
+                entry["error"] = message
+                return ERROR_PREFIX + message
+            return self._refuse(entry, category, message)
+
+        return self._entry(call, step, body)
+
+    def precheck(self, call: ToolCallRequest) -> tuple[Tool, dict[str, Any]] | None:
+        """The tool and its parsed arguments when the call would pass validation and is no
+        duplicate (so it is worth asking a person about); None when it will be refused anyway.
+        Changes nothing."""
+        raw = call.arguments
+        if raw is None or (isinstance(raw, str) and not raw.strip()):
+            args: Any = {}
+        else:
+            try:
+                args = json.loads(raw) if isinstance(raw, str) else raw
+            except json.JSONDecodeError:
+                return None
+        tool = self.registry.get(call.name)
+        if tool is None or not isinstance(args, dict):
+            return None
+        try:
+            tool.validate(args)
+        except ToolValidationError:
+            return None
+        if call_signature(tool.name, args) in self._seen:
+            return None
+        return tool, args
+
+    def _describe_call(self, call: ToolCallRequest, entry: ToolCall) -> None:
+        """The arguments and where the tool comes from, for a call that is refused unrun."""
+        raw = call.arguments
+        try:
+            args = json.loads(raw) if isinstance(raw, str) and raw.strip() else raw
+        except json.JSONDecodeError:
+            args = raw
+        entry["arguments"] = mask(args) if isinstance(args, dict) else mask(output_to_text(args)[:2000])
+        tool = self.registry.get(call.name)
+        if tool is not None:
+            entry["tool_source"] = tool.source
+            if tool.server:
+                entry["server"] = tool.server
+            if tool.annotations:
+                entry["annotations"] = mask(tool.annotations)
 
     def _entry(self, call: ToolCallRequest, step: int, body: Callable[[ToolCallRequest, ToolCall], str]) -> ToolCall:
         started_at = datetime.now(timezone.utc).isoformat()

@@ -114,6 +114,33 @@ class ToolCallFinished(Event):
 
 
 @dataclass(kw_only=True)
+class ApprovalRequested(Event):
+    """A tool call waits for a person (its tool's policy asks); the run's status is
+    ``waiting_for_approval`` until :class:`ApprovalAnswered`."""
+
+    kind: Literal["approval_requested"] = "approval_requested"
+    step: int
+    call_id: str
+    tool: str
+    request: dict[str, Any] = field(default_factory=dict)
+    """What the card shows (:meth:`agent_core.run.approval.ApprovalRequest.as_dict`)."""
+
+
+@dataclass(kw_only=True)
+class ApprovalAnswered(Event):
+    """The waiting call was approved, edited or rejected; the run goes on."""
+
+    kind: Literal["approval_answered"] = "approval_answered"
+    step: int
+    call_id: str
+    tool: str
+    decision: str
+    """``approved``, ``edited`` or ``rejected`` (the record's ``approval.decision``)."""
+    by: str = ""
+    wait_ms: float = 0.0
+
+
+@dataclass(kw_only=True)
 class StepFinished(Event):
     kind: Literal["step_finished"] = "step_finished"
     step: int
@@ -156,6 +183,8 @@ RunEvent: TypeAlias = (
     | ModelCallRetrying
     | ModelCallFinished
     | ToolCallStarted
+    | ApprovalRequested
+    | ApprovalAnswered
     | ToolCallFinished
     | StepFinished
     | AnswerSentBack

@@ -13,7 +13,6 @@ import random
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal, assert_never, cast
 
 from agent_core.checks.grounding import check_answer, correction, short, unsupported
@@ -33,6 +32,7 @@ from agent_core.records.files import (
     utc_now,
 )
 from agent_core.records.run_record import BlockItem, Constraint, Message, RunError, RunRecord, Status, Step
+from agent_core.run.approval import ApprovalGate, Approver, dispatch_call
 from agent_core.run.dispatcher import MAX_TOOL_NAME_CHARS, CallStopped, Dispatcher
 from agent_core.run.events import (
     AnswerSentBack,
@@ -48,6 +48,7 @@ from agent_core.run.events import (
     choice_of,
 )
 from agent_core.run.model_calls import call_model
+from agent_core.run.outcomes import FinalAnswer, NextStep, StepOutcome, StopRun
 from agent_core.run.pricing import Price, estimate_cost, load_prices
 from agent_core.settings import Settings
 from agent_core.tools.instructions import build_instructions
@@ -59,30 +60,6 @@ MAX_GOAL_CHARS = 20_000
 MAX_TOOL_CALLS_PER_TURN = 32
 MAX_ANSWER_CHECKS = 2
 """Corrective turns the answer check may send in one run (``ANSWER_CHECK=retry``)."""
-
-
-@dataclass(frozen=True)
-class FinalAnswer:
-    """The step ended with the model's answer (a turn with no tool calls)."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class NextStep:
-    """The step ran tool calls; the model gets their outputs in the next step."""
-
-
-@dataclass(frozen=True)
-class StopRun:
-    """The step ended the run without an answer (the model call failed for good)."""
-
-    status: Status
-    error: RunError
-
-
-StepOutcome = FinalAnswer | NextStep | StopRun
-"""What one loop step returns; :func:`run_agent` decides what comes next from it."""
 
 
 def validate_goal(goal: str) -> str:
@@ -116,6 +93,7 @@ class _Run:
         cancel: threading.Event | None = None,
         sleep: Callable[[float], Any] | None = None,
         rng: random.Random | None = None,
+        approver: Approver | None = None,
     ) -> None:
         self.settings = settings
         self.provider = provider
@@ -126,6 +104,7 @@ class _Run:
         self.dispatcher = Dispatcher(
             registry, settings, sleep=sleep or (lambda s: self.cancel.wait(s)), rng=rng, cancel=self.cancel
         )
+        self.gate = ApprovalGate(settings, approver)
         # The price table (defaults + the optional prices file) is read once per run, not on
         # every save (reading it costs more than the rest of a step's bookkeeping).
         self.prices = load_prices(settings.data_dir)
@@ -194,6 +173,11 @@ class _Run:
             fields = cast(dict[str, Any], self.record)
             fields.update({k: mask(v) for k, v in extra.items() if k not in fields})
 
+    def set_status(self, status: Status) -> None:
+        """``waiting_for_approval`` while a call waits for a person (saved: History sees it), then ``running``."""
+        self.record["status"] = status
+        self.save()
+
     def elapsed_ms(self) -> float:
         return round((time.perf_counter() - self.t0) * 1000, 3)
 
@@ -258,6 +242,7 @@ def run_agent(
     sleep: Callable[[float], Any] | None = None,
     rng: random.Random | None = None,
     record_extra: Mapping[str, Any] | None = None,
+    approver: Approver | None = None,
 ) -> Iterator[RunEvent]:
     """Run one goal to the end, yielding events; the last event is :class:`RunFinished`.
 
@@ -266,6 +251,8 @@ def run_agent(
     then saved as ``cancelled`` with its finished steps, and a tool call cut short is kept in the
     log marked ``cancelled``. ``record_extra`` adds optional top-level fields to the record
     (``eval_id``, ``arena_id``, ``replay_of``, ``user`` …; masked, never replacing the engine's).
+    ``approver`` answers calls whose tool's policy asks (:mod:`agent_core.run.approval`); None
+    rejects them at once, since no one could answer.
     """
     goal = validate_goal(goal)
     if instructions is None:  # made from the enabled tools; the transcript keeps what was sent
@@ -282,6 +269,7 @@ def run_agent(
         cancel=cancel,
         sleep=sleep,
         rng=rng,
+        approver=approver,
     )
     cancel = run.cancel
     rid = run.record["run_id"]
@@ -468,8 +456,10 @@ def _step(run: _Run, step: int) -> Generator[RunEvent, None, StepOutcome]:
                 arguments=mask(call.arguments),
             )
             if position < MAX_TOOL_CALLS_PER_TURN:
-                try:
-                    entry = run.dispatcher.dispatch(call, step=step)
+                try:  # through its approval: its tool's policy may ask a person first
+                    entry = yield from dispatch_call(
+                        run.dispatcher, run.gate, call, step=step, run_id=rid, cancel=cancel, set_status=run.set_status
+                    )
                 except CallStopped as stopped:  # kept in the log; its block is not whole, so not sent on
                     run.record["tool_calls"].append(stopped.entry)
                     step_entry["tool_call_ids"].append(stopped.entry["call_id"])

@@ -23,6 +23,7 @@ from typing import Any
 
 from agent_core import providers
 from agent_core.providers.base import Provider
+from agent_core.run.approval import Approver
 from agent_core.run.events import RunEvent
 from agent_core.run.loop import run_agent, run_to_end, validate_goal
 from agent_core.settings import Settings
@@ -51,6 +52,9 @@ class PreparedRun:
     instructions: str | None = None
     record_extra: dict[str, Any] = field(default_factory=dict)
     """Optional top-level record fields (eval_id, arena_id, replay_of, user …)."""
+    approver: Approver | None = None
+    """Who answers calls whose tool's policy asks (:mod:`agent_core.run.approval`); None: they are
+    rejected at once (no one could answer)."""
 
     def events(
         self,
@@ -77,6 +81,7 @@ class PreparedRun:
             "scripted": self.scripted,
             "rng": self.rng,
             "record_extra": self.record_extra or None,
+            "approver": self.approver,
         }
 
 
@@ -110,6 +115,7 @@ def prepare_run(
     scripted: bool = False,
     rng: random.Random | None = None,
     instructions: str | None = None,
+    approver: Approver | None = None,
 ) -> PreparedRun:
     """Check the input and build what the run needs; raise before anything is written.
 
@@ -124,6 +130,7 @@ def prepare_run(
         provider: A ready provider (scripted, replay) instead of building one from ``provider_id``.
         registry: A ready tool registry instead of the built-in tools (``tools`` still narrows it).
         scripted, rng, instructions: Passed on to the loop.
+        approver: Who answers calls that need approval (None: they are rejected, recorded as such).
     """
     goal = validate_goal(goal)
     model = (model or "").strip() or None
@@ -152,4 +159,5 @@ def prepare_run(
         rng=rng,
         instructions=instructions,
         record_extra=extra,
+        approver=approver,
     )

@@ -77,10 +77,12 @@ from agent_core.providers.local.prompt_cache import cache_dir as prompt_cache_di
 from agent_core.providers.local.redirects import (
     ANSWER_STARTED,
     ARITHMETIC_STARTED,
+    REPEAT_NOTE,
     SUM_NOTE,
-    computes_from_nothing,
     reads_text,
+    started_sum,
     stopping_at_answer,
+    unusable_call,
     with_note,
 )
 from agent_core.providers.local.steps import constraint, offered_tools
@@ -246,14 +248,12 @@ class LocalProvider(WarmUp, Provider):
             if text == ANSWER_STARTED:
                 text, more = self._answer_from_line(engine, messages, lines, request, deadline, items, notes)
                 usage = usage + more
-            if calls and computes_from_nothing(calls[0], request):
-                # Arithmetic with none of the goal's or the results' figures: the model wanted a
-                # figure it does not have yet (the grammar let it write none), and wrote filler
-                # ("1 * 2 + 1 * 2 + …" for seven units at a price it had not looked up).
-                items[-1]["rejected"] = "arithmetic on no known figure"
-                notes.append(f"the model's {calls[0].name} call used no figure it had: asked again without it")
+            if calls and (why := unusable_call(calls[0], request, [t.name for t in tools]))[0]:
+                items[-1]["rejected"] = why[0]
+                notes.append(why[1])
                 offered = [t for t in offered if t.name != calls[0].name]
-                text, calls, more = self._attempt(engine, messages, offered, request, deadline, items, answer=True)
+                asked = with_note(messages, why[2]) if why[2] else messages
+                text, calls, more = self._attempt(engine, asked, offered, request, deadline, items, answer=True)
                 usage = usage + more
             repeated: set[str] = set()
             if calls and call_signature(calls[0].name, calls[0].arguments) in previous_calls(request.blocks):
@@ -275,12 +275,20 @@ class LocalProvider(WarmUp, Provider):
                 # grammar does not let it write (it looped "$24 × 7 = $24 × (7 + 7) = …").
                 offered = [t for t in tools if t.name not in repeated]
                 notes.append("the model began to work out a sum in its answer: asked for a tool call instead")
-                started = (cut_answer(items[-1]["content"]) or "").strip()
-                asked = with_note(messages, SUM_NOTE.format(started=started)) if offered else messages
-                text, calls, more = self._attempt(
-                    engine, asked, offered, request, deadline, items, answer=not offered, sums=False
-                )
-                usage = usage + more
+                note = SUM_NOTE.format(started=started_sum(items[-1]["content"]))
+                asked = with_note(messages, note) if offered else messages
+                for _ in range(2):  # a repeat of an earlier call is asked once more, with a note
+                    text, calls, more = self._attempt(
+                        engine, asked, offered, request, deadline, items, answer=not offered, sums=False
+                    )
+                    usage = usage + more
+                    if not calls or call_signature(calls[0].name, calls[0].arguments) not in previous_calls(
+                        request.blocks
+                    ):
+                        break
+                    items[-1]["rejected"] = "repeats an earlier call"
+                    notes.append(f"the model repeated its {calls[0].name} call: asked again")
+                    asked, calls = with_note(asked, REPEAT_NOTE.format(name=calls[0].name)), []
             held = constraint(offered, answer=True, figures=True)
             held["notes"] = [*held.get("notes", []), *notes]
         finally:

@@ -1,6 +1,7 @@
 """When the local model's output is sent back within one step, generically: a reply that turns
 out to be the answer (the line choice comes first), an answer that starts to work out a sum (a
-tool call is asked for), a call whose arithmetic uses no figure the run has.
+tool call is asked for), a call whose arithmetic uses no figure the run has or that calls another
+tool inside its arguments (asked again without it).
 
 Nothing here knows a tool, document or topic; each redirect adds a note to the step's
 ``constraint`` and keeps the rejected output in the record.
@@ -69,6 +70,48 @@ def computes_from_nothing(call: ToolCallRequest, request: ModelRequest) -> bool:
         if figures and not figures & known:
             return True
     return False
+
+
+def tool_called_inside(call: ToolCallRequest, names: Sequence[str]) -> str | None:
+    """The enabled tool a call's text argument calls as a function (``"lookup('price') * 7"``):
+    tools cannot call tools, so the model needs that tool's result first."""
+    values = call.arguments.values() if isinstance(call.arguments, dict) else [call.arguments]
+    texts = [v for v in values if isinstance(v, str)]
+    for name in names:
+        if any(re.search(rf"(?<![\w.]){re.escape(name)}\s*\(", text) for text in texts):
+            return name
+    return None
+
+
+def unusable_call(call: ToolCallRequest, request: ModelRequest, names: Sequence[str]) -> tuple[str, str, str]:
+    """Why a call cannot give the model what it wants, as (the record's reason, the step's note, a
+    note for the model); empty strings when it can."""
+    if computes_from_nothing(call, request):
+        # The model wanted a figure it does not have yet (the grammar let it write none), and
+        # wrote filler ("1 * 2 + 1 * 2 + …" for seven units at a price it had not looked up).
+        return (
+            "arithmetic on no known figure",
+            f"the model's {call.name} call used no figure it had: asked again without it",
+            "",
+        )
+    inner = tool_called_inside(call, names)
+    if inner:
+        return (
+            f"calls {inner} inside its arguments",
+            f"the model's {call.name} call put a {inner}(…) call in its arguments: asked again without it",
+            f"\n\n(Tools cannot call other tools: call {inner} first, then use its result.)",
+        )
+    return "", "", ""
+
+
+def started_sum(content: str) -> str:
+    """The answer's words up to the end of the sum it began (``Seven units cost $24 × 7 =``)."""
+    text = (cut_answer(content) or "").strip()
+    found = SUM_IN_ANSWER.search(text)
+    return text[: found.end()] if found else text
+
+
+REPEAT_NOTE = "\n\n(Not {name} with the same arguments again: that call was made and its result is above.)"
 
 
 def with_note(messages: list[dict[str, str]], note: str) -> list[dict[str, str]]:

@@ -1,0 +1,109 @@
+"""The local model's redirects within one step (agent_core/providers/local/redirects.py): a call
+that cannot give the model what it wants is asked again, and the step's constraint says why."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_core.context import ToolCallRequest
+from agent_core.providers import local
+from agent_core.providers.local.redirects import tool_called_inside, unusable_call
+from agent_core.tools.registry import Tool
+from tests.local_kit import FakeServer, ask, block, fake_model, install_engine, reply, three_tools
+
+__all__ = ["fake_model"]  # a fixture, used by name
+
+
+@pytest.fixture
+def tools() -> list[Tool]:
+    return list(three_tools())
+
+
+def provider_for(path: Path) -> local.LocalProvider:
+    return local.LocalProvider(env={"LOCAL_MODEL_PATH": str(path)})
+
+
+def last_message(body: dict) -> str:
+    return str(body["messages"][-1]["content"])
+
+
+def test_a_tool_called_inside_another_calls_arguments_is_found_by_name(tools: list[Tool]) -> None:
+    names = [t.name for t in tools]
+    inside = ToolCallRequest("c1", "calculator", {"expression": "lookup('unit price') * 7"})
+    assert tool_called_inside(inside, names) == "lookup"
+    assert tool_called_inside(ToolCallRequest("c2", "calculator", {"expression": "24 * 7"}), names) is None
+    # a word that only contains a tool's name, or a method of something else, is no call
+    plain = ToolCallRequest("c3", "lookup", {"topic": "mylookup(x) and a.lookup(y)"})
+    assert tool_called_inside(plain, names) is None
+    reason, step_note, model_note = unusable_call(inside, ask(tools, "What do 7 units cost?"), names)
+    assert reason == "calls lookup inside its arguments" and "lookup first" in model_note and step_note
+
+
+def test_a_call_with_another_tool_inside_is_asked_again_without_it(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
+) -> None:
+    server = FakeServer(
+        [
+            reply("I need the price times 7", {"calculator": {"expression": "lookup('unit price') * 7"}}),
+            reply("First the price", {"lookup": {"topic": "unit price"}}),
+        ]
+    )
+    install_engine(monkeypatch, fake_model, server)
+    response = provider_for(fake_model).complete(ask(tools, "What do 7 units cost?"))
+    assert response.tool_calls == [ToolCallRequest("local_1_1", "lookup", {"topic": "unit price"})]
+    assert [item.get("rejected") for item in response.raw] == ["calls lookup inside its arguments", None]
+    assert response.raw[1]["offered"] == ["lookup", "get_weather"]  # the calculator is not offered again
+    assert last_message(server.bodies[1]).endswith(
+        "(Tools cannot call other tools: call lookup first, then use its result.)"
+    )
+    assert "put a lookup(…) call in its arguments" in response.constraint["notes"][-1]
+
+
+def test_arithmetic_on_no_known_figure_is_asked_again_without_that_tool(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
+) -> None:
+    server = FakeServer(
+        [
+            reply("Total of 7", {"calculator": {"expression": "1 * 2 + 1 * 2 + 1 * 2"}}),
+            reply("First the price", {"lookup": {"topic": "unit price"}}),
+        ]
+    )
+    install_engine(monkeypatch, fake_model, server)
+    response = provider_for(fake_model).complete(ask(tools, "What do 7 units cost?"))
+    assert [c.name for c in response.tool_calls] == ["lookup"]
+    assert response.raw[0]["rejected"] == "arithmetic on no known figure"
+    assert server.bodies[1]["messages"] == server.bodies[0]["messages"]  # no note: the same prompt
+
+
+def test_an_answer_that_works_out_a_sum_is_sent_to_a_tool_and_a_repeat_asked_once_more(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
+) -> None:
+    done = [block(0, "lookup", {"topic": "unit price"}, "Unit price: $24 per unit")]
+    server = FakeServer(
+        [
+            reply("The price is known", {"answer": "Seven units cost $24 × 7 = $168."}),
+            reply("I look it up", {"lookup": {"topic": "unit price"}}),
+            reply("Now the product", {"calculator": {"expression": "24 * 7"}}),
+        ]
+    )
+    install_engine(monkeypatch, fake_model, server)
+    response = provider_for(fake_model).complete(ask(tools, "What do 7 units cost?", done))
+    assert response.tool_calls == [ToolCallRequest("local_2_1", "calculator", {"expression": "24 * 7"})]
+    assert [item.get("rejected") for item in response.raw] == [
+        "works out a sum in the answer",
+        "repeats an earlier call",
+        None,
+    ]
+    started = 'Your answer began: "Seven units cost $24 × 7 ="'
+    assert started in last_message(server.bodies[1]) and "call the tool that does arithmetic" in last_message(
+        server.bodies[1]
+    )
+    assert last_message(server.bodies[2]).endswith(
+        "(Not lookup with the same arguments again: that call was made and its result is above.)"
+    )
+    assert response.constraint["notes"][1:] == [
+        "the model began to work out a sum in its answer: asked for a tool call instead",
+        "the model repeated its lookup call: asked again",
+    ]
