@@ -286,6 +286,9 @@ def test_stop_cancels_a_running_run(tmp_path: Path, browser: Browser) -> None:
             open_run_page(page, srv.url)
             choose_offline(page)
             start_run(page, "Search the web for streamlit")
+            # The page scrolls the live run into view under the pointer left on Run: a hovered step
+            # shows its fold arrow instead of its hourglass, so the pointer moves off the steps.
+            page.mouse.move(5, 5)
             page.get_by_text("Running search_web").first.wait_for()
             # The running step shows a still hourglass: no animation takes CPU from a local model.
             # (The page's style element may mount a moment after the step does: CI once checked
@@ -375,6 +378,9 @@ def test_first_hour_leave_and_come_back_toolbar_stop_and_step_limit(tmp_path: Pa
             open_run_page(page, srv.url)
             choose_offline(page)
             start_run(page, "Search the web for streamlit")
+            # The page scrolls the live run into view under the pointer left on Run: a hovered step
+            # shows its fold arrow instead of its hourglass, so the pointer moves off the steps.
+            page.mouse.move(5, 5)
             page.get_by_text("Running search_web").first.wait_for()
             assert page.locator(".st-key-run_stop button").first.is_visible()
             # Streamlit's status widget (its Stop, its running figure) is hidden while ours are shown.
