@@ -265,11 +265,13 @@ class CellWork:
                 record_extra=extra,
                 approver=FixedApprover("all" if self.approve == "all" else "none", by=f"eval --approve {self.approve}"),
             )
-        events: Iterator[Any] = prepared.events(cancel, run_id=cell.run_id)
+        events: Iterator[Any]
         if cell.target.provider != SCRIPTED and source is not None:
             from agent_core.evals.frozen import frozen_events
 
             events = frozen_events(prepared, tools, cancel, run_id=cell.run_id)
+        else:
+            events = prepared.events(cancel, run_id=cell.run_id)
         finished: RunFinished | None = None
         for event in events:
             if isinstance(event, RunFinished):

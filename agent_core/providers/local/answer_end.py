@@ -28,8 +28,8 @@ LOOP_REPEATS = 8
 """A run of the same short piece this many times over ends the answer (see :data:`_LOOP`)."""
 
 _LOOP = re.compile(rf"(\D{{1,8}}?)\1{{{LOOP_REPEATS - 1},}}$", re.DOTALL)
-"""Output stuck on a short piece: after "100개 사면 개당 $22.80입니다. (calculator: 22.80 * 100)" the
-model wrote "'}'" over and over, with no sentence end, to the 200-token limit (~20 s on 2 cores).
+"""Output stuck on a short piece: after a complete Korean sentence with its figure and a note
+naming the call, the model wrote "'}'" over and over, with no sentence end, to the 200-token limit (~20 s on 2 cores).
 Not a digit: "10000000" being written is a figure, not a loop."""
 
 _SENTENCE_END = re.compile(r"[.!?。](?=\s)")
@@ -86,10 +86,8 @@ def enough_said(required: Sequence[Sequence[str]], *, sentences: int = SENTENCES
                 return said
         if ends and _LOOP.search(text):
             # Stuck: the complete sentences are the answer, whether or not they state every
-            # required figure (the grammar held out for "2280", the total, on a unit-price
-            # question the sentence before had answered: "$22.80"; that plan bug is fixed, see
-            # plan.unit_price_asked, but any required figure can be held out for); the answer
-            # check reads them.
+            # required figure (the grammar can hold out for a figure the sentence before already
+            # gave in another spelling); the answer check reads them.
             return text[: ends[-1]]
         return None
 

@@ -3,7 +3,7 @@
 A 1.5B model asked to answer from tool results still writes figures from its head ("London is
 20 °C" with no result saying so). So the answer's text is held by a pattern: any text without
 digits, and digits only as one of the figures the goal or a successful result (or the call that
-produced it: the calculator's expression) has, in the usual spellings. This knows nothing about
+produced it: an arithmetic argument) has, in the usual spellings. This knows nothing about
 any tool or document: it reads digits. The Run page says so ("figures only from the goal or the
 tool results").
 
@@ -118,13 +118,13 @@ def goal_scripts(goal: str) -> str:
 
 SMALL_COUNTS = ("0", "1", "2")
 """Figures a tool's text argument may always hold: halves and doubles. Not the other digits: let
-to write any, the model priced 12 units at "12 * 5" before looking the price up."""
+to write any, the model wrote "12 * 5" for a figure it had not read from any result yet."""
 
 
 def argument_pattern(numbers: Sequence[str]) -> str:
     """A regex for a tool's text argument whose figures all belong to ``numbers`` (or
-    :data:`SMALL_COUNTS`): what a calculator is given to compute cannot be a price from the
-    model's head (it computed ``7 * 100`` for seven units before looking the price up)."""
+    :data:`SMALL_COUNTS`): what a tool is given to compute cannot be a figure from the
+    model's head (it wrote ``7 * 100`` before any result held the 100)."""
     options = "|".join(re.escape(n) for n in sorted({*numbers, *SMALL_COUNTS}, key=lambda v: (-len(v), v)))
     other = r"[^0-9\u0660-\u0669\uff10-\uff19]"
     after = r"(?:[^0-9.,\u0660-\u0669\uff10-\uff19]|[.,][^0-9])"

@@ -53,7 +53,7 @@ SMALL_TALK_KEY = "reply"
 ANSWER_KEYS = ("answer", SMALL_TALK_KEY)
 """The keys of a final reply: ``answer`` (after tool results) or ``reply`` (small talk, offered on
 the first step instead of ``answer``: a 1.5B model offered "answer" before any result answered
-"the weather in Paris is clear and sunny" from its head)."""
+a made-up fact from its head)."""
 
 MAX_ANSWER_CHARS = 600
 """Longest answer text: a bound on a run-on answer (one to three sentences are asked for)."""
@@ -161,10 +161,9 @@ def output_grammar(schema: dict[str, Any], *, gbnf: bool = True, thought: bool =
     holds (:func:`~agent_core.providers.local.gbnf.answer_grammar`, no vocabulary tables to
     build; ``gbnf=False``: never), else llguidance's JSON schema. The JSON is on one line.
 
-    Why the thought: held to a JSON key from its first token, the model answered "the weather in
-    Rome is clear and sunny" and put "7 * 100" in a calculator before any lookup. Let to write a
-    sentence first, it wrote "To get the current weather of Rome, I will call the get_weather
-    tool" and then did: 22 of 24 first steps right against 19 (requests for facts and small
+    Why the thought: held to a JSON key from its first token, the model answered a request for a
+    fact from its head and put "7 * 100" in an arithmetic call before any result. Let to write a
+    sentence first, it named the tool the request needed and then called it: 22 of 24 first steps right against 19 (requests for facts and small
     talk, measured). Left free, the model pretty-prints its JSON over several lines (about 12
     extra tokens, ~1 s here); one-line JSON is also what the earlier turns show it.
     """
@@ -305,7 +304,7 @@ def _assistant_json(block: ContextBlock) -> str:
 
 
 def _call_text(call: ToolCallRequest | None, name: str) -> str:
-    """``calculator(expression="24 * 12 + 15")``: the call a result belongs to, values shortened."""
+    """``tool(argument="24 * 12 + 15")``: the call a result belongs to, values shortened."""
     arguments = _arguments_object(call.arguments) if call is not None else None
     if not isinstance(arguments, dict) or not arguments:
         return name
@@ -352,7 +351,7 @@ def tool_results_message(block: ContextBlock) -> str:
     """The tool outputs of a block as one plain-text user turn, each with the call it answers.
 
     Naming the call keeps the figure attached to its meaning: shown a bare "303", the model
-    answered "12 units cost $72, plus the fee $87"; shown ``calculator(expression="24 * 12 + 15")``
+    answered with two unrelated figures; shown ``tool(argument="24 * 12 + 15")``
     it kept 303.
     """
     calls = {c.call_id: c for c in block.tool_calls}
@@ -447,7 +446,7 @@ class OutputError(ValueError):
 
 RESULT_LEAD = "The last result "
 """How the thought begins once a tool result is in: the model copied its first thought ("I need
-to look up the refund policy") at every later step and repeated the call it named; made to
+to look up X") at every later step and repeated the call it named; made to
 start from the result, it says what the result holds first."""
 
 

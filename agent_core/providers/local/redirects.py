@@ -73,7 +73,7 @@ def computes_from_nothing(call: ToolCallRequest, request: ModelRequest) -> bool:
 
 
 def tool_called_inside(call: ToolCallRequest, names: Sequence[str]) -> str | None:
-    """The enabled tool a call's text argument calls as a function (``"lookup('price') * 7"``):
+    """The enabled tool a call's text argument calls as a function (``"other_tool('x') * 7"``):
     tools cannot call tools, so the model needs that tool's result first."""
     values = call.arguments.values() if isinstance(call.arguments, dict) else [call.arguments]
     texts = [v for v in values if isinstance(v, str)]
@@ -88,7 +88,7 @@ def unusable_call(call: ToolCallRequest, request: ModelRequest, names: Sequence[
     note for the model); empty strings when it can."""
     if computes_from_nothing(call, request):
         # The model wanted a figure it does not have yet (the grammar let it write none), and
-        # wrote filler ("1 * 2 + 1 * 2 + …" for seven units at a price it had not looked up).
+        # wrote filler ("1 * 2 + 1 * 2 + …" for a figure it had not read from any result).
         return (
             "arithmetic on no known figure",
             f"the model's {call.name} call used no figure it had: asked again without it",
