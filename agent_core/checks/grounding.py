@@ -42,9 +42,10 @@ from agent_core.checks.claims import (
     wrong_arithmetic,
 )
 from agent_core.checks.comparisons import wrong_comparisons
-from agent_core.checks.scaling import from_another_row, mismatch, only_with_another_unit
+from agent_core.checks.scaling import counts_only, from_another_row, mismatch, only_with_another_unit
 from agent_core.records.run_record import CallSource, GoalSource, Grounding
 from agent_core.text.lang import is_korean
+from agent_core.text.percent import factors
 from agent_core.tools.docsearch import tokenize
 
 Status = Literal["grounded", "partly", "ungrounded", "no_claims"]
@@ -133,9 +134,9 @@ prices" divides by 3). Not 100: "7 * 100" is the made-up unit price this exists 
 
 
 def _inputs_from_nowhere(call: Mapping[str, Any], earlier: Sequence[str], goal: str) -> list[str]:
-    """The figures of a call's arithmetic that neither the goal nor an earlier successful result
-    states: a total "computed" from a price the model made up (``7 * 100`` before any lookup)."""
-    known = {n for text in (goal, *earlier) for n, _ in _parse_source(text)[0]}
+    """The figures of a call's arithmetic that neither the goal nor an earlier result states (nor
+    gives as a percentage's factor): a total "computed" from a made-up price (``7 * 100``)."""
+    known = {n for t in (goal, *earlier) for n in [*(v for v, _ in _parse_source(t)[0]), *map(float, factors(t))]}
     missing = []
     for expression in expressions(call):
         figures = ANY_DIGITS.findall(expression.replace(",", ""))
@@ -158,7 +159,7 @@ def _read_source(text: str, ref: Source, *, words: bool = False) -> _Source:
         set(minutes),
         addresses,
         _words(text) if words else None,
-        text if words else None,
+        text if words or "goal" in ref else None,
     )
 
 
@@ -170,10 +171,12 @@ def _words(text: str) -> frozenset[str]:
 def _about(claim: Claim, source: _Source, answer: str) -> bool:
     """Whether ``source`` can be about what the answer's sentence applies ``claim`` to. A result
     about another subject that happens to hold the same number is no support: the weather's
-    ``"temperature": 22`` for "the watering can costs $22". Judged only where it is plain: an
-    amount of money the result never writes as one (a bare number there), in
-    a sentence that shares no word with the result, in the same script (a Korean answer about
-    English documents is not judged)."""
+    ``"temperature": 22`` for "the watering can costs $22". Judged only where it is plain: an amount
+    of money the result never writes as one (a bare number there), in a sentence that shares no word
+    with the result, in the same script (a Korean answer about English documents is not judged);
+    the goal's count of something ("12 chairs") is no amount of money."""
+    if "goal" in source.ref:
+        return not counts_only(claim, source.text or "")  # "$12" from "12 chairs"
     if source.words is None or source.text is None or claim.kind not in _KIND_CHECKED:
         return True
     sentence = _claim_sentence(answer, claim)
