@@ -734,3 +734,18 @@ def test_calculator_tool_through_the_registry() -> None:
     assert tool is not None
     assert tool.func(**tool.validate({"expression": "(24*7)+100"})) == "268"
     assert list(tool.parameters["properties"]) == ["expression"]
+
+
+def test_search_documents_names_the_files_it_searches(data_dir: Path) -> None:
+    """The model reads which documents the workspace holds in the tool's own description (lookup's
+    facts.md is not searched, so not named); a file added shows in the next run's registry."""
+    config = Settings.from_env(dotenv=False).replace(data_dir=data_dir)
+    described = build_default_registry(config).get("search_documents").description
+    assert "pricing.md" in described and "refund_policy.md" in described and "facts.md" not in described
+    (data_dir / "workspace" / "club_rules.md").write_text("# Rules\nMembers pay $45 a year.\n", encoding="utf-8")
+    assert "club_rules.md" in build_default_registry(config).get("search_documents").description
+    for name in list((data_dir / "workspace").iterdir()):
+        if name.is_file():
+            name.unlink()
+    assert "(none yet)" in build_default_registry(config).get("search_documents").description
+    assert "not the user's documents" in build_default_registry(config).get("search_web").description
