@@ -749,3 +749,24 @@ def test_search_documents_names_the_files_it_searches(data_dir: Path) -> None:
             name.unlink()
     assert "(none yet)" in build_default_registry(config).get("search_documents").description
     assert "not the user's documents" in build_default_registry(config).get("search_web").description
+
+
+def test_a_table_row_in_a_snippet_names_its_columns_and_stays_whole() -> None:
+    """A row read alone says which column each figure is in ("Essentials: $750" rather than a bare
+    "$750, $500, $300"), and a period inside a cell ("Max. load") does not cut the row in two."""
+    from agent_core.tools.docsearch import BM25Index
+
+    text = (
+        "# Cover\n\n| Feature | Essentials | Standard | Premier |\n|---|---|---|---|\n"
+        "| Standard excess | $500 | $300 | $150 |\n| Escape of water excess | $750 | $500 | $300 |\n\n"
+        "# Chairs\n\n| Model | Max. load | Price |\n|---|---|---|\n| Sola | 120 kg | $259 |\n| Atlas | 150 kg | $449 |\n"
+    )
+    index = BM25Index.from_documents([("policy.md", text)])
+    (water,) = index.search("escape of water excess", 1)
+    assert "Feature: Escape of water excess, Essentials: $750, Standard: $500, Premier: $300;" in water.snippet
+    assert "Feature: Feature" not in water.snippet and "| Feature |" not in water.snippet
+    (atlas,) = index.search("atlas", 1)
+    assert "Model: Atlas, Max. load: 150 kg, Price: $449;" in atlas.snippet
+    # A table without a header row keeps its cells as they are.
+    (bare,) = BM25Index.from_documents([("t.md", "| Sola | $259 |\n| Atlas | $449 |\n")]).search("atlas", 1)
+    assert bare.snippet == "Atlas, $449;"
