@@ -769,4 +769,4 @@ def test_a_table_row_in_a_snippet_names_its_columns_and_stays_whole() -> None:
     assert "Model: Atlas, Max. load: 150 kg, Price: $449;" in atlas.snippet
     # A table without a header row keeps its cells as they are.
     (bare,) = BM25Index.from_documents([("t.md", "| Sola | $259 |\n| Atlas | $449 |\n")]).search("atlas", 1)
-    assert bare.snippet == "Atlas, $449;"
+    assert bare.snippet == "Sola, $259; Atlas, $449;"
