@@ -60,6 +60,26 @@ def test_a_figure_for_another_quantity_is_not_support(
         assert "the question is about" in claim["reason"]
 
 
+GOAL_COUNTS = [
+    # (answer, goal, grounded): the goal's count of something is no amount of money.
+    ("The 10-person room is $10 per hour.", "How much is the 10-person meeting room per hour?", False),
+    ("The price of a chair is $12.", "We need 12 chairs. What's the total?", False),
+    ("3 nights cost $3.", "How much for 3 nights at the hut?", False),
+    ("자유석은 24원입니다.", "24시간 자유석은 얼마예요?", False),
+    ("12 units cost $12.", "What do 12 units cost?", False),
+    ("$240 with 15% off is $240 minus the discount.", "What's $240 with 15% off?", True),
+    ("Yes, 480 is less than 500: $480.", "Is an order of 480 below 500?", True),
+    ("It is $480.", "What is 480 plus tax?", True),
+    ("That is $24.", "Is 24 a fair price per unit?", True),
+]
+
+
+@pytest.mark.parametrize(("answer", "goal", "grounded"), GOAL_COUNTS)
+def test_a_count_in_the_goal_does_not_support_an_amount_of_money(answer: str, goal: str, grounded: bool) -> None:
+    result = check_answer(answer, goal, [call("s", "A page about something else entirely.")])
+    assert (result["status"] == "grounded") is grounded, unsupported(result)
+
+
 def test_the_scaling_reason_reaches_the_summary_and_the_corrective_turn() -> None:
     result = check_answer("For 10 people you need 200 g of flour.", "flour for 10 people?", [RECIPE])
     assert "200 g: the result gives 200 g for 4 people; the question is about 10" in summary(result)
@@ -86,6 +106,13 @@ def test_a_result_computed_from_a_figure_from_nowhere_supports_nothing() -> None
         "The average is 19.", "average of 12, 18 and 27?", [call("c", "19", {"expression": "(12+18+27)/3"})]
     )
     assert average["status"] == "grounded"
+    # A stated percentage is a known factor: 0.85 for "15% off", 0.17 for "17%"; 0.8 is not.
+    off = check_answer(
+        "$240 with 15% off is $204.", "What's $240 with 15% off?", [call("c", "204", {"expression": "240 * 0.85"})]
+    )
+    assert off["status"] == "grounded"
+    other = check_answer("It is $192.", "What's $240 with 15% off?", [call("c", "192", {"expression": "240 * 0.8"})])
+    assert unsupported(other)[0]["reason"] == "computed from 0.8, which no earlier tool result or the goal gives"
 
 
 COMPARISONS = [

@@ -734,3 +734,39 @@ def test_calculator_tool_through_the_registry() -> None:
     assert tool is not None
     assert tool.func(**tool.validate({"expression": "(24*7)+100"})) == "268"
     assert list(tool.parameters["properties"]) == ["expression"]
+
+
+def test_search_documents_names_the_files_it_searches(data_dir: Path) -> None:
+    """The model reads which documents the workspace holds in the tool's own description (lookup's
+    facts.md is not searched, so not named); a file added shows in the next run's registry."""
+    config = Settings.from_env(dotenv=False).replace(data_dir=data_dir)
+    described = build_default_registry(config).get("search_documents").description
+    assert "pricing.md" in described and "refund_policy.md" in described and "facts.md" not in described
+    (data_dir / "workspace" / "club_rules.md").write_text("# Rules\nMembers pay $45 a year.\n", encoding="utf-8")
+    assert "club_rules.md" in build_default_registry(config).get("search_documents").description
+    for name in list((data_dir / "workspace").iterdir()):
+        if name.is_file():
+            name.unlink()
+    assert "(none yet)" in build_default_registry(config).get("search_documents").description
+    assert "not the user's documents" in build_default_registry(config).get("search_web").description
+
+
+def test_a_table_row_in_a_snippet_names_its_columns_and_stays_whole() -> None:
+    """A row read alone says which column each figure is in ("Essentials: $750" rather than a bare
+    "$750, $500, $300"), and a period inside a cell ("Max. load") does not cut the row in two."""
+    from agent_core.tools.docsearch import BM25Index
+
+    text = (
+        "# Cover\n\n| Feature | Essentials | Standard | Premier |\n|---|---|---|---|\n"
+        "| Standard excess | $500 | $300 | $150 |\n| Escape of water excess | $750 | $500 | $300 |\n\n"
+        "# Chairs\n\n| Model | Max. load | Price |\n|---|---|---|\n| Sola | 120 kg | $259 |\n| Atlas | 150 kg | $449 |\n"
+    )
+    index = BM25Index.from_documents([("policy.md", text)])
+    (water,) = index.search("escape of water excess", 1)
+    assert "Feature: Escape of water excess, Essentials: $750, Standard: $500, Premier: $300;" in water.snippet
+    assert "Feature: Feature" not in water.snippet and "| Feature |" not in water.snippet
+    (atlas,) = index.search("atlas", 1)
+    assert "Model: Atlas, Max. load: 150 kg, Price: $449;" in atlas.snippet
+    # A table without a header row keeps its cells as they are.
+    (bare,) = BM25Index.from_documents([("t.md", "| Sola | $259 |\n| Atlas | $449 |\n")]).search("atlas", 1)
+    assert bare.snippet == "Sola, $259; Atlas, $449;"

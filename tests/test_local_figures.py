@@ -11,10 +11,12 @@ from agent_core.providers.local.figures import (
     SMALL_COUNTS,
     allowed_numbers,
     answer_pattern,
+    argument_numbers,
     argument_pattern,
     figure_forms,
     goal_scripts,
 )
+from agent_core.text.percent import factors
 from tests.local_kit import block
 
 
@@ -140,3 +142,18 @@ def test_a_text_argument_holds_only_allowed_figures_and_small_counts() -> None:
     for digit in sorted(set("0123456789") - set(SMALL_COUNTS) - {"7"}):
         assert not pattern.fullmatch(f"24 * {digit}"), digit
     assert matcher(argument_pattern(["42"])).fullmatch("SKU-42")
+
+
+def test_a_stated_percentage_gives_its_factors_to_arithmetic_arguments() -> None:
+    """ "17% of 2,340" is computed as 2340 * 0.17; held to the goal's figures alone, the model wrote
+    "2340 * 0. 17", which no calculator reads."""
+    pattern = matcher(argument_pattern(argument_numbers("What's $240 with 15% off?", [])))
+    for ok in ["240 * 0.85", "240 * (1 - 0.15)", "240 - 240 * 15 / 100", "240 * 1.15"]:
+        assert pattern.fullmatch(ok), ok
+    for made_up in ["240 * 0.8", "240 * 0.75", "240 * 0.1"]:
+        assert not pattern.fullmatch(made_up), made_up
+    # No percentage, no factor and no 100.
+    assert not matcher(argument_pattern(argument_numbers("What is 24 * 7?", []))).fullmatch("24 * 100")
+    assert factors("5% off; 500 units or more 10%") == ["0.05", "0.95", "1.05", "0.1", "0.9", "1.1", "100"]
+    assert factors("세금 10퍼센트") == ["0.1", "0.9", "1.1", "100"]
+    assert factors("no percentage here, 100 units") == []

@@ -42,9 +42,10 @@ from agent_core.checks.claims import (
     wrong_arithmetic,
 )
 from agent_core.checks.comparisons import wrong_comparisons
-from agent_core.checks.scaling import from_another_row, mismatch, only_with_another_unit
+from agent_core.checks.scaling import counts_only, from_another_row, mismatch, only_with_another_unit
 from agent_core.records.run_record import CallSource, GoalSource, Grounding
 from agent_core.text.lang import is_korean
+from agent_core.text.percent import factors
 from agent_core.tools.docsearch import tokenize
 
 Status = Literal["grounded", "partly", "ungrounded", "no_claims"]
@@ -59,11 +60,7 @@ NO_TOOL_NOTE = (
 NO_TOOL_NOTE_PLAIN = (
     "No tool was used: this answer comes from the model alone, and nothing in it was checked against a tool result."
 )
-NO_TOOL_WORKED_NOTE = (
-    "No tool result could be used (every tool call failed or was refused): this answer comes from the model "
-    "alone, and nothing in it was checked against a tool result."
-)
-"""The note when tools were called but none gave a usable result ("No tool was used" would not do)."""
+NO_TOOL_WORKED_NOTE = "No tool result could be used" + NO_TOOL_NOTE_PLAIN.removeprefix("No tool was used")
 WHAT_IS_CHECKED = (
     "Checked: every number, amount of money, percentage, quantity with a unit, temperature, date "
     "and time, and every e-mail address, web address and phone number in the answer is looked up "
@@ -138,9 +135,9 @@ prices" divides by 3). Not 100: "7 * 100" is the made-up unit price this exists 
 
 
 def _inputs_from_nowhere(call: Mapping[str, Any], earlier: Sequence[str], goal: str) -> list[str]:
-    """The figures of a call's arithmetic that neither the goal nor an earlier successful result
-    states: a total "computed" from a price the model made up (``7 * 100`` before any lookup)."""
-    known = {n for text in (goal, *earlier) for n, _ in _parse_source(text)[0]}
+    """The figures of a call's arithmetic that neither the goal nor an earlier result states (nor
+    gives as a percentage's factor): a total "computed" from a made-up price (``7 * 100``)."""
+    known = {n for t in (goal, *earlier) for n in [*(v for v, _ in _parse_source(t)[0]), *map(float, factors(t))]}
     missing = []
     for expression in expressions(call):
         figures = ANY_DIGITS.findall(expression.replace(",", ""))
@@ -163,7 +160,7 @@ def _read_source(text: str, ref: Source, *, words: bool = False) -> _Source:
         set(minutes),
         addresses,
         _words(text) if words else None,
-        text if words else None,
+        text if words or "goal" in ref else None,
     )
 
 
@@ -177,7 +174,10 @@ def _about(claim: Claim, source: _Source, answer: str) -> bool:
     about another subject that happens to hold the same number is no support: the weather's
     ``"temperature": 22`` for "the watering can costs $22". Judged only where it is plain: an
     amount of money the result never writes as one (a bare number there, or one of another unit),
-    or gives in another row of a table, in a sentence in the result's script."""
+    or gives in another row of a table, in a sentence in the result's script; the goal's count of
+    something ("12 chairs") is no amount of money."""
+    if "goal" in source.ref:
+        return not counts_only(claim, source.text or "")  # "$12" from "12 chairs"
     if source.words is None or source.text is None or claim.kind not in _KIND_CHECKED:
         return True
     sentence = _claim_sentence(answer, claim)

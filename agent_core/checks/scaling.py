@@ -183,3 +183,21 @@ def from_another_row(claim: Claim, sentence: str, source_text: str, words: Calla
         elif any(c.kind == claim.kind for c in figures):
             others = max(others, shared)
     return found and with_figure == 0 and others >= 2
+
+
+_COUNTED = re.compile(rf"-[^\W\d_]|[가-힣]|\s+(?:(?:{_WORDS})\b|[A-Z]|(?!plus\b|less\b|times\b)[a-z]{{2,}}s\b)")
+"""What follows a number that counts something: "10-person", "3박", "24시간", "3 nights", "12 Sola Mesh
+chairs", "12 chairs" (not "480 is", "480 plus")."""
+
+
+def counts_only(claim: Claim, goal: str) -> bool:
+    """Whether the goal writes an amount of money's number only as a count of something ("10-person
+    room", "12 chairs", "3 nights"), never as money or bare: the goal's count is no support for
+    "$10 per hour" or "$12"."""
+    if claim.kind != "money" or not claim.numbers:
+        return False
+    values = {abs(n) for n in claim.numbers}
+    if any(c.kind == "money" and c.numbers and abs(c.numbers[0]) in values for c in find_all(goal)):
+        return False
+    places = [m for m in _NUMBER.finditer(goal) if float(m.group().replace(",", "")) in values]
+    return bool(places) and all(_COUNTED.match(goal, m.end()) for m in places)

@@ -17,7 +17,7 @@ from agent_core.tools.calculator import calculate
 from agent_core.tools.documents.tools import make_table_tool
 from agent_core.tools.documents.workspace import Workspace
 from agent_core.tools.files import make_file_tools
-from agent_core.tools.knowledge import make_lookup, word_count
+from agent_core.tools.knowledge import FACTS_FILE, make_lookup, word_count
 from agent_core.tools.registry import ToolRegistry, make_tool
 from agent_core.tools.simulated import get_weather, make_search_tools
 
@@ -71,6 +71,27 @@ def build_default_registry(
     return registry
 
 
+SEARCH_LISTS = 15
+"""The most file names ``search_documents``' description lists."""
+
+
+def _search_description(workspace: Workspace) -> str:
+    """``search_documents``' description, naming the files it searches: what the model reads to
+    know the workspace holds the user's policy or price list, rather than a web page."""
+    names = [n for n in workspace.names() if n != FACTS_FILE]
+    if not names:
+        return (
+            "Search the workspace documents (none yet); returns the best passages with their file and page or section."
+        )
+    listed = ", ".join(names[:SEARCH_LISTS]) + (
+        f" and {len(names) - SEARCH_LISTS} more" if len(names) > SEARCH_LISTS else ""
+    )
+    return (
+        f"Search the documents in the user's workspace ({listed}); returns the best passages with their "
+        "file and page or section."
+    )
+
+
 def build_builtin_registry(settings: Settings, *, rng: random.Random | None = None) -> ToolRegistry:
     """A new registry with the built-in tools only."""
     registry = ToolRegistry()
@@ -84,7 +105,7 @@ def build_builtin_registry(settings: Settings, *, rng: random.Random | None = No
     if lookup is not None:  # the workspace's facts.md: no file, no lookup tool
         registry.add(make_tool(lookup, name="lookup", tags=("knowledge",)))
     registry.tool(tags=("text",))(word_count)
-    registry.tool(tags=("files", "search"))(search_documents)
+    registry.add(make_tool(search_documents, description=_search_description(documents), tags=("files", "search")))
     registry.tool(tags=("simulated",))(get_weather)
     registry.add(make_tool(search_web, tags=("simulated", "search"), fallback="search_cached"))
     registry.add(make_tool(search_cached, tags=("simulated", "search")))

@@ -25,6 +25,8 @@ B = 0.75
 TITLE_WEIGHT = 2.0
 MAX_SECTION_CHARS = 2_000
 SNIPPET_CHARS = 240
+MAX_SENTENCE_CHARS = 480
+"""A snippet's best sentence (a wide table's row) is kept whole up to this length."""
 
 _TOKEN = re.compile(r"[a-z0-9]+|[\uac00-\ud7a3]+|[^\W\d_]+")
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -213,26 +215,50 @@ class BM25Index:
         return hits
 
 
+def _cells(row: str) -> list[str]:
+    return [_MARKUP.sub("", c).strip() for c in row.strip().strip("|").split("|")]
+
+
+def _row_sentence(cells: list[str], header: list[str] | None) -> str:
+    """A table row as one sentence, each cell after its column's name when the table has a header
+    ("Feature: Escape of water excess, Essentials: $750, Standard: $500;"): a row read alone
+    (a search snippet, a line the model picks) still says which column each figure is in."""
+    if not header:
+        return ", ".join(cells) + ";"
+    named = [f"{h}: {c}" if h and h != c else c for h, c in zip(header, cells, strict=False) if c]
+    return ", ".join(named + [c for c in cells[len(header) :] if c]) + ";"
+
+
 def _sentences(text: str) -> list[str]:
-    """Sentences of a section: wrapped lines joined, list items and table rows kept apart."""
+    """Sentences of a section: wrapped lines joined, list items and table rows kept apart (a row
+    with its table's column names)."""
     blocks: list[list[str]] = []
-    for line in text.splitlines():
+    lines = text.splitlines()
+    header: list[str] | None = None
+    rows: set[int] = set()  # the blocks that are a table row: one sentence, whatever its periods
+    for n, line in enumerate(lines):
         stripped = line.strip()
+        if not stripped.startswith("|"):
+            header = None
         if not stripped or _HEADING.match(line) or _TABLE_RULE.match(stripped):
             blocks.append([])
             continue
         if stripped.startswith("|"):  # a table row: one sentence of its cells
-            cells = [_MARKUP.sub("", c).strip() for c in stripped.strip("|").split("|")]
-            blocks.append([", ".join(cells) + ";"])
+            following = lines[n + 1].strip() if n + 1 < len(lines) else ""
+            if following.startswith("|") and _TABLE_RULE.match(following) and "-" in following:
+                header = _cells(stripped)  # the header row: named in each row below instead
+                continue
+            rows.add(len(blocks))
+            blocks.append([_row_sentence(_cells(stripped), header)])
             blocks.append([])
             continue
         if _ITEM.match(line) or not blocks:
             blocks.append([])
         blocks[-1].append(_MARKUP.sub("", stripped).strip())
     sentences: list[str] = []
-    for block in blocks:
+    for n, block in enumerate(blocks):
         joined = " ".join(part for part in block if part)
-        sentences.extend(s for s in _SENTENCE_END.split(joined) if s)
+        sentences.extend([joined] if n in rows else [s for s in _SENTENCE_END.split(joined) if s])
     return sentences
 
 
@@ -256,6 +282,7 @@ def snippet_of(text: str, terms: list[str]) -> str:
                 if length <= SNIPPET_CHARS:
                     first, last, grown = min(first, i), max(last, i), True
     text = " ".join(sentences[first : last + 1])
-    if len(text) > SNIPPET_CHARS:
-        text = text[: SNIPPET_CHARS - 1].rstrip() + "…"
+    limit = min(max(SNIPPET_CHARS, len(sentences[best])), MAX_SENTENCE_CHARS)  # a long table row whole
+    if len(text) > limit:
+        text = text[: limit - 1].rstrip() + "…"
     return text

@@ -142,7 +142,7 @@ def make_search_tools(
     source = rng if rng is not None else random.Random()
 
     def search_web(query: str) -> dict[str, Any]:
-        """Search the web (simulated; sometimes times out, then search_cached is used).
+        """Search the public web (simulated demo results, not the user's documents; sometimes times out, then search_cached is used).
 
         Args:
             query: What to search for.

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from agent_core.context import ContextBlock
 from agent_core.text.contacts import EMAIL
+from agent_core.text.percent import factors
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 
@@ -68,6 +69,15 @@ def allowed_numbers(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
             if plain_number(plain) is not None and "," not in plain:
                 found.update(figure_forms(plain))  # 3420 → 3,420; 42.1648128 → 42.16
     return sorted(found, key=lambda v: (-len(v), v))
+
+
+def argument_numbers(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
+    """The figures a tool's text argument may hold: :func:`allowed_numbers`, and the factors a
+    percentage of the goal or a result gives (``0.17``, ``0.85`` for "15% off";
+    :func:`~agent_core.text.percent.factors`)."""
+    allowed = allowed_numbers(goal, blocks)
+    derived = {f for text in result_texts(goal, blocks) for f in factors(text)}
+    return sorted({*allowed, *derived}, key=lambda v: (-len(v), v))
 
 
 def figure_forms(written: str) -> list[str]:

@@ -25,6 +25,8 @@ MAX_LINES = 6
 MAX_LINE_CHARS = 240
 
 _SENTENCE = re.compile(r"(?<=[.!?。])\s+(?=[A-Z0-9\"'(가-힣])")
+_NEXT_ROW = re.compile(r"(?<=;)\s+(?=[^\s:;,][^:;,]{0,40}: )")
+"""Between two table rows of a search snippet, each naming its columns ("…, Price: $259; Code: C-400, …")."""
 _TABLE_RULE = re.compile(r"^\|?\s*:?-{2,}")
 
 
@@ -63,7 +65,7 @@ def _pieces(output: str) -> list[str]:
                 pieces.append(f"{header} {line}")
                 continue
             header = None
-            pieces += [s.strip() for s in _SENTENCE.split(line) if len(s.strip()) > 3]
+            pieces += [r.strip() for s in _SENTENCE.split(line) for r in _NEXT_ROW.split(s) if len(r.strip()) > 3]
     return pieces
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from agent_core.checks.grounding import expressions
 from agent_core.context import ContextBlock, ToolCallRequest
 from agent_core.providers.base import ModelRequest
-from agent_core.providers.local.figures import allowed_numbers
+from agent_core.providers.local.figures import argument_numbers
 from agent_core.providers.local.prompt import cut_answer
 
 ANSWER_STARTED = "\x00answer"
@@ -64,7 +64,7 @@ def reads_text(blocks: Sequence[ContextBlock]) -> bool:
 def computes_from_nothing(call: ToolCallRequest, request: ModelRequest) -> bool:
     """A call whose arithmetic (any text argument that is an expression) uses no figure of the goal
     or of a successful result."""
-    known = set(allowed_numbers(request.goal, request.blocks))
+    known = set(argument_numbers(request.goal, request.blocks))
     for expression in expressions({"arguments": call.arguments}):
         figures = set(re.findall(r"\d+(?:\.\d+)?", expression))
         if figures and not figures & known:

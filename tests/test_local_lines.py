@@ -1,0 +1,50 @@
+"""The line choice before a local answer (agent_core/providers/local/lines.py): which result lines
+are offered, in what order. Pure functions; no model, no tool or topic named in the code."""
+
+from __future__ import annotations
+
+import json
+
+from agent_core.providers.local.lines import MAX_LINES, answer_note, candidate_lines, choice_question
+from tests.local_kit import block
+
+HITS = json.dumps(
+    [
+        {
+            "file": "catalogue.md",
+            "snippet": "Code: C-320, Model: Sola Mesh, Price: $259; Code: C-400, Model: Atlas, Price: $449;",
+        },
+        {
+            "file": "club.md",
+            "snippet": "Bedding is provided; bring a liner. Nightly rate: Adult, Members: $12, Guests: $18;",
+        },
+    ]
+)
+
+
+def test_rows_that_name_their_columns_are_offered_one_by_one() -> None:
+    """Two rows in one snippet were one line: the model picked it and wrote the first row's price."""
+    lines = candidate_lines("How much is the Atlas chair?", [block(0, "any_search", {"query": "atlas"}, HITS)])
+    assert lines[0] == "Code: C-400, Model: Atlas, Price: $449;"
+    assert "Code: C-320, Model: Sola Mesh, Price: $259;" in lines
+    assert "Bedding is provided; bring a liner." in lines  # prose keeps its semicolons
+    assert "Nightly rate: Adult, Members: $12, Guests: $18;" in lines
+
+
+def test_a_markdown_table_row_keeps_its_header_and_failed_results_are_skipped() -> None:
+    table = "| Plan | Price |\n|---|---|\n| Basic | $10 |\n| Pro | $25 |"
+    blocks = [block(0, "read_any", {"path": "t.md"}, table), block(1, "other", {}, "ERROR: Pro is $99", error=True)]
+    lines = candidate_lines("price of the Pro plan", blocks)
+    assert lines[0] == "| Plan | Price | | Pro | $25 |"
+    assert not any("$99" in line for line in lines)
+
+
+def test_the_lines_are_ranked_by_shared_words_and_capped() -> None:
+    text = (
+        " ".join(f"Sentence number {n} mentions nothing useful." for n in range(20)) + " The refund window is 30 days."
+    )
+    lines = candidate_lines("How long is the refund window?", [block(0, "any", {}, text)])
+    assert lines[0] == "The refund window is 30 days." and len(lines) == MAX_LINES
+    question = choice_question(lines)
+    assert "0. none of them" in question and f"{MAX_LINES}. " in question
+    assert "none of the result lines" in answer_note(None).lower() and '"The refund' in answer_note(lines[0])
