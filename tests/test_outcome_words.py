@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 import sys
 from contextlib import redirect_stdout
 from pathlib import Path
@@ -34,12 +33,10 @@ from ui.outcome import status_word  # noqa: E402
 
 
 @pytest.fixture
-def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
-    root = tmp_path / "agent_data"
-    shutil.copytree(ROOT / "agent_data" / "workspace", root / "workspace")
-    (root / "runs").mkdir()
-    monkeypatch.setenv("AGENT_DATA_DIR", str(root))
-    return Settings.from_env(dotenv=False).replace(data_dir=root, retry_delays=(0.0,))
+def config(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    """A fresh data folder with the sample workspace (conftest's ``data_dir``), no retry waits."""
+    monkeypatch.setenv("AGENT_DATA_DIR", str(data_dir))
+    return Settings.from_env(dotenv=False).replace(data_dir=data_dir, retry_delays=(0.0,))
 
 
 def _run(config: Settings, goal: str, turns: list[dict[str, Any]], **overrides: Any) -> dict[str, Any]:
