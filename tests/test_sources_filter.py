@@ -56,3 +56,25 @@ def test_history_shows_your_runs_and_says_how_many_are_hidden(data_dir: Path) ->
     assert {m.label: m.value for m in at.metric}["Tool calls"] == str(len(mine["tool_calls"]))
     at.switch_page("pages/history.py").run()
     assert list(at.dataframe[0].value["run_id"]) == [mine["run_id"]]
+
+
+def test_the_source_choice_is_kept_in_the_address(data_dir: Path) -> None:  # noqa: F811
+    """A reload or a shared link keeps the choice: ``?source=eval``; ``all`` for every source; the
+    default (your own runs) writes nothing."""
+    offline_run("What is (24*7)+100?")
+    record = offline_run("What is 2+2?")
+    _mark(data_dir, record["run_id"], eval_id="ev-1", eval_goal_id="g1")
+    at = app("pages/history.py", every_source=False)
+    assert "source" not in at.query_params
+    at.multiselect(key="runs_sources").set_value(["eval"]).run()
+    assert at.query_params["source"] in (["eval"], "eval")
+    at.multiselect(key="runs_sources").set_value([]).run()
+    assert at.query_params["source"] in (["all"], "all")
+
+    fresh = app("pages/history.py", every_source=False, query={"source": "eval"})
+    assert fresh.multiselect(key="runs_sources").value == ["eval"]
+    assert list(fresh.dataframe[0].value["run_id"]) == [record["run_id"]]
+    every = app("pages/history.py", every_source=False, query={"source": "all"})
+    assert every.multiselect(key="runs_sources").value == [] and len(every.dataframe[0].value) == 2
+    junk = app("pages/history.py", every_source=False, query={"source": "nonsense"})
+    assert junk.multiselect(key="runs_sources").value == ["own"]

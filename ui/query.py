@@ -78,18 +78,30 @@ SOURCES_KEY = "runs_sources"
 
 
 _SOURCES_KEPT = "runs_sources_kept"
+SOURCES_PARAM = "source"
+"""The Source filter in the page's address (``?source=own,eval``; ``all``): a reload, a bookmark or a
+shared link keeps the choice; the default (your own runs) writes none."""
 
 
 def _keep_sources() -> None:
     st.session_state[_SOURCES_KEPT] = list(st.session_state.get(SOURCES_KEY) or [])
 
 
+def _from_address() -> list[str] | None:
+    if SOURCES_PARAM not in st.query_params:
+        return None
+    wanted = str(st.query_params.get(SOURCES_PARAM) or "").split(",")
+    return [] if wanted == ["all"] else [s for s in SOURCES if s in wanted] or None  # nonsense: the default
+
+
 def source_filter(where: Any) -> tuple[str, ...]:
     """The Source filter (your runs, evals, arena, replays, demos): by default people's own runs,
-    remembered for the session and shared by History and Tool stats; nothing picked means all."""
+    remembered for the session and in the address, shared by History and Tool stats; nothing
+    picked means all."""
     # The choice is kept under a key of its own and given back to the widget at every run: a widget's
     # own state does not reach the first run of another page (Tool stats drew every run once).
-    st.session_state.setdefault(_SOURCES_KEPT, list(OWN))
+    if _SOURCES_KEPT not in st.session_state:
+        st.session_state[_SOURCES_KEPT] = _from_address() if _from_address() is not None else list(OWN)
     st.session_state[SOURCES_KEY] = list(st.session_state[_SOURCES_KEPT])
     picked = where.multiselect(
         "Source",
@@ -101,6 +113,10 @@ def source_filter(where: Any) -> tuple[str, ...]:
         help="Where the runs came from: your own runs, runs an eval or an arena started, replays of a run, or "
         "scripted demos. By default only your own runs; empty: all of them.",
     )
+    if list(picked) == list(OWN):
+        st.query_params.pop(SOURCES_PARAM, None)
+    else:
+        st.query_params[SOURCES_PARAM] = ",".join(picked) or "all"
     return tuple(picked)
 
 
