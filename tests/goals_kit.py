@@ -1,9 +1,10 @@
 """Shared pieces of the goals-from-runs tests: real offline runs the answer check flags.
 
-The offline demo model answers "What's $120 with 6% off?" with the calculator's arithmetic,
-``120 * (100 - 6) / 100 = 112.8``; the answer check flags it (``partly``: the 100 of the
-percentage comes from no tool result nor the goal). So these are honest flagged runs, made in
-~0.1 s each with no model.
+The offline demo model answers "Convert 40 °C to Fahrenheit." with the calculator's arithmetic,
+``40 * 9 / 5 + 32 = 104``; the answer check flags it (``partly``: the 32 comes from no tool result
+nor the goal). So these are honest flagged runs, made in ~0.1 s each with no model. (A percentage
+no longer serves: "$120 with 6% off" computed as ``120 * (100 - 6) / 100`` is grounded, the 100
+being the percentage's own.)
 """
 
 from __future__ import annotations
@@ -18,9 +19,7 @@ from agent_core.tools.builtins import build_default_registry
 
 def flagged_goals(n: int) -> list[str]:
     """``n`` distinct goals the offline model answers with a flagged figure."""
-    goals = [f"What's ${110 + 10 * i} with {6 + i % 40}% off?" for i in range(n // 2 + n % 2)]
-    goals += [f"Convert {40 + i} °C to Fahrenheit." for i in range(n // 2)]  # (not 32: in the goal, it grounds)
-    return goals
+    return [f"Convert {40 + i} °C to Fahrenheit." for i in range(n)]  # (not 32: in the goal, it grounds)
 
 
 def offline_run(settings: Settings, goal: str) -> dict[str, Any]:

@@ -134,6 +134,35 @@ def test_a_comparison_is_recomputed_from_its_figures(answer: str, wrong: list[st
     assert [c["text"] for c in unsupported(result)] == wrong
 
 
+DIFFERENCES = [
+    # (answer, expected or None): a stated difference between two named things, recomputed.
+    (
+        "The fixed desk costs $289 per month, while the hot desk costs $349 per month. "
+        "Therefore, a fixed desk is $6 more per month than a hot desk.",
+        "the figures say hot desk (349) is 60 above fixed desk (289)",
+    ),
+    (
+        "The fixed desk costs $289 a month and the hot desk costs $349 a month, so the fixed desk is $60 "
+        "more per month than the hot desk.",
+        "the figures say hot desk (349) is 60 above fixed desk (289)",
+    ),
+    (
+        "Premier ($1,050) is $400 more than Standard ($640).",
+        "the figures say Premier (1050) is 410 above Standard (640)",
+    ),
+    ("Premier ($1,050) is $410 more than Standard ($640).", None),
+    ("The hot desk ($349) is $60 more expensive than the fixed desk ($289).", None),
+    ("Premier is $410 more than Standard.", None),  # no figure beside either name: nothing claimed
+]
+
+
+@pytest.mark.parametrize(("answer", "expected"), DIFFERENCES)
+def test_a_stated_difference_is_recomputed_from_the_answers_figures(answer: str, expected: str | None) -> None:
+    result = check_answer(answer, "how much more?", [call("x", "Fixed desk $289; hot desk $349; $1,050 $640")])
+    wrong = [c["expected"] for c in unsupported(result) if c["kind"] == "comparison"]
+    assert wrong == ([expected] if expected else [])
+
+
 def test_a_named_comparison_reads_each_names_figure_from_the_results() -> None:
     london = call("l", '{"city": "London", "temperature": 15, "unit": "celsius"}')
     tokyo = call("t", '{"city": "Tokyo", "temperature": 25, "unit": "celsius"}')

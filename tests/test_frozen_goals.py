@@ -20,7 +20,7 @@ from agent_core.records.files import load_record
 from agent_core.settings import Settings
 from agent_core.tools import builtins
 from agent_core.tools.registry import ToolRegistry
-from tests.goals_kit import flagged_runs
+from tests.goals_kit import flagged_runs, offline_run
 
 
 @pytest.fixture
@@ -84,11 +84,11 @@ def _by_goal(goal_set: Any, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def test_a_model_that_answers_from_the_results_passes_on_the_same_recording(
     settings: Settings, tmp_path: Path, tool_executions: list[str]
 ) -> None:
-    path, runs = _frozen_set(settings, tmp_path, n=1)
+    run = offline_run(settings, "What's $110 with 6% off?")
+    path = tmp_path / "frozen.yaml"
+    add_goals(path, [draft_from_record(run)])
     goal_set = load_goal_set(path)
-    (run,) = runs
-    price = run["goal"].split("$")[1].split(" ")[0]  # "What's $110 with 6% off?"
-    percent = run["goal"].split("with ")[1].split("%")[0]
+    price, percent = "110", "6"
     output = run["tool_calls"][0]["output"]
 
     def fixed(target: Target, goal: Any) -> ScriptedProvider:
@@ -99,7 +99,7 @@ def test_a_model_that_answers_from_the_results_passes_on_the_same_recording(
                         {"name": "calculator", "arguments": {"expression": f"{price} - {price} * {percent} / 10 / 10"}}
                     ]
                 },
-                {"text": f"With {percent}% off, ${price} comes to ${output} (from the calculator)."},
+                {"text": f"With {percent}% off, ${price} comes to ${output}: {price} * (100 - {percent}) / 100."},
             ]
         )
 

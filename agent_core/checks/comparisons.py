@@ -51,6 +51,14 @@ _NAMED = re.compile(
     rf"(?:(?:a\s+(?:bit|little|lot)|much|slightly|far|about\s+[\d.]+\s*\S*)\s+)?"
     rf"(?P<cmp>(?:{_LARGER}|{_SMALLER}))\s+than\s+(?P<b>{_NAME})"
 )
+_DIFFERENCE = re.compile(
+    rf"(?P<a>{_NAME})\s*(?:\([^)]*\)\s*)?\b(?:is|are|was|were|costs?)\s+(?:about\s+|roughly\s+)?"
+    r"(?P<diff>[$€£₩]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?(?:dollars?|euros?|pounds?|won|원|달러|%|percent|[a-z]{1,3}))?)\s+"
+    rf"(?P<cmp>{_LARGER}|{_SMALLER})(?:\s+(?:per|a|an|each|every)\s+\w+)?\s+than\s+"
+    r"(?P<b>\w[\w'’-]*(?:\s+\w[\w'’-]*){0,3})",
+    re.IGNORECASE,
+)
+"""A difference stated between two named things: "a fixed desk is $60 more per month than a hot desk"."""
 _ARTICLE = re.compile(r"^(?:the|a|an|my|our|your)\s+", re.IGNORECASE)
 _KO_NAMED = re.compile(r"(?P<a>[\w가-힣]+?)(?:은|는|이|가)\s+(?P<b>[\w가-힣]+?)보다\s*(?:더\s*)?(?P<cmp>[가-힣]+)")
 _NEGATION = re.compile(r"\b(?:not|n't|no)\b|않|아니|없", re.IGNORECASE)
@@ -173,7 +181,7 @@ def _read_name(words: list[str], sentence: str, outputs: Sequence[str], *, from_
     for size in range(len(words), 0, -1):
         name = " ".join(words[-size:] if from_end else words[:size])
         name = _ARTICLE.sub("", _LEADS.sub("", name)).strip()
-        if not name or name.lower() in ("it", "this", "that", "they", "there"):
+        if not name or name.lower() in ("it", "this", "that", "they", "there", "the", "a", "an"):
             continue
         value = _figure_beside(name, sentence)
         if value is None:
@@ -203,15 +211,41 @@ def _between_names(sentence: str, offset: int, outputs: Sequence[str]) -> list[C
     return out
 
 
+def _differences(sentence: str, offset: int, answer: str, outputs: Sequence[str]) -> list[Claim]:
+    """ "A is $N more than B": each name's figure read beside it anywhere in the answer (else in the
+    results); the difference must be N and go that way. Temperatures are left to the answer check's
+    own reading of differences."""
+    out = []
+    for m in _DIFFERENCE.finditer(sentence):
+        diff = _figures(m.group("diff"))
+        larger = _larger(m.group("cmp"))
+        if not diff or diff[0].kind == "temperature" or larger is None or _NEGATION.search(m.group(0)):
+            continue
+        a_name, a = _read_name(m.group("a").split(), answer, outputs, from_end=True)
+        b_name, b = _read_name(m.group("b").split(), answer, outputs, from_end=False)
+        if a is None or b is None or a == b or a_name.lower() == b_name.lower():
+            continue
+        stated, tolerance = diff[0].numbers[0], 0.5 * 10 ** -diff[0].decimals + 1e-9
+        if abs(abs(a - b) - stated) <= tolerance and _holds(a, b, larger, m.group("cmp")):
+            continue
+        bigger, smaller = (a_name, b_name) if a > b else (b_name, a_name)
+        expected = f"the figures say {bigger} ({max(a, b):g}) is {abs(a - b):g} above {smaller} ({min(a, b):g})"
+        out.append(_claim(sentence, offset, _LEADS.sub("", m.group(0).strip()), expected))
+    return out
+
+
 def wrong_comparisons(answer: str, tool_calls: Sequence[Mapping[str, Any]] = ()) -> list[Claim]:
     """Comparisons the answer states that its own figures (or the results') contradict."""
     outputs = [str(c.get("output") or "") for c in tool_calls if c.get("success")]
     claims: list[Claim] = []
     for m in _SENTENCE.finditer(answer or ""):
         sentence = m.group(0)
-        named = _between_names(sentence, m.start(), outputs)
+        differences = _differences(sentence, m.start(), answer, outputs)
+        named = [
+            c for c in _between_names(sentence, m.start(), outputs) if not any(_overlap(c, d) for d in differences)
+        ]
         numeric = [c for c in _between_figures(sentence, m.start()) if not any(_overlap(c, n) for n in named)]
-        claims += named + numeric
+        claims += differences + named + numeric
     return claims
 
 
