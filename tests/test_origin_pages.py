@@ -107,3 +107,22 @@ def test_history_shows_the_local_models_constraint_in_plain_words(data_dir: Path
         "Output held to a grammar: one of 2 tools (calculator, search_documents) or the final answer. "
         "Figures in the answer only from the goal or the tool results."
     ) in text
+
+
+def test_the_offline_demo_is_never_called_a_model(data_dir: Path) -> None:
+    """The offline planner is rules, not an LLM: each step records ``constraint.kind: rules`` and
+    the page says the rule-based demo chose the call and wrote the answer, not "🧠 Model"."""
+    from agent_core.providers import make_provider
+
+    settings = Settings(data_dir=data_dir)
+    record = run_to_end(
+        "What is (24*7)+100?",
+        provider=make_provider("offline", settings=settings),
+        registry=build_default_registry(settings),
+        settings=settings,
+    )
+    assert [s["constraint"]["kind"] for s in record["steps"]] == ["rules", "rules"]
+    text = shown(history(record["run_id"]))
+    assert "⚙ **Rule-based demo** chose 1 tool call" in text and "⚙ **Rule-based demo** wrote the final answer" in text
+    assert "No model: the offline demo's rules wrote this answer (rule-based, no LLM)." in text
+    assert "🧠 **Model**" not in text and "the model wrote freely" not in text

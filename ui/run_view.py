@@ -148,7 +148,14 @@ class StepView:
         tries = f" · {attempts} attempts" if attempts > 1 else ""
         choices = choices or []
         by_model = sum(1 for c in choices if c.get("origin") == "model")
-        if not tool_calls:
+        plural = "s" if tool_calls != 1 else ""
+        if (constraint or {}).get("kind") == "rules":  # the offline demo: no model at all
+            what = (
+                f"⚙ **Rule-based demo** chose {tool_calls} tool call{plural}"
+                if tool_calls
+                else "⚙ **Rule-based demo** wrote the final answer"
+            )
+        elif not tool_calls:
             what = "🧠 **Model** wrote the final answer"
         elif choices and by_model == 0 and all(c.get("origin") == "harness" for c in choices):
             what = f"⚙ **Workbench** chose {tool_calls} tool call{'s' if tool_calls != 1 else ''} for the model"

@@ -118,9 +118,10 @@ class Step(TypedDict):
 
 
 class Constraint(TypedDict):
-    """How a model step's output was held: free (``none``), to a JSON schema, or to a grammar."""
+    """How a model step's output was held: free (``none``), to a JSON schema, to a grammar, or made
+    by rules with no model at all (``rules``: the offline demo planner)."""
 
-    kind: Literal["none", "json-schema", "grammar"]
+    kind: Literal["none", "json-schema", "grammar", "rules"]
     tools: NotRequired[
         Annotated[list[str], Field(description="the tools the output could name (absent: any the API was given)")]
     ]
