@@ -6,6 +6,7 @@ filter choices treat runs whose process is gone as interrupted."""
 from __future__ import annotations
 
 import copy
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -208,6 +209,35 @@ def test_status_filter_and_choices_show_a_dead_running_run_as_interrupted(pg_url
         shown = reader.page(RunFilter(statuses=("interrupted",)), size=100).rows
         assert dead <= set(shown["run_id"]) and set(shown["status"]) == {"interrupted"}
         assert reader.page(RunFilter(statuses=("running",)), size=100).matching == 0
+        everything = reader.page(RunFilter(), size=100)
+        by_status = sum(reader.page(RunFilter(statuses=(s,))).matching for s in reader.choices().statuses)
+        assert by_status == everything.matching == everything.saved == len(records)
+    finally:
+        reader.close()
+
+
+def test_a_dead_run_waiting_for_approval_shows_as_interrupted(pg_url: str) -> None:
+    """A run that waited for a person's approval when its process died is interrupted, as in the
+    runs folder (records/files.effective_status): not "waiting" for ever. A live one stays waiting."""
+    records = team_records(20, templates=4, seed=29)
+    for i, record in enumerate(records[:3]):
+        record["status"] = "waiting_for_approval"
+        record["owner"] = {"pid": 4_100_000 + i, "host": "gone-host"}
+        record["updated_at"] = "2020-01-01T00:00:00+00:00"
+    records[3]["status"] = "waiting_for_approval"
+    records[3]["owner"] = {"pid": os.getpid(), "host": os.uname().nodename}  # this process: alive
+    with pgstore.connect(pg_url) as conn:
+        pgstore.upsert_records(conn, records)
+    reader = PgQueries.from_url(pg_url)
+    try:
+        dead = {r["run_id"] for r in records[:3]}
+        assert dead <= set(reader.dead_runs()) and records[3]["run_id"] not in reader.dead_runs()
+        assert {"interrupted", "waiting_for_approval"} <= set(reader.choices().statuses)
+        shown = reader.page(RunFilter(statuses=("interrupted",)), size=100).rows
+        assert dead <= set(shown["run_id"]) and set(shown["status"]) == {"interrupted"}
+        waiting = reader.page(RunFilter(statuses=("waiting_for_approval",)), size=100).rows
+        assert list(waiting["run_id"]) == [records[3]["run_id"]]
+        assert reader.load(records[0]["run_id"])["status_shown"] == "interrupted"
         everything = reader.page(RunFilter(), size=100)
         by_status = sum(reader.page(RunFilter(statuses=(s,))).matching for s in reader.choices().statuses)
         assert by_status == everything.matching == everything.saved == len(records)

@@ -39,6 +39,7 @@ from agent_core.records.queries import (
     check_order,
     page_bounds,
 )
+from agent_core.records.run_record import LIVE_STATUSES
 from agent_core.records.tables import _BUILD
 
 log = logging.getLogger("agent_core.pgstore.reading")
@@ -46,10 +47,11 @@ _TABLE = [(c.table_name or c.name, c.name, c.table) for c in RUN_COLUMN_SPEC if 
 """(run-table column, SQL column, kind) of every column History's table shows."""
 _SQL_OF = {table: column for table, column, _ in _TABLE}
 _TEXT_KINDS = {table for table, _, kind in _TABLE if kind == "text"}
-STATUS = sql.SQL("CASE WHEN status = 'running' AND run_id = ANY(%(dead)s) THEN {} ELSE status END").format(
-    sql.Literal(INTERRUPTED)
+_LIVE = sql.SQL(", ").join(sql.Literal(s) for s in LIVE_STATUSES)
+STATUS = sql.SQL("CASE WHEN status IN ({}) AND run_id = ANY(%(dead)s) THEN {} ELSE status END").format(
+    _LIVE, sql.Literal(INTERRUPTED)
 )
-"""The status as shown: ``%(dead)s`` holds the running runs whose process is gone."""
+"""The status as shown: ``%(dead)s`` holds the running (or waiting-for-approval) runs whose process is gone."""
 _NEWEST = sql.SQL("started_us DESC NULLS LAST, run_id DESC")
 
 
@@ -153,23 +155,27 @@ class PgQueries(ToolStatsSQL):
 
     # -- helpers ---------------------------------------------------------------------------------
     def dead_runs(self) -> list[str]:
-        """Runs stored as ``running`` whose process is gone (shown as interrupted)."""
+        """Runs stored as ``running`` or ``waiting_for_approval`` whose process is gone (shown as
+        interrupted)."""
         return self._running()[0]
 
-    def _running(self) -> tuple[list[str], int]:
-        """(the dead runs, how many runs are stored as ``running``)."""
+    def _running(self) -> tuple[list[str], dict[str, int]]:
+        """(the dead runs, how many runs each live status has that are still alive)."""
         rows = self._all(
-            sql.SQL("SELECT run_id, owner_pid, owner_host, updated_at, started_at FROM runs WHERE status = 'running'")
+            sql.SQL(
+                "SELECT run_id, status, owner_pid, owner_host, updated_at, started_at FROM runs WHERE status IN ({})"
+            ).format(_LIVE)
         )
-        dead = [
-            run_id
-            for run_id, pid, host, updated, started in rows
-            if effective_status(
-                {"status": "running", "owner": {"pid": pid, "host": host}, "updated_at": updated, "started_at": started}
-            )
-            != "running"
-        ]
-        return dead, len(rows)
+        dead: list[str] = []
+        alive: dict[str, int] = {s: 0 for s in LIVE_STATUSES}
+        for run_id, status, pid, host, updated, started in rows:
+            owner = {"pid": pid, "host": host}
+            shown = effective_status({"status": status, "owner": owner, "updated_at": updated, "started_at": started})
+            if shown == INTERRUPTED:
+                dead.append(run_id)
+            else:
+                alive[status] += 1
+        return dead, alive
 
     def _where(self, where: RunFilter, params: dict[str, Any]) -> sql.Composable:
         """The SQL condition of ``where`` on ``runs``; its values go into ``params``."""
@@ -185,15 +191,18 @@ class PgQueries(ToolStatsSQL):
         if where.statuses:
             # The status as shown (STATUS) tested on the stored one, so the status index serves it:
             # a stored "running" run is shown as interrupted when its process is gone (%(dead)s).
+            # A stored live status (running, waiting for approval) shows as interrupted when dead.
             wanted = set(_texts(where.statuses))
-            running, interrupted = "running" in wanted, INTERRUPTED in wanted
-            params["statuses"] = sorted(wanted | ({"running"} if interrupted else set()))
+            interrupted = INTERRUPTED in wanted
+            params["statuses"] = sorted(wanted | (set(LIVE_STATUSES) if interrupted else set()))
             parts.append(sql.SQL("status = ANY(%(statuses)s)"))
-            if running != interrupted:
-                dead = sql.SQL("run_id = ANY(%(dead)s)")
-                parts.append(
-                    sql.SQL("(status <> 'running' OR {}{})").format(sql.SQL("" if interrupted else "NOT "), dead)
+            params["live_wanted"] = sorted(wanted & set(LIVE_STATUSES))
+            dead = sql.SQL("run_id = ANY(%(dead)s)")
+            parts.append(
+                sql.SQL("(status NOT IN ({}) OR {} OR (NOT {} AND status = ANY(%(live_wanted)s)))").format(
+                    _LIVE, dead if interrupted else sql.SQL("false"), dead
                 )
+            )
         text = where.text.strip()
         if "\x00" in text:  # no stored text holds a NUL (PostgreSQL refuses it): nothing matches
             parts.append(sql.SQL("false"))
@@ -274,10 +283,9 @@ class PgQueries(ToolStatsSQL):
         saved, first, last, pairs, values = self._distinct(
             "runs", "provider", "model", ("status", "user_name", "grounding")
         )
-        dead_now, running = self._running()
+        dead_now, alive = self._running()
         statuses = set(values["status"])
-        if "running" in statuses and running and len(dead_now) >= running:  # every one shown as interrupted
-            statuses.discard("running")
+        statuses -= {s for s in LIVE_STATUSES if not alive[s]}  # every one shown as interrupted
         if dead_now:
             statuses.add(INTERRUPTED)
         checks = {g if g in GROUNDING_STATUSES else "" for g in values["grounding"]}
