@@ -58,6 +58,15 @@ def test_history_table_has_the_approval_and_its_wait(record: dict[str, Any]) -> 
     assert "approval" not in plain.columns  # a run with no approvals keeps its table as it was
 
 
+def test_the_step_times_the_agent_and_keeps_the_wait_apart(record: dict[str, Any]) -> None:
+    """A person's wait is not the agent's time: the step's duration leaves it out and keeps it
+    beside it (``approval_wait_ms``); the run's wall-clock duration still holds it."""
+    asked = max((s for s in record["steps"] if "approval_wait_ms" in s), key=lambda s: s["approval_wait_ms"])
+    assert asked["approval_wait_ms"] >= WAIT_S * 1000 > asked["duration_ms"]
+    assert record["duration_ms"] >= WAIT_S * 1000
+    assert all("approval_wait_ms" not in s for s in record["steps"] if not s["tool_call_ids"])  # the answer's step
+
+
 def test_tool_stats_time_the_tool_not_the_wait(record: dict[str, Any], settings: Settings) -> None:
     store = RunStore(settings.runs_dir)
     store.refresh()

@@ -88,7 +88,12 @@ class Step(TypedDict):
 
     index: Annotated[int, Field(ge=1)]
     started_at: NotRequired[str]
-    duration_ms: float | None
+    duration_ms: Annotated[
+        float | None, Field(description="the step's own time: a person's wait for an approval is not in it")
+    ]
+    approval_wait_ms: NotRequired[
+        Annotated[float, Field(description="time this step's calls waited for a person's approval (absent: none)")]
+    ]
     model_duration_ms: NotRequired[float | None]
     model_attempts: list[ModelAttempt]
     usage: UsageRecord

@@ -490,7 +490,14 @@ def _step(run: _Run, step: int) -> Generator[RunEvent, None, StepOutcome]:
         # Keep what ran, even when cancelled between calls; the block goes in only when whole.
         if len(block.outputs) == len(block.tool_calls):
             _keep_block(run, block)
-        step_entry["duration_ms"] = round((time.perf_counter() - step_t0) * 1000, 3)
+        # A person's wait for an approval is kept apart: the step's time is the agent's.
+        ids = set(step_entry["tool_call_ids"])
+        waited = sum(
+            c["approval"]["wait_ms"] for c in run.record["tool_calls"] if c["call_id"] in ids and "approval" in c
+        )
+        step_entry["duration_ms"] = round(max(0.0, (time.perf_counter() - step_t0) * 1000 - waited), 3)
+        if waited:
+            step_entry["approval_wait_ms"] = round(waited, 3)
         run.record["steps"].append(step_entry)
     yield _step_finished(run, step_entry, response.usage)
     return NextStep()
