@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from test_pages import ROOT, app, data_dir, offline_run  # noqa: F401 - data_dir is a fixture
 
+import ui.common as ui_common
 from agent_core.analysis.export_html import export_html
 from agent_core.run.demo import EXAMPLE_GOALS
 from ui.common import examples_for
@@ -86,3 +87,14 @@ def test_the_readmes_first_screen_answers_a_newcomers_first_questions() -> None:
     assert "./scripts/run-app.sh" in first and "./scripts/run-tests.sh" in first
     assert "Workspace" in first and "Tools" in first
     assert "![" not in first  # the screenshot comes after the answers
+
+
+def test_times_are_shown_in_the_viewers_zone_with_utc_beside(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Item 8: a run's time in the browser's zone, UTC beside it; UTC alone when the browser gives
+    no zone (or one this machine does not know)."""
+    when = "2026-12-03T12:55:29+00:00"
+    assert ui_common.fmt_time(when) == "2026-12-03 12:55:29 UTC"
+    monkeypatch.setattr(ui_common, "viewer_zone", lambda: "Asia/Seoul")
+    assert ui_common.fmt_time(when) == "2026-12-03 21:55:29 KST (12:55 UTC)"
+    monkeypatch.setattr(ui_common, "viewer_zone", lambda: "Nowhere/Else")
+    assert ui_common.fmt_time(when) == "2026-12-03 12:55:29 UTC"

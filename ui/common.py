@@ -167,8 +167,19 @@ def fmt_int(value: Any) -> str:
     return str(value) if number is None else f"{int(number):,}"
 
 
+def viewer_zone() -> str | None:
+    """The browser's time zone (``Asia/Seoul``); None when it says none (tests) or it is UTC."""
+    try:
+        zone = st.context.timezone
+    except Exception:  # noqa: BLE001 - outside a session (a bare script run): UTC
+        return None
+    return zone if zone and zone not in ("UTC", "Etc/UTC") else None
+
+
 def fmt_time(value: Any) -> str:
-    """A timestamp (ISO string or pandas Timestamp) as ``YYYY-MM-DD HH:MM:SS UTC``."""
+    """A timestamp (ISO string or pandas Timestamp) in the viewer's time, with UTC beside it
+    (``2026-12-03 21:55:29 KST (12:55 UTC)``); ``YYYY-MM-DD HH:MM:SS UTC`` when the browser gives
+    no zone."""
     if _missing(value):
         return "—"
     try:
@@ -177,7 +188,15 @@ def fmt_time(value: Any) -> str:
         return str(value)
     if ts.tzinfo is None:
         ts = ts.tz_localize("UTC")
-    return ts.tz_convert("UTC").strftime("%Y-%m-%d %H:%M:%S UTC")
+    utc = ts.tz_convert("UTC")
+    zone = viewer_zone()
+    if zone:
+        try:
+            local = utc.tz_convert(zone)
+        except Exception:  # noqa: BLE001 - a zone name this machine does not know: UTC
+            return utc.strftime("%Y-%m-%d %H:%M:%S UTC")
+        return f"{local:%Y-%m-%d %H:%M:%S} {local.tzname()} ({utc:%H:%M} UTC)"
+    return utc.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 STATUS_ICONS = {
