@@ -124,5 +124,18 @@ def test_the_offline_demo_is_never_called_a_model(data_dir: Path) -> None:
     assert [s["constraint"]["kind"] for s in record["steps"]] == ["rules", "rules"]
     text = shown(history(record["run_id"]))
     assert "⚙ **Rule-based demo** chose 1 tool call" in text and "⚙ **Rule-based demo** wrote the final answer" in text
-    assert "No model: the offline demo's rules wrote this answer (rule-based, no LLM)." in text
+    assert "No model wrote this answer: offline demo rule: " in text and "(rule-based, no LLM)." in text
     assert "🧠 **Model**" not in text and "the model wrote freely" not in text
+
+
+def test_a_scripted_demo_is_never_called_a_model(data_dir: Path) -> None:
+    """A presenter's scripted demo (``origin="harness"``): its answer is a fixed turn, not a model's."""
+    settings = Settings(data_dir=data_dir)
+    provider = ScriptedProvider(
+        [{"tool_calls": [{"name": "calculator", "arguments": {"expression": "2+2"}}]}, {"text": "It is 4."}],
+        origin="harness",
+    )
+    record = run_to_end("2+2?", provider=provider, registry=build_default_registry(settings), settings=settings)
+    text = shown(history(record["run_id"]))
+    assert "⚙ **Rule-based demo** wrote the final answer" in text and "🧠 **Model**" not in text
+    assert "No model wrote this answer: scripted demo: a fixed turn, no model (rule-based, no LLM)." in text

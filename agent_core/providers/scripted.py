@@ -52,6 +52,8 @@ def _as_response(turn: dict[str, Any], step: int, number: int, origin: str = "mo
         usage=usage,
         raw=raw,
         stop_reason="tool_use" if calls else "end_turn",
+        # A demo's turns are a script, not a model's: no page may say a model wrote them.
+        constraint={"kind": "rules", "notes": [SCRIPT_RULE]} if origin == "harness" else None,
     )
 
 

@@ -50,9 +50,10 @@ def choice_words(choice: Mapping[str, Any]) -> str:
 
 def constraint_words(constraint: Mapping[str, Any] | None, *, answered: bool = False) -> str:
     """How the step's output was held, in one sentence."""
-    if constraint and constraint.get("kind") == "rules":
+    if constraint and constraint.get("kind") == "rules":  # the offline demo, a scripted demo
         made = "wrote this answer" if answered else "chose these calls"
-        return f"No model: the offline demo's rules {made} (rule-based, no LLM)."
+        rule = next((str(n) for n in constraint.get("notes") or [] if n), "the demo's rules")
+        return f"No model {made}: {rule} (rule-based, no LLM)."
     if not constraint or constraint.get("kind") in (None, "none"):
         if answered:
             return "Output not constrained: the model wrote freely."

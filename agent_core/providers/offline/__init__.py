@@ -133,5 +133,5 @@ class OfflineProvider(Provider):
             # "no_match": the goal fit no rule, so the text is help, not an answer (the UI says so).
             stop_reason="tool_calls" if calls else "no_match" if intent.kind == "help" else "end_turn",
             model=self.model,
-            constraint={"kind": "rules", "notes": [f"no model: {rule}"]},
+            constraint={"kind": "rules", "notes": [rule]},
         )
