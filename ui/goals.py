@@ -168,7 +168,8 @@ def run_panel(record: dict[str, Any], config: Settings) -> None:
 
 def bulk_panel(queries: Any, where: Any, matching: int, config: Settings, *, limit: int = 500) -> None:
     """Add every run of History's filter (at most ``limit``, newest first) to a goal set."""
-    title = f"Add the {matching:,} runs of this filter to a goal set" if matching else "Add runs to a goal set"
+    shown = "the run" if matching == 1 else f"the {matching:,} runs"
+    title = f"Add {shown} of this filter to a goal set" if matching else "Add runs to a goal set"
     panel = st.expander(title, icon=":material/playlist_add:", key="goals_bulk_panel", on_change="rerun")
     with panel:
         if not panel.open:
