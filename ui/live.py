@@ -50,7 +50,8 @@ gets back on a 2-core machine (bench/coldstart.py browser)."""
 # Our own CSS (no text from a run in it): hide Streamlit's status widget (its toolbar Stop, and its
 # running figure, redrawn every 200 ms for the whole run) while our Stop bar and clock are shown,
 # and keep that bar in view while the steps scroll past (its wrapper is what sticks: the bar
-# itself fills the wrapper, so it had nowhere to stick). The running step shows an hourglass, not
+# itself fills the wrapper, so it had nowhere to stick; only while it holds Stop: a finished run's
+# "Last run" title would sit over the steps). The running step shows an hourglass, not
 # Streamlit's spinning ring: its clock ticks every second anyway, and the spin cost the browser
 # ~0.11 CPU (measured in Chromium), which on a 2-core machine the local model loses: 0.3 CPU of
 # other work made its answer step 30 % slower.
@@ -58,7 +59,7 @@ _LIVE_CSS = """
 <style>
 [data-testid="stStatusWidget"] { display: none !important; }
 .st-key-run_stopbar { background: var(--background-color, #fff); padding: 0.25rem 0; }
-[data-testid="stLayoutWrapper"]:has(> .st-key-run_stopbar) { position: sticky; top: 3.75rem; z-index: 990; }
+[data-testid="stLayoutWrapper"]:has(> .st-key-run_stopbar .st-key-run_stop) { position: sticky; top: 3.75rem; z-index: 990; }
 [data-testid="stExpanderIconSpinner"] { animation: none !important; border-color: transparent !important;
   display: flex; align-items: center; justify-content: center; }
 [data-testid="stExpanderIconSpinner"]::before { content: "⏳"; font-size: 0.95rem; line-height: 1; }
