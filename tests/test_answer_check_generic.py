@@ -226,3 +226,23 @@ def test_a_figure_from_another_row_of_a_table_is_not_support() -> None:
     assert check_answer("The Atlas Ergonomic chair costs $449.", goal, [table])["status"] == "grounded"
     # a sentence that names no row (one shared word at most) is not judged by rows
     assert check_answer("It costs $259.", "How much is the cheapest chair?", [table])["status"] == "grounded"
+
+
+def test_a_result_echoing_the_calls_own_query_is_no_support() -> None:
+    """A simulated search writes the query back: its "10" is the model's own, not a found fact. A
+    document that merely contains the query's words still supports."""
+    echo = call(
+        "w",
+        '{"query": "cost of 10-person meeting room", "results": [{"title": "Search tips"}]}',
+        {"query": "cost of 10-person meeting room"},
+    )
+    result = check_answer("The 10-person room is $10 per hour.", "How much is the 10-person room per hour?", [echo])
+    assert [c["text"] for c in unsupported(result)] == ["$10"]
+    found = call("d", '[{"snippet": "Meeting room (10 people): $10 per hour"}]', {"query": "meeting room 10"})
+    assert check_answer("It is $10 per hour.", "meeting room for 10?", [found])["status"] == "grounded"
+
+
+def test_a_zero_in_the_answer_does_not_break_the_check() -> None:
+    """A claim of 0 was divided by when looked for as one arithmetic step from another figure."""
+    result = check_answer("It is 0 now, 5 before.", "what is 3+2?", [call("c", "5")])
+    assert result["status"] == "partly"

@@ -42,6 +42,7 @@ from agent_core.checks.claims import (
     wrong_arithmetic,
 )
 from agent_core.checks.comparisons import wrong_comparisons
+from agent_core.checks.echo import without_echo
 from agent_core.checks.scaling import counts_only, from_another_row, mismatch, only_with_another_unit
 from agent_core.records.run_record import CallSource, GoalSource, Grounding
 from agent_core.text.lang import is_korean
@@ -124,9 +125,8 @@ def _output_text(call: Mapping[str, Any]) -> str:
 
 
 def _source_text(call: Mapping[str, Any]) -> str:
-    # A call that computes states "expression = result": the numbers of the expression it
-    # evaluated (17 / 100 * 2340) are part of what it returned.
-    return "\n".join([_output_text(call), *expressions(call)])
+    # A computing call states "expression = result" (its 17 / 100 * 2340); an echoed query states nothing.
+    return "\n".join([without_echo(call, _output_text(call)), *expressions(call)])
 
 
 SMALL_OPERANDS = frozenset(range(11))
@@ -271,15 +271,15 @@ def _derived(claim: Claim, left: list[tuple[float, Source]], right: list[tuple[f
         return None
     values = [n for n, _ in right]
     tol = 0.5 * 10**-claim.decimals + 1e-9
-    for t in claim.numbers:
-        for a, ref_a in left:
+    for t in (t for t in claim.numbers if t):  # a zero is never derived (nor divided by)
+        for a, ref_a in (pair for pair in left if pair[0]):
             # The partner b each operation would need, and how far b may be off for t to round right.
             needs = [
                 (t - a, tol),
                 (a - t, tol),
                 (t + a, tol),
                 (t / a, tol / abs(a)),
-                (a / t, abs(a) * tol / (t * t) if t else 0),
+                (a / t, abs(a) * tol / (t * t)),
                 (t * a, abs(a) * tol),
             ]
             for need, slack in needs:
