@@ -1,8 +1,8 @@
 """Which line of the tool results answers the request: a choice the local model makes before it
 writes its answer.
 
-Shown three search hits, the 1.5B model often answered from the wrong one ("the escape of water
-excess is covered" from a hit about unoccupied homes). Choosing among a few numbered lines is an
+Shown three search hits, the 1.5B model often answered from the wrong one (a figure of the hit
+about another case than the one asked about). Choosing among a few numbered lines is an
 easier task for it than reading and writing at once; the answer is then written with the chosen
 line in view. The candidate lines are the results' sentences, list items and table rows (a row
 keeps its table's header), ranked by how many of the request's words they share (the search
@@ -26,7 +26,7 @@ MAX_LINE_CHARS = 240
 
 _SENTENCE = re.compile(r"(?<=[.!?。])\s+(?=[A-Z0-9\"'(가-힣])")
 _NEXT_ROW = re.compile(r"(?<=;)\s+(?=[^\s:;,][^:;,]{0,40}: )")
-"""Between two table rows of a search snippet, each naming its columns ("…, Price: $259; Code: C-400, …")."""
+"""Between two table rows of a search snippet, each naming its columns ("…, B: 2; A: 3, …")."""
 _TABLE_RULE = re.compile(r"^\|?\s*:?-{2,}")
 
 
