@@ -55,15 +55,29 @@ def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-@pytest.fixture
-def data_dir(tmp_path: Path) -> Path:
-    """A fresh data folder with a copy of the sample workspace."""
+def _fresh_data_dir(tmp_path: Path) -> Path:
     root = tmp_path / "agent_data"
     if WORKSPACE.is_dir():
         shutil.copytree(WORKSPACE, root / "workspace")
     else:
         (root / "workspace").mkdir(parents=True)
     (root / "runs").mkdir(parents=True, exist_ok=True)
+    return root
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    """A fresh data folder with a copy of the sample workspace."""
+    return _fresh_data_dir(tmp_path)
+
+
+@pytest.fixture
+def app_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh data folder (as :func:`data_dir`) that the app reads (``AGENT_DATA_DIR``), with no
+    retry waits: what a page test needs."""
+    root = _fresh_data_dir(tmp_path)
+    monkeypatch.setenv("AGENT_DATA_DIR", str(root))
+    monkeypatch.setenv("RETRY_DELAYS", "0,0")
     return root
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,13 +25,8 @@ FIELD = "run_approval_call_7_arg_ticket_id"
 
 
 @pytest.fixture
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "agent_data"
-    shutil.copytree(ROOT / "agent_data" / "workspace", root / "workspace")
-    (root / "runs").mkdir()
-    monkeypatch.setenv("AGENT_DATA_DIR", str(root))
-    monkeypatch.setenv("RETRY_DELAYS", "0,0")
-    return root
+def data_dir(app_data_dir: Path) -> Path:
+    return app_data_dir
 
 
 def _start(prepared: object) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,13 +23,8 @@ from ui import evals as evui  # noqa: E402
 
 
 @pytest.fixture
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "agent_data"
-    shutil.copytree(ROOT / "agent_data" / "workspace", root / "workspace")
-    (root / "runs").mkdir()
-    monkeypatch.setenv("AGENT_DATA_DIR", str(root))
-    monkeypatch.setenv("RETRY_DELAYS", "0,0")
-    return root
+def data_dir(app_data_dir: Path) -> Path:
+    return app_data_dir
 
 
 def app(page: str, query: dict[str, str] | None = None) -> AppTest:

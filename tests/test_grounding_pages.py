@@ -3,7 +3,6 @@ History column and filter, the Tool stats rate, the Run page's control."""
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -35,12 +34,8 @@ WEATHER = {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}
 
 
 @pytest.fixture
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "agent_data"
-    shutil.copytree(ROOT / "agent_data" / "workspace", root / "workspace")
-    (root / "runs").mkdir()
-    monkeypatch.setenv("AGENT_DATA_DIR", str(root))
-    monkeypatch.setenv("RETRY_DELAYS", "0,0")
+def data_dir(app_data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = app_data_dir
     monkeypatch.setenv("SEARCH_WEB_FAILURE_RATE", "0")
     monkeypatch.delenv("ANSWER_CHECK", raising=False)
     monkeypatch.setattr(demo, "DEMO_RETRY_DELAYS", (0.0, 0.0))

@@ -4,8 +4,8 @@ read-only viewer instance (AGENT_READ_ONLY=1: History and Tool stats, no Run pag
 
 from __future__ import annotations
 
-import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,14 +23,9 @@ from agent_core.records.files import load_record  # noqa: E402
 
 
 @pytest.fixture
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "agent_data"
-    shutil.copytree(ROOT / "agent_data" / "workspace", root / "workspace")
-    (root / "runs").mkdir()
-    monkeypatch.setenv("AGENT_DATA_DIR", str(root))
-    monkeypatch.setenv("RETRY_DELAYS", "0,0")
+def data_dir(app_data_dir: Path) -> Iterator[Path]:
     sink.forget_writers()
-    yield root
+    yield app_data_dir
     sink.forget_writers()
 
 
