@@ -101,7 +101,8 @@ def source_filter(where: Any) -> tuple[str, ...]:
     # The choice is kept under a key of its own and given back to the widget at every run: a widget's
     # own state does not reach the first run of another page (Tool stats drew every run once).
     if _SOURCES_KEPT not in st.session_state:
-        st.session_state[_SOURCES_KEPT] = _from_address() if _from_address() is not None else list(OWN)
+        from_address = _from_address()
+        st.session_state[_SOURCES_KEPT] = list(OWN) if from_address is None else from_address
     st.session_state[SOURCES_KEY] = list(st.session_state[_SOURCES_KEPT])
     picked = where.multiselect(
         "Source",
