@@ -153,6 +153,7 @@ DIFFERENCES = [
     ("Premier ($1,050) is $410 more than Standard ($640).", None),
     ("The hot desk ($349) is $60 more expensive than the fixed desk ($289).", None),
     ("Premier is $410 more than Standard.", None),  # no figure beside either name: nothing claimed
+    ("Premier is $410 more than Standard ($640).", None),  # the $410 is not Premier's own figure
 ]
 
 

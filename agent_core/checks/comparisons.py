@@ -221,8 +221,11 @@ def _differences(sentence: str, offset: int, answer: str, outputs: Sequence[str]
         larger = _larger(m.group("cmp"))
         if not diff or diff[0].kind == "temperature" or larger is None or _NEGATION.search(m.group(0)):
             continue
-        a_name, a = _read_name(m.group("a").split(), answer, outputs, from_end=True)
-        b_name, b = _read_name(m.group("b").split(), answer, outputs, from_end=False)
+        # Each name's figure is read elsewhere in the answer: not the stated difference itself.
+        start, end = offset + m.start("diff"), offset + m.end("diff")
+        rest = answer[:start] + " " * (end - start) + answer[end:]
+        a_name, a = _read_name(m.group("a").split(), rest, outputs, from_end=True)
+        b_name, b = _read_name(m.group("b").split(), rest, outputs, from_end=False)
         if a is None or b is None or a == b or a_name.lower() == b_name.lower():
             continue
         stated, tolerance = diff[0].numbers[0], 0.5 * 10 ** -diff[0].decimals + 1e-9
