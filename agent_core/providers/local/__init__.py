@@ -343,7 +343,7 @@ class LocalProvider(WarmUp, Provider):
             answer=answer,
             answer_key=prompt.SMALL_TALK_KEY if first else "answer",
             answer_pattern=answer_pattern(allowed, goal=request.goal),
-            text_pattern=argument_pattern(argument_numbers(request.goal, request.blocks)),
+            text_pattern=argument_pattern(argument_numbers(request.goal, request.blocks, allowed)),
         )
         grammar = output_grammar(schema, lead="" if first else RESULT_LEAD)
         body = {

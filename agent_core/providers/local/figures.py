@@ -71,11 +71,12 @@ def allowed_numbers(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
     return sorted(found, key=lambda v: (-len(v), v))
 
 
-def argument_numbers(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
-    """The figures a tool's text argument may hold: :func:`allowed_numbers`, and the factors a
-    percentage of the goal or a result gives (``0.17``, ``0.85`` for "15% off";
-    :func:`~agent_core.text.percent.factors`)."""
-    allowed = allowed_numbers(goal, blocks)
+def argument_numbers(goal: str, blocks: Sequence[ContextBlock], allowed: Sequence[str] | None = None) -> list[str]:
+    """The figures a tool's text argument may hold: :func:`allowed_numbers` (``allowed``, when the
+    caller has them already), and the factors a percentage of the goal or a result gives
+    (``0.17``, ``0.85`` for "15% off"; :func:`~agent_core.text.percent.factors`)."""
+    if allowed is None:
+        allowed = allowed_numbers(goal, blocks)
     derived = {f for text in result_texts(goal, blocks) for f in factors(text)}
     return sorted({*allowed, *derived}, key=lambda v: (-len(v), v))
 
