@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Callable
 
 from agent_core.settings import Settings
 from agent_core.tools.calculator import calculate
@@ -92,6 +93,38 @@ def _search_description(workspace: Workspace) -> str:
     )
 
 
+ABOUT_FILES = 3
+"""The most files ``search_documents`` names beside a request."""
+ABOUT_WORDS = 6
+"""The most words it names for one file."""
+
+
+def _documents_about(workspace: Workspace) -> Callable[[str], str | None]:
+    """``search_documents``' word on a request: the workspace files that hold two or more of its
+    words (numbers and words most parts hold left out), the best first and any other at least half
+    as strong. Nothing for a request the documents share at most one such word with (a greeting,
+    a sum, the weather somewhere)."""
+
+    def about(request: str) -> str | None:
+        shared = [
+            (weight, file, words)
+            for file, (weight, words) in workspace.shared_words(request).items()
+            if len(words) >= 2
+        ]
+        if not shared:
+            return None
+        shared.sort(key=lambda item: (-item[0], item[1]))
+        best = shared[0][0]
+        listed = "; ".join(
+            f"{file} ({', '.join(words[:ABOUT_WORDS])})"
+            for weight, file, words in shared[:ABOUT_FILES]
+            if weight * 2 >= best
+        )
+        return f"words of this request are in the user's documents: {listed}"
+
+    return about
+
+
 def build_builtin_registry(settings: Settings, *, rng: random.Random | None = None) -> ToolRegistry:
     """A new registry with the built-in tools only."""
     registry = ToolRegistry()
@@ -105,7 +138,14 @@ def build_builtin_registry(settings: Settings, *, rng: random.Random | None = No
     if lookup is not None:  # the workspace's facts.md: no file, no lookup tool
         registry.add(make_tool(lookup, name="lookup", tags=("knowledge",)))
     registry.tool(tags=("text",))(word_count)
-    registry.add(make_tool(search_documents, description=_search_description(documents), tags=("files", "search")))
+    registry.add(
+        make_tool(
+            search_documents,
+            description=_search_description(documents),
+            tags=("files", "search"),
+            about=_documents_about(documents),
+        )
+    )
     registry.tool(tags=("simulated",))(get_weather)
     registry.add(make_tool(search_web, tags=("simulated", "search"), fallback="search_cached"))
     registry.add(make_tool(search_cached, tags=("simulated", "search")))

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Literal
 
 from agent_core.settings import Settings
+from agent_core.tools.docsearch import tokenize
 from agent_core.tools.documents.index import DocumentIndex, FileEntry, Hit, TableInfo
 from agent_core.tools.documents.parse import KINDS, DocumentError, Parsed, Table, kind_of, parse
 from agent_core.tools.knowledge import FACTS_FILE
@@ -37,6 +38,8 @@ MAX_NAME_CHARS = 200
 MAX_FILES = 2000
 """Files indexed at most (the first, by name)."""
 _TEMP_PREFIX = ".adding-"
+_WORD = re.compile(r"[^\W_]+")
+"""A word of a request, as :meth:`Workspace.shared_words` reports it."""
 
 
 @dataclass(frozen=True)
@@ -300,6 +303,24 @@ class Workspace:
         # would rank first, so it is listed and readable but not searched.
         hits = self.index.search(query, limit + 1)
         return [h for h in hits if h.file != FACTS_FILE][:limit]
+
+    def shared_words(self, request: str) -> dict[str, tuple[float, list[str]]]:
+        """Per file, how strongly it shares words with ``request`` (the summed weights of
+        :meth:`DocumentIndex.shared_terms`) and those words as the request writes them, rarest
+        first; a Korean word counts whole, not by its syllables."""
+        self.sync()
+        words: dict[str, tuple[float, list[str]]] = {}
+        for file, weights in self.index.shared_terms(request).items():
+            if file == FACTS_FILE:
+                continue
+            said = {}
+            for word in dict.fromkeys(_WORD.findall(request)):
+                tokens = tokenize(word) if len(word) > 1 else []
+                if tokens and tokens[0] in weights:
+                    said[word] = weights[tokens[0]]
+            if said:
+                words[file] = (sum(said.values()), sorted(said, key=lambda w: -said[w]))
+        return words
 
     def document_text(self, name: str) -> str | None:
         """What ``read_file`` shows for a PDF or DOCX (None for a text file: read it as it is)."""
