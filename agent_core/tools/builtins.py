@@ -93,34 +93,23 @@ def _search_description(workspace: Workspace) -> str:
     )
 
 
-ABOUT_FILES = 3
-"""The most files ``search_documents`` names beside a request."""
 ABOUT_WORDS = 6
-"""The most words it names for one file."""
+"""The most words ``search_documents`` names beside a request."""
 
 
 def _documents_about(workspace: Workspace) -> Callable[[str], str | None]:
-    """``search_documents``' word on a request: the workspace files that hold two or more of its
-    words (numbers and words most parts hold left out), the best first and any other at least half
-    as strong. Nothing for a request the documents share at most one such word with (a greeting,
-    a sum, the weather somewhere)."""
+    """``search_documents``' word on a request: the words of it that the file sharing most with it
+    holds, when they are two or more (numbers, and words most parts hold, left out). Nothing for a
+    request no file shares two such words with (a greeting, a sum, the weather somewhere). Files
+    are not named: a small model given a file name passed it to whatever tool it chose."""
 
     def about(request: str) -> str | None:
-        shared = [
-            (weight, file, words)
-            for file, (weight, words) in workspace.shared_words(request).items()
-            if len(words) >= 2
-        ]
+        shared = [(weight, file, words) for file, (weight, words) in workspace.shared_words(request).items()]
+        shared = [item for item in shared if len(item[2]) >= 2]
         if not shared:
             return None
-        shared.sort(key=lambda item: (-item[0], item[1]))
-        best = shared[0][0]
-        listed = "; ".join(
-            f"{file} ({', '.join(words[:ABOUT_WORDS])})"
-            for weight, file, words in shared[:ABOUT_FILES]
-            if weight * 2 >= best
-        )
-        return f"words of this request are in the user's documents: {listed}"
+        _, _, words = min(shared, key=lambda item: (-item[0], item[1]))
+        return f"the user's documents mention {', '.join(words[:ABOUT_WORDS])}"
 
     return about
 

@@ -410,7 +410,7 @@ def build_messages(
     Everything stays the same from step to step, so llama.cpp reuses its cached prompt and reads
     only what is new.
     """
-    asked = goal + "".join(f"\n\n(Note from the tool {note})" for note in notes)
+    asked = "".join(f"(Note from the tool {note})\n\n" for note in notes) + goal
     messages = [
         {"role": "system", "content": system_message(instructions, tools)},
         {"role": "user", "content": asked},

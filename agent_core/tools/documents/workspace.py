@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Literal
 
 from agent_core.settings import Settings
+from agent_core.text.lang import is_korean
 from agent_core.tools.docsearch import tokenize
 from agent_core.tools.documents.index import DocumentIndex, FileEntry, Hit, TableInfo
 from agent_core.tools.documents.parse import KINDS, DocumentError, Parsed, Table, kind_of, parse
@@ -40,6 +41,9 @@ MAX_FILES = 2000
 _TEMP_PREFIX = ".adding-"
 _WORD = re.compile(r"[^\W_]+")
 """A word of a request, as :meth:`Workspace.shared_words` reports it."""
+_KOREAN_PREDICATE_ENDS = tuple("요다해서고면까니할한된될")
+"""Last syllables of a Korean verb or adjective form ("주세요", "계산해", "예약할"): what a request
+asks, not what it is about; :meth:`Workspace.shared_words` leaves them out (nouns rarely end so)."""
 
 
 @dataclass(frozen=True)
@@ -316,8 +320,8 @@ class Workspace:
             said = {}
             for word in dict.fromkeys(_WORD.findall(request)):
                 tokens = tokenize(word) if len(word) > 1 else []
-                if tokens and tokens[0] in weights:
-                    said[word] = weights[tokens[0]]
+                if tokens and tokens[0] in weights and not tokens[0].endswith(_KOREAN_PREDICATE_ENDS):
+                    said[tokens[0] if is_korean(word) else word] = weights[tokens[0]]
             if said:
                 words[file] = (sum(said.values()), sorted(said, key=lambda w: -said[w]))
         return words
