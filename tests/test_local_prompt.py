@@ -466,6 +466,6 @@ def test_the_goal_carries_the_tools_notes_and_a_failing_note_is_left_out() -> No
     messages = build_messages("sys", "price of tea", [], [speaks], notes)
     assert messages[1] == {
         "role": "user",
-        "content": "price of tea\n\n(Note from the tool lookup: two of my topics are in it)",
+        "content": "(Note from the tool lookup: two of my topics are in it)\n\nprice of tea",
     }
     assert build_messages("sys", "price of tea", [], [speaks])[1]["content"] == "price of tea"

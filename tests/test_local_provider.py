@@ -269,7 +269,7 @@ def test_what_a_tool_says_about_the_request_is_shown_beside_it_and_recorded_once
     second = provider.complete(ask(offered, goal, [block(1, "stock_level", {"sku": "SKU-42"}, "7")]))
     asked = [body["messages"][1]["content"] for body in server.bodies]
     assert (
-        asked == [goal + "\n\n(Note from the tool stock_level: SKU-42 is one of mine)"] * 2
+        asked == ["(Note from the tool stock_level: SKU-42 is one of mine)\n\n" + goal] * 2
     )  # the prompt stays the same
     assert (
         "the request was shown with a note from the tool stock_level: SKU-42 is one of mine"
@@ -326,7 +326,7 @@ def test_a_run_records_the_models_calls_and_each_steps_constraint(
         ("calculator", {"expression": "24 * 7"}, "model", "168"),
     ]
     offered = [t for t in registry.names() if t != "search_cached"]
-    documents = "words of this request are in the user's documents: 환불_안내.md (단가를, 주세요, 제품, 가격을)"
+    documents = "the user's documents mention 단가, 제품, 가격"
     assert [s["constraint"] for s in record["steps"]] == [
         {
             "kind": "grammar",
@@ -336,7 +336,7 @@ def test_a_run_records_the_models_calls_and_each_steps_constraint(
         },
         *[{"kind": "grammar", "tools": offered, "answer": True, "notes": [FIGURES_NOTE]}] * 2,
     ]
-    assert server.bodies[0]["messages"][1]["content"] == f"{goal}\n\n(Note from the tool search_documents: {documents})"
+    assert server.bodies[0]["messages"][1]["content"] == f"(Note from the tool search_documents: {documents})\n\n{goal}"
     assert [s["text"] for s in record["steps"][:2]] == ["I need the unit price", "The last result says $24 per unit"]
     assert len(server.warm_ups) == 1  # the run's prompt was read once, before the first step
     assert server.bodies[0]["messages"][0]["content"].startswith(record["history"][0]["content"])
