@@ -214,6 +214,43 @@ def test_money_from_a_figure_of_another_unit_is_not_support() -> None:
     assert check_answer("The discount is 45%.", "How much off?", [call("d", "45% off")])["status"] == "grounded"
 
 
+OTHER_UNITS = [
+    # (answer, result, grounded): a quantity is backed by its number with the same unit, or plain.
+    ("You can stay up to 1 week.", "Cabins: 1 person per bunk, check-out by 1 hour after breakfast.", False),
+    ("최대 1주까지 머물 수 있어요.", "객실: 수용 인원 1인, 1회 최대 1시간", False),
+    ("You must report it within 1 year.", '{"section": "1. Scope", "snippet": "Report within 30 days."}', False),
+    ("Report it within 1 year.", "Applies from 1 March 2025; see section 1.", False),
+    ("The desk holds 140 kg.", "Code: T-140, Model: Oak table, Price: $320", False),
+    ("The desk holds 140 kg.", "Code: T-200, Max. load: 140 kg", True),
+    ("You need 10개.", "10분 전까지 취소하세요. 월 10시간 무료.", False),
+    ("Delivery takes 3 days.", "Delivered in 3 business days.", True),
+    ("There are 24 units in stock.", '{"sku": "A-1", "stock": 24}', True),
+    ("최대 1주까지 머물 수 있어요.", "예약은 최대 1주까지 가능합니다.", True),
+    ("The total is 12개.", "총 수량은 12입니다.", True),
+]
+
+
+@pytest.mark.parametrize(("answer", "result", "grounded"), OTHER_UNITS)
+def test_a_quantity_of_another_unit_a_code_or_a_section_number_is_not_support(
+    answer: str, result: str, grounded: bool
+) -> None:
+    checked = check_answer(answer, "How long, how much, how many?", [call("s", result)])
+    assert (checked["status"] == "grounded") is grounded, checked["claims"]
+
+
+def test_arithmetic_on_the_goals_counts_alone_is_no_amount_of_money() -> None:
+    """Twelve months of a 24-hour pass is no 288 of any currency; a count times a price is."""
+    goal = "We want the 24-hour pass for 12 months. How much in total?"
+    counts_only = call("c", "288", {"expression": "24 * 12"}, tool="calculator")
+    assert check_answer("The total is $288.", goal, [counts_only])["status"] == "ungrounded"
+    added = call("a", "48", {"expression": "24 + 24"}, tool="calculator")
+    assert check_answer("The pass is $24 a month.", goal, [added])["status"] == "ungrounded"  # nor 48 − 24
+    price = call("p", "Pass: $95 a month.")
+    total = call("t", "1140", {"expression": "95 * 12"}, tool="calculator")
+    assert check_answer("The total is $1,140.", goal, [price, total])["status"] == "grounded"
+    assert check_answer("That is 288 hours.", goal, [counts_only])["status"] == "grounded"
+
+
 def test_a_figure_from_another_row_of_a_table_is_not_support() -> None:
     """A catalogue table flattened into rows: the answer names one row's item and gives the price
     of another row; the right row's price is grounded."""

@@ -22,7 +22,6 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
-import json
 import math
 import re
 import unicodedata
@@ -42,8 +41,9 @@ from agent_core.checks.claims import (
     wrong_arithmetic,
 )
 from agent_core.checks.comparisons import wrong_comparisons
-from agent_core.checks.echo import without_echo
-from agent_core.checks.scaling import counts_only, from_another_row, mismatch, only_with_another_unit
+from agent_core.checks.echo import output_text, returns_its_argument, without_echo
+from agent_core.checks.scaling import counted, counts_only, from_another_row, mismatch
+from agent_core.checks.units import NUMBER, only_as_another_figure
 from agent_core.records.run_record import CallSource, GoalSource, Grounding
 from agent_core.text.lang import is_korean
 from agent_core.text.percent import factors
@@ -100,6 +100,8 @@ class _Source:
     """Its words (search tokens, no figures); None for a source whose subject is not checked
     (the goal, a call that computed from an expression)."""
     text: str | None = None
+    counts: bool = False
+    """Computed from the goal's counts alone ("24 * 12" of "24-hour desk for 12 months"): no money."""
 
 
 _ARITHMETIC_ONLY = re.compile(r"[\d\s.,()+\-*/×÷%^]+")
@@ -119,14 +121,9 @@ def expressions(call: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def _output_text(call: Mapping[str, Any]) -> str:
-    output = call.get("output")
-    return output if isinstance(output, str) else json.dumps(output, ensure_ascii=False, default=str)
-
-
 def _source_text(call: Mapping[str, Any]) -> str:
     # A computing call states "expression = result" (its 17 / 100 * 2340); an echoed query states nothing.
-    return "\n".join([without_echo(call, _output_text(call)), *expressions(call)])
+    return "\n".join([without_echo(call, output_text(call)), *expressions(call)])
 
 
 SMALL_OPERANDS = frozenset(range(11))
@@ -151,7 +148,7 @@ def _inputs_from_nowhere(call: Mapping[str, Any], earlier: Sequence[str], goal: 
     return missing
 
 
-def _read_source(text: str, ref: Source, *, words: bool = False) -> _Source:
+def _read_source(text: str, ref: Source, *, words: bool = False, counts: bool = False) -> _Source:
     numbers, dates, minutes, addresses = _parse_source(text)
     return _Source(
         ref,
@@ -161,7 +158,13 @@ def _read_source(text: str, ref: Source, *, words: bool = False) -> _Source:
         addresses,
         _words(text) if words else None,
         text if words or "goal" in ref else None,
+        counts,
     )
+
+
+def _of_counts(call: Mapping[str, Any], goal: str) -> bool:
+    values = {float(m.group().replace(",", "")) for e in expressions(call) for m in NUMBER.finditer(e)}
+    return bool(values) and counted(goal, values)  # computed from numbers the goal only counts with
 
 
 @functools.lru_cache(maxsize=256)
@@ -173,11 +176,16 @@ def _about(claim: Claim, source: _Source, answer: str) -> bool:
     """Whether ``source`` can be about what the answer's sentence applies ``claim`` to. A result
     about another subject that happens to hold the same number is no support: the weather's
     ``"temperature": 22`` for "the watering can costs $22". Judged only where it is plain: an
-    amount of money the result never writes as one (a bare number there, or one of another unit),
-    or gives in another row of a table, in a sentence in the result's script; the goal's count of
-    something ("12 chairs") is no amount of money."""
+    amount of money or a quantity the result writes only with another unit, in a code or as a
+    section number; an amount of money it never writes as one, or gives in another row of a
+    table, in a sentence in the result's script; the goal's count of something ("12 chairs") is
+    no amount of money."""
     if "goal" in source.ref:
         return not counts_only(claim, source.text or "")  # "$12" from "12 chairs"
+    if source.counts and claim.kind == "money":
+        return False  # "288원" from 24 * 12 of "24-hour desk for 12 months"
+    if source.text is not None and only_as_another_figure(claim, source.text):
+        return False  # "$1,200" from "up to 1,200 m", "1 week" from "1인", "140 kg" from "D-140"
     if source.words is None or source.text is None or claim.kind not in _KIND_CHECKED:
         return True
     sentence = _claim_sentence(answer, claim)
@@ -186,8 +194,6 @@ def _about(claim: Claim, source: _Source, answer: str) -> bool:
         return False  # "$259" for the Atlas chair, from the Sola Mesh's row of the same table
     if any(c.kind == claim.kind and set(c.numbers) & set(claim.numbers) for c in _claims_of(source.text)):
         return True
-    if only_with_another_unit(claim, source.text):
-        return False  # "$1,200" from "up to 1,200 m"
     said = _words(sentence)
     return not same_script or not said or bool(said & source.words)
 
@@ -264,9 +270,12 @@ def _matches(claim: Claim, source: _Source) -> bool:
 _DERIVABLE: frozenset[str] = frozenset({"number", "money", "percent", "quantity"})
 
 
-def _derived(claim: Claim, left: list[tuple[float, Source]], right: list[tuple[float, Source]]) -> Source | None:
+def _derived(
+    claim: Claim, left: list[tuple[float, Source]], right: list[tuple[float, Source]], counts: frozenset[float]
+) -> Source | None:
     """A source when ``claim`` is one arithmetic step (+ − × ÷) from a number the answer or the
-    goal states (``left``) and a number of any source (``right``, sorted by value)."""
+    goal states (``left``) and a number of any source (``right``, sorted by value); an amount of
+    money is never one from two of the goal's ``counts``."""
     if claim.kind not in _DERIVABLE or not right:
         return None
     values = [n for n, _ in right]
@@ -286,7 +295,7 @@ def _derived(claim: Claim, left: list[tuple[float, Source]], right: list[tuple[f
                 lo = bisect.bisect_left(values, need - slack - 1e-9 * abs(need))
                 hi = bisect.bisect_right(values, need + slack + 1e-9 * abs(need))
                 for b, ref_b in right[lo:hi]:
-                    if b == a and ref_b is ref_a:
+                    if (b == a and ref_b is ref_a) or (claim.kind == "money" and a in counts and b in counts):
                         continue
                     results = (a + b, a - b, b - a, a * b, a / b if b else math.inf, b / a)
                     if any(_same(t, claim.decimals, r, 12) for r in results):
@@ -316,19 +325,6 @@ def _status(found: int, total: int) -> Status:
     if total == 0:
         return "no_claims"
     return "grounded" if found == total else "ungrounded" if found == 0 else "partly"
-
-
-_OPERATOR = re.compile(r"[-+*/×÷%^]|\d\s*x\s*\d")
-
-
-def _echo(call: Mapping[str, Any]) -> bool:
-    """A call that was given a bare number and returned it (``"200"`` in, ``200`` out) states
-    nothing: asked to ground a made-up 200, a model sent exactly that to a calculator, and it
-    would have counted as the source."""
-    args = call.get("arguments")
-    values = list(args.values()) if isinstance(args, Mapping) else [args]
-    output = _output_text(call).strip()
-    return any(isinstance(v, str) and re.fullmatch(r"-?[\d.,]+", v.strip()) and v.strip() == output for v in values)
 
 
 _DIFFERENCE_WORDS = re.compile(
@@ -366,7 +362,7 @@ def _temperature_differences(
 def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str, Any]]) -> Grounding:
     """The ``grounding`` record field for ``answer`` given the goal and the run's tool calls
     (record ``tool_calls`` entries; only the successful ones are read)."""
-    ok_calls = [c for c in tool_calls if c.get("success") and not c.get("duplicate") and not _echo(c)]
+    ok_calls = [c for c in tool_calls if c.get("success") and not c.get("duplicate") and not returns_its_argument(c)]
     # A call whose arithmetic used a figure from nowhere supports nothing (its result is that
     # figure's consequence); the claims it would have supported say why.
     from_nowhere: dict[str, list[str]] = {}
@@ -374,10 +370,10 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
     for c in ok_calls:
         missing = _inputs_from_nowhere(c, earlier, goal or "")
         if missing:
-            from_nowhere[_output_text(c).strip()] = missing
+            from_nowhere[output_text(c).strip()] = missing
         else:
             earlier.append(_source_text(c))
-    usable = [c for c in ok_calls if _output_text(c).strip() not in from_nowhere or not expressions(c)]
+    usable = [c for c in ok_calls if output_text(c).strip() not in from_nowhere or not expressions(c)]
     texts = {str(c.get("call_id", "")): _source_text(c) for c in usable}
     # Newest first: a figure found in several results is credited to the latest one.
     sources = [
@@ -385,6 +381,7 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
             _source_text(c),
             {"call_id": str(c.get("call_id", "")), "tool": str(c.get("tool", ""))},
             words=not expressions(c),
+            counts=_of_counts(c, goal or ""),
         )
         for c in reversed(usable)
     ]
@@ -397,6 +394,9 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
         )
         found.append((claim, ref))
     if any(ref is None for _, ref in found):
+        counts = frozenset(n for n, _ in goal_source.numbers if counted(goal or "", {abs(n)})) | {
+            n for s in sources if s.counts for n, _ in s.numbers
+        }
         # One operand is a number the answer or the goal states, the other any source number;
         # a second round lets a derived subtotal support the total (360 + 15 shipping = 375).
         right = sorted(
@@ -412,7 +412,7 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
                 MAX_ATOMS,
             )
             before = sum(ref is None for _, ref in found)
-            found = [(c, ref if ref is not None else _derived(c, left, right)) for c, ref in found]
+            found = [(c, ref if ref is not None else _derived(c, left, right, counts)) for c, ref in found]
             if sum(ref is None for _, ref in found) in (0, before):
                 break
     found = _temperature_differences(answer or "", found)
