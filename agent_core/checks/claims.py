@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from agent_core.records.run_record import CallSource, ClaimRecord, GoalSource
 from agent_core.text.contacts import EMAIL, PHONE, WEB, is_phone, same_phone  # noqa: F401 (grounding takes same_phone from here)
+from agent_core.text.percent import PERCENT_SIGN
 
 Kind = Literal[
     "number", "money", "percent", "quantity", "temperature", "date", "time", "contact", "verdict", "comparison"
@@ -81,7 +82,7 @@ _MONEY_AFTER = re.compile(
     rf"(?<![\d.,])({_KO_NUM}|{_NUM}){_SCALE}\s?(USD|KRW|EUR|JPY|GBP|dollars?|won|euros?|yen|pounds|원|달러|유로|엔)(?![A-Za-z])",
     re.IGNORECASE,
 )
-_PERCENT = re.compile(rf"({_SIGNED})\s?(%|％|percent\b|per\s?cent\b|퍼센트|프로(?!그|젝|세|모|필|토))", re.IGNORECASE)
+_PERCENT = re.compile(rf"({_SIGNED})\s?({PERCENT_SIGN})", re.IGNORECASE)
 _UNITS_EN = (
     "business days|working days|days|day|hours|hour|hrs|hr|minutes|minute|mins|min|seconds|second|secs|sec|ms|"
     "weeks|week|months|month|years|year|units|unit|items|item|pieces|piece|pcs|orders|order|parcels|parcel|"

@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_PERCENT = re.compile(
-    r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s?(?:%|％|percent\b|per\s?cent\b|퍼센트|프로(?![가-힣]))", re.IGNORECASE
-)
+PERCENT_SIGN = r"(?:%|％|percent\b|per\s?cent\b|퍼센트|프로(?!그|젝|세|모|필|토))"
+"""What makes a number a percentage, after it: a sign or a word ("20프로만" is one; "프로그램" is not).
+The answer check reads percentages with it too (:mod:`agent_core.checks.claims`)."""
+_PERCENT = re.compile(rf"(?<![\d.])(\d{{1,3}}(?:\.\d+)?)\s?{PERCENT_SIGN}", re.IGNORECASE)
 
 
 def _decimal(value: float) -> str:
