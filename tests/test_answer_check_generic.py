@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from agent_core.checks.grounding import check_answer, correction, summary, unsupported
+from agent_core.checks.grounding import check_answer
+from agent_core.checks.words import correction, summary, unsupported
 
 
 def call(cid: str, output: str, arguments: dict[str, Any] | None = None, tool: str = "any_tool") -> dict[str, Any]:
