@@ -239,16 +239,35 @@ def test_a_quantity_of_another_unit_a_code_or_a_section_number_is_not_support(
     assert (checked["status"] == "grounded") is grounded, checked["claims"]
 
 
+def test_the_reason_says_how_the_results_write_the_figure_and_the_turn_asks_for_a_stated_one() -> None:
+    lodge = call("s", "Rooms: 1 person per bunk; see section 1. Check-out 1 hour after breakfast.")
+    result = check_answer("You can stay up to 1 week.", "How long can I stay?", [lodge])
+    (claim,) = unsupported(result)
+    assert claim["reason"] == "the results give 1 only as 1 person, section 1, 1 hour"
+    assert summary(result) == "⚠ 1 week: the results give 1 only as 1 person, section 1, 1 hour"
+    assert correction(result).endswith(
+        "Give only a figure a tool result states for what was asked (look it up with a tool), "
+        "or say that the results do not give it."
+    )
+    chairs = check_answer("That is $12.", "We need 12 chairs. What's the total?", [call("s", "Nothing here.")])
+    assert (
+        unsupported(chairs)[0]["reason"] == "the goal gives 12 only as a count of something, not as an amount of money"
+    )
+
+
 def test_arithmetic_on_the_goals_counts_alone_is_no_amount_of_money() -> None:
     """Twelve months of a 24-hour pass is no 288 of any currency; a count times a price is."""
     goal = "We want the 24-hour pass for 12 months. How much in total?"
     counts_only = call("c", "288", {"expression": "24 * 12"}, tool="calculator")
-    assert check_answer("The total is $288.", goal, [counts_only])["status"] == "ungrounded"
+    total = check_answer("The total is $288.", goal, [counts_only])
+    assert unsupported(total)[0]["reason"] == (
+        "it is computed from the goal's counts alone (24 * 12), not from a price or an amount"
+    )
     added = call("a", "48", {"expression": "24 + 24"}, tool="calculator")
     assert check_answer("The pass is $24 a month.", goal, [added])["status"] == "ungrounded"  # nor 48 − 24
     price = call("p", "Pass: $95 a month.")
-    total = call("t", "1140", {"expression": "95 * 12"}, tool="calculator")
-    assert check_answer("The total is $1,140.", goal, [price, total])["status"] == "grounded"
+    times = call("t", "1140", {"expression": "95 * 12"}, tool="calculator")
+    assert check_answer("The total is $1,140.", goal, [price, times])["status"] == "grounded"
     assert check_answer("That is 288 hours.", goal, [counts_only])["status"] == "grounded"
 
 

@@ -37,13 +37,14 @@ from agent_core.checks.claims import (
     decimals,
     find_all,
     find_claims,
+    fmt,
     same_phone,
     wrong_arithmetic,
 )
 from agent_core.checks.comparisons import wrong_comparisons
 from agent_core.checks.echo import output_text, returns_its_argument, without_echo
 from agent_core.checks.scaling import counted, counts_only, from_another_row, mismatch
-from agent_core.checks.units import NUMBER, only_as_another_figure
+from agent_core.checks.units import NUMBER, another_figure
 from agent_core.checks.words import NO_TOOL_NOTE, NO_TOOL_NOTE_PLAIN, NO_TOOL_WORKED_NOTE
 from agent_core.records.run_record import CallSource, GoalSource, Grounding
 from agent_core.text.lang import is_korean
@@ -78,8 +79,9 @@ class _Source:
     """Its words (search tokens, no figures); None for a source whose subject is not checked
     (the goal, a call that computed from an expression)."""
     text: str | None = None
-    counts: bool = False
-    """Computed from the goal's counts alone ("24 * 12" of "24-hour desk for 12 months"): no money."""
+    counts: str = ""
+    """The arithmetic, when it used the goal's counts alone ("24 * 12" of "24-hour desk for 12
+    months"): what it gives is no amount of money."""
 
 
 _ARITHMETIC_ONLY = re.compile(r"[\d\s.,()+\-*/×÷%^]+")
@@ -126,7 +128,7 @@ def _inputs_from_nowhere(call: Mapping[str, Any], earlier: Sequence[str], goal: 
     return missing
 
 
-def _read_source(text: str, ref: Source, *, words: bool = False, counts: bool = False) -> _Source:
+def _read_source(text: str, ref: Source, *, words: bool = False, counts: str = "") -> _Source:
     numbers, dates, minutes, addresses = _parse_source(text)
     return _Source(
         ref,
@@ -140,9 +142,23 @@ def _read_source(text: str, ref: Source, *, words: bool = False, counts: bool = 
     )
 
 
-def _of_counts(call: Mapping[str, Any], goal: str) -> bool:
+def _of_counts(call: Mapping[str, Any], goal: str) -> str:
+    """A call's arithmetic when every number in it is one the goal only counts with; else ''."""
     values = {float(m.group().replace(",", "")) for e in expressions(call) for m in NUMBER.finditer(e)}
-    return bool(values) and counted(goal, values)  # computed from numbers the goal only counts with
+    return "; ".join(expressions(call)) if values and counted(goal, values) else ""
+
+
+def _why_not(claim: Claim, sources: Sequence[_Source], goal: _Source) -> str | None:
+    """Why no source that holds the claim's figure backs it, when a rule of :func:`_about` said so."""
+    number = fmt(claim.numbers[0]) if claim.numbers else claim.text
+    for source in (s for s in sources if _matches(claim, s)):
+        if source.counts and claim.kind == "money":
+            return f"it is computed from the goal's counts alone ({source.counts}), not from a price or an amount"
+        if source.text is not None and (written := another_figure(claim, source.text)):
+            return f"the results give {number} only as {written}"
+    if _matches(claim, goal) and counts_only(claim, goal.text or ""):
+        return f"the goal gives {number} only as a count of something, not as an amount of money"
+    return None
 
 
 @functools.lru_cache(maxsize=256)
@@ -162,7 +178,7 @@ def _about(claim: Claim, source: _Source, answer: str) -> bool:
         return not counts_only(claim, source.text or "")  # "$12" from "12 chairs"
     if source.counts and claim.kind == "money":
         return False  # "288원" from 24 * 12 of "24-hour desk for 12 months"
-    if source.text is not None and only_as_another_figure(claim, source.text):
+    if source.text is not None and another_figure(claim, source.text) is not None:
         return False  # "$1,200" from "up to 1,200 m", "1 week" from "1인", "140 kg" from "D-140"
     if source.words is None or source.text is None or claim.kind not in _KIND_CHECKED:
         return True
@@ -407,6 +423,8 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
             )
             if made:
                 claim.reason = f"computed from {', '.join(made)}, which no earlier tool result or the goal gives"
+            else:
+                claim.reason = _why_not(claim, sources, goal_source)
     found = _with_citations(found, usable)
     # A sum written out wrong ("22 - 15 = 15") is unsupported, whatever its figures' sources.
     found += [(claim, None) for claim in wrong_arithmetic(answer or "")]

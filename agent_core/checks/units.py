@@ -19,7 +19,8 @@ _HEADING = re.compile(r"""(?:^|\n|["'])\s*$""")
 _REFERENCE = re.compile(r"(?:section|chapter|page|clause|article|step|item|no\.|#|§|제)\s?$", re.IGNORECASE)
 """What comes before a number that points to a part of a document ("section 1", "page 3", "제 2")."""
 """What comes before a section number ("1. Cover levels" at a line's or a JSON string's start)."""
-_AFTER_HEADING = re.compile(r"\.\s+[^\W\d_]")
+_AFTER_HEADING = re.compile(r"\.\s+(?=[^\W\d_])")
+_WORD_AFTER = re.compile(r"[^\W\d_]+")
 
 _SAME_UNIT: dict[str, str] = {
     **dict.fromkeys(("year", "years", "yr", "yrs", "년"), "year"),
@@ -77,25 +78,52 @@ def _plain(text: str, start: int, end: int) -> bool:
     return not (_HEADING.search(text[max(0, start - 4) : start]) and _AFTER_HEADING.match(text, end))
 
 
-def only_as_another_figure(claim: Claim, source_text: str) -> bool:
-    """Whether ``source_text`` writes the number of an amount of money or a quantity only as a
-    figure of another unit, in a code or as a section number: no support for the claim. False
-    when it writes it plainly anywhere, or not at all (a rounded or converted figure)."""
+_AROUND = re.compile(r"[^\s,;:()\[\]{}\"']+")
+"""The run of text a number stands in, to show how a result writes it ("T-140", "1인")."""
+
+
+def another_figure(claim: Claim, source_text: str) -> str | None:
+    """How ``source_text`` writes the number of an amount of money or a quantity when it writes it
+    only as a figure of another unit, in a code or as a section number ("1인, 1시간", "T-140",
+    "section 1"): no support for the claim. None when it writes it plainly anywhere, or not at all
+    (a rounded or converted figure)."""
     if claim.kind not in ("money", "quantity") or not claim.numbers:
-        return False
+        return None
     values = {abs(n) for n in claim.numbers}
     figures = find_all(source_text)
-    seen = False
+    shown: dict[str, None] = {}
     for found in NUMBER.finditer(source_text):
         if float(found.group().replace(",", "")) not in values:
             continue
-        seen = True
         covering = [c for c in figures if c.start <= found.start() < c.end]
         if not covering and _plain(source_text, found.start(), found.end()):
-            return False  # a number with no unit ("Price: 1,200", "stock: 24")
+            return None  # a number with no unit ("Price: 1,200", "stock: 24")
         if any(
             _alike(claim, c, source_text) and (c.kind != "number" or _plain(source_text, c.start, c.end))
             for c in covering
         ):
-            return False
-    return seen
+            return None
+        shown[_as_written(source_text, found, covering)] = None
+    return ", ".join(list(shown)[:3]) if shown else None
+
+
+def _as_written(text: str, found: re.Match[str], covering: list[Claim]) -> str:
+    """How a result writes a number that backs nothing: "1,200 m", "1인", "1 March 2025", "T-140",
+    "section 1", "1. Scope"."""
+    start, end = found.span()
+    window = text[max(0, start - 9) : start]
+    if reference := _REFERENCE.search(window):
+        return window[reference.start() :] + found.group()
+    heading = _AFTER_HEADING.match(text, end)
+    if heading and _HEADING.search(text[max(0, start - 4) : start]):
+        word = _WORD_AFTER.match(text, heading.end())
+        return text[start : heading.end()] + (word.group()[:20] if word else "")
+    if covering and covering[0].kind != "number":
+        return covering[0].text
+    glued = _HANGUL.match(text, end)
+    if glued:
+        return text[start : glued.end()]
+    around = next(
+        (m for m in _AROUND.finditer(text, max(0, start - 12)) if m.start() <= start and m.end() >= end), None
+    )
+    return around.group().strip(".") if around else found.group()

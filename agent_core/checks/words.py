@@ -111,9 +111,12 @@ def correction(grounding: Mapping[str, Any]) -> str:
         )
     reasoned = [c for c in unsupported(grounding) if c.get("reason")]
     if reasoned:
-        return (
-            f"Your answer says {reasoned[0]['text']}, but {reasoned[0]['reason']}. "
+        scaled = "the question is about" in str(reasoned[0]["reason"])  # checks/scaling.py's reason
+        return f"Your answer says {reasoned[0]['text']}, but {reasoned[0]['reason']}. " + (
             "Work it out for the quantity asked (with a tool for the arithmetic), or say which quantity the figure is for."
+            if scaled
+            else "Give only a figure a tool result states for what was asked (look it up with a tool), "
+            "or say that the results do not give it."
         )
     sums = [c for c in unsupported(grounding) if c.get("arithmetic")]
     if sums:
