@@ -228,6 +228,22 @@ OTHER_UNITS = [
     ("There are 24 units in stock.", '{"sku": "A-1", "stock": 24}', True),
     ("최대 1주까지 머물 수 있어요.", "예약은 최대 1주까지 가능합니다.", True),
     ("The total is 12개.", "총 수량은 12입니다.", True),
+    # Right answers: the same measure in other words, abbreviations, or a unit not known to differ.
+    ("The room holds 10 people.", "Capacity: 10 attendees", True),
+    ("It has 640 characters.", "Length: 640 chars", True),
+    ("The report has 3 pages.", "A 3 page report", True),
+    ("The trail is 5 miles.", "A 5 mile trail", True),
+    ("The box weighs 22 lbs.", "Weight: 22 lb", True),
+    ("The ceiling is 10 feet high.", "Height: 10 ft", True),
+    ("The screen is 15 inches.", "Screen: 15 in", True),
+    ("The film runs 15 minutes over.", "Runtime 2h 15m", True),
+    ("It takes 45 minutes.", "Duration: 0:45", True),
+    ("You placed 3 orders.", "주문 3건", True),
+    ("We have 3대.", "Stock: 3 units", True),
+    ("It is $1,200.", "Total: USD1200", True),
+    ("It takes 2 hours.", "Duration: PT2H", True),
+    ("The deductible is $500.", "The deductible for water damage is\n500. Claims must be filed within 30 days.", True),
+    ("See you in 2 days.", "Visit our homepage 2 days before.", True),
 ]
 
 
@@ -253,6 +269,34 @@ def test_the_reason_says_how_the_results_write_the_figure_and_the_turn_asks_for_
     assert (
         unsupported(chairs)[0]["reason"] == "the goal gives 12 only as a count of something, not as an amount of money"
     )
+
+
+COUNTS_AND_PRICES = [
+    # (goal, calls, answer, grounded): a price next to a count is a price, in any language or currency.
+    ("하루 숙박비가 80000이고 3박이면 얼마예요?", [("c", "240000", "80000 * 3")], "240,000원입니다.", True),
+    ("개당 500이고 3개 사면 얼마예요?", [("c", "1500", "500 * 3")], "1,500원입니다.", True),
+    ("Tickets are 25 AUD each. How much for 4 tickets?", [("c", "100", "25 * 4")], "That is $100.", True),
+    (
+        "We need 10 seats. How much a month?",
+        [("p", "Seat: $10 per month", None), ("c", "100", "10 * 10")],
+        "$100.",
+        True,
+    ),
+    ("We need 10 seats. How much a month?", [("p", "Seat: $10 per month", None)], "$100 a month.", True),
+    ("We need 10 seats for 3 months. Total?", [("c", "30", "10 * 3")], "The total is $30.", False),
+]
+
+
+@pytest.mark.parametrize(("goal", "calls", "answer", "grounded"), COUNTS_AND_PRICES)
+def test_a_price_beside_a_count_is_still_a_price(
+    goal: str, calls: list[tuple[str, str, str | None]], answer: str, grounded: bool
+) -> None:
+    made = [
+        call(cid, out, {"expression": expr} if expr else None, tool="calculator" if expr else "any_tool")
+        for cid, out, expr in calls
+    ]
+    result = check_answer(answer, goal, made)
+    assert (result["status"] == "grounded") is grounded, result["claims"]
 
 
 def test_arithmetic_on_the_goals_counts_alone_is_no_amount_of_money() -> None:

@@ -9,6 +9,7 @@ version strings, identifiers and list markers are not claims. Pure functions, no
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -466,6 +467,12 @@ def find_all(text: str) -> list[Claim]:
                 finder.taken[i] = True
     finder.scan(_BARE, _bare)
     return sorted(finder.claims, key=lambda c: c.start)
+
+
+@functools.lru_cache(maxsize=256)
+def claims_in(text: str) -> tuple[Claim, ...]:
+    """:func:`find_all`, cached: the answer check reads the same tool outputs for each claim."""
+    return tuple(find_all(text))
 
 
 def find_claims(answer: str) -> list[Claim]:

@@ -25,7 +25,7 @@ import itertools
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -33,6 +33,7 @@ from agent_core.checks.citations import cite
 from agent_core.checks.claims import (
     ANY_DIGITS,
     Claim,
+    claims_in,
     contacts,
     decimals,
     find_all,
@@ -45,7 +46,7 @@ from agent_core.checks.comparisons import wrong_comparisons
 from agent_core.checks.echo import output_text, returns_its_argument, without_echo
 from agent_core.checks.scaling import counted, counts_only, from_another_row, mismatch
 from agent_core.checks.units import NUMBER, another_figure
-from agent_core.checks.words import NO_TOOL_NOTE, NO_TOOL_NOTE_PLAIN, NO_TOOL_WORKED_NOTE
+from agent_core.checks.words import NO_TOOL_NOTE, NO_TOOL_NOTE_PLAIN, NO_TOOL_WORKED_NOTE, SCALED
 from agent_core.records.run_record import CallSource, GoalSource, Grounding
 from agent_core.text.lang import is_korean
 from agent_core.text.percent import factors
@@ -142,10 +143,11 @@ def _read_source(text: str, ref: Source, *, words: bool = False, counts: str = "
     )
 
 
-def _of_counts(call: Mapping[str, Any], goal: str) -> str:
-    """A call's arithmetic when every number in it is one the goal only counts with; else ''."""
+def _of_counts(call: Mapping[str, Any], goal: str, stated: frozenset[float]) -> str:
+    """A call's arithmetic when every number in it is one the goal only counts with and no result
+    states (a price of $10 for "10 seats" is a price); else ''."""
     values = {float(m.group().replace(",", "")) for e in expressions(call) for m in NUMBER.finditer(e)}
-    return "; ".join(expressions(call)) if values and counted(goal, values) else ""
+    return "; ".join(expressions(call)) if values and not values & stated and counted(goal, values) else ""
 
 
 def _why_not(claim: Claim, sources: Sequence[_Source], goal: _Source) -> str | None:
@@ -186,18 +188,13 @@ def _about(claim: Claim, source: _Source, answer: str) -> bool:
     same_script = is_korean(sentence) == is_korean(source.text)  # a Korean answer on English documents: not judged
     if same_script and from_another_row(claim, sentence, source.text, _words):
         return False  # "$259" for the Atlas chair, from the Sola Mesh's row of the same table
-    if any(c.kind == claim.kind and set(c.numbers) & set(claim.numbers) for c in _claims_of(source.text)):
+    if any(c.kind == claim.kind and set(c.numbers) & set(claim.numbers) for c in claims_in(source.text)):
         return True
     said = _words(sentence)
     return not same_script or not said or bool(said & source.words)
 
 
 _KIND_CHECKED = frozenset({"money"})
-
-
-@functools.lru_cache(maxsize=256)
-def _claims_of(text: str) -> tuple[Claim, ...]:
-    return tuple(find_all(text))
 
 
 def _claim_sentence(answer: str, claim: Claim) -> str:
@@ -265,11 +262,14 @@ _DERIVABLE: frozenset[str] = frozenset({"number", "money", "percent", "quantity"
 
 
 def _derived(
-    claim: Claim, left: list[tuple[float, Source]], right: list[tuple[float, Source]], counts: frozenset[float]
+    claim: Claim,
+    left: list[tuple[float, Source]],
+    right: list[tuple[float, Source]],
+    is_count: Callable[[float, Source], bool],
 ) -> Source | None:
     """A source when ``claim`` is one arithmetic step (+ − × ÷) from a number the answer or the
     goal states (``left``) and a number of any source (``right``, sorted by value); an amount of
-    money is never one from two of the goal's ``counts``."""
+    money is never one from two counts (:func:`is_count`: the goal's, or a count-only call's)."""
     if claim.kind not in _DERIVABLE or not right:
         return None
     values = [n for n, _ in right]
@@ -289,7 +289,9 @@ def _derived(
                 lo = bisect.bisect_left(values, need - slack - 1e-9 * abs(need))
                 hi = bisect.bisect_right(values, need + slack + 1e-9 * abs(need))
                 for b, ref_b in right[lo:hi]:
-                    if (b == a and ref_b is ref_a) or (claim.kind == "money" and a in counts and b in counts):
+                    if (b == a and ref_b is ref_a) or (
+                        claim.kind == "money" and is_count(a, ref_a) and is_count(b, ref_b)
+                    ):
                         continue
                     results = (a + b, a - b, b - a, a * b, a / b if b else math.inf, b / a)
                     if any(_same(t, claim.decimals, r, 12) for r in results):
@@ -369,13 +371,14 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
             earlier.append(_source_text(c))
     usable = [c for c in ok_calls if output_text(c).strip() not in from_nowhere or not expressions(c)]
     texts = {str(c.get("call_id", "")): _source_text(c) for c in usable}
+    stated = frozenset(n for c in usable if not expressions(c) for n, _ in _parse_source(_source_text(c))[0])
     # Newest first: a figure found in several results is credited to the latest one.
     sources = [
         _read_source(
             _source_text(c),
             {"call_id": str(c.get("call_id", "")), "tool": str(c.get("tool", ""))},
             words=not expressions(c),
-            counts=_of_counts(c, goal or ""),
+            counts=_of_counts(c, goal or "", stated),
         )
         for c in reversed(usable)
     ]
@@ -388,9 +391,12 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
         )
         found.append((claim, ref))
     if any(ref is None for _, ref in found):
-        counts = frozenset(n for n, _ in goal_source.numbers if counted(goal or "", {abs(n)})) | {
-            n for s in sources if s.counts for n, _ in s.numbers
-        }
+        goal_counts = {n for n, _ in goal_source.numbers if n not in stated and counted(goal or "", {abs(n)})}
+        count_calls = {s.ref.get("call_id") for s in sources if s.counts}
+
+        def is_count(value: float, ref: Source) -> bool:
+            return ("goal" in ref and value in goal_counts) or ref.get("call_id") in count_calls
+
         # One operand is a number the answer or the goal states, the other any source number;
         # a second round lets a derived subtotal support the total (360 + 15 shipping = 375).
         right = sorted(
@@ -406,7 +412,7 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
                 MAX_ATOMS,
             )
             before = sum(ref is None for _, ref in found)
-            found = [(c, ref if ref is not None else _derived(c, left, right, counts)) for c, ref in found]
+            found = [(c, ref if ref is not None else _derived(c, left, right, is_count)) for c, ref in found]
             if sum(ref is None for _, ref in found) in (0, before):
                 break
     found = _temperature_differences(answer or "", found)
@@ -471,9 +477,7 @@ def _for_other_quantity(
     found = mismatch(claim, answer, goal, texts.get(str(ref.get("call_id")), ""))
     if found is None:
         return claim, ref
-    claim.reason = (
-        f"the result gives {claim.text.strip()} for {found.source:g} {found.word}; the question is about {found.goal:g}"
-    )
+    claim.reason = f"the result gives {claim.text.strip()} for {found.source:g} {found.word}; {SCALED} {found.goal:g}"
     return claim, None
 
 

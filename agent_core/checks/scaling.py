@@ -166,9 +166,20 @@ def from_another_row(claim: Claim, sentence: str, source_text: str, words: Calla
     return found and with_figure == 0 and others >= 2
 
 
-_COUNTED = re.compile(rf"-[^\W\d_]|[가-힣]|\s+(?:(?:{_WORDS})\b|[A-Z]|(?!plus\b|less\b|times\b)[a-z]{{2,}}s\b)")
+_KOREAN_COUNTERS = "|".join(
+    sorted(
+        {w for w in _WORD_FAMILY if "가" <= w[0] <= "힣"}
+        | set("시간 분 초 년 권 대 건 번 회 살 세 잔 곳 채 마리 벌 켤레 그릇 가지 층 줄 쪽 통".split()),
+        key=len,
+        reverse=True,
+    )
+)
+_CURRENCY_CODE = r"(?:USD|EUR|KRW|GBP|JPY|AUD|CAD|CHF|CNY|HKD|SGD|INR|NZD)\b"
+_COUNTED = re.compile(
+    rf"-[^\W\d_]|\s?(?:{_KOREAN_COUNTERS})|\s+(?:(?:{_WORDS})\b|(?!{_CURRENCY_CODE})[A-Z]|(?!plus\b|less\b|times\b)[a-z]{{2,}}s\b)"
+)
 """What follows a number that counts something: "10-person", "3박", "24시간", "3 nights", "12 Sola Mesh
-chairs", "12 chairs" (not "480 is", "480 plus")."""
+chairs", "12 chairs" (not "480 is", "480 plus", "80000이고", "25 AUD")."""
 
 
 def counted(goal: str, values: set[float]) -> bool:

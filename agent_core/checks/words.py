@@ -7,6 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+SCALED = "the question is about"
+"""The words of a reason that a figure is given for another quantity than the one asked about."""
+
 NO_TOOL_NOTE = (
     "No tool call succeeded in this run, so none of the figures in this answer could be checked "
     "against a tool result: they come from the question or from the model alone."
@@ -112,7 +115,7 @@ def correction(grounding: Mapping[str, Any]) -> str:
         )
     reasoned = [c for c in unsupported(grounding) if c.get("reason")]
     if reasoned:
-        scaled = "the question is about" in str(reasoned[0]["reason"])  # checks/scaling.py's reason
+        scaled = SCALED in str(reasoned[0]["reason"])
         return f"Your answer says {reasoned[0]['text']}, but {reasoned[0]['reason']}. " + (
             "Work it out for the quantity asked (with a tool for the arithmetic), or say which quantity the figure is for."
             if scaled

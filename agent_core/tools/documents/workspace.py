@@ -41,9 +41,10 @@ MAX_FILES = 2000
 _TEMP_PREFIX = ".adding-"
 _WORD = re.compile(r"[^\W_]+")
 """A word of a request, as :meth:`Workspace.shared_words` reports it."""
-_KOREAN_PREDICATE_ENDS = tuple("요다해서고면까니할한된될")
-"""Last syllables of a Korean verb or adjective form ("주세요", "계산해", "예약할"): what a request
-asks, not what it is about; :meth:`Workspace.shared_words` leaves them out (nouns rarely end so)."""
+_KOREAN_PREDICATE_ENDS = tuple("요다해할까")
+"""Last syllables of a Korean verb form ("주세요", "합니다", "계산해", "예약할", "될까"): what a
+request asks, not what it is about; :meth:`Workspace.shared_words` leaves them out (few nouns end so:
+바다, 세요 …)."""
 
 
 @dataclass(frozen=True)
@@ -311,19 +312,21 @@ class Workspace:
     def shared_words(self, request: str) -> dict[str, tuple[float, list[str]]]:
         """Per file, how strongly it shares words with ``request`` (the summed weights of
         :meth:`DocumentIndex.shared_terms`) and those words as the request writes them, rarest
-        first; a Korean word counts whole, not by its syllables."""
+        first, each search term once; a Korean word counts whole, not by its syllables."""
         self.sync()
+        shared = self.index.shared_terms(request)
+        if not shared:
+            return {}
+        said: dict[str, str] = {}  # search term -> the word as shown
+        for word in _WORD.findall(request):
+            tokens = tokenize(word) if len(word) > 1 else []
+            if tokens and tokens[0] not in said and not tokens[0].endswith(_KOREAN_PREDICATE_ENDS):
+                said[tokens[0]] = tokens[0] if is_korean(word) else word
         words: dict[str, tuple[float, list[str]]] = {}
-        for file, weights in self.index.shared_terms(request).items():
-            if file == FACTS_FILE:
-                continue
-            said = {}
-            for word in dict.fromkeys(_WORD.findall(request)):
-                tokens = tokenize(word) if len(word) > 1 else []
-                if tokens and tokens[0] in weights and not tokens[0].endswith(_KOREAN_PREDICATE_ENDS):
-                    said[tokens[0] if is_korean(word) else word] = weights[tokens[0]]
-            if said:
-                words[file] = (sum(said.values()), sorted(said, key=lambda w: -said[w]))
+        for file, weights in shared.items():
+            held = sorted((t for t in said if t in weights), key=lambda t: -weights[t])
+            if file != FACTS_FILE and held:
+                words[file] = (sum(weights[t] for t in held), [said[t] for t in held])
         return words
 
     def document_text(self, name: str) -> str | None:
