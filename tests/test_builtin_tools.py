@@ -429,6 +429,9 @@ def test_search_documents_names_the_files_that_hold_the_requests_words(tmp_path:
         "the user's documents mention excess, escape, water"
     )  # the file that holds most of them; no file is named (a small model passed one to another tool)
     assert about("제품 가격을 계산해 주세요") is None  # a verb form ("계산해", "주세요") is no subject
+    assert about("Student memberships: is a student membership cheaper at the walking club?") == (
+        "the user's documents mention Student, memberships, walking, club"
+    )  # each word once, as first written
 
 
 def test_tokenizer_handles_english_and_korean() -> None:

@@ -259,6 +259,7 @@ def test_what_a_tool_says_about_the_request_is_shown_beside_it_and_recorded_once
         [
             reply("I look it up", {"stock_level": {"sku": "SKU-42"}}),
             reply("The result says 7", {"answer": "SKU-42 has 7 in stock."}),
+            reply("The result says 7", {"answer": "SKU-42 has 7 in stock."}),
         ]
     )
     install_engine(monkeypatch, fake_model, server)
@@ -277,6 +278,9 @@ def test_what_a_tool_says_about_the_request_is_shown_beside_it_and_recorded_once
     )  # type: ignore[index]
     assert not any("shown with a note" in n for n in second.constraint["notes"])  # type: ignore[index]
     assert first.tool_calls[0].origin == "model"
+    # A run resumed by another provider (after an approval, in a new process) records it where it is made.
+    resumed = provider_for(fake_model).complete(ask(offered, goal, [block(1, "stock_level", {"sku": "SKU-42"}, "7")]))
+    assert any("shown with a note from the tool stock_level" in n for n in resumed.constraint["notes"])  # type: ignore[index]
 
 
 def word_len(text: str) -> str:
