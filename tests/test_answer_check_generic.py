@@ -122,6 +122,8 @@ COMPARISONS = [
     ("$480 exceeds the $500 threshold.", ["$480 exceeds the $500"]),
     ("480달러는 500달러보다 많습니다.", ["480달러는 500달러"]),
     ("480달러는 500달러보다 적습니다.", []),
+    ("There are 800 items with fewer than 500 in stock.", []),  # counts what the comparison describes
+    ("800 items is fewer than 500 items.", ["800 items is fewer than 500 items"]),
     ("Seoul is 8 degrees warmer than London (22 °C vs 15 °C).", ["8 degrees"]),  # the 7, not the direction
     ("The sofa costs $800, more than the $900 chair.", ["$800, more than the $900"]),
     ("It is not more than $500.", []),

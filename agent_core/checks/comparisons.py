@@ -68,6 +68,9 @@ _LINK = re.compile(
     re.IGNORECASE,
 )
 """What may stand between a figure and the comparison that follows it: "$480, which is less than"."""
+_RELATIVE = re.compile(r"\b(?:with|having|has|have|had|whose|where|containing)\b", re.IGNORECASE)
+"""A figure before one of these counts things the comparison describes: "12 items with fewer than 10
+in stock" says no 12 < 10."""
 _LEADS = re.compile(r"^(?:and|but|so|while|whereas|because|since|yes|no|therefore|thus|however)\s+", re.IGNORECASE)
 
 
@@ -132,8 +135,8 @@ def _between_figures(sentence: str, offset: int) -> list[Claim]:
             between = sentence[left.end : m.start()]
             if not between.strip() and m.re is _COMPARATIVE:
                 continue  # "8 degrees warmer than", "$100 cheaper than": the figure is the difference
-            if not _LINK.fullmatch(between) and ("," in between or len(between) > 40):
-                continue  # the figure before belongs to another clause
+            if not _LINK.fullmatch(between) and ("," in between or len(between) > 40 or _RELATIVE.search(between)):
+                continue  # the figure before belongs to another clause, or counts what the comparison describes
         if _NEGATION.search(sentence[left.end : m.start()]) or _NEGATION.search(sentence[m.end() : right.start]):
             continue  # "is not more than": left alone
         a, b = left.numbers[0], right.numbers[0]
