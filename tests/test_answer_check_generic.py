@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from agent_core.checks.comparisons import wrong_comparisons
 from agent_core.checks.grounding import check_answer
 from agent_core.checks.words import correction, summary, unsupported
 
@@ -122,8 +123,6 @@ COMPARISONS = [
     ("$480 exceeds the $500 threshold.", ["$480 exceeds the $500"]),
     ("480달러는 500달러보다 많습니다.", ["480달러는 500달러"]),
     ("480달러는 500달러보다 적습니다.", []),
-    ("There are 800 items with fewer than 500 in stock.", []),  # counts what the comparison describes
-    ("800 items is fewer than 500 items.", ["800 items is fewer than 500 items"]),
     ("Seoul is 8 degrees warmer than London (22 °C vs 15 °C).", ["8 degrees"]),  # the 7, not the direction
     ("The sofa costs $800, more than the $900 chair.", ["$800, more than the $900"]),
     ("It is not more than $500.", []),
@@ -135,6 +134,14 @@ def test_a_comparison_is_recomputed_from_its_figures(answer: str, wrong: list[st
     calls = [call("x", "Totals: $480 $500 $800 $900; Seoul 22 °C, London 15 °C")]
     result = check_answer(answer, "compare", calls)
     assert [c["text"] for c in unsupported(result)] == wrong
+
+
+def test_a_figure_counting_what_a_comparison_describes_is_not_compared() -> None:
+    assert wrong_comparisons("There are 12 items with fewer than 10 in stock.") == []
+    assert wrong_comparisons("3 orders that have more than 100 units each.") == []
+    assert [c.text for c in wrong_comparisons("12 items is fewer than 10 items.")] == [
+        "12 items is fewer than 10 items"
+    ]
 
 
 DIFFERENCES = [
