@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
-from agent_core.checks.grounding import check_answer, correction, summary, unsupported
+from agent_core.checks.comparisons import wrong_comparisons
+from agent_core.checks.grounding import check_answer
+from agent_core.checks.words import correction, summary, unsupported
 
 
 def call(cid: str, output: str, arguments: dict[str, Any] | None = None, tool: str = "any_tool") -> dict[str, Any]:
@@ -134,6 +136,14 @@ def test_a_comparison_is_recomputed_from_its_figures(answer: str, wrong: list[st
     assert [c["text"] for c in unsupported(result)] == wrong
 
 
+def test_a_figure_counting_what_a_comparison_describes_is_not_compared() -> None:
+    assert wrong_comparisons("There are 12 items with fewer than 10 in stock.") == []
+    assert wrong_comparisons("3 orders that have more than 100 units each.") == []
+    assert [c.text for c in wrong_comparisons("12 items is fewer than 10 items.")] == [
+        "12 items is fewer than 10 items"
+    ]
+
+
 DIFFERENCES = [
     # (answer, expected or None): a stated difference between two named things, recomputed.
     (
@@ -212,6 +222,106 @@ def test_money_from_a_figure_of_another_unit_is_not_support() -> None:
     bare = call("b", '{"price": 1200, "climb": "1,200 m"}')
     assert check_answer("The price is $1200.", "How much?", [bare])["status"] == "grounded"
     assert check_answer("The discount is 45%.", "How much off?", [call("d", "45% off")])["status"] == "grounded"
+
+
+OTHER_UNITS = [
+    # (answer, result, grounded): a quantity is backed by its number with the same unit, or plain.
+    ("You can stay up to 1 week.", "Cabins: 1 person per bunk, check-out by 1 hour after breakfast.", False),
+    ("최대 1주까지 머물 수 있어요.", "객실: 수용 인원 1인, 1회 최대 1시간", False),
+    ("You must report it within 1 year.", '{"section": "1. Scope", "snippet": "Report within 30 days."}', False),
+    ("Report it within 1 year.", "Applies from 1 March 2025; see section 1.", False),
+    ("The desk holds 140 kg.", "Code: T-140, Model: Oak table, Price: $320", False),
+    ("The desk holds 140 kg.", "Code: T-200, Max. load: 140 kg", True),
+    ("You need 10개.", "10분 전까지 취소하세요. 월 10시간 무료.", False),
+    ("Delivery takes 3 days.", "Delivered in 3 business days.", True),
+    ("There are 24 units in stock.", '{"sku": "A-1", "stock": 24}', True),
+    ("최대 1주까지 머물 수 있어요.", "예약은 최대 1주까지 가능합니다.", True),
+    ("The total is 12개.", "총 수량은 12입니다.", True),
+    # Right answers: the same measure in other words, abbreviations, or a unit not known to differ.
+    ("The room holds 10 people.", "Capacity: 10 attendees", True),
+    ("It has 640 characters.", "Length: 640 chars", True),
+    ("The report has 3 pages.", "A 3 page report", True),
+    ("The trail is 5 miles.", "A 5 mile trail", True),
+    ("The box weighs 22 lbs.", "Weight: 22 lb", True),
+    ("The ceiling is 10 feet high.", "Height: 10 ft", True),
+    ("The screen is 15 inches.", "Screen: 15 in", True),
+    ("The film runs 15 minutes over.", "Runtime 2h 15m", True),
+    ("It takes 45 minutes.", "Duration: 0:45", True),
+    ("You placed 3 orders.", "주문 3건", True),
+    ("We have 3대.", "Stock: 3 units", True),
+    ("It is $1,200.", "Total: USD1200", True),
+    ("It takes 2 hours.", "Duration: PT2H", True),
+    ("The deductible is $500.", "The deductible for water damage is\n500. Claims must be filed within 30 days.", True),
+    ("See you in 2 days.", "Visit our homepage 2 days before.", True),
+]
+
+
+@pytest.mark.parametrize(("answer", "result", "grounded"), OTHER_UNITS)
+def test_a_quantity_of_another_unit_a_code_or_a_section_number_is_not_support(
+    answer: str, result: str, grounded: bool
+) -> None:
+    checked = check_answer(answer, "How long, how much, how many?", [call("s", result)])
+    assert (checked["status"] == "grounded") is grounded, checked["claims"]
+
+
+def test_the_reason_says_how_the_results_write_the_figure_and_the_turn_asks_for_a_stated_one() -> None:
+    lodge = call("s", "Rooms: 1 person per bunk; see section 1. Check-out 1 hour after breakfast.")
+    result = check_answer("You can stay up to 1 week.", "How long can I stay?", [lodge])
+    (claim,) = unsupported(result)
+    assert claim["reason"] == "the results give 1 only as 1 person, section 1, 1 hour"
+    assert summary(result) == "⚠ 1 week: the results give 1 only as 1 person, section 1, 1 hour"
+    assert correction(result).endswith(
+        "Give only a figure a tool result states for what was asked (look it up with a tool), "
+        "or say that the results do not give it."
+    )
+    chairs = check_answer("That is $12.", "We need 12 chairs. What's the total?", [call("s", "Nothing here.")])
+    assert (
+        unsupported(chairs)[0]["reason"] == "the goal gives 12 only as a count of something, not as an amount of money"
+    )
+
+
+COUNTS_AND_PRICES = [
+    # (goal, calls, answer, grounded): a price next to a count is a price, in any language or currency.
+    ("하루 숙박비가 80000이고 3박이면 얼마예요?", [("c", "240000", "80000 * 3")], "240,000원입니다.", True),
+    ("개당 500이고 3개 사면 얼마예요?", [("c", "1500", "500 * 3")], "1,500원입니다.", True),
+    ("Tickets are 25 AUD each. How much for 4 tickets?", [("c", "100", "25 * 4")], "That is $100.", True),
+    (
+        "We need 10 seats. How much a month?",
+        [("p", "Seat: $10 per month", None), ("c", "100", "10 * 10")],
+        "$100.",
+        True,
+    ),
+    ("We need 10 seats. How much a month?", [("p", "Seat: $10 per month", None)], "$100 a month.", True),
+    ("We need 10 seats for 3 months. Total?", [("c", "30", "10 * 3")], "The total is $30.", False),
+]
+
+
+@pytest.mark.parametrize(("goal", "calls", "answer", "grounded"), COUNTS_AND_PRICES)
+def test_a_price_beside_a_count_is_still_a_price(
+    goal: str, calls: list[tuple[str, str, str | None]], answer: str, grounded: bool
+) -> None:
+    made = [
+        call(cid, out, {"expression": expr} if expr else None, tool="calculator" if expr else "any_tool")
+        for cid, out, expr in calls
+    ]
+    result = check_answer(answer, goal, made)
+    assert (result["status"] == "grounded") is grounded, result["claims"]
+
+
+def test_arithmetic_on_the_goals_counts_alone_is_no_amount_of_money() -> None:
+    """Twelve months of a 24-hour pass is no 288 of any currency; a count times a price is."""
+    goal = "We want the 24-hour pass for 12 months. How much in total?"
+    counts_only = call("c", "288", {"expression": "24 * 12"}, tool="calculator")
+    total = check_answer("The total is $288.", goal, [counts_only])
+    assert unsupported(total)[0]["reason"] == (
+        "it is computed from the goal's counts alone (24 * 12), not from a price or an amount"
+    )
+    added = call("a", "48", {"expression": "24 + 24"}, tool="calculator")
+    assert check_answer("The pass is $24 a month.", goal, [added])["status"] == "ungrounded"  # nor 48 − 24
+    price = call("p", "Pass: $95 a month.")
+    times = call("t", "1140", {"expression": "95 * 12"}, tool="calculator")
+    assert check_answer("The total is $1,140.", goal, [price, times])["status"] == "grounded"
+    assert check_answer("That is 288 hours.", goal, [counts_only])["status"] == "grounded"
 
 
 def test_a_figure_from_another_row_of_a_table_is_not_support() -> None:

@@ -7,15 +7,8 @@ from typing import Any
 import pytest
 
 from agent_core.checks.claims import find_claims, korean_number, wrong_arithmetic
-from agent_core.checks.grounding import (
-    NO_TOOL_NOTE,
-    NO_TOOL_NOTE_PLAIN,
-    check_answer,
-    check_record,
-    correction,
-    summary,
-    unsupported,
-)
+from agent_core.checks.grounding import check_answer, check_record
+from agent_core.checks.words import NO_TOOL_NOTE, NO_TOOL_NOTE_PLAIN, correction, summary, unsupported
 
 
 def call(tool: str, output: str, *, call_id: str | None = None, success: bool = True, **extra: Any) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_core.checks.grounding import unsupported
+from agent_core.checks.words import unsupported
 from agent_core.providers import make_provider
 from agent_core.run import demo
 from agent_core.run.demo import EXAMPLE_GOALS

@@ -19,7 +19,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from agent_core.analysis.explain import explain  # noqa: E402
-from agent_core.checks.grounding import NO_TOOL_NOTE_PLAIN, NO_TOOL_WORKED_NOTE  # noqa: E402
+from agent_core.checks.words import NO_TOOL_NOTE_PLAIN, NO_TOOL_WORKED_NOTE  # noqa: E402
 from agent_core.cli.main import main as cli_main  # noqa: E402
 from agent_core.providers.scripted import ScriptedProvider  # noqa: E402
 from agent_core.records.outcome import outcome, shown, word  # noqa: E402

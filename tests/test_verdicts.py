@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from agent_core.checks.grounding import check_answer, summary
+from agent_core.checks.grounding import check_answer
+from agent_core.checks.words import summary
 from agent_core.providers.offline import create as create_offline
 from agent_core.providers.offline import verdicts
 from agent_core.providers.scripted import ScriptedProvider

@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from agent_core.checks.grounding import NO_TOOL_NOTE_PLAIN, NO_TOOL_WORKED_NOTE, WHAT_IS_CHECKED, summary, unsupported
+from agent_core.checks.words import NO_TOOL_NOTE_PLAIN, NO_TOOL_WORKED_NOTE, WHAT_IS_CHECKED, summary, unsupported
 from agent_core.providers import default_answer_check
 from agent_core.records.answer_check_stats import ungrounded_rates
 from ui import common as ui

@@ -11,6 +11,7 @@ import streamlit as st
 from agent_core.records.queries import FolderQueries, RunQueries, queries_for
 from agent_core.records.sources import LABELS as SOURCE_LABELS
 from agent_core.records.sources import OWN, SOURCES
+from agent_core.text.words import join_words
 from ui import common as ui
 
 
@@ -137,5 +138,4 @@ def hidden_note(counts: Mapping[str, int], picked: tuple[str, ...]) -> str:
     if not hidden:
         return ""
     parts = [f"{n:,} {what}" for n, what in sorted(hidden, key=lambda h: -h[0])]
-    text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return f"{text} {'is' if sum(n for n, _ in hidden) == 1 else 'are'} hidden (the **Source** filter)."
+    return f"{join_words(parts)} {'is' if sum(n for n, _ in hidden) == 1 else 'are'} hidden (the **Source** filter)."

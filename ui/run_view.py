@@ -16,6 +16,7 @@ from agent_core.providers import tokens_estimated
 from agent_core.records import decided, stats
 from agent_core.run import events as ev
 from agent_core.run.events import events_from_record
+from agent_core.text.words import plural
 from ui import common as ui
 from ui import grounding as grounding_ui
 from ui.call_box import call_flags, render_tool_call, waited_text  # noqa: F401 (their home before)
@@ -148,21 +149,19 @@ class StepView:
         tries = f" · {attempts} attempts" if attempts > 1 else ""
         choices = choices or []
         by_model = sum(1 for c in choices if c.get("origin") == "model")
-        plural = "s" if tool_calls != 1 else ""
+        calls = plural(tool_calls, "tool call")
         if (constraint or {}).get("kind") == "rules":  # the offline demo: no model at all
             what = (
-                f"⚙ **Rule-based demo** chose {tool_calls} tool call{plural}"
-                if tool_calls
-                else "⚙ **Rule-based demo** wrote the final answer"
+                f"⚙ **Rule-based demo** chose {calls}" if tool_calls else "⚙ **Rule-based demo** wrote the final answer"
             )
         elif not tool_calls:
             what = "🧠 **Model** wrote the final answer"
         elif choices and by_model == 0 and all(c.get("origin") == "harness" for c in choices):
-            what = f"⚙ **Workbench** chose {tool_calls} tool call{'s' if tool_calls != 1 else ''} for the model"
+            what = f"⚙ **Workbench** chose {calls} for the model"
         elif choices and by_model == len(choices):
-            what = f"🧠 **Model** chose {tool_calls} tool call{'s' if tool_calls != 1 else ''}"
+            what = f"🧠 **Model** chose {calls}"
         else:
-            what = f"🧠 **Model turn** with {tool_calls} tool call{'s' if tool_calls != 1 else ''}"
+            what = f"🧠 **Model turn** with {calls}"
         with self.model_slot.container():
             st.markdown(
                 f"{what} · {ui.fmt_ms(duration_ms)} · {tokens}{tries}",

@@ -20,6 +20,7 @@ from typing import Any
 
 from agent_core.records.files import effective_status
 from agent_core.records.outcome import outcome
+from agent_core.text.words import join_words, plural
 
 PLAIN_PHRASES: dict[str, str] = {
     "validation": "the model filled in the form of the {tool} tool wrongly",
@@ -104,16 +105,6 @@ _NUMBER_WORDS = {1: "once", 2: "twice"}
 
 def _times(n: int) -> str:
     return _NUMBER_WORDS.get(n, f"{n} times")
-
-
-def _plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (many or word + 's')}"
-
-
-def _join(parts: list[str]) -> str:
-    if len(parts) <= 1:
-        return "".join(parts)
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _tool(name: Any) -> str:
@@ -256,29 +247,27 @@ def _outcome(record: Mapping[str, Any], status: str, steps: list[dict[str, Any]]
         kind, why = outcome(record)
         if kind == "not_found":
             return Sentence(
-                f"The agent finished in {_plural(n, 'step')} and said it could not find what was asked.",
+                f"The agent finished in {plural(n, 'step')} and said it could not find what was asked.",
                 last,
                 "outcome",
             )
         if kind == "no_answer":
-            return Sentence(f"The agent finished in {_plural(n, 'step')} without an answer: {why}", last, "outcome")
-        return Sentence(f"The agent finished and gave an answer in {_plural(n, 'step')}.", last, "outcome")
+            return Sentence(f"The agent finished in {plural(n, 'step')} without an answer: {why}", last, "outcome")
+        return Sentence(f"The agent finished and gave an answer in {plural(n, 'step')}.", last, "outcome")
     if status == "max_steps":
         return Sentence(f"The agent used all {limit or n} of its steps and stopped without an answer.", last, "outcome")
     if status == "cancelled":
-        return Sentence(
-            f"Someone stopped the run after {_plural(n, 'step')}, before it had an answer.", last, "outcome"
-        )
+        return Sentence(f"Someone stopped the run after {plural(n, 'step')}, before it had an answer.", last, "outcome")
     if status == "interrupted":
         return Sentence(
-            f"The run was cut off after {_plural(n, 'step')}: the program running it went away.", last, "outcome"
+            f"The run was cut off after {plural(n, 'step')}: the program running it went away.", last, "outcome"
         )
     if status == "waiting_for_approval":
         return Sentence(
-            f"The run waits for a person to approve a tool call, after {_plural(n, 'step')}.", last, "outcome"
+            f"The run waits for a person to approve a tool call, after {plural(n, 'step')}.", last, "outcome"
         )
     if status == "running":
-        return Sentence(f"The run is still going; it has done {_plural(n, 'step')} so far.", last, "outcome")
+        return Sentence(f"The run is still going; it has done {plural(n, 'step')} so far.", last, "outcome")
     failure = _provider_failure(record, status)
     if failure is not None:
         attempt, step = failure
@@ -291,7 +280,7 @@ def _outcome(record: Mapping[str, Any], status: str, steps: list[dict[str, Any]]
         )
         where = f" at step {step}" if step is not None else ""
         return Sentence(f"The run stopped{where} because {why}.", step, "outcome")
-    return Sentence(f"The run stopped with a problem after {_plural(n, 'step')}.", last, "outcome")
+    return Sentence(f"The run stopped with a problem after {plural(n, 'step')}.", last, "outcome")
 
 
 def _tools_used(calls: list[dict[str, Any]]) -> Sentence:
@@ -301,7 +290,7 @@ def _tools_used(calls: list[dict[str, Any]]) -> Sentence:
     parts = [f"{_tool(name)} {_times(k)}" for name, k in counts.most_common(3)]
     rest = len(counts) - 3
     if rest > 0:
-        parts.append(f"{_plural(rest, 'other tool')}")
+        parts.append(f"{plural(rest, 'other tool')}")
     first = _step_of(calls[0])
     by_model = sum(1 for c in calls if c.get("origin") == "model")
     by_harness = sum(1 for c in calls if c.get("origin") == "harness")
@@ -312,7 +301,7 @@ def _tools_used(calls: list[dict[str, Any]]) -> Sentence:
         who = " (the model chose every call)" if len(calls) > 1 else " (the model chose it)"
     elif by_model and by_harness:
         who = f" (the model chose {by_model}, the workbench {by_harness})"
-    return Sentence(f"It used {_join(parts)}{who}.", first, "tools")
+    return Sentence(f"It used {join_words(parts)}{who}.", first, "tools")
 
 
 def _context(steps: list[dict[str, Any]]) -> Sentence | None:
@@ -423,7 +412,7 @@ def _failure(record: Mapping[str, Any], status: str, calls: list[dict[str, Any]]
     if dups:
         return FailureExplanation(
             "repeated",
-            f"The agent kept asking for the same thing again ({_plural(len(dups), 'time')}).",
+            f"The agent kept asking for the same thing again ({plural(len(dups), 'time')}).",
             _step_of(dups[0]),
             [HINTS["other_model"], HINTS["shorten_goal"]],
             str(dups[0].get("tool")),
@@ -455,44 +444,44 @@ def _failure(record: Mapping[str, Any], status: str, calls: list[dict[str, Any]]
 def _completed_line(kind: str, steps: int, tools: str) -> str:
     """A completed run's one-liner, in its outcome's word (:mod:`agent_core.records.outcome`)."""
     if kind == "not_found":
-        return f"Not found, after {_plural(steps, 'step')}{tools}."
+        return f"Not found, after {plural(steps, 'step')}{tools}."
     if kind == "no_answer":
-        return f"No answer after {_plural(steps, 'step')}{tools}."
-    return f"Answered in {_plural(steps, 'step')}{tools}."
+        return f"No answer after {plural(steps, 'step')}{tools}."
+    return f"Answered in {plural(steps, 'step')}{tools}."
 
 
 def _one_line(
     status: str, steps: int, calls: int, failed: int, failure: FailureExplanation | None, kind: str = ""
 ) -> str:
-    tools = f", {_plural(calls, 'tool call')}" + (f" ({failed} failed)" if failed else "") if calls else ""
+    tools = f", {plural(calls, 'tool call')}" + (f" ({failed} failed)" if failed else "") if calls else ""
     if status == "completed":
         return _completed_line(kind, steps, tools)
     if failure is not None:
         where = f" (step {failure.step})" if failure.step is not None else ""
         return failure.headline.rstrip(".") + where + "."
     return {
-        "running": f"Still running: {_plural(steps, 'step')} so far.",
-        "waiting_for_approval": f"Waiting for a tool call's approval after {_plural(steps, 'step')}.",
-    }.get(status, f"Ended as {status} after {_plural(steps, 'step')}{tools}.")
+        "running": f"Still running: {plural(steps, 'step')} so far.",
+        "waiting_for_approval": f"Waiting for a tool call's approval after {plural(steps, 'step')}.",
+    }.get(status, f"Ended as {status} after {plural(steps, 'step')}{tools}.")
 
 
 def one_line_from_row(status: str, steps: int, tool_calls: int, failed_calls: int, kind: str = "") -> str:
     """The one-line summary from the History index's fields alone (no record read); ``kind``:
     the stored outcome (:mod:`agent_core.records.outcome`)."""
     calls = (
-        f", {_plural(tool_calls, 'tool call')}" + (f" ({failed_calls} failed)" if failed_calls else "")
+        f", {plural(tool_calls, 'tool call')}" + (f" ({failed_calls} failed)" if failed_calls else "")
         if tool_calls
         else ""
     )
     return {
         "completed": _completed_line(kind, steps, calls),
         "max_steps": f"Ran out of steps ({steps}){calls}.",
-        "error": f"Stopped by a problem after {_plural(steps, 'step')}{calls}.",
-        "cancelled": f"Stopped by a person after {_plural(steps, 'step')}{calls}.",
-        "interrupted": f"Cut off after {_plural(steps, 'step')}{calls}.",
-        "running": f"Still running: {_plural(steps, 'step')} so far.",
-        "waiting_for_approval": f"Waiting for a tool call's approval after {_plural(steps, 'step')}.",
-    }.get(status, f"{status}: {_plural(steps, 'step')}{calls}.")
+        "error": f"Stopped by a problem after {plural(steps, 'step')}{calls}.",
+        "cancelled": f"Stopped by a person after {plural(steps, 'step')}{calls}.",
+        "interrupted": f"Cut off after {plural(steps, 'step')}{calls}.",
+        "running": f"Still running: {plural(steps, 'step')} so far.",
+        "waiting_for_approval": f"Waiting for a tool call's approval after {plural(steps, 'step')}.",
+    }.get(status, f"{status}: {plural(steps, 'step')}{calls}.")
 
 
 def _facts(

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_core.analysis.explain import explain
-from agent_core.checks.grounding import summary as check_summary
+from agent_core.checks.words import summary as check_summary
 from agent_core.masking import mask
 from agent_core.records.decided import choice_words
 from agent_core.records.outcome import WORDS

@@ -9,6 +9,7 @@ version strings, identifiers and list markers are not claims. Pure functions, no
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -18,6 +19,7 @@ from typing import Any, Literal
 
 from agent_core.records.run_record import CallSource, ClaimRecord, GoalSource
 from agent_core.text.contacts import EMAIL, PHONE, WEB, is_phone, same_phone  # noqa: F401 (grounding takes same_phone from here)
+from agent_core.text.percent import PERCENT_SIGN
 
 Kind = Literal[
     "number", "money", "percent", "quantity", "temperature", "date", "time", "contact", "verdict", "comparison"
@@ -81,7 +83,7 @@ _MONEY_AFTER = re.compile(
     rf"(?<![\d.,])({_KO_NUM}|{_NUM}){_SCALE}\s?(USD|KRW|EUR|JPY|GBP|dollars?|won|euros?|yen|pounds|원|달러|유로|엔)(?![A-Za-z])",
     re.IGNORECASE,
 )
-_PERCENT = re.compile(rf"({_SIGNED})\s?(%|％|percent\b|per\s?cent\b|퍼센트|프로(?!그|젝|세|모|필|토))", re.IGNORECASE)
+_PERCENT = re.compile(rf"({_SIGNED})\s?({PERCENT_SIGN})", re.IGNORECASE)
 _UNITS_EN = (
     "business days|working days|days|day|hours|hour|hrs|hr|minutes|minute|mins|min|seconds|second|secs|sec|ms|"
     "weeks|week|months|month|years|year|units|unit|items|item|pieces|piece|pcs|orders|order|parcels|parcel|"
@@ -465,6 +467,12 @@ def find_all(text: str) -> list[Claim]:
                 finder.taken[i] = True
     finder.scan(_BARE, _bare)
     return sorted(finder.claims, key=lambda c: c.start)
+
+
+@functools.lru_cache(maxsize=256)
+def claims_in(text: str) -> tuple[Claim, ...]:
+    """:func:`find_all`, cached: the answer check reads the same tool outputs for each claim."""
+    return tuple(find_all(text))
 
 
 def find_claims(answer: str) -> list[Claim]:

@@ -68,6 +68,9 @@ _LINK = re.compile(
     re.IGNORECASE,
 )
 """What may stand between a figure and the comparison that follows it: "$480, which is less than"."""
+_RELATIVE = re.compile(r"\b(?:with|having|has|have|had|whose|where|containing)\b", re.IGNORECASE)
+"""A figure before one of these counts things the comparison describes: "12 items with fewer than 10
+in stock" says no 12 < 10."""
 _LEADS = re.compile(r"^(?:and|but|so|while|whereas|because|since|yes|no|therefore|thus|however)\s+", re.IGNORECASE)
 
 
@@ -132,8 +135,8 @@ def _between_figures(sentence: str, offset: int) -> list[Claim]:
             between = sentence[left.end : m.start()]
             if not between.strip() and m.re is _COMPARATIVE:
                 continue  # "8 degrees warmer than", "$100 cheaper than": the figure is the difference
-            if not _LINK.fullmatch(between) and ("," in between or len(between) > 40):
-                continue  # the figure before belongs to another clause
+            if not _LINK.fullmatch(between) and ("," in between or len(between) > 40 or _RELATIVE.search(between)):
+                continue  # the figure before belongs to another clause, or counts what the comparison describes
         if _NEGATION.search(sentence[left.end : m.start()]) or _NEGATION.search(sentence[m.end() : right.start]):
             continue  # "is not more than": left alone
         a, b = left.numbers[0], right.numbers[0]
@@ -191,23 +194,33 @@ def _read_name(words: list[str], sentence: str, outputs: Sequence[str], *, from_
     return " ".join(words), None
 
 
+def _two_names(
+    m: re.Match[str], text: str, outputs: Sequence[str]
+) -> tuple[tuple[str, float], tuple[str, float]] | None:
+    """The compared names of ``m`` (groups ``a`` and ``b``) with each one's figure, read in
+    ``text`` or the results; None unless both have different figures."""
+    a_name, a = _read_name(m.group("a").split(), text, outputs, from_end=True)
+    b_name, b = _read_name(m.group("b").split(), text, outputs, from_end=False)
+    if a is None or b is None or a == b or a_name.lower() == b_name.lower():
+        return None
+    return (a_name, a), (b_name, b)
+
+
+def _what_figures_say(a: tuple[str, float], b: tuple[str, float], *, by: bool = False) -> str:
+    (bigger, high), (smaller, low) = (a, b) if a[1] > b[1] else (b, a)
+    return f"the figures say {bigger} ({high:g}) is {f'{high - low:g} ' if by else ''}above {smaller} ({low:g})"
+
+
 def _between_names(sentence: str, offset: int, outputs: Sequence[str]) -> list[Claim]:
     out = []
     for m in [*_NAMED.finditer(sentence), *_KO_NAMED.finditer(sentence)]:
         larger = _larger(m.group("cmp"))
         if larger is None or _NEGATION.search(sentence[m.start() : m.end()]):
             continue
-        a_name, a = _read_name(m.group("a").split(), sentence, outputs, from_end=True)
-        b_name, b = _read_name(m.group("b").split(), sentence, outputs, from_end=False)
-        if a is None or b is None or a == b or _holds(a, b, larger, m.group("cmp")):
+        names = _two_names(m, sentence, outputs)
+        if names is None or _holds(names[0][1], names[1][1], larger, m.group("cmp")):
             continue
-        bigger, smaller = (a_name, b_name) if a > b else (b_name, a_name)
-        text = sentence[m.start() : m.end()].strip()
-        out.append(
-            _claim(
-                sentence, offset, text, f"the figures say {bigger} ({max(a, b):g}) is above {smaller} ({min(a, b):g})"
-            )
-        )
+        out.append(_claim(sentence, offset, sentence[m.start() : m.end()].strip(), _what_figures_say(*names)))
     return out
 
 
@@ -223,17 +236,14 @@ def _differences(sentence: str, offset: int, answer: str, outputs: Sequence[str]
             continue
         # Each name's figure is read elsewhere in the answer: not the stated difference itself.
         start, end = offset + m.start("diff"), offset + m.end("diff")
-        rest = answer[:start] + " " * (end - start) + answer[end:]
-        a_name, a = _read_name(m.group("a").split(), rest, outputs, from_end=True)
-        b_name, b = _read_name(m.group("b").split(), rest, outputs, from_end=False)
-        if a is None or b is None or a == b or a_name.lower() == b_name.lower():
+        names = _two_names(m, answer[:start] + " " * (end - start) + answer[end:], outputs)
+        if names is None:
             continue
+        (_, a), (_, b) = names
         stated, tolerance = diff[0].numbers[0], 0.5 * 10 ** -diff[0].decimals + 1e-9
         if abs(abs(a - b) - stated) <= tolerance and _holds(a, b, larger, m.group("cmp")):
             continue
-        bigger, smaller = (a_name, b_name) if a > b else (b_name, a_name)
-        expected = f"the figures say {bigger} ({max(a, b):g}) is {abs(a - b):g} above {smaller} ({min(a, b):g})"
-        out.append(_claim(sentence, offset, _LEADS.sub("", m.group(0).strip()), expected))
+        out.append(_claim(sentence, offset, _LEADS.sub("", m.group(0).strip()), _what_figures_say(*names, by=True)))
     return out
 
 

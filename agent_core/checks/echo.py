@@ -1,5 +1,6 @@
 """A tool result that repeats the call's own arguments: what it echoes is no support.
 
+A call given a bare number that returns it (``"200"`` in, ``200`` out) states nothing at all.
 A simulated web search answers ``{"query": "cost of 10-person meeting room", "results": […]}``;
 the "10" there is the model's own query, not a fact the tool found, yet an answer "$10 per hour"
 would count it as support. Only the exact echo is removed: the argument's name and value as the
@@ -27,3 +28,18 @@ def without_echo(call: Mapping[str, Any], output: str) -> str:
                 pattern = rf"{re.escape(json.dumps(str(name)))}\s*:\s*{re.escape(quoted)}"
                 output = re.sub(pattern, f"{json.dumps(str(name))}: null", output)
     return output
+
+
+def output_text(call: Mapping[str, Any]) -> str:
+    """A call's output as text (JSON for a structured one)."""
+    output = call.get("output")
+    return output if isinstance(output, str) else json.dumps(output, ensure_ascii=False, default=str)
+
+
+def returns_its_argument(call: Mapping[str, Any]) -> bool:
+    """A call that was given a bare number and returned it: asked to ground a made-up 200, a model
+    sent exactly that to a calculator, and it would have counted as the source."""
+    args = call.get("arguments")
+    values = list(args.values()) if isinstance(args, Mapping) else [args]
+    output = output_text(call).strip()
+    return any(isinstance(v, str) and re.fullmatch(r"-?[\d.,]+", v.strip()) and v.strip() == output for v in values)

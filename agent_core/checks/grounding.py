@@ -22,11 +22,10 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
-import json
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -34,16 +33,20 @@ from agent_core.checks.citations import cite
 from agent_core.checks.claims import (
     ANY_DIGITS,
     Claim,
+    claims_in,
     contacts,
     decimals,
     find_all,
     find_claims,
+    fmt,
     same_phone,
     wrong_arithmetic,
 )
 from agent_core.checks.comparisons import wrong_comparisons
-from agent_core.checks.echo import without_echo
-from agent_core.checks.scaling import counts_only, from_another_row, mismatch, only_with_another_unit
+from agent_core.checks.echo import output_text, returns_its_argument, without_echo
+from agent_core.checks.scaling import counted, counts_only, from_another_row, mismatch
+from agent_core.checks.units import NUMBER, another_figure
+from agent_core.checks.words import NO_TOOL_NOTE, NO_TOOL_NOTE_PLAIN, NO_TOOL_WORKED_NOTE, SCALED
 from agent_core.records.run_record import CallSource, GoalSource, Grounding
 from agent_core.text.lang import is_korean
 from agent_core.text.percent import factors
@@ -53,29 +56,6 @@ Status = Literal["grounded", "partly", "ungrounded", "no_claims"]
 
 MAX_ATOMS = 400
 """Numbers kept per source for the one-step arithmetic search (a long file has many)."""
-
-NO_TOOL_NOTE = (
-    "No tool call succeeded in this run, so none of the figures in this answer could be checked "
-    "against a tool result: they come from the question or from the model alone."
-)
-NO_TOOL_NOTE_PLAIN = (
-    "No tool was used: this answer comes from the model alone, and nothing in it was checked against a tool result."
-)
-NO_TOOL_WORKED_NOTE = "No tool result could be used" + NO_TOOL_NOTE_PLAIN.removeprefix("No tool was used")
-WHAT_IS_CHECKED = (
-    "Checked: every number, amount of money, percentage, quantity with a unit, temperature, date "
-    "and time, and every e-mail address, web address and phone number in the answer is looked up "
-    "in your goal and in the results of the tool calls that "
-    "succeeded (1,000 = 1000, $24 = 24 USD, 19 °C = 66.2 °F, 2026-09-09 = September 9 = 9월 9일). "
-    "A value that is a simple sum, difference, product or ratio of found numbers counts as found; "
-    "a result computed from a figure no earlier result gives does not. A figure a result gives for "
-    "another quantity (200 g for 4 people, when you asked about 10) does not count unless the "
-    'answer says so. A comparison the answer states ("480 is less than 500", "Tokyo is warmer '
-    'than London") is recomputed from the figures. '
-    "Not checked: the reasoning, a yes or no, names, places, opinions and wording — a found number "
-    "can still be used in a wrong sentence."
-)
-
 
 # ---------------------------------------------------------------------------------------------
 # Sources
@@ -100,6 +80,9 @@ class _Source:
     """Its words (search tokens, no figures); None for a source whose subject is not checked
     (the goal, a call that computed from an expression)."""
     text: str | None = None
+    counts: str = ""
+    """The arithmetic, when it used the goal's counts alone ("24 * 12" of "24-hour desk for 12
+    months"): what it gives is no amount of money."""
 
 
 _ARITHMETIC_ONLY = re.compile(r"[\d\s.,()+\-*/×÷%^]+")
@@ -119,14 +102,9 @@ def expressions(call: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def _output_text(call: Mapping[str, Any]) -> str:
-    output = call.get("output")
-    return output if isinstance(output, str) else json.dumps(output, ensure_ascii=False, default=str)
-
-
 def _source_text(call: Mapping[str, Any]) -> str:
     # A computing call states "expression = result" (its 17 / 100 * 2340); an echoed query states nothing.
-    return "\n".join([without_echo(call, _output_text(call)), *expressions(call)])
+    return "\n".join([without_echo(call, output_text(call)), *expressions(call)])
 
 
 SMALL_OPERANDS = frozenset(range(11))
@@ -151,7 +129,7 @@ def _inputs_from_nowhere(call: Mapping[str, Any], earlier: Sequence[str], goal: 
     return missing
 
 
-def _read_source(text: str, ref: Source, *, words: bool = False) -> _Source:
+def _read_source(text: str, ref: Source, *, words: bool = False, counts: str = "") -> _Source:
     numbers, dates, minutes, addresses = _parse_source(text)
     return _Source(
         ref,
@@ -161,7 +139,28 @@ def _read_source(text: str, ref: Source, *, words: bool = False) -> _Source:
         addresses,
         _words(text) if words else None,
         text if words or "goal" in ref else None,
+        counts,
     )
+
+
+def _of_counts(call: Mapping[str, Any], goal: str, stated: frozenset[float]) -> str:
+    """A call's arithmetic when every number in it is one the goal only counts with and no result
+    states (a price of $10 for "10 seats" is a price); else ''."""
+    values = {float(m.group().replace(",", "")) for e in expressions(call) for m in NUMBER.finditer(e)}
+    return "; ".join(expressions(call)) if values and not values & stated and counted(goal, values) else ""
+
+
+def _why_not(claim: Claim, sources: Sequence[_Source], goal: _Source) -> str | None:
+    """Why no source that holds the claim's figure backs it, when a rule of :func:`_about` said so."""
+    number = fmt(claim.numbers[0]) if claim.numbers else claim.text
+    for source in (s for s in sources if _matches(claim, s)):
+        if source.counts and claim.kind == "money":
+            return f"it is computed from the goal's counts alone ({source.counts}), not from a price or an amount"
+        if source.text is not None and (written := another_figure(claim, source.text)):
+            return f"the results give {number} only as {written}"
+    if _matches(claim, goal) and counts_only(claim, goal.text or ""):
+        return f"the goal gives {number} only as a count of something, not as an amount of money"
+    return None
 
 
 @functools.lru_cache(maxsize=256)
@@ -173,31 +172,29 @@ def _about(claim: Claim, source: _Source, answer: str) -> bool:
     """Whether ``source`` can be about what the answer's sentence applies ``claim`` to. A result
     about another subject that happens to hold the same number is no support: the weather's
     ``"temperature": 22`` for "the watering can costs $22". Judged only where it is plain: an
-    amount of money the result never writes as one (a bare number there, or one of another unit),
-    or gives in another row of a table, in a sentence in the result's script; the goal's count of
-    something ("12 chairs") is no amount of money."""
+    amount of money or a quantity the result writes only with another unit, in a code or as a
+    section number; an amount of money it never writes as one, or gives in another row of a
+    table, in a sentence in the result's script; the goal's count of something ("12 chairs") is
+    no amount of money."""
     if "goal" in source.ref:
         return not counts_only(claim, source.text or "")  # "$12" from "12 chairs"
+    if source.counts and claim.kind == "money":
+        return False  # "288원" from 24 * 12 of "24-hour desk for 12 months"
+    if source.text is not None and another_figure(claim, source.text) is not None:
+        return False  # "$1,200" from "up to 1,200 m", "1 week" from "1인", "140 kg" from "D-140"
     if source.words is None or source.text is None or claim.kind not in _KIND_CHECKED:
         return True
     sentence = _claim_sentence(answer, claim)
     same_script = is_korean(sentence) == is_korean(source.text)  # a Korean answer on English documents: not judged
     if same_script and from_another_row(claim, sentence, source.text, _words):
         return False  # "$259" for the Atlas chair, from the Sola Mesh's row of the same table
-    if any(c.kind == claim.kind and set(c.numbers) & set(claim.numbers) for c in _claims_of(source.text)):
+    if any(c.kind == claim.kind and set(c.numbers) & set(claim.numbers) for c in claims_in(source.text)):
         return True
-    if only_with_another_unit(claim, source.text):
-        return False  # "$1,200" from "up to 1,200 m"
     said = _words(sentence)
     return not same_script or not said or bool(said & source.words)
 
 
 _KIND_CHECKED = frozenset({"money"})
-
-
-@functools.lru_cache(maxsize=256)
-def _claims_of(text: str) -> tuple[Claim, ...]:
-    return tuple(find_all(text))
 
 
 def _claim_sentence(answer: str, claim: Claim) -> str:
@@ -264,9 +261,15 @@ def _matches(claim: Claim, source: _Source) -> bool:
 _DERIVABLE: frozenset[str] = frozenset({"number", "money", "percent", "quantity"})
 
 
-def _derived(claim: Claim, left: list[tuple[float, Source]], right: list[tuple[float, Source]]) -> Source | None:
+def _derived(
+    claim: Claim,
+    left: list[tuple[float, Source]],
+    right: list[tuple[float, Source]],
+    is_count: Callable[[float, Source], bool],
+) -> Source | None:
     """A source when ``claim`` is one arithmetic step (+ − × ÷) from a number the answer or the
-    goal states (``left``) and a number of any source (``right``, sorted by value)."""
+    goal states (``left``) and a number of any source (``right``, sorted by value); an amount of
+    money is never one from two counts (:func:`is_count`: the goal's, or a count-only call's)."""
     if claim.kind not in _DERIVABLE or not right:
         return None
     values = [n for n, _ in right]
@@ -286,7 +289,9 @@ def _derived(claim: Claim, left: list[tuple[float, Source]], right: list[tuple[f
                 lo = bisect.bisect_left(values, need - slack - 1e-9 * abs(need))
                 hi = bisect.bisect_right(values, need + slack + 1e-9 * abs(need))
                 for b, ref_b in right[lo:hi]:
-                    if b == a and ref_b is ref_a:
+                    if (b == a and ref_b is ref_a) or (
+                        claim.kind == "money" and is_count(a, ref_a) and is_count(b, ref_b)
+                    ):
                         continue
                     results = (a + b, a - b, b - a, a * b, a / b if b else math.inf, b / a)
                     if any(_same(t, claim.decimals, r, 12) for r in results):
@@ -316,19 +321,6 @@ def _status(found: int, total: int) -> Status:
     if total == 0:
         return "no_claims"
     return "grounded" if found == total else "ungrounded" if found == 0 else "partly"
-
-
-_OPERATOR = re.compile(r"[-+*/×÷%^]|\d\s*x\s*\d")
-
-
-def _echo(call: Mapping[str, Any]) -> bool:
-    """A call that was given a bare number and returned it (``"200"`` in, ``200`` out) states
-    nothing: asked to ground a made-up 200, a model sent exactly that to a calculator, and it
-    would have counted as the source."""
-    args = call.get("arguments")
-    values = list(args.values()) if isinstance(args, Mapping) else [args]
-    output = _output_text(call).strip()
-    return any(isinstance(v, str) and re.fullmatch(r"-?[\d.,]+", v.strip()) and v.strip() == output for v in values)
 
 
 _DIFFERENCE_WORDS = re.compile(
@@ -366,7 +358,7 @@ def _temperature_differences(
 def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str, Any]]) -> Grounding:
     """The ``grounding`` record field for ``answer`` given the goal and the run's tool calls
     (record ``tool_calls`` entries; only the successful ones are read)."""
-    ok_calls = [c for c in tool_calls if c.get("success") and not c.get("duplicate") and not _echo(c)]
+    ok_calls = [c for c in tool_calls if c.get("success") and not c.get("duplicate") and not returns_its_argument(c)]
     # A call whose arithmetic used a figure from nowhere supports nothing (its result is that
     # figure's consequence); the claims it would have supported say why.
     from_nowhere: dict[str, list[str]] = {}
@@ -374,17 +366,19 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
     for c in ok_calls:
         missing = _inputs_from_nowhere(c, earlier, goal or "")
         if missing:
-            from_nowhere[_output_text(c).strip()] = missing
+            from_nowhere[output_text(c).strip()] = missing
         else:
             earlier.append(_source_text(c))
-    usable = [c for c in ok_calls if _output_text(c).strip() not in from_nowhere or not expressions(c)]
+    usable = [c for c in ok_calls if output_text(c).strip() not in from_nowhere or not expressions(c)]
     texts = {str(c.get("call_id", "")): _source_text(c) for c in usable}
+    stated = frozenset(n for c in usable if not expressions(c) for n, _ in _parse_source(_source_text(c))[0])
     # Newest first: a figure found in several results is credited to the latest one.
     sources = [
         _read_source(
             _source_text(c),
             {"call_id": str(c.get("call_id", "")), "tool": str(c.get("tool", ""))},
             words=not expressions(c),
+            counts=_of_counts(c, goal or "", stated),
         )
         for c in reversed(usable)
     ]
@@ -397,6 +391,12 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
         )
         found.append((claim, ref))
     if any(ref is None for _, ref in found):
+        goal_counts = {n for n, _ in goal_source.numbers if n not in stated and counted(goal or "", {abs(n)})}
+        count_calls = {s.ref.get("call_id") for s in sources if s.counts}
+
+        def is_count(value: float, ref: Source) -> bool:
+            return ("goal" in ref and value in goal_counts) or ref.get("call_id") in count_calls
+
         # One operand is a number the answer or the goal states, the other any source number;
         # a second round lets a derived subtotal support the total (360 + 15 shipping = 375).
         right = sorted(
@@ -412,7 +412,7 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
                 MAX_ATOMS,
             )
             before = sum(ref is None for _, ref in found)
-            found = [(c, ref if ref is not None else _derived(c, left, right)) for c, ref in found]
+            found = [(c, ref if ref is not None else _derived(c, left, right, is_count)) for c, ref in found]
             if sum(ref is None for _, ref in found) in (0, before):
                 break
     found = _temperature_differences(answer or "", found)
@@ -429,6 +429,8 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
             )
             if made:
                 claim.reason = f"computed from {', '.join(made)}, which no earlier tool result or the goal gives"
+            else:
+                claim.reason = _why_not(claim, sources, goal_source)
     found = _with_citations(found, usable)
     # A sum written out wrong ("22 - 15 = 15") is unsupported, whatever its figures' sources.
     found += [(claim, None) for claim in wrong_arithmetic(answer or "")]
@@ -475,9 +477,7 @@ def _for_other_quantity(
     found = mismatch(claim, answer, goal, texts.get(str(ref.get("call_id")), ""))
     if found is None:
         return claim, ref
-    claim.reason = (
-        f"the result gives {claim.text.strip()} for {found.source:g} {found.word}; the question is about {found.goal:g}"
-    )
+    claim.reason = f"the result gives {claim.text.strip()} for {found.source:g} {found.word}; {SCALED} {found.goal:g}"
     return claim, None
 
 
@@ -487,114 +487,3 @@ def check_record(record: Mapping[str, Any]) -> Grounding | None:
     if not isinstance(answer, str) or record.get("status") not in (None, "completed"):
         return None
     return check_answer(answer, str(record.get("goal") or ""), list(record.get("tool_calls") or []))
-
-
-# ---------------------------------------------------------------------------------------------
-# Plain words for the UI, the CLI and the corrective turn
-
-
-def unsupported(grounding: Mapping[str, Any] | None) -> list[dict[str, Any]]:
-    """The claims no source supports."""
-    return [c for c in (grounding or {}).get("claims", []) if c.get("source") is None]
-
-
-def summary(grounding: Mapping[str, Any] | None) -> str:
-    """One line: "every number appears in a tool result; the reasoning was not checked", "2 of 3 numbers found …", "⚠ …"."""
-    if not grounding:
-        return "not checked"
-    claims = grounding.get("claims") or []
-    missing = unsupported(grounding)
-    status = grounding.get("status")
-    if status == "no_claims" or not claims:
-        return "no numbers, dates or times to check"
-    if not missing:
-        if all((c.get("source") or {}).get("goal") for c in claims):
-            found = "every number comes from your goal"
-        else:
-            found = "every number appears in a tool result" + (
-                "" if not any((c.get("source") or {}).get("goal") for c in claims) else " or your goal"
-            )
-        return found + "; the reasoning was not checked"
-    sums = [c for c in missing if c.get("arithmetic")]
-    said = [c for c in missing if c.get("kind") in ("verdict", "comparison")]
-    reasoned = [c for c in missing if c.get("reason") and c not in said]
-    others = [c for c in missing if not c.get("arithmetic") and c not in said and c not in reasoned]
-    parts = [warning(c) for c in said[:2]]
-    parts += [f"{c['text']} is wrong: {c['arithmetic']}" for c in sums[:2]]
-    parts += [f"{c['text']}: {c['reason']}" for c in reasoned[:2]]
-    if len(others) == 1:
-        parts.append(f"{others[0]['text']} appears in no tool result: the model may have made it up")
-    elif others:
-        shown = ", ".join(c["text"] for c in others[:4]) + (" …" if len(others) > 4 else "")
-        parts.append(f"{shown} appear in no tool result: the model may have made them up")
-    text = "⚠ " + "; ".join(parts)
-    figures = [c for c in claims if c.get("kind") not in ("verdict", "comparison")]
-    if figures and len(missing) - len(said) < len(figures):
-        text += f" ({found_line(grounding)})"
-    return text
-
-
-def found_line(grounding: Mapping[str, Any] | None) -> str:
-    """ "2 of 3 numbers found in tool results" (or the goal); a yes or no is not counted."""
-    claims = [c for c in (grounding or {}).get("claims") or [] if c.get("kind") not in ("verdict", "comparison")]
-    found = sum(c.get("source") is not None for c in claims)
-    return f"{found} of {len(claims)} numbers found in tool results"
-
-
-def short(claim: Mapping[str, Any]) -> str:
-    """An unsupported claim in a few words, for a list: ``20 °C``, ``"No", but the results say yes``."""
-    if claim.get("kind") == "verdict":
-        return f'"{claim.get("text")}", but the results say {"yes" if claim.get("value") == "no" else "no"}'
-    if claim.get("kind") == "comparison":
-        return f'"{claim.get("text")}", but {claim.get("expected")}'
-    return str(claim.get("text"))
-
-
-def warning(claim: Mapping[str, Any]) -> str:
-    """One unsupported claim in plain words (the CLI prints one line each)."""
-    if claim.get("arithmetic"):
-        return f"{claim['text']} is wrong arithmetic: {claim['arithmetic']}"
-    if claim.get("kind") == "verdict":
-        return f'"{claim["text"]}" contradicts the tool results, which say {claim.get("expected")}'
-    if claim.get("kind") == "comparison":
-        return f'"{claim["text"]}" is the wrong way round: {claim.get("expected")}'
-    if claim.get("reason"):
-        return f"{claim['text']} is not supported: {claim['reason']}"
-    return f"{claim['text']} appears in no tool result: the model may have made it up"
-
-
-def correction(grounding: Mapping[str, Any]) -> str:
-    """The corrective turn sent to the model when ``ANSWER_CHECK=retry`` finds made-up figures
-    (or a yes or no the results contradict)."""
-    compared = [c for c in unsupported(grounding) if c.get("kind") == "comparison"]
-    if compared:
-        return (
-            f'Your answer says "{compared[0]["text"]}", but {compared[0].get("expected")}. '
-            "Answer again from the tool results, with the comparison the right way round."
-        )
-    reasoned = [c for c in unsupported(grounding) if c.get("reason")]
-    if reasoned:
-        return (
-            f"Your answer says {reasoned[0]['text']}, but {reasoned[0]['reason']}. "
-            "Work it out for the quantity asked (with a tool for the arithmetic), or say which quantity the figure is for."
-        )
-    sums = [c for c in unsupported(grounding) if c.get("arithmetic")]
-    if sums:
-        wrong = "; ".join(f"{c['text']}, but {c['arithmetic']}" for c in sums[:3])
-        return (
-            f"Your answer says {wrong}. Do not do arithmetic yourself: use the calculator, or answer without the sum."
-        )
-    claims = unsupported(grounding)
-    missing = [c["text"] for c in claims]
-    listed = ", ".join(missing[:6])
-    says = f"says {listed}" if len(missing) == 1 else f"states {listed}"
-    if all(c.get("kind") == "contact" for c in claims):
-        return (
-            f"Your answer {says}; no tool result says that. Give only an address or phone number a "
-            "tool result states, or say that the results do not give one. Do not make one up."
-        )
-    return (
-        f"Your answer {says}; no tool result says that. Call the tool that gives "
-        f"{'it' if len(missing) == 1 else 'them'} (use the calculator for arithmetic), "
-        "or answer without it. Do not guess numbers, dates, times or addresses."
-    )

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agent_core.checks.claims import Claim, find_all
+from agent_core.checks.units import NUMBER
 from agent_core.text.number_words import with_digits
 
 FAMILIES: dict[str, tuple[str, ...]] = {
@@ -140,26 +141,6 @@ def mismatch(claim: Claim, answer: str, goal: str, source_text: str) -> Mismatch
     return found
 
 
-_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
-_OTHER_UNITS = frozenset({"quantity", "percent"})
-
-
-def only_with_another_unit(claim: Claim, source_text: str) -> bool:
-    """Whether a result writes an amount of money's number only as a figure of another unit
-    ("up to 1,200 m", "45%"): no support for "$1,200". Any bare occurrence of the number (a JSON
-    value, a table cell) leaves it possible."""
-    if claim.kind != "money" or not claim.numbers:
-        return False
-    values = {abs(n) for n in claim.numbers}
-    same = [c for c in find_all(source_text) if c.numbers and abs(c.numbers[0]) in values]
-    if not same or any(c.kind not in _OTHER_UNITS for c in same):
-        return False
-    for found in _NUMBER.finditer(source_text):
-        if float(found.group().replace(",", "")) in values and not any(c.start <= found.start() < c.end for c in same):
-            return False
-    return True
-
-
 _ROW = re.compile(r"[;\n|]")
 """What separates the rows of a table-like result: a document's table flattened with "; ", lines."""
 
@@ -185,19 +166,34 @@ def from_another_row(claim: Claim, sentence: str, source_text: str, words: Calla
     return found and with_figure == 0 and others >= 2
 
 
-_COUNTED = re.compile(rf"-[^\W\d_]|[가-힣]|\s+(?:(?:{_WORDS})\b|[A-Z]|(?!plus\b|less\b|times\b)[a-z]{{2,}}s\b)")
+_KOREAN_COUNTERS = "|".join(
+    sorted(
+        {w for w in _WORD_FAMILY if "가" <= w[0] <= "힣"}
+        | set("시간 분 초 년 권 대 건 번 회 살 세 잔 곳 채 마리 벌 켤레 그릇 가지 층 줄 쪽 통".split()),
+        key=len,
+        reverse=True,
+    )
+)
+_CURRENCY_CODE = r"(?:USD|EUR|KRW|GBP|JPY|AUD|CAD|CHF|CNY|HKD|SGD|INR|NZD)\b"
+_COUNTED = re.compile(
+    rf"-[^\W\d_]|\s?(?:{_KOREAN_COUNTERS})|\s+(?:(?:{_WORDS})\b|(?!{_CURRENCY_CODE})[A-Z]|(?!plus\b|less\b|times\b)[a-z]{{2,}}s\b)"
+)
 """What follows a number that counts something: "10-person", "3박", "24시간", "3 nights", "12 Sola Mesh
-chairs", "12 chairs" (not "480 is", "480 plus")."""
+chairs", "12 chairs" (not "480 is", "480 plus", "80000이고", "25 AUD")."""
+
+
+def counted(goal: str, values: set[float]) -> bool:
+    """Whether the goal writes each of ``values`` only as a count of something ("10-person room",
+    "12 chairs", "3 nights"), never as money or bare."""
+    if any(c.kind == "money" and c.numbers and abs(c.numbers[0]) in values for c in find_all(goal)):
+        return False
+    places = [m for m in NUMBER.finditer(goal) if float(m.group().replace(",", "")) in values]
+    return {float(m.group().replace(",", "")) for m in places} == values and all(
+        _COUNTED.match(goal, m.end()) for m in places
+    )
 
 
 def counts_only(claim: Claim, goal: str) -> bool:
-    """Whether the goal writes an amount of money's number only as a count of something ("10-person
-    room", "12 chairs", "3 nights"), never as money or bare: the goal's count is no support for
-    "$10 per hour" or "$12"."""
-    if claim.kind != "money" or not claim.numbers:
-        return False
-    values = {abs(n) for n in claim.numbers}
-    if any(c.kind == "money" and c.numbers and abs(c.numbers[0]) in values for c in find_all(goal)):
-        return False
-    places = [m for m in _NUMBER.finditer(goal) if float(m.group().replace(",", "")) in values]
-    return bool(places) and all(_COUNTED.match(goal, m.end()) for m in places)
+    """Whether the goal writes an amount of money's number only as a count of something: the goal's
+    count is no support for "$10 per hour" or "$12"."""
+    return claim.kind == "money" and bool(claim.numbers) and counted(goal, {abs(n) for n in claim.numbers})

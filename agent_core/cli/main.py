@@ -163,7 +163,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
 
 def _grounding_warnings(grounding: Mapping[str, Any] | None, out: TextIO) -> None:
     """One warning line per figure of the answer that no tool result (nor the goal) supports."""
-    from agent_core.checks.grounding import unsupported, warning
+    from agent_core.checks.words import unsupported, warning
 
     missing = unsupported(grounding)
     for claim in missing:

@@ -36,6 +36,14 @@ BY_STATUS: dict[str, Outcome] = {
     "waiting_for_approval": "waiting",
 }
 """The outcome a status alone gives (a table row whose record was not read for it)."""
+_WHY_BY_STATUS = {
+    "cancelled": "Stop was pressed; the steps finished so far were kept.",
+    "error": "The run ended on an error.",
+    "interrupted": "The program running it went away before the end.",
+    "waiting_for_approval": "A tool call waits for a person's approval on the Run page.",
+    "max_steps": "The step limit was reached before an answer; a higher step limit may help.",
+}
+"""Why a run that did not complete has its outcome, in one sentence."""
 
 
 def _calls(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -48,20 +56,8 @@ def outcome(record: Mapping[str, Any]) -> tuple[Outcome, str]:
 
     ``status_shown`` (a dead process's ``running`` run is ``interrupted``) is used when present."""
     status = str(record.get("status_shown") or record.get("status") or "")
-    if status == "cancelled":
-        return "stopped", "Stop was pressed; the steps finished so far were kept."
-    if status in ("error", "interrupted"):
-        return "failed", (
-            "The run ended on an error." if status == "error" else "The program running it went away before the end."
-        )
-    if status == "running":
-        return "running", ""
-    if status == "waiting_for_approval":
-        return "waiting", "A tool call waits for a person's approval on the Run page."
-    if status == "max_steps":
-        return "step_limit", "The step limit was reached before an answer; a higher step limit may help."
     if status != "completed":
-        return "failed", ""
+        return BY_STATUS.get(status, "failed"), _WHY_BY_STATUS.get(status, "")
     answer = str(record.get("answer") or "").strip()
     if not answer:
         return "no_answer", "The model ended without an answer."

@@ -15,7 +15,8 @@ import time
 from collections.abc import Callable, Generator, Iterator, Mapping
 from typing import Any, Literal, assert_never, cast
 
-from agent_core.checks.grounding import check_answer, correction, short, unsupported
+from agent_core.checks.grounding import check_answer
+from agent_core.checks.words import correction, short, unsupported
 from agent_core.context import ContextBlock, ToolOutput, select_blocks, trim_history
 from agent_core.errors import ProviderError, RunCancelled
 from agent_core.masking import mask, mask_text, masked_traceback

@@ -13,9 +13,11 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_PERCENT = re.compile(
-    r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s?(?:%|％|percent\b|per\s?cent\b|퍼센트|프로(?![가-힣]))", re.IGNORECASE
-)
+PERCENT_SIGN = r"(?:%|％|percent\b|per\s?cent\b|퍼센트|프로(?:예요|이에요|입니다|(?![가-힣]{2})))"
+"""What makes a number a percentage, after it: a sign or a word, 프로 with at most a particle after it
+("20프로만", "20프로예요"; not "3 프로야구", "2 프로듀서").
+The answer check reads percentages with it too (:mod:`agent_core.checks.claims`)."""
+_PERCENT = re.compile(rf"(?<![\d.])(\d{{1,3}}(?:\.\d+)?)\s?{PERCENT_SIGN}", re.IGNORECASE)
 
 
 def _decimal(value: float) -> str:

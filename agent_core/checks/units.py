@@ -1,0 +1,160 @@
+"""A figure a result writes only as a figure of another unit is no support for the answer's.
+
+"$1,200" is not backed by "up to 1,200 m", "1 week" not by "1 person" or "1 hour", "140 kg" not by
+a product code "D-140", "1 year" not by a section heading "1. Cover levels". Any plain occurrence
+of the number (a JSON value, a table cell, a number in a sentence with no unit) leaves it possible.
+Pure functions over the claims of :mod:`agent_core.checks.claims`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent_core.checks.claims import Claim, claims_in
+
+NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+_IN_CODE = re.compile(r"(?:[A-Za-z]{1,4}[-_]|(?<![A-Za-z])[A-Za-z])$")
+"""What comes right before a number that is part of a code ("D-140", "GL-1001", "HS_2025", "Q3");
+not a glued currency code ("USD1200") or a run of letters ("PT2H")."""
+_REFERENCE = re.compile(
+    r"(?:\b(?:section|chapter|page|clause|article|step|item|no\.)|#|§|(?<![가-힣])제)\s?$", re.IGNORECASE
+)
+"""What comes before a number that points to a part of a document ("section 1", "page 3", "제 2")."""
+_HEADING = re.compile(r"""(?:^|\n|["'])\s*$""")
+"""What comes before a section number ("1. Cover levels" at a line's or a JSON string's start)."""
+_AFTER_HEADING = re.compile(r"\.\s+(?=[^\W\d_])")
+_WORD_AFTER = re.compile(r"[^\W\d_]+")
+MAX_SECTION = 30
+"""The largest number read as a section number ("500. Claims must …" is a wrapped line, not one)."""
+
+_UNITS: dict[str, tuple[str, str]] = {
+    **dict.fromkeys(("year", "years", "yr", "yrs", "년"), ("time", "year")),
+    **dict.fromkeys(("month", "months", "개월", "달"), ("time", "month")),
+    **dict.fromkeys(("week", "weeks", "주"), ("time", "week")),
+    **dict.fromkeys(("day", "days", "business days", "working days", "일", "영업일"), ("time", "day")),
+    **dict.fromkeys(("night", "nights", "박"), ("time", "night")),
+    **dict.fromkeys(("hour", "hours", "hr", "hrs", "시간"), ("time", "hour")),
+    **dict.fromkeys(("minute", "minutes", "mins", "분"), ("time", "minute")),
+    **dict.fromkeys(("second", "seconds", "secs", "초"), ("time", "second")),
+    **dict.fromkeys(
+        ("people", "person", "persons", "guests", "adults", "members", "attendees", "명", "인", "인분"),
+        ("people", "person"),
+    ),
+    **dict.fromkeys(("kg", "kilogram", "kilograms", "킬로그램", "킬로"), ("mass", "kg")),
+    **dict.fromkeys(("gram", "grams", "그램"), ("mass", "g")),
+    **dict.fromkeys(("lb", "lbs", "pound", "pounds"), ("mass", "lb")),
+    **dict.fromkeys(("km", "kilometer", "kilometers", "kilometre", "kilometres", "킬로미터"), ("length", "km")),
+    **dict.fromkeys(("meter", "meters", "metre", "metres", "미터"), ("length", "m")),
+    **dict.fromkeys(("cm", "centimeter", "centimeters", "centimetre", "centimetres", "센티미터"), ("length", "cm")),
+    **dict.fromkeys(("mile", "miles", "mi"), ("length", "mile")),
+    **dict.fromkeys(("ft", "feet", "foot"), ("length", "ft")),
+    **dict.fromkeys(("liter", "liters", "litre", "litres", "리터"), ("volume", "l")),
+    **dict.fromkeys(("ml", "milliliter", "milliliters", "millilitre", "millilitres"), ("volume", "ml")),
+    **dict.fromkeys(
+        ("unit", "units", "item", "items", "piece", "pieces", "pcs", "order", "orders", "times",
+         "개", "회", "번", "건", "대"),
+        ("count", "count"),
+    ),
+}  # fmt: skip
+"""Unit words whose measure is plain, English and Korean: a figure with one of them is not backed by
+the same number with another of them (a count of units is no time: "10개" is not "10분"). Words
+naming what is counted ("chairs", "tickets") are left out, and so are abbreviations that read two
+ways ("m", "min", "in", "s"): a figure with a unit not listed here can be anything, and leaves
+support possible."""
+_KOREAN_UNITS = sorted((u for u in _UNITS if "\uac00" <= u[0] <= "\ud7a3"), key=len, reverse=True)
+_HANGUL = re.compile(r"[\uac00-\ud7a3]+")
+_OTHER_KINDS = frozenset({"money", "percent", "temperature", "date"})
+"""Figures of another kind than a quantity: "30 days" is not backed by "June 30" or "$30"."""
+
+
+def _unit(claim: Claim) -> tuple[str, str] | None:
+    word = claim.value.partition(" ")[2].lower()
+    return _UNITS.get(word)
+
+
+def _glued(text: str, end: int) -> tuple[str, str] | None:
+    """The unit of a Korean counter written right after a number ("1인", "3박"), which the claim
+    finder reads as a plain number (it lets "12입니다" count); None when there is none."""
+    word = _HANGUL.match(text, end)
+    if word is None:
+        return None
+    return next((_UNITS[u] for u in _KOREAN_UNITS if word.group().startswith(u)), None)
+
+
+def _alike(claim: Claim, found: Claim, text: str) -> bool:
+    """Whether a result's figure with the claim's number can be the same measure: always, unless
+    both units are known and differ, or the result's figure is of another kind."""
+    if claim.kind == "money":
+        return found.kind not in ("quantity", "percent")
+    if found.kind in _OTHER_KINDS:
+        return False
+    mine = _unit(claim)
+    theirs = _glued(text, found.end) if found.kind == "number" else _unit(found) if found.kind == "quantity" else None
+    return mine is None or theirs is None or mine == theirs
+
+
+def _plain(text: str, start: int, end: int) -> bool:
+    """Whether the number at ``text[start:end]`` is no code, no section number and no reference to one."""
+    if _IN_CODE.search(text[max(0, start - 3) : start]) or _REFERENCE.search(text[max(0, start - 9) : start]):
+        return False
+    return not _section_number(text, start, end)
+
+
+def _section_number(text: str, start: int, end: int) -> bool:
+    """A small number at a line's (or a JSON string's) start with ". " and a word after it."""
+    small = float(text[start:end].replace(",", "")) <= MAX_SECTION
+    return small and bool(_HEADING.search(text[max(0, start - 4) : start]) and _AFTER_HEADING.match(text, end))
+
+
+_SEPARATORS = frozenset(" \t\n,;:()[]{}\"'")
+"""What ends the run of text a number stands in, shown to say how a result writes it ("T-140")."""
+
+
+def another_figure(claim: Claim, source_text: str) -> str | None:
+    """How ``source_text`` writes the number of an amount of money or a quantity when it writes it
+    only as a figure of another unit, in a code or as a section number ("1인, 1시간", "T-140",
+    "section 1"): no support for the claim. None when it writes it plainly anywhere, or not at all
+    (a rounded or converted figure)."""
+    if claim.kind not in ("money", "quantity") or not claim.numbers:
+        return None
+    values = {abs(n) for n in claim.numbers}
+    figures = claims_in(source_text)
+    shown: dict[str, None] = {}
+    for found in NUMBER.finditer(source_text):
+        if float(found.group().replace(",", "")) not in values:
+            continue
+        covering = [c for c in figures if c.start <= found.start() < c.end]
+        if not covering and _plain(source_text, found.start(), found.end()):
+            return None  # a number with no unit ("Price: 1,200", "stock: 24")
+        if any(
+            _alike(claim, c, source_text) and (c.kind != "number" or _plain(source_text, c.start, c.end))
+            for c in covering
+        ):
+            return None
+        shown[_as_written(source_text, found, covering)] = None
+    return ", ".join(list(shown)[:3]) if shown else None
+
+
+def _as_written(text: str, found: re.Match[str], covering: list[Claim]) -> str:
+    """How a result writes a number that backs nothing: "1,200 m", "1인", "1 March 2025", "T-140",
+    "section 1", "1. Scope"."""
+    start, end = found.span()
+    window = text[max(0, start - 9) : start]
+    if reference := _REFERENCE.search(window):
+        return window[reference.start() :] + found.group()
+    heading = _AFTER_HEADING.match(text, end)
+    if heading and _section_number(text, start, end):
+        word = _WORD_AFTER.match(text, heading.end())
+        return text[start : heading.end()] + (word.group()[:20] if word else "")
+    if covering and covering[0].kind != "number":
+        return covering[0].text
+    glued = _HANGUL.match(text, end)
+    if glued:
+        return text[start : glued.end()]
+    left = start
+    while left > max(0, start - 12) and text[left - 1] not in _SEPARATORS:
+        left -= 1
+    right = end
+    while right < min(len(text), end + 12) and text[right] not in _SEPARATORS:
+        right += 1
+    return text[left:right].strip(".")
