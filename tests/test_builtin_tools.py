@@ -421,16 +421,16 @@ def test_search_documents_names_the_files_that_hold_the_requests_words(tmp_path:
     about = build_default_registry(Settings(data_dir=tmp_path), external=False).get("search_documents").about
     assert about is not None
     assert about("How much is a student membership at the walking club?") == (
-        "the user's documents mention student, membership, walking, club"
+        "it finds student, membership, walking, club in the user's documents"
     )
     assert about("hello there!") is None  # no word of a greeting tells one file from another
     assert about("What is 24 * 7 a year?") is None  # numbers, and words most files hold, are left out
     assert about("excess for escape of water, and can I bring dogs?") == (
-        "the user's documents mention excess, escape, water"
+        "it finds excess, escape, water in the user's documents"
     )  # the file that holds most of them; no file is named (a small model passed one to another tool)
     assert about("제품 가격을 계산해 주세요") is None  # a verb form ("계산해", "주세요") is no subject
     assert about("Student memberships: is a student membership cheaper at the walking club?") == (
-        "the user's documents mention Student, memberships, walking, club"
+        "it finds Student, memberships, walking, club in the user's documents"
     )  # each word once, as first written
 
 

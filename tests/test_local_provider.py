@@ -330,7 +330,7 @@ def test_a_run_records_the_models_calls_and_each_steps_constraint(
         ("calculator", {"expression": "24 * 7"}, "model", "168"),
     ]
     offered = [t for t in registry.names() if t != "search_cached"]
-    documents = "the user's documents mention 단가, 제품, 가격"
+    documents = "it finds 단가, 제품, 가격 in the user's documents"
     assert [s["constraint"] for s in record["steps"]] == [
         {
             "kind": "grammar",

@@ -109,7 +109,7 @@ def _documents_about(workspace: Workspace) -> Callable[[str], str | None]:
         if not shared:
             return None
         _, _, words = min(shared, key=lambda item: (-item[0], item[1]))
-        return f"the user's documents mention {', '.join(words[:ABOUT_WORDS])}"
+        return f"it finds {', '.join(words[:ABOUT_WORDS])} in the user's documents"
 
     return about
 
