@@ -411,29 +411,6 @@ def test_search_index_is_cached_and_follows_file_changes(tmp_path: Path) -> None
     assert searcher.search("bananas").startswith("No results")
 
 
-def test_search_documents_names_the_files_that_hold_the_requests_words(tmp_path: Path) -> None:
-    root = Settings(data_dir=tmp_path).workspace_dir
-    root.mkdir(parents=True)
-    (root / "club.md").write_text("# Walking club\n\nStudent membership is $45 a year. Dogs on grade 1 walks.\n")
-    (root / "policy.md").write_text("# Home cover\n\nThe escape of water excess is $500 a year.\n")
-    (root / "recipes.txt").write_text("Lentil soup\nServes 4, a year of family cooking.\n")
-    (root / "notes.md").write_text("# Notes\n\nThe meeting moved to Friday.\n")
-    about = build_default_registry(Settings(data_dir=tmp_path), external=False).get("search_documents").about
-    assert about is not None
-    assert about("How much is a student membership at the walking club?") == (
-        "it finds student, membership, walking, club in the user's documents"
-    )
-    assert about("hello there!") is None  # no word of a greeting tells one file from another
-    assert about("What is 24 * 7 a year?") is None  # numbers, and words most files hold, are left out
-    assert about("excess for escape of water, and can I bring dogs?") == (
-        "it finds excess, escape, water in the user's documents"
-    )  # the file that holds most of them; no file is named (a small model passed one to another tool)
-    assert about("제품 가격을 계산해 주세요") is None  # a verb form ("계산해", "주세요") is no subject
-    assert about("Student memberships: is a student membership cheaper at the walking club?") == (
-        "it finds Student, memberships, walking, club in the user's documents"
-    )  # each word once, as first written
-
-
 def test_tokenizer_handles_english_and_korean() -> None:
     assert tokenize("Refunds") == ["refund"]
     assert tokenize("shipping shipped") == ["ship", "ship"]

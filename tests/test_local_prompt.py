@@ -32,13 +32,12 @@ from agent_core.providers.local.prompt import (
     repair_arguments,
     split_thought,
     system_message,
-    tool_notes,
     tool_parameters,
     tool_results_message,
     uses_llguidance,
     without_examples,
 )
-from agent_core.tools.registry import Tool, ToolRegistry, make_tool
+from agent_core.tools.registry import Tool, ToolRegistry
 from tests.local_kit import block, three_tools
 
 
@@ -448,24 +447,3 @@ def test_complete_reply_knows_when_only_the_closing_brace_is_left(content: str, 
 )
 def test_an_answer_cut_at_the_token_limit_keeps_its_text(content: str, text: str | None) -> None:
     assert cut_answer(content) == text
-
-
-def test_the_goal_carries_the_tools_notes_and_a_failing_note_is_left_out() -> None:
-    def lookup(topic: str) -> str:
-        """Look up a topic."""
-        return ""
-
-    def fails(request: str) -> str | None:
-        raise ValueError("index gone")
-
-    speaks = make_tool(lookup, about=lambda request: "two of my topics are in it")
-    silent = make_tool(lookup, name="silent", about=lambda request: None)
-    broken = make_tool(lookup, name="broken", about=fails)
-    notes = tool_notes("price of tea", [speaks, silent, broken, make_tool(lookup, name="plain")])
-    assert notes == ["lookup: two of my topics are in it"]
-    messages = build_messages("sys", "price of tea", [], [speaks], notes)
-    assert messages[1] == {
-        "role": "user",
-        "content": "(Note from the tool lookup: two of my topics are in it)\n\nprice of tea",
-    }
-    assert build_messages("sys", "price of tea", [], [speaks])[1]["content"] == "price of tea"

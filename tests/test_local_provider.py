@@ -243,51 +243,6 @@ def test_the_last_step_before_the_step_limit_may_only_answer(
     assert branches(server.bodies[1]) == ["calculator", "lookup", "get_weather", "answer"]
 
 
-def test_what_a_tool_says_about_the_request_is_shown_beside_it_and_recorded_once(
-    fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
-) -> None:
-    def stock_level(sku: str) -> str:
-        """Stock level of a product."""
-        return "7"
-
-    def broken_about(request: str) -> str | None:
-        raise RuntimeError("no index")
-
-    said = make_tool(stock_level, about=lambda request: "SKU-42 is one of mine" if "SKU-42" in request else None)
-    broken = make_tool(word_len, name="broken", about=broken_about)
-    server = FakeServer(
-        [
-            reply("I look it up", {"stock_level": {"sku": "SKU-42"}}),
-            reply("The result says 7", {"answer": "SKU-42 has 7 in stock."}),
-            reply("The result says 7", {"answer": "SKU-42 has 7 in stock."}),
-        ]
-    )
-    install_engine(monkeypatch, fake_model, server)
-    provider = provider_for(fake_model)
-    offered = [*tools, said, broken]
-    goal = "What's the stock level of SKU-42?"
-    first = provider.complete(ask(offered, goal))
-    second = provider.complete(ask(offered, goal, [block(1, "stock_level", {"sku": "SKU-42"}, "7")]))
-    asked = [body["messages"][1]["content"] for body in server.bodies]
-    assert (
-        asked == ["(Note from the tool stock_level: SKU-42 is one of mine)\n\n" + goal] * 2
-    )  # the prompt stays the same
-    assert (
-        "the request was shown with a note from the tool stock_level: SKU-42 is one of mine"
-        in first.constraint["notes"]
-    )  # type: ignore[index]
-    assert not any("shown with a note" in n for n in second.constraint["notes"])  # type: ignore[index]
-    assert first.tool_calls[0].origin == "model"
-    # A run resumed by another provider (after an approval, in a new process) records it where it is made.
-    resumed = provider_for(fake_model).complete(ask(offered, goal, [block(1, "stock_level", {"sku": "SKU-42"}, "7")]))
-    assert any("shown with a note from the tool stock_level" in n for n in resumed.constraint["notes"])  # type: ignore[index]
-
-
-def word_len(text: str) -> str:
-    """Length of a text."""
-    return str(len(text))
-
-
 def test_lost_brackets_are_restored_recorded_and_noted(
     fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
 ) -> None:
@@ -330,17 +285,9 @@ def test_a_run_records_the_models_calls_and_each_steps_constraint(
         ("calculator", {"expression": "24 * 7"}, "model", "168"),
     ]
     offered = [t for t in registry.names() if t != "search_cached"]
-    documents = "it finds 단가, 제품, 가격 in the user's documents"
     assert [s["constraint"] for s in record["steps"]] == [
-        {
-            "kind": "grammar",
-            "tools": offered,
-            "answer": True,
-            "notes": [FIGURES_NOTE, f"the request was shown with a note from the tool search_documents: {documents}"],
-        },
-        *[{"kind": "grammar", "tools": offered, "answer": True, "notes": [FIGURES_NOTE]}] * 2,
-    ]
-    assert server.bodies[0]["messages"][1]["content"] == f"(Note from the tool search_documents: {documents})\n\n{goal}"
+        {"kind": "grammar", "tools": offered, "answer": True, "notes": [FIGURES_NOTE]}
+    ] * 3
     assert [s["text"] for s in record["steps"][:2]] == ["I need the unit price", "The last result says $24 per unit"]
     assert len(server.warm_ups) == 1  # the run's prompt was read once, before the first step
     assert server.bodies[0]["messages"][0]["content"].startswith(record["history"][0]["content"])

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable
 
 from agent_core.settings import Settings
 from agent_core.tools.calculator import calculate
@@ -93,27 +92,6 @@ def _search_description(workspace: Workspace) -> str:
     )
 
 
-ABOUT_WORDS = 6
-"""The most words ``search_documents`` names beside a request."""
-
-
-def _documents_about(workspace: Workspace) -> Callable[[str], str | None]:
-    """``search_documents``' word on a request: the words of it that the file sharing most with it
-    holds, when they are two or more (numbers, and words most parts hold, left out). Nothing for a
-    request no file shares two such words with (a greeting, a sum, the weather somewhere). Files
-    are not named: a small model given a file name passed it to whatever tool it chose."""
-
-    def about(request: str) -> str | None:
-        shared = [(weight, file, words) for file, (weight, words) in workspace.shared_words(request).items()]
-        shared = [item for item in shared if len(item[2]) >= 2]
-        if not shared:
-            return None
-        _, _, words = min(shared, key=lambda item: (-item[0], item[1]))
-        return f"it finds {', '.join(words[:ABOUT_WORDS])} in the user's documents"
-
-    return about
-
-
 def build_builtin_registry(settings: Settings, *, rng: random.Random | None = None) -> ToolRegistry:
     """A new registry with the built-in tools only."""
     registry = ToolRegistry()
@@ -127,14 +105,7 @@ def build_builtin_registry(settings: Settings, *, rng: random.Random | None = No
     if lookup is not None:  # the workspace's facts.md: no file, no lookup tool
         registry.add(make_tool(lookup, name="lookup", tags=("knowledge",)))
     registry.tool(tags=("text",))(word_count)
-    registry.add(
-        make_tool(
-            search_documents,
-            description=_search_description(documents),
-            tags=("files", "search"),
-            about=_documents_about(documents),
-        )
-    )
+    registry.add(make_tool(search_documents, description=_search_description(documents), tags=("files", "search")))
     registry.tool(tags=("simulated",))(get_weather)
     registry.add(make_tool(search_web, tags=("simulated", "search"), fallback="search_cached"))
     registry.add(make_tool(search_cached, tags=("simulated", "search")))

@@ -45,10 +45,6 @@ class Tool:
     annotations: dict[str, Any] | None = None
     """MCP tool annotations as the server sent them (hints: ``readOnlyHint``, ``destructiveHint``,
     ``idempotentHint``, ``openWorldHint``, ``title``); never trusted to skip a check."""
-    about: Callable[[str], str | None] | None = None
-    """What the tool can say about a request before it is called, or None when it has nothing to
-    say (``search_documents``: which of the user's documents hold the request's words). Fast and
-    without side effects; a provider that helps a small model choose shows it beside the request."""
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """Checked and coerced keyword arguments for :attr:`func`."""
@@ -238,8 +234,6 @@ class ToolOptions(TypedDict, total=False):
     """The tool to run when this one's retries are used up."""
     timeout: float | None
     """Seconds one call may take (default: ``TOOL_TIMEOUT``)."""
-    about: Callable[[str], str | None] | None
-    """What the tool can say about a request before it is called (see :attr:`Tool.about`)."""
 
 
 def make_tool(func: Callable[..., Any], **options: Unpack[ToolOptions]) -> Tool:
@@ -261,7 +255,6 @@ def make_tool(func: Callable[..., Any], **options: Unpack[ToolOptions]) -> Tool:
         tags=tuple(options.get("tags", ())),
         fallback=options.get("fallback"),
         timeout=options.get("timeout"),
-        about=options.get("about"),
     )
 
 

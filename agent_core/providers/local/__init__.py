@@ -71,7 +71,6 @@ from agent_core.providers.local.prompt import (
     previous_calls,
     repair_arguments,
     split_thought,
-    tool_notes,
     uses_llguidance,
 )
 from agent_core.providers.local.prompt_cache import cache_dir as prompt_cache_dir
@@ -202,10 +201,11 @@ class LocalProvider(WarmUp, Provider):
         self._engine: Engine | None = None
         self._source: ModelSource | None = None
         self._prompt_key: str | None = None
-        self._notes: tuple[tuple[str, tuple[str, ...]], list[str]] | None = None
-        """The run's goal and what the tools said about it (:func:`tool_notes`), shown beside it."""
         self._responses = 0
-        self._waiting_since: float | None = None  # when its model call began to wait for the model
+        self._waiting_since: float | None = None
+        """When this provider's model call began to wait for the model (None: not waiting)."""
+
+    # -- preparation -------------------------------------------------------------------------
 
     # -- one model call ----------------------------------------------------------------------
 
@@ -217,11 +217,7 @@ class LocalProvider(WarmUp, Provider):
         engine = self._engine
         assert engine is not None
         tools = offered_tools(request.goal, request.tools)
-        key = (request.goal, tuple(t.name for t in tools))
-        noted = self._notes is None or self._notes[0] != key  # once per run: the prompt stays the same
-        self._notes = (key, tool_notes(request.goal, tools)) if noted else self._notes
-        goal_notes = self._notes[1] if self._notes else []
-        messages = build_messages(request.instructions, request.goal, request.blocks, tools, goal_notes)
+        messages = build_messages(request.instructions, request.goal, request.blocks, tools)
         waited = time.perf_counter()
         self._waiting_since = time.monotonic()  # until its own first prompt batch is done
         if not acquire(engine.busy, max(0.0, request.timeout), request.cancel):
@@ -294,10 +290,7 @@ class LocalProvider(WarmUp, Provider):
                     notes.append(f"the model repeated its {calls[0].name} call: asked again")
                     asked, calls = with_note(asked, REPEAT_NOTE.format(name=calls[0].name)), []
             held = constraint(offered, answer=True, figures=True)
-            # Said where it was made (the first step; a run resumed by another provider: its first);
-            # every later step's prompt carries the same request.
-            shown = [f"the request was shown with a note from the tool {n}" for n in goal_notes] if noted else []
-            held["notes"] = [*held.get("notes", []), *shown, *notes]
+            held["notes"] = [*held.get("notes", []), *notes]
         finally:
             engine.prompt_key = self._prompt_key  # the slot now starts with this run's system prompt
             self._waiting_since = None

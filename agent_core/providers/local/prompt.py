@@ -381,39 +381,17 @@ def next_step_note(goal: str) -> str:
     )
 
 
-def tool_notes(goal: str, tools: Sequence[Tool]) -> list[str]:
-    """What the offered tools say about the request before any call (:attr:`Tool.about`), one
-    ``name: text`` each; a tool whose ``about`` fails says nothing."""
-    notes = []
-    for tool in tools:
-        if tool.about is None:
-            continue
-        try:
-            said = tool.about(goal)
-        except Exception:  # noqa: BLE001 - a hint is never worth a failed step
-            continue
-        if said:
-            notes.append(f"{tool.name}: {said}")
-    return notes
-
-
 def build_messages(
-    instructions: str,
-    goal: str,
-    blocks: Sequence[ContextBlock],
-    tools: Sequence[Tool],
-    notes: Sequence[str] = (),
+    instructions: str, goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]
 ) -> list[dict[str, str]]:
-    """Chat messages: system, the goal (with the tools' ``notes`` on it), then per block the
-    model's JSON and the tool results.
+    """Chat messages: system, the goal, then per block the model's JSON and the tool results.
 
     Everything stays the same from step to step, so llama.cpp reuses its cached prompt and reads
     only what is new.
     """
-    asked = "".join(f"(Note from the tool {note})\n\n" for note in notes) + goal
     messages = [
         {"role": "system", "content": system_message(instructions, tools)},
-        {"role": "user", "content": asked},
+        {"role": "user", "content": goal},
     ]
     for block in blocks:
         messages.append({"role": "assistant", "content": _assistant_json(block)})

@@ -295,28 +295,6 @@ class DocumentIndex:
             row = conn.execute("SELECT name, file, columns, rows FROM tables WHERE name = ?", (name,)).fetchone()
         return Table(row[0], row[1], json.loads(row[2]), json.loads(row[3])) if row else None
 
-    def shared_terms(self, query: str) -> dict[str, dict[str, float]]:
-        """Per file, the search terms of ``query`` it holds, each with its weight (the inverse of
-        how many parts hold it), leaving out numbers and terms half or more of all parts hold:
-        they tell no file from another."""
-        terms = [t for t in dict.fromkeys(tokenize(query)) if not t[:1].isdigit()]
-        if not terms:
-            return {}
-        marks = ",".join("?" * len(terms))
-        with self.connect() as conn:
-            (n,) = conn.execute("SELECT COUNT(*) FROM parts").fetchone()
-            rows = conn.execute(
-                f"SELECT p.term, parts.file FROM postings p JOIN parts ON parts.id = p.part "  # noqa: S608
-                f"WHERE p.term IN ({marks})",
-                terms,
-            ).fetchall()
-        df = Counter(term for term, _ in rows)
-        shared: dict[str, dict[str, float]] = defaultdict(dict)
-        for term, file in rows:
-            if df[term] * 2 < n:
-                shared[file][term] = math.log(n / df[term])
-        return dict(shared)
-
     def search(self, query: str, limit: int = 3) -> list[Hit]:
         """The best ``limit`` parts for ``query`` by BM25, one per page or section."""
         terms = list(dict.fromkeys(tokenize(query)))

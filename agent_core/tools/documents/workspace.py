@@ -26,8 +26,6 @@ from pathlib import Path
 from typing import Literal
 
 from agent_core.settings import Settings
-from agent_core.text.lang import is_korean
-from agent_core.tools.docsearch import tokenize
 from agent_core.tools.documents.index import DocumentIndex, FileEntry, Hit, TableInfo
 from agent_core.tools.documents.parse import KINDS, DocumentError, Parsed, Table, kind_of, parse
 from agent_core.tools.knowledge import FACTS_FILE
@@ -39,12 +37,6 @@ MAX_NAME_CHARS = 200
 MAX_FILES = 2000
 """Files indexed at most (the first, by name)."""
 _TEMP_PREFIX = ".adding-"
-_WORD = re.compile(r"[^\W_]+")
-"""A word of a request, as :meth:`Workspace.shared_words` reports it."""
-_KOREAN_PREDICATE_ENDS = tuple("요다해할까")
-"""Last syllables of a Korean verb form ("주세요", "합니다", "계산해", "예약할", "될까"): what a
-request asks, not what it is about; :meth:`Workspace.shared_words` leaves them out (few nouns end so:
-바다, 세요 …)."""
 
 
 @dataclass(frozen=True)
@@ -308,26 +300,6 @@ class Workspace:
         # would rank first, so it is listed and readable but not searched.
         hits = self.index.search(query, limit + 1)
         return [h for h in hits if h.file != FACTS_FILE][:limit]
-
-    def shared_words(self, request: str) -> dict[str, tuple[float, list[str]]]:
-        """Per file, how strongly it shares words with ``request`` (the summed weights of
-        :meth:`DocumentIndex.shared_terms`) and those words as the request writes them, rarest
-        first, each search term once; a Korean word counts whole, not by its syllables."""
-        self.sync()
-        shared = self.index.shared_terms(request)
-        if not shared:
-            return {}
-        said: dict[str, str] = {}  # search term -> the word as shown
-        for word in _WORD.findall(request):
-            tokens = tokenize(word) if len(word) > 1 else []
-            if tokens and tokens[0] not in said and not tokens[0].endswith(_KOREAN_PREDICATE_ENDS):
-                said[tokens[0]] = tokens[0] if is_korean(word) else word
-        words: dict[str, tuple[float, list[str]]] = {}
-        for file, weights in shared.items():
-            held = sorted((t for t in said if t in weights), key=lambda t: -weights[t])
-            if file != FACTS_FILE and held:
-                words[file] = (sum(weights[t] for t in held), [said[t] for t in held])
-        return words
 
     def document_text(self, name: str) -> str | None:
         """What ``read_file`` shows for a PDF or DOCX (None for a text file: read it as it is)."""
