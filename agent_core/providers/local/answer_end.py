@@ -2,9 +2,9 @@
 
 The answer step asks for one to three sentences, and the answer grammar makes it state every
 required figure (:func:`~agent_core.providers.local.plan.required_facts`). Free to go on after
-that, the 1.5B model rambled to the token limit on multi-part questions ("Seoul is warmer than
-London. … 15% of 240 is 36. Therefore, the warmest city is Seoul … The final answer is: Seoul is
-warmer than L… [cut]"): 146 generated tokens, ~27 s on 2 cores, and an answer that ends mid-word.
+that, the 1.5B model rambled to the token limit on multi-part questions ("A is larger than B. …
+15% of 240 is 36. Therefore, the largest is A … The final answer is: A is larger than B… [cut]"):
+146 generated tokens, ~27 s on 2 cores, and an answer that ends mid-word.
 
 A regex bound on the grammar cannot express "n characters after the last fact" (the figures may
 match in several places, so the bound never bites), and llguidance cannot combine a length with
