@@ -92,7 +92,10 @@ def test_the_card_waits_and_a_second_tab_answers_it(tmp_path: Path) -> None:
             other.goto(app.url + "/")
             other_card = other.locator(CARD)
             other_card.wait_for(timeout=45_000)
-            other_card.locator("input[aria-label='ticket_id']").fill("8")
+            ticket = other_card.locator("input[aria-label='ticket_id']")
+            ticket.fill("8")
+            ticket.press("Tab")  # leave the box before the click, as a person does (see test_browser_your_tools)
+            kit.wait_idle(other)
             other_card.get_by_role("button", name="Edit & approve", exact=True).click()
             other.get_by_text("Outcome:").first.wait_for(timeout=60_000)
 
