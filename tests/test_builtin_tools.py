@@ -770,3 +770,21 @@ def test_a_table_row_in_a_snippet_names_its_columns_and_stays_whole() -> None:
     # A table without a header row keeps its cells as they are.
     (bare,) = BM25Index.from_documents([("t.md", "| Sola | $259 |\n| Atlas | $449 |\n")]).search("atlas", 1)
     assert bare.snippet == "Sola, $259; Atlas, $449;"
+
+
+def test_a_snippet_brings_every_row_the_query_names_even_far_apart() -> None:
+    """Two rows a comparison names, with other rows between them, both reach the snippet (an
+    omission is marked "…"); the best row's neighbours alone left the second one out."""
+    from agent_core.tools.docsearch import SNIPPET_CHARS, snippet_of, tokenize
+
+    rows = [("Lift Pro standing", 140), ("Birch Compact", 100), ("Oak Compact", 110), ("Walnut Corner", 180)]
+    rows += [("Ash Corner", 170), ("Fjord XL", 160)]
+    table = "| Model | Width | Price |\n|---|---|---|\n" + "".join(
+        f"| {name} | {width} cm | ${width * 3} |\n" for name, width in rows
+    )
+    snippet = snippet_of(table, tokenize("Which is wider, the XL or the Lift Pro standing desk?"))
+    assert "Model: Fjord XL, Width: 160 cm" in snippet
+    assert "Model: Lift Pro standing, Width: 140 cm" in snippet
+    assert "…" in snippet and len(snippet) <= SNIPPET_CHARS
+    # In the text's order, whatever their scores.
+    assert snippet.index("Lift Pro") < snippet.index("Fjord XL")

@@ -263,25 +263,42 @@ def _sentences(text: str) -> list[str]:
 
 
 def snippet_of(text: str, terms: list[str]) -> str:
-    """The sentence of ``text`` sharing the most query terms, with its neighbours while they fit."""
+    """The sentences of ``text`` that share the most query terms, in the text's order, within
+    :data:`SNIPPET_CHARS` (an omission between two is marked "…"); room left goes to the best
+    one's neighbours.
+
+    A table's rows are short "sentences": the rows that name what was asked come along even when
+    they are far apart ("the Fjord XL or the Lift Pro" are two rows with others between them),
+    where the best row's neighbours alone left the second one out.
+    """
     sentences = _sentences(text)
     if not sentences:
         return ""
     wanted = set(terms)
     scores = [len(wanted & set(tokenize(sentence))) for sentence in sentences]
     best = scores.index(max(scores))
+    chosen = {best}
+    size = len(sentences[best])
+
+    def fits(i: int) -> bool:
+        return size + len(sentences[i]) + 3 <= SNIPPET_CHARS
+
+    for i in sorted(range(len(sentences)), key=lambda j: (-scores[j], j)):
+        if scores[i] and i not in chosen and fits(i):
+            chosen.add(i)
+            size += len(sentences[i]) + 3
     first = last = best
-    # Neighbours on either side, alternately, while they fit: a table's rows are short
-    # "sentences", and two on each side left a price table without the row asked about.
-    grown = True
+    grown = True  # then the best sentence's neighbours, alternately, while they fit
     while grown:
         grown = False
         for i in (first - 1, last + 1):
-            if 0 <= i < len(sentences):
-                length = sum(len(sentences[j]) + 1 for j in range(min(first, i), max(last, i) + 1))
-                if length <= SNIPPET_CHARS:
-                    first, last, grown = min(first, i), max(last, i), True
-    text = " ".join(sentences[first : last + 1])
+            if 0 <= i < len(sentences) and (i in chosen or fits(i)):
+                if i not in chosen:
+                    chosen.add(i)
+                    size += len(sentences[i]) + 1
+                first, last, grown = min(first, i), max(last, i), True
+    order = sorted(chosen)
+    text = " ".join(("… " if n and i != order[n - 1] + 1 else "") + sentences[i] for n, i in enumerate(order))
     limit = min(max(SNIPPET_CHARS, len(sentences[best])), MAX_SENTENCE_CHARS)  # a long table row whole
     if len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"
