@@ -751,29 +751,6 @@ def test_search_documents_names_the_files_it_searches(data_dir: Path) -> None:
     assert "not the user's documents" in build_default_registry(config).get("search_web").description
 
 
-def test_search_documents_says_which_language_each_document_is_in(tmp_path: Path) -> None:
-    """A search matches words: the description groups the files by the language they are written
-    in and asks for the query in the document's language. A table, or a text in neither language,
-    is listed among the others; with no language known, nothing is asked."""
-    from agent_core.text.lang import language_of
-    from agent_core.tools.builtins import _search_description
-    from agent_core.tools.documents.workspace import Workspace
-
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "policy.md").write_text("# Cover\n\nThe excess is the amount you pay towards each claim.\n")
-    (root / "안내.md").write_text("# 이용 안내\n\n회의실은 회원 앱에서 예약할 수 있습니다. Wi-Fi 포함.\n")
-    (root / "stock.csv").write_text("sku,name,stock\nA1,Trowel,4\n")
-    described = _search_description(Workspace(root, tmp_path / "index.sqlite"))
-    assert "(in English: policy.md; in Korean: 안내.md; others: stock.csv)" in described
-    assert described.endswith("Write the query in the language of the document it is about.")
-    (root / "policy.md").unlink()
-    (root / "안내.md").unlink()
-    assert "language" not in _search_description(Workspace(root, tmp_path / "index.sqlite"))
-    assert language_of("Le contrat couvre les dégâts des eaux.") is None
-    assert language_of("") is None and language_of("12 34 56") is None
-
-
 def test_a_table_row_in_a_snippet_names_its_columns_and_stays_whole() -> None:
     """A row read alone says which column each figure is in ("Essentials: $750" rather than a bare
     "$750, $500, $300"), and a period inside a cell ("Max. load") does not cut the row in two."""
