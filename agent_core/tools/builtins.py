@@ -11,12 +11,9 @@ from __future__ import annotations
 
 import logging
 import random
-import sqlite3
 
 from agent_core.settings import Settings
-from agent_core.text.lang import language_of
 from agent_core.tools.calculator import calculate
-from agent_core.tools.documents.parse import KINDS
 from agent_core.tools.documents.tools import make_table_tool
 from agent_core.tools.documents.workspace import Workspace
 from agent_core.tools.files import make_file_tools
@@ -78,56 +75,20 @@ SEARCH_LISTS = 15
 """The most file names ``search_documents``' description lists."""
 
 
-OPENING_CHARS = 4_000
-"""How much of a document its language is judged from."""
-_PLAIN = ("markdown", "text", "json")
-
-
-def _language(workspace: Workspace, name: str) -> str | None:
-    """The language a document is written in (:func:`~agent_core.text.lang.language_of`), from its
-    opening: read from the file for plain text, from the index for a PDF or DOCX (None until it is
-    indexed), None for a table (its words are column names and cells, not sentences)."""
-    path = workspace.root / name
-    kind = KINDS.get(path.suffix.lower())
-    try:
-        if kind in _PLAIN:
-            with path.open(encoding="utf-8", errors="replace") as handle:
-                opening: str | None = handle.read(OPENING_CHARS)
-        elif kind in ("pdf", "docx"):
-            opening = (workspace.index.text(name) or "")[:OPENING_CHARS]
-        else:
-            return None
-    except (OSError, sqlite3.Error):
-        return None
-    return language_of(opening) if opening else None
-
-
 def _search_description(workspace: Workspace) -> str:
-    """``search_documents``' description, naming the files it searches (what the model reads to
-    know the workspace holds the user's policy or price list, rather than a web page) by the
-    language each is written in, and asking for a query in that language: a search matches words,
-    so a question in one language finds nothing in a document written in another."""
+    """``search_documents``' description, naming the files it searches: what the model reads to
+    know the workspace holds the user's policy or price list, rather than a web page."""
     names = [n for n in workspace.names() if n != FACTS_FILE]
     if not names:
         return (
             "Search the workspace documents (none yet); returns the best passages with their file and page or section."
         )
-    shown = names[:SEARCH_LISTS]
-    by_language: dict[str | None, list[str]] = {}
-    for name in shown:
-        by_language.setdefault(_language(workspace, name), []).append(name)
-    groups = [f"in {language}: {', '.join(files)}" for language, files in by_language.items() if language]
-    if None in by_language:
-        groups.append(("others: " if groups else "") + ", ".join(by_language[None]))
-    listed = "; ".join(groups) + (f"; and {len(names) - SEARCH_LISTS} more" if len(names) > SEARCH_LISTS else "")
-    ask = (
-        " Write the query in the language of the document it is about."
-        if any(language for language in by_language)
-        else ""
+    listed = ", ".join(names[:SEARCH_LISTS]) + (
+        f" and {len(names) - SEARCH_LISTS} more" if len(names) > SEARCH_LISTS else ""
     )
     return (
         f"Search the documents in the user's workspace ({listed}); returns the best passages with their "
-        f"file and page or section.{ask}"
+        "file and page or section."
     )
 
 
