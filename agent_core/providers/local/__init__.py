@@ -205,8 +205,6 @@ class LocalProvider(WarmUp, Provider):
         self._waiting_since: float | None = None
         """When this provider's model call began to wait for the model (None: not waiting)."""
 
-    # -- preparation -------------------------------------------------------------------------
-
     # -- one model call ----------------------------------------------------------------------
 
     def complete(self, request: ModelRequest) -> ModelResponse:
