@@ -339,6 +339,52 @@ def test_a_figure_from_another_row_of_a_table_is_not_support() -> None:
     assert check_answer("It costs $259.", "How much is the cheapest chair?", [table])["status"] == "grounded"
 
 
+def test_a_figure_from_another_column_of_a_table_is_not_support() -> None:
+    """A row holds one figure per plan (column): an answer that names one column and gives another
+    column's figure of the same row states a figure that is in the result, and is wrong. Read in
+    both forms results carry tables: a Markdown table and a search snippet's row sentences."""
+    markdown = call(
+        "m",
+        "## Fees\n\n| Item | Basic | Plus | Family |\n|---|---|---|---|\n"
+        "| Monthly fee | $30 | $45 | $70 |\n| Joining fee | $10 | $10 | free |\n",
+    )
+    snippet = call(
+        "s",
+        '[{"file": "gym.md", "section": "Fees", "snippet": "Item: Monthly fee, Basic: $30, Plus: $45, Family: $70;"}]',
+    )
+    goal = "What's the monthly fee on the Plus plan?"
+    for source in (markdown, snippet):
+        wrong = check_answer("The Plus plan's monthly fee is $30.", goal, [source])
+        assert wrong["status"] == "ungrounded"
+        assert unsupported(wrong)[0]["reason"] == "the results give 30 under Basic, not under Plus"
+        assert "under Basic" in correction(wrong)
+        assert check_answer("The Plus plan's monthly fee is $45.", goal, [source])["status"] == "grounded"
+        # naming the figure's own column too, or no column at all, is not judged
+        both = "The monthly fee is $30 on Basic and $45 on Plus."
+        assert check_answer(both, goal, [source])["status"] == "grounded"
+        assert check_answer("The monthly fee is $30.", goal, [source])["status"] == "grounded"
+
+
+def test_a_column_is_judged_only_where_the_table_alone_gives_the_figure() -> None:
+    """Not judged: a figure the result also writes outside the table, a column the sentence names
+    whose cell holds no figure of the claim's kind (a name, a weight beside a price), a Korean
+    table and temperatures alike."""
+    also_in_text = call(
+        "a",
+        "| Item | Basic | Plus |\n|---|---|---|\n| Monthly fee | $30 | $45 |\n\nA Plus day pass is $30.",
+    )
+    assert check_answer("A Plus pass is $30.", "Plus pass price?", [also_in_text])["status"] == "grounded"
+    catalogue = call("c", "Code: C-400, Model: Atlas Ergonomic, Max. user weight: 150 kg, Price: $449;")
+    answer = "The Atlas Ergonomic model for a max user weight of 150 kg costs $449."
+    assert check_answer(answer, "How much is the Atlas?", [catalogue])["status"] == "grounded"
+    korean = call("k", "| 항목 | 기본 | 플러스 |\n|---|---|---|\n| 월 회비 | 30,000원 | 45,000원 |")
+    result = check_answer("플러스 월 회비는 30,000원이에요.", "플러스 월 회비 얼마예요?", [korean])
+    assert result["status"] == "ungrounded"
+    assert (
+        check_answer("플러스 월 회비는 45,000원이에요.", "플러스 월 회비 얼마예요?", [korean])["status"] == "grounded"
+    )
+
+
 def test_a_result_echoing_the_calls_own_query_is_no_support() -> None:
     """A simulated search writes the query back: its "10" is the model's own, not a found fact. A
     document that merely contains the query's words still supports."""

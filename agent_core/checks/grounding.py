@@ -42,6 +42,7 @@ from agent_core.checks.claims import (
     same_phone,
     wrong_arithmetic,
 )
+from agent_core.checks.columns import from_another_column
 from agent_core.checks.comparisons import wrong_comparisons
 from agent_core.checks.echo import output_text, returns_its_argument, without_echo
 from agent_core.checks.scaling import counted, counts_only, from_another_row, mismatch
@@ -150,7 +151,7 @@ def _of_counts(call: Mapping[str, Any], goal: str, stated: frozenset[float]) -> 
     return "; ".join(expressions(call)) if values and not values & stated and counted(goal, values) else ""
 
 
-def _why_not(claim: Claim, sources: Sequence[_Source], goal: _Source) -> str | None:
+def _why_not(claim: Claim, sources: Sequence[_Source], goal: _Source, answer: str) -> str | None:
     """Why no source that holds the claim's figure backs it, when a rule of :func:`_about` said so."""
     number = fmt(claim.numbers[0]) if claim.numbers else claim.text
     for source in (s for s in sources if _matches(claim, s)):
@@ -158,6 +159,10 @@ def _why_not(claim: Claim, sources: Sequence[_Source], goal: _Source) -> str | N
             return f"it is computed from the goal's counts alone ({source.counts}), not from a price or an amount"
         if source.text is not None and (written := another_figure(claim, source.text)):
             return f"the results give {number} only as {written}"
+        if source.text is not None and (
+            columns := from_another_column(claim, _claim_sentence(answer, claim), source.text, _words)
+        ):
+            return f"the results give {number} under {columns[0]}, not under {columns[1]}"
     if _matches(claim, goal) and counts_only(claim, goal.text or ""):
         return f"the goal gives {number} only as a count of something, not as an amount of money"
     return None
@@ -182,9 +187,13 @@ def _about(claim: Claim, source: _Source, answer: str) -> bool:
         return False  # "288원" from 24 * 12 of "24-hour desk for 12 months"
     if source.text is not None and another_figure(claim, source.text) is not None:
         return False  # "$1,200" from "up to 1,200 m", "1 week" from "1인", "140 kg" from "D-140"
-    if source.words is None or source.text is None or claim.kind not in _KIND_CHECKED:
+    if source.words is None or source.text is None:
         return True
     sentence = _claim_sentence(answer, claim)
+    if claim.kind in _COLUMN_CHECKED and from_another_column(claim, sentence, source.text, _words):
+        return False  # "$750" for the Standard cover, from the Essentials column of the same row
+    if claim.kind not in _KIND_CHECKED:
+        return True
     same_script = is_korean(sentence) == is_korean(source.text)  # a Korean answer on English documents: not judged
     if same_script and from_another_row(claim, sentence, source.text, _words):
         return False  # "$259" for the Atlas chair, from the Sola Mesh's row of the same table
@@ -195,6 +204,7 @@ def _about(claim: Claim, source: _Source, answer: str) -> bool:
 
 
 _KIND_CHECKED = frozenset({"money"})
+_COLUMN_CHECKED = frozenset({"money", "quantity", "number", "percent"})
 
 
 def _claim_sentence(answer: str, claim: Claim) -> str:
@@ -430,7 +440,7 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
             if made:
                 claim.reason = f"computed from {', '.join(made)}, which no earlier tool result or the goal gives"
             else:
-                claim.reason = _why_not(claim, sources, goal_source)
+                claim.reason = _why_not(claim, sources, goal_source, answer or "")
     found = _with_citations(found, usable)
     # A sum written out wrong ("22 - 15 = 15") is unsupported, whatever its figures' sources.
     found += [(claim, None) for claim in wrong_arithmetic(answer or "")]
