@@ -95,6 +95,16 @@ def test_the_answer_can_only_write_numbers_the_goal_or_a_result_has() -> None:
     assert matcher(answer_pattern([])).fullmatch("Not found — “sorry”, 안녕하세요, café, °C")
 
 
+def test_a_currency_sign_stands_only_right_before_an_allowed_figure() -> None:
+    """Blocked from a figure no result has, the model wrote a placeholder for it ("$X")."""
+    pattern = matcher(answer_pattern(allowed_numbers("How much do 150 units cost?", BLOCKS)))
+    for ok in ["It costs $24.", "€24 or ₩3,420 or £22.80", "$3,420", "24 dollars", "No price is given."]:
+        assert pattern.fullmatch(ok), ok
+    for placeholder in ["It costs $X.", "It costs $<unit_price>.", "It costs € and more", "$ 24", "$"]:
+        assert not pattern.fullmatch(placeholder), placeholder
+    assert not matcher(answer_pattern([])).fullmatch("It is $X.")
+
+
 def test_the_answer_writes_only_the_email_addresses_the_results_give() -> None:
     blocks = [
         block(0, "search_documents", {"query": "refund email"}, "Write to support@example.com within 30 days."),

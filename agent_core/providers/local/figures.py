@@ -142,16 +142,28 @@ def argument_pattern(numbers: Sequence[str]) -> str:
     return f"^(?:{other}|(?:{options}){after})*(?:(?:{options})[.,]?)?$"
 
 
+CURRENCY_SIGNS = "$£¥€₩"
+"""Signs an answer writes only right before a figure: blocked from the figure it wanted, the model
+wrote a placeholder ("$X", "$<unit_price>") as its answer."""
+_TEXT_NO_CURRENCY = (
+    TEXT_CHARS.replace(" -/", " -#%-/")
+    .replace("\u00a0-\u00b1", "\u00a0-\u00a2\u00a4\u00a6-\u00b1")
+    .replace("\u20a9\u20ac", "")
+)
+""":data:`TEXT_CHARS` without :data:`CURRENCY_SIGNS`."""
+
+
 def answer_pattern(numbers: Sequence[str], *, goal: str = "") -> str:
     """A regex for an answer whose digits all belong to ``numbers``: any text without digits,
-    and digits only as one of those numbers (the model cannot write a figure no result has)."""
+    and digits only as one of those numbers (the model cannot write a figure no result has); a
+    currency sign only right before one of them."""
     options = "|".join(re.escape(n) for n in numbers)
     scripts = goal_scripts(goal)
-    other = f"[{TEXT_CHARS}{scripts}]"
+    other = f"[{_TEXT_NO_CURRENCY}{scripts}]"
     # A figure ends where its digits end: the next character is no digit, nor a decimal or
     # thousands separator that runs on into digits. Without this, allowed numbers could be run
     # together into a made-up one ("108" + "08" → "10808", "100" + "." + "8" → "100.8").
     after = f"(?:[{_TEXT_NO_SEPARATOR}{scripts}]|[.,][{TEXT_CHARS}{scripts}])"
-    core = f"(?:{other}|(?:{options}){after})*" if options else f"{other}*"
-    tail = f"(?:(?:{options})[.,]?)?" if options else ""
+    core = f"(?:{other}|[{CURRENCY_SIGNS}]?(?:{options}){after})*" if options else f"{other}*"
+    tail = f"(?:[{CURRENCY_SIGNS}]?(?:{options})[.,]?)?" if options else ""
     return f"^{core}{tail}$"
