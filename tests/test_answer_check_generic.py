@@ -385,6 +385,30 @@ def test_a_column_is_judged_only_where_the_table_alone_gives_the_figure() -> Non
     )
 
 
+def test_a_figure_from_a_row_that_matches_the_answer_less_than_another_is_not_support() -> None:
+    """Two rows of one table share a word with the answer (a category), the one the answer names
+    shares more: the other row's price applied to it is no support, and the reason names both
+    rows. Each figure of a sentence that states two rows is judged by its own clause."""
+    rows = call(
+        "r",
+        '[{"file": "stock.csv", "section": "rows 1-9", "snippet": "sku: A-1, name: Garden hose 30 m, category: '
+        'Watering, unit_price: 34.99;"}, {"file": "stock.csv", "section": "rows 10-19", "snippet": "sku: A-2, '
+        'name: Watering jug 10 L, category: Watering, unit_price: 13.99;"}]',
+    )
+    goal = "What do we charge for the 10 litre watering jug?"
+    wrong = check_answer("The 10 litre watering jug is $34.99.", goal, [rows])
+    assert wrong["status"] == "partly"  # its "10 litre" is the goal's
+    assert (
+        unsupported(wrong)[0]["reason"]
+        == "the results give 34.99 in the row of Garden hose 30 m, not of Watering jug 10 L"
+    )
+    assert check_answer("The 10 litre watering jug is $13.99.", goal, [rows])["status"] == "grounded"
+    both = "The watering jug is $13.99, while the garden hose is $34.99."
+    assert check_answer(both, goal, [rows])["status"] == "grounded"
+    # one shared word each (a tie) or no row named: not judged
+    assert check_answer("The watering item is $34.99.", goal, [rows])["status"] == "grounded"
+
+
 def test_a_result_echoing_the_calls_own_query_is_no_support() -> None:
     """A simulated search writes the query back: its "10" is the model's own, not a found fact. A
     document that merely contains the query's words still supports."""

@@ -1,10 +1,13 @@
-"""A figure that a result's table gives in one column, applied by the answer to another column.
+"""A figure that a result's table gives in one column or row, applied by the answer to another.
 
 A policy's table row "Escape of water excess | Essentials $750 | Standard $500 | Premier $300"
 holds $750; an answer that says "the Standard excess is $750" states a figure that is in the
 result, yet it is the Essentials column's. So a figure counts as no support when every place the
 result gives it is a table cell whose column the answer's sentence does not name, while the
 sentence names another column of the same table by all of its words.
+
+Rows are weighed the same way: a figure whose row shares fewer of the words the answer says
+about it than another row of the same table is that other row's (:func:`from_another_row`).
 
 Tables are read in the two forms results carry them: Markdown pipe tables (a header row, a
 ``|---|`` line, rows) and the row sentences of a search snippet ("Feature: Escape of water
@@ -26,6 +29,18 @@ _ROW_SENTENCE = re.compile(rf"{_CELL_PAIR}(?:, {_CELL_PAIR})+;")
 
 
 @dataclass(frozen=True)
+class Row:
+    """A table row: (column, text) per cell, the first naming the row, and where it lies in the text."""
+
+    cells: tuple[tuple[str, str], ...]
+    span: tuple[int, int]
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.cells)
+
+
+@dataclass(frozen=True)
 class Cell:
     """A table cell after its row's first: its column's name, its text, the row's other such
     cells as (column, text), and where the row lies in the text."""
@@ -40,7 +55,7 @@ def _pipe_cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
-def _pipe_tables(text: str) -> Iterator[Cell]:
+def _pipe_tables(text: str) -> Iterator[Row]:
     lines = text.split("\n")
     starts = [0]
     for line in lines:
@@ -51,30 +66,43 @@ def _pipe_tables(text: str) -> Iterator[Cell]:
             header = _pipe_cells(lines[i])
             j = i + 2
             while j < len(lines) and lines[j].count("|") >= 2:
-                # The first column names the row, not a column of figures.
-                named = [(h, c) for h, c in zip(header, _pipe_cells(lines[j]), strict=False)][1:]
-                yield from _row(named, (starts[j], starts[j] + len(lines[j])))
+                named = tuple(zip(header, _pipe_cells(lines[j]), strict=False))
+                yield Row(named, (starts[j], starts[j] + len(lines[j])))
                 j += 1
             i = j
         else:
             i += 1
 
 
-def _row_sentences(text: str) -> Iterator[Cell]:
+def _row_sentences(text: str) -> Iterator[Row]:
     for match in _ROW_SENTENCE.finditer(text):
         pairs = [pair.split(": ", 1) for pair in match.group().rstrip(";").split(", ")]
-        yield from _row([(name.strip(), value.strip()) for name, value in pairs[1:]], match.span())
+        yield Row(tuple((name.strip(), value.strip()) for name, value in pairs), match.span())
 
 
-def _row(named: list[tuple[str, str]], span: tuple[int, int]) -> Iterator[Cell]:
+def rows(text: str) -> list[Row]:
+    """Every table row in both forms."""
+    return [*_pipe_tables(text), *_row_sentences(text)]
+
+
+def _cells(row: Row) -> Iterator[Cell]:
+    # The first column names the row, not a column of figures.
+    named = row.cells[1:]
     for k, (column, text) in enumerate(named):
         if column:
-            yield Cell(column, text, tuple(p for n, p in enumerate(named) if n != k and p[0]), span)
+            yield Cell(column, text, tuple(p for n, p in enumerate(named) if n != k and p[0]), row.span)
 
 
 def cells(text: str) -> list[Cell]:
     """Every cell after a table's first column, in both forms."""
-    return [*_pipe_tables(text), *_row_sentences(text)]
+    return [cell for row in rows(text) for cell in _cells(row)]
+
+
+def _outside(text: str, spans: set[tuple[int, int]]) -> str:
+    """``text`` with the given spans (its tables' rows) blanked out."""
+    for start, end in sorted(spans, reverse=True):
+        text = text[:start] + " " + text[end:]
+    return text
 
 
 def _figures(text: str) -> set[float]:
@@ -97,10 +125,7 @@ def from_another_column(
     if not holding:
         return None
     # Anywhere outside the tables' rows, the figure is not judged.
-    outside = source_text
-    for start, end in sorted({c.span for c in table}, reverse=True):
-        outside = outside[:start] + " " + outside[end:]
-    if values & _figures(outside):
+    if values & _figures(_outside(source_text, {c.span for c in table})):
         return None
     found: tuple[str, str] | None = None
     for cell in holding:
@@ -120,4 +145,53 @@ def from_another_column(
         if not named:
             return None
         found = found or (cell.column, named[0])
+    return found
+
+
+def _row_words(row: Row, words: Callable[[str], frozenset[str]]) -> frozenset[str]:
+    """What a row says about its subject: the words of its cells' texts (its column names are
+    every row's)."""
+    return frozenset().union(*(words(text) for _, text in row.cells))
+
+
+def _label(row: Row, column: str) -> str:
+    return next((text for name, text in row.cells if name == column), row.cells[0][1])
+
+
+def from_another_row(
+    claim: Claim, clause: str, source_text: str, words: Callable[[str], frozenset[str]]
+) -> tuple[str, str] | None:
+    """``(the figure's row, the row the clause names)`` when ``source_text`` gives the claim's
+    figure only in table rows, and for each such row another row of the same table (same columns),
+    holding another figure in the figure's column, shares more of the answer's words about
+    the figure (``clause``; at least two) than the figure's row does: "the 10 litre watering can
+    is $34.99" where $34.99 is the garden hose's row and the watering can's row is there too.
+    Else None. A row is named by its cells' texts, each row by the column that best matches."""
+    values = {abs(n) for n in claim.numbers}
+    said = words(clause) - words(claim.text)
+    if not values or len(said) < 2:
+        return None
+    table = rows(source_text)
+    holding = [r for r in table if values & _figures(" ".join(text for _, text in r.cells))]
+    if not holding or values & _figures(_outside(source_text, {r.span for r in table})):
+        return None
+    found: tuple[str, str] | None = None
+    for row in holding:
+        mine = len(said & _row_words(row, words))
+        at = {name for name, text in row.cells if values & _figures(text)}
+        peers = [
+            r
+            for r in table
+            if r.columns == row.columns
+            and not values & _figures(" ".join(text for _, text in r.cells))
+            and any(name in at and _figures(text) for name, text in r.cells)
+        ]
+        if not peers:
+            return None
+        best = max(peers, key=lambda r: len(said & _row_words(r, words)))
+        theirs = len(said & _row_words(best, words))
+        if theirs < 2 or theirs <= mine:
+            return None
+        column = max(best.columns, key=lambda c: len(said & words(_label(best, c))))
+        found = found or (_label(row, column), _label(best, column))
     return found

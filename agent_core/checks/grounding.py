@@ -43,6 +43,7 @@ from agent_core.checks.claims import (
     wrong_arithmetic,
 )
 from agent_core.checks.columns import from_another_column
+from agent_core.checks.columns import from_another_row as table_row
 from agent_core.checks.comparisons import wrong_comparisons
 from agent_core.checks.echo import output_text, returns_its_argument, without_echo
 from agent_core.checks.scaling import counted, counts_only, from_another_row, mismatch
@@ -163,6 +164,8 @@ def _why_not(claim: Claim, sources: Sequence[_Source], goal: _Source, answer: st
             columns := from_another_column(claim, _claim_sentence(answer, claim), source.text, _words)
         ):
             return f"the results give {number} under {columns[0]}, not under {columns[1]}"
+        if source.text is not None and (row := table_row(claim, _claim_clause(answer, claim), source.text, _words)):
+            return f"the results give {number} in the row of {row[0]}, not of {row[1]}"
     if _matches(claim, goal) and counts_only(claim, goal.text or ""):
         return f"the goal gives {number} only as a count of something, not as an amount of money"
     return None
@@ -192,9 +195,15 @@ def _about(claim: Claim, source: _Source, answer: str) -> bool:
     sentence = _claim_sentence(answer, claim)
     if claim.kind in _COLUMN_CHECKED and from_another_column(claim, sentence, source.text, _words):
         return False  # "$750" for the Standard cover, from the Essentials column of the same row
+    same_script = is_korean(sentence) == is_korean(source.text)  # a Korean answer on English documents: not judged
+    if (
+        same_script
+        and claim.kind in _COLUMN_CHECKED
+        and table_row(claim, _claim_clause(answer, claim), source.text, _words)
+    ):
+        return False  # "$34.99" for the watering can, from the garden hose's row of the same table
     if claim.kind not in _KIND_CHECKED:
         return True
-    same_script = is_korean(sentence) == is_korean(source.text)  # a Korean answer on English documents: not judged
     if same_script and from_another_row(claim, sentence, source.text, _words):
         return False  # "$259" for the Atlas chair, from the Sola Mesh's row of the same table
     if any(c.kind == claim.kind and set(c.numbers) & set(claim.numbers) for c in claims_in(source.text)):
@@ -363,6 +372,19 @@ def _temperature_differences(
                         break
         result.append((claim, ref))
     return result
+
+
+def _claim_clause(answer: str, claim: Claim) -> str:
+    """What the answer's sentence says about ``claim``: from the figure of the same kind before it
+    (or the sentence's start) to its end, and on to the sentence's end when no such figure follows
+    ("the Atlas costs $449 while the Sola Mesh costs $259": "the Atlas costs $449" for $449)."""
+    start = max(answer.rfind(mark, 0, claim.start) for mark in ".!?\n") + 1
+    sentence = _claim_sentence(answer, claim)
+    at, end = claim.start - start, claim.end - start
+    same = [c for c in claims_in(sentence) if c.kind == claim.kind and (c.end <= at or c.start >= end)]
+    lo = max((c.end for c in same if c.end <= at), default=0)
+    hi = end if any(c.start >= end for c in same) else len(sentence)
+    return sentence[lo:hi]
 
 
 def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str, Any]]) -> Grounding:
