@@ -48,3 +48,19 @@ def test_the_lines_are_ranked_by_shared_words_and_capped() -> None:
     question = choice_question(lines)
     assert "0. none of them" in question and f"{MAX_LINES}. " in question
     assert "none of the result lines" in answer_note(None).lower() and '"The refund' in answer_note(lines[0])
+
+
+def test_a_result_writing_back_the_calls_own_query_offers_no_line_of_it() -> None:
+    """A search that echoes its query: the query shares the most words with the request and was
+    picked as the answer line. It is not offered; what the result found still is."""
+    query = "Standard plan hotel fee"
+    echoed = json.dumps({"query": query, "results": [{"title": "Search tips", "snippet": "Try other words."}]})
+    lines = candidate_lines(
+        "What is the hotel fee on the Standard plan?", [block(0, "any_search", {"query": query}, echoed)]
+    )
+    assert query not in lines and "Try other words." in lines
+    # the same text is kept when it is not the call's own argument
+    other = candidate_lines(
+        "What is the hotel fee on the Standard plan?", [block(0, "any_search", {"query": "x"}, echoed)]
+    )
+    assert other[0] == query

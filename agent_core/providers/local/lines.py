@@ -69,18 +69,34 @@ def _pieces(output: str) -> list[str]:
     return pieces
 
 
+def _sent(value: object) -> set[str]:
+    """The text values of a call's arguments (a query, a path), as a result may write them back."""
+    if isinstance(value, str):  # arguments a provider sent as JSON text
+        try:
+            value = json.loads(value)
+        except ValueError:
+            pass
+    return {s.strip().casefold() for s in _strings(value)}
+
+
 def candidate_lines(goal: str, blocks: Sequence[ContextBlock], limit: int = MAX_LINES) -> list[str]:
-    """The result lines most likely to answer ``goal``, best first (ties: in the results' order)."""
+    """The result lines most likely to answer ``goal``, best first (ties: in the results' order).
+
+    A line that only writes back an argument of the call (a search's own query) is no finding: it
+    shares the most words with the request, and the model picked it as the answer ("Standard
+    Plan hotel fee")."""
     wanted = set(tokenize(goal))
     seen: set[str] = set()
     scored: list[tuple[int, int, str]] = []
     for block in blocks:
+        arguments = {c.call_id: c.arguments for c in block.tool_calls}
         for output in block.outputs:
             if output.is_error:
                 continue
+            echoed = _sent(arguments.get(output.call_id))
             for piece in _pieces(output.output):
                 line = piece if len(piece) <= MAX_LINE_CHARS else piece[: MAX_LINE_CHARS - 1] + "…"
-                if line in seen:
+                if line in seen or piece.strip().casefold() in echoed:
                     continue
                 seen.add(line)
                 scored.append((-len(wanted & set(tokenize(line))), len(scored), line))
