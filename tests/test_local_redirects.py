@@ -9,7 +9,7 @@ import pytest
 
 from agent_core.context import ToolCallRequest
 from agent_core.providers import local
-from agent_core.providers.local.redirects import tool_called_inside, unusable_call
+from agent_core.providers.local.redirects import figure_missing, tool_called_inside, unusable_call
 from agent_core.tools.registry import Tool
 from tests.local_kit import FakeServer, ask, block, fake_model, install_engine, reply, three_tools
 
@@ -75,6 +75,56 @@ def test_arithmetic_on_no_known_figure_is_asked_again_without_that_tool(
     assert [c.name for c in response.tool_calls] == ["lookup"]
     assert response.raw[0]["rejected"] == "arithmetic on no known figure"
     assert server.bodies[1]["messages"] == server.bodies[0]["messages"]  # no note: the same prompt
+
+
+@pytest.mark.parametrize(
+    ("goal", "arguments", "reason"),
+    [
+        # The grammar let it write no figure it wanted, so it wrote one it could ("1." then "0").
+        (
+            "What do 25 chairs cost with delivery?",
+            {"expression": "25 * 1. 0 + 1. 0"},
+            "arithmetic on a figure cut short",
+        ),
+        (
+            "What would it cost after 5 years?",
+            {"expression": "Premier * (1 + 0.5) ^ 5"},
+            "arithmetic on a name instead of a figure",
+        ),
+        ("How much for 3 nights?", {"expression": "nightly_rate * 3"}, "arithmetic on a name instead of a figure"),
+        ("What do 7 units cost?", {"expression": "1 * 2 + 1 * 2"}, "arithmetic on no known figure"),
+        # ordinary arithmetic and ordinary words are left alone
+        ("What is 15% of 240?", {"expression": "15% * 240"}, ""),
+        ("Take (350 - 120) / 5", {"expression": "(350 - 120) / 5"}, ""),
+        ("desk prices", {"query": "fixed desk vs 24-hour hot desk cost"}, ""),
+        ("rules", {"query": "and/or rules in section 2. 5"}, ""),
+        ("speed", {"query": "speed in km/h, room 2 - large"}, ""),
+    ],
+)
+def test_arithmetic_standing_in_for_a_figure_the_run_has_not_got_is_named(
+    tools: list[Tool], goal: str, arguments: dict[str, str], reason: str
+) -> None:
+    assert figure_missing(ToolCallRequest("c", "calculator", arguments), ask(tools, goal)) == reason
+
+
+def test_a_figure_cut_short_is_asked_again_without_that_tool(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
+) -> None:
+    server = FakeServer(
+        [
+            reply("Total of 7 with shipping", {"calculator": {"expression": "7 * 1. 0 + 1. 0"}}),
+            reply("First the price", {"lookup": {"topic": "unit price"}}),
+        ]
+    )
+    install_engine(monkeypatch, fake_model, server)
+    response = provider_for(fake_model).complete(ask(tools, "What do 7 units cost?"))
+    assert [c.name for c in response.tool_calls] == ["lookup"]
+    assert response.raw[0]["rejected"] == "arithmetic on a figure cut short"
+    assert "calculator" not in response.raw[1]["offered"]
+    assert "used no figure it had" in response.constraint["notes"][-1]
+    # before any result, asked again for another tool only: no reply to put the missing figure in
+    offers_reply = ['"properties": {"reply"' in body["grammar"] for body in server.bodies]
+    assert offers_reply == [True, False]
 
 
 def test_an_answer_that_works_out_a_sum_is_sent_to_a_tool_and_a_repeat_asked_once_more(

@@ -251,7 +251,10 @@ class LocalProvider(WarmUp, Provider):
                 notes.append(why[1])
                 offered = [t for t in offered if t.name != calls[0].name]
                 asked = with_note(messages, why[2]) if why[2] else messages
-                text, calls, more = self._attempt(engine, asked, offered, request, deadline, items, answer=True)
+                # Before any result the other tools only: offered a reply as well, the model put
+                # the figure it lacked into one ("the 10 litre can is $10", from the goal's 10).
+                answer = bool(request.blocks) or not offered
+                text, calls, more = self._attempt(engine, asked, offered, request, deadline, items, answer=answer)
                 usage = usage + more
             repeated: set[str] = set()
             if calls and call_signature(calls[0].name, calls[0].arguments) in previous_calls(request.blocks):

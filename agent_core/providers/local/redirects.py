@@ -1,7 +1,7 @@
 """When the local model's output is sent back within one step, generically: a reply that turns
 out to be the answer (the line choice comes first), an answer that starts to work out a sum (a
 tool call is asked for), a call whose arithmetic uses no figure the run has or that calls another
-tool inside its arguments (asked again without it).
+tool inside its arguments, or stands in for a figure it has not got (asked again without it).
 
 Nothing here knows a tool, document or topic; each redirect adds a note to the step's
 ``constraint`` and keeps the rejected output in the record.
@@ -61,15 +61,32 @@ def reads_text(blocks: Sequence[ContextBlock]) -> bool:
     return any(len(o.output.split()) > 12 for o in outputs)
 
 
-def computes_from_nothing(call: ToolCallRequest, request: ModelRequest) -> bool:
-    """A call whose arithmetic (any text argument that is an expression) uses no figure of the goal
-    or of a successful result."""
+CUT_FIGURE = re.compile(r"\d\.\s+\d")
+"""A decimal point followed by a space ("25 * 1. 0"): the model began a figure the grammar does not
+let it write (no result states it) and went on with what it could write."""
+NAMED_OPERAND = re.compile(r"[^\W\d]\w*\s*(?:[*^]|\s/\s)\s*[\w(]|[\w)]\s*(?:[*^]|\s/\s)\s*[^\W\d]")
+"""A name multiplied or divided ("Premier * 0.85", "price / 12"): a quantity the model has not got
+as a figure yet ("+", "-" and "and/or" stand between words in ordinary text too)."""
+OPERATOR = re.compile(r"\d\s*[-+*/^]\s*\d")
+
+
+def figure_missing(call: ToolCallRequest, request: ModelRequest) -> str:
+    """Why a call's arithmetic stands in for a figure the run does not have, in the record's words
+    ("" when it does not): an expression (any text argument that is one) using no figure of the
+    goal or of a successful result, a figure cut short (:data:`CUT_FIGURE`), or a name where a
+    figure goes (:data:`NAMED_OPERAND`)."""
     known = set(argument_numbers(request.goal, request.blocks))
     for expression in expressions({"arguments": call.arguments}):
         figures = set(re.findall(r"\d+(?:\.\d+)?", expression))
         if figures and not figures & known:
-            return True
-    return False
+            return "arithmetic on no known figure"
+    values = call.arguments.values() if isinstance(call.arguments, dict) else [call.arguments]
+    for text in (v for v in values if isinstance(v, str)):
+        if CUT_FIGURE.search(text) and OPERATOR.search(text.replace(". ", ".")):
+            return "arithmetic on a figure cut short"
+        if NAMED_OPERAND.search(text) and re.fullmatch(r"[\w\s.,()\[\]'\"%+*/^-]+", text):
+            return "arithmetic on a name instead of a figure"
+    return ""
 
 
 def tool_called_inside(call: ToolCallRequest, names: Sequence[str]) -> str | None:
@@ -86,14 +103,12 @@ def tool_called_inside(call: ToolCallRequest, names: Sequence[str]) -> str | Non
 def unusable_call(call: ToolCallRequest, request: ModelRequest, names: Sequence[str]) -> tuple[str, str, str]:
     """Why a call cannot give the model what it wants, as (the record's reason, the step's note, a
     note for the model); empty strings when it can."""
-    if computes_from_nothing(call, request):
+    missing = figure_missing(call, request)
+    if missing:
         # The model wanted a figure it does not have yet (the grammar let it write none), and
-        # wrote filler ("1 * 2 + 1 * 2 + …" for a figure it had not read from any result).
-        return (
-            "arithmetic on no known figure",
-            f"the model's {call.name} call used no figure it had: asked again without it",
-            "",
-        )
+        # wrote filler ("1 * 2 + 1 * 2 + …", "25 * 1. 0") or a name for a figure it had not read
+        # from any result.
+        return missing, f"the model's {call.name} call used no figure it had: asked again without it", ""
     inner = tool_called_inside(call, names)
     if inner:
         return (
