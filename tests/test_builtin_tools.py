@@ -20,7 +20,6 @@ from hypothesis import strategies as st
 
 from agent_core.errors import ToolValidationError, TransientToolError
 from agent_core.settings import Settings
-from agent_core.text.lang import written_in
 from agent_core.tools import BUILTIN_TOOL_NAMES, ToolRegistry, build_default_registry
 from agent_core.tools.calculator import calculate
 from agent_core.tools.docsearch import tokenize
@@ -750,19 +749,6 @@ def test_search_documents_names_the_files_it_searches(data_dir: Path) -> None:
             name.unlink()
     assert "(none yet)" in build_default_registry(config).get("search_documents").description
     assert "not the user's documents" in build_default_registry(config).get("search_web").description
-
-
-def test_search_documents_says_which_documents_are_in_another_language(data_dir: Path) -> None:
-    """A word matches only in its own language: when the documents are in more than one, the
-    description marks the ones in the less common and asks for the query in the document's."""
-    config = Settings.from_env(dotenv=False).replace(data_dir=data_dir)
-    described = build_default_registry(config).get("search_documents").description
-    assert "환불_안내.md (in Korean)" in described and "the others are in English" in described
-    assert "pricing.md (in" not in described and "in the language of the document" in described
-    (data_dir / "workspace" / "환불_안내.md").unlink()
-    assert "language" not in build_default_registry(config).get("search_documents").description
-    assert written_in("Le prix est de 12 euros par mois.") is None  # not told: not marked
-    assert written_in("12,000") is None and written_in("") is None
 
 
 def test_a_table_row_in_a_snippet_names_its_columns_and_stays_whole() -> None:

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import logging
 import random
-from collections import Counter
 
 from agent_core.settings import Settings
-from agent_core.text.lang import written_in
 from agent_core.tools.calculator import calculate
 from agent_core.tools.documents.tools import make_table_tool
 from agent_core.tools.documents.workspace import Workspace
@@ -75,55 +73,23 @@ def build_default_registry(
 
 SEARCH_LISTS = 15
 """The most file names ``search_documents``' description lists."""
-LANGUAGE_SAMPLE = 6_000
-"""How much of a document is read to tell its language."""
 
 
 def _search_description(workspace: Workspace) -> str:
     """``search_documents``' description, naming the files it searches: what the model reads to
-    know the workspace holds the user's policy or price list, rather than a web page. When the
-    documents are in more than one language, the ones not in the commonest are marked with
-    theirs: a word matches only in its own language, so a query must be written in the
-    document's."""
+    know the workspace holds the user's policy or price list, rather than a web page."""
     names = [n for n in workspace.names() if n != FACTS_FILE]
     if not names:
         return (
             "Search the workspace documents (none yet); returns the best passages with their file and page or section."
         )
-    shown = names[:SEARCH_LISTS]
-    languages = _languages(workspace, shown)
-    common = Counter(lang for lang in languages.values() if lang).most_common(1)
-    usual = common[0][0] if common else None
-    marked = {n: lang for n, lang in languages.items() if lang and lang != usual}
-    listed = ", ".join(f"{n} (in {marked[n]})" if n in marked else n for n in shown) + (
+    listed = ", ".join(names[:SEARCH_LISTS]) + (
         f" and {len(names) - SEARCH_LISTS} more" if len(names) > SEARCH_LISTS else ""
     )
-    if not marked:
-        return (
-            f"Search the documents in the user's workspace ({listed}); returns the best passages with their "
-            "file and page or section."
-        )
     return (
-        f"Search the documents in the user's workspace ({listed}; the others are in {usual}); returns the "
-        "best passages with their file and page or section. A word matches only in its own language: write "
-        "the query in the language of the document it is about."
+        f"Search the documents in the user's workspace ({listed}); returns the best passages with their "
+        "file and page or section."
     )
-
-
-def _languages(workspace: Workspace, names: list[str]) -> dict[str, str | None]:
-    """The language each document is written in, from its first pages (None: not known)."""
-    found: dict[str, str | None] = {}
-    for name in names:
-        try:
-            text = workspace.document_text(name)
-            if text is None:
-                with workspace.path(name).open(encoding="utf-8", errors="replace") as handle:
-                    text = handle.read(LANGUAGE_SAMPLE)
-        except (OSError, ValueError) as exc:
-            log.debug("the language of %s is not known: %s", name, exc)
-            text = ""
-        found[name] = written_in(text[:LANGUAGE_SAMPLE])
-    return found
 
 
 def build_builtin_registry(settings: Settings, *, rng: random.Random | None = None) -> ToolRegistry:

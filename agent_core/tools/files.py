@@ -252,7 +252,7 @@ def make_file_tools(root: Path, workspace: Workspace | None = None) -> tuple[Cal
         """Search the workspace documents; returns the best passages with their file and page or section.
 
         Args:
-            query: What to look for, in the language of the document it is about, e.g. 'refund within how many days'.
+            query: What to look for, in English or Korean, e.g. 'refund within how many days'.
             limit: How many results to return (1-10, default 3).
         """
         return searcher.search(query, limit)
