@@ -1,7 +1,8 @@
 """When the local model's output is sent back within one step, generically: a reply that turns
 out to be the answer (the line choice comes first), an answer that starts to work out a sum (a
-tool call is asked for), a call whose arithmetic uses no figure the run has or that calls another
-tool inside its arguments, or stands in for a figure it has not got (asked again without it).
+tool call is asked for), a call whose arithmetic uses no figure the run has (or a figure cut
+short, or a name where one goes) or that calls another tool inside its arguments (asked again
+without it).
 
 Nothing here knows a tool, document or topic; each redirect adds a note to the step's
 ``constraint`` and keeps the rejected output in the record.
@@ -68,6 +69,14 @@ NAMED_OPERAND = re.compile(r"[^\W\d]\w*\s*(?:[*^]|\s/\s)\s*[\w(]|[\w)]\s*(?:[*^]
 """A name multiplied or divided ("Premier * 0.85", "price / 12"): a quantity the model has not got
 as a figure yet ("+", "-" and "and/or" stand between words in ordinary text too)."""
 OPERATOR = re.compile(r"\d\s*[-+*/^]\s*\d")
+FORMULA = re.compile(r"[\w\s.,()\[\]'\"%+*/^-]+")
+"""A text of names, figures and operators only: a formula, not a sentence."""
+
+
+def _texts(call: ToolCallRequest) -> list[str]:
+    """A call's text arguments."""
+    values = call.arguments.values() if isinstance(call.arguments, dict) else [call.arguments]
+    return [v for v in values if isinstance(v, str)]
 
 
 def figure_missing(call: ToolCallRequest, request: ModelRequest) -> str:
@@ -80,11 +89,10 @@ def figure_missing(call: ToolCallRequest, request: ModelRequest) -> str:
         figures = set(re.findall(r"\d+(?:\.\d+)?", expression))
         if figures and not figures & known:
             return "arithmetic on no known figure"
-    values = call.arguments.values() if isinstance(call.arguments, dict) else [call.arguments]
-    for text in (v for v in values if isinstance(v, str)):
+    for text in _texts(call):
         if CUT_FIGURE.search(text) and OPERATOR.search(text.replace(". ", ".")):
             return "arithmetic on a figure cut short"
-        if NAMED_OPERAND.search(text) and re.fullmatch(r"[\w\s.,()\[\]'\"%+*/^-]+", text):
+        if NAMED_OPERAND.search(text) and FORMULA.fullmatch(text):
             return "arithmetic on a name instead of a figure"
     return ""
 
@@ -92,8 +100,7 @@ def figure_missing(call: ToolCallRequest, request: ModelRequest) -> str:
 def tool_called_inside(call: ToolCallRequest, names: Sequence[str]) -> str | None:
     """The enabled tool a call's text argument calls as a function (``"other_tool('x') * 7"``):
     tools cannot call tools, so the model needs that tool's result first."""
-    values = call.arguments.values() if isinstance(call.arguments, dict) else [call.arguments]
-    texts = [v for v in values if isinstance(v, str)]
+    texts = _texts(call)
     for name in names:
         if any(re.search(rf"(?<![\w.]){re.escape(name)}\s*\(", text) for text in texts):
             return name
