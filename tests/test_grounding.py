@@ -89,6 +89,12 @@ CLAIMS = [
     ("Sent in 2024 2025 2026", [("number", "2024"), ("number", "2025"), ("number", "2026")]),
     ("On 2026-09-09, in 5-10 days", [("date", "2026-09-09"), ("number", "5"), ("quantity", "10 days")]),
     ("`ops@example.com` in code is not a claim", []),
+    # A figure cut short at its decimal point is one figure, not two found ones.
+    ("The can is $40. 99 in total.", [("money", "40.99 USD")]),
+    ("총 40. 99달러입니다.", [("money", "40.99 USD")]),
+    ("It weighs 1. 5 kg", [("quantity", "1.5 kg")]),
+    ("It costs $40.99. 12 are left", [("money", "40.99 USD"), ("number", "12")]),
+    ("It is $40. The 99 others", [("money", "40 USD"), ("number", "99")]),
     ("Hello! How can I help?", []),
 ]
 
@@ -217,6 +223,9 @@ GROUNDING = [
         "grounded",
         [],
     ),
+    # 40 and 99 are each in the result; the price the answer reads as, 40.99, is not.
+    ("The can is $40. 99.", "Price of the can?", [call("read_file", "Can: $40, hose: $99")], "ungrounded", ["$40. 99"]),
+    ("The can is $40. 99.", "Price of the can?", [call("read_file", "Can: $40.99")], "grounded", []),
 ]
 
 

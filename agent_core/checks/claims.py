@@ -199,6 +199,8 @@ class Claim:
     reason: str | None = None
     """Why a figure found in a result does not count as support (it is given there for another
     quantity; the call that computed it was given a figure from nowhere)."""
+    cut: bool = False
+    """Written with a space after its decimal point ("$40. 99"): one figure cut in two."""
 
     def as_record(self, source: CallSource | GoalSource | None) -> ClaimRecord:
         """The claim as the record's ``grounding.claims`` keeps it, with where it was found."""
@@ -494,7 +496,49 @@ def find_claims(answer: str) -> list[Claim]:
         seen.add(key)
         stated.update(claim.numbers[:1])
         claims.append(claim)
-    return claims
+    return _join_cut(claims, masked, text)
+
+
+_CUT_AFTER = re.compile(r"\d{1,2}(?!\d)")
+"""What follows the ". " of a figure cut short: one or two digits (cents, a tenth), then no digit."""
+
+
+def _join_cut(claims: list[Claim], masked: str, text: str) -> list[Claim]:
+    """Claims with each figure cut short at its decimal point ("$40. 99", "1. 5 kg": a small
+    model held to figures it may write began a price no result gives and went on with another
+    figure) joined into the one figure it reads as, marked :attr:`Claim.cut`: checked as 40.99,
+    not as a found 40 and a found 99."""
+    out: list[Claim] = []
+    for claim in claims:
+        before = out[-1] if out else None
+        if (
+            before is not None
+            and len(before.numbers) == 1
+            and before.decimals == 0
+            and before.kind in ("money", "number")
+            and claim.kind in ("money", "number", "quantity")
+            and masked[before.end : claim.start] == ". "
+            and masked[before.end - 1].isdigit()
+            and (m := _CUT_AFTER.match(masked, claim.start)) is not None
+        ):
+            digits = m.group(0)
+            value = before.numbers[0] + math.copysign(int(digits) / 10 ** len(digits), before.numbers[0])
+            # The unit is the first part's ("$40. 99 in total": not 99 inches) or else the second's.
+            unit_of = before if before.kind != "number" else claim
+            end = claim.end if unit_of is claim else claim.start + len(digits)
+            out[-1] = Claim(
+                text[before.start : end].strip(),
+                f"{fmt(value)} {unit_of.value.partition(' ')[2]}".strip(),
+                unit_of.kind,
+                before.start,
+                end,
+                numbers=(value,),
+                decimals=len(digits),
+                cut=True,
+            )
+            continue
+        out.append(claim)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
