@@ -27,6 +27,12 @@ SHIPPING = call(
 )
 NOTES = call("read_file", "Next meeting: 2026-09-09, same time.\nUnit price stays at $24 for Q3. 1,000 units, 15%.")
 KO_DOC = call("read_file", "평일 오전 9시부터 오후 6시까지 답변합니다. 가격은 2만 5천 원입니다. 배송 후 30일 이내.")
+HITS = call(
+    "search_documents",
+    '[{"file": "club.md", "section": "Contact", "snippet": "Secretary: help@ramblers.org"}, '
+    '{"file": "policy.md", "section": "Claims", "snippet": "Harbourline Mutual: claims@harbourline.com"}]',
+)
+HOURS = call("read_file", "Opening hours: Mon-Fri 9:00-17:00")
 CONTACTS = call(
     "search_documents",
     "Write to support@example.com, or call the office on 02-555-1234. Forms: https://www.example.com/refunds/form",
@@ -223,6 +229,31 @@ GROUNDING = [
         "grounded",
         [],
     ),
+    # A figure from a passage that never mentions the subject the answer (and the goal) names.
+    (
+        "The e-mail for claims to Harbourline is help@ramblers.org.",
+        "What's the e-mail for a claim to Harbourline?",
+        [HITS],
+        "ungrounded",
+        ["help@ramblers.org"],
+    ),
+    (
+        "The e-mail for claims to Harbourline is claims@harbourline.com.",
+        "What's the e-mail for a claim to Harbourline?",
+        [HITS],
+        "grounded",
+        [],
+    ),
+    ("The shop opens at 9:00 on Monday.", "When does the shop open on Monday?", [HOURS], "grounded", []),
+    (
+        "Harbourline: help@ramblers.org.",
+        "E-mail for a claim to Harbourline?",
+        [HITS],
+        "ungrounded",
+        ["help@ramblers.org"],
+    ),
+    ("Write to help@ramblers.org.", "What's the e-mail for a claim to Harbourline?", [HITS], "grounded", []),
+    ("하버라인 청구 이메일은 help@ramblers.org입니다.", "Harbourline 청구 이메일?", [HITS], "grounded", []),
     # 40 and 99 are each in the result; the price the answer reads as, 40.99, is not.
     ("The can is $40. 99.", "Price of the can?", [call("read_file", "Can: $40, hose: $99")], "ungrounded", ["$40. 99"]),
     ("The can is $40. 99.", "Price of the can?", [call("read_file", "Can: $40.99")], "grounded", []),

@@ -47,6 +47,7 @@ from agent_core.checks.columns import from_another_row as table_row
 from agent_core.checks.comparisons import wrong_comparisons
 from agent_core.checks.echo import output_text, returns_its_argument, without_echo
 from agent_core.checks.scaling import counted, counts_only, from_another_row, mismatch
+from agent_core.checks.subjects import unnamed_subject
 from agent_core.checks.units import NUMBER, another_figure
 from agent_core.checks.words import NO_TOOL_NOTE, NO_TOOL_NOTE_PLAIN, NO_TOOL_WORKED_NOTE, SCALED
 from agent_core.records.run_record import CallSource, GoalSource, Grounding
@@ -156,6 +157,8 @@ def _why_not(claim: Claim, sources: Sequence[_Source], goal: _Source, answer: st
     """Why no source that holds the claim's figure backs it, when a rule of :func:`_about` said so."""
     number = fmt(claim.numbers[0]) if claim.numbers else claim.text
     for source in (s for s in sources if _matches(claim, s)):
+        if name := _unnamed(claim, source, answer, goal.text or ""):
+            return f"the results give {number} only in passages that do not mention {name}"
         if source.counts and claim.kind == "money":
             return f"it is computed from the goal's counts alone ({source.counts}), not from a price or an amount"
         if source.text is not None and (written := another_figure(claim, source.text)):
@@ -176,7 +179,19 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(t for t in tokenize(text) if not t[:1].isdigit())
 
 
-def _about(claim: Claim, source: _Source, answer: str) -> bool:
+def _unnamed(claim: Claim, source: _Source, answer: str, goal: str) -> str | None:
+    """The name (from the goal) the answer applies ``claim`` to that no passage of ``source``
+    holding it mentions (:mod:`agent_core.checks.subjects`)."""
+    if source.text is None or source.words is None or not goal:
+        return None
+
+    def holds(text: str) -> bool:
+        return _matches(claim, _read_source(text, {"goal": True}))
+
+    return unnamed_subject(_claim_sentence(answer, claim), goal, source.text, holds)
+
+
+def _about(claim: Claim, source: _Source, answer: str, goal: str = "") -> bool:
     """Whether ``source`` can be about what the answer's sentence applies ``claim`` to. A result
     about another subject that happens to hold the same number is no support: the weather's
     ``"temperature": 22`` for "the watering can costs $22". Judged only where it is plain: an
@@ -192,6 +207,8 @@ def _about(claim: Claim, source: _Source, answer: str) -> bool:
         return False  # "$1,200" from "up to 1,200 m", "1 week" from "1인", "140 kg" from "D-140"
     if source.words is None or source.text is None:
         return True
+    if _unnamed(claim, source, answer, goal):
+        return False  # "the claims e-mail of Harbourline is membership@…", from a walking club's contact section
     sentence = _claim_sentence(answer, claim)
     if claim.kind in _COLUMN_CHECKED and from_another_column(claim, sentence, source.text, _words):
         return False  # "$750" for the Standard cover, from the Essentials column of the same row
@@ -419,7 +436,12 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
     found: list[tuple[Claim, Source | None]] = []
     for claim in claims:
         ref = next(
-            (s.ref for s in (*sources, goal_source) if _matches(claim, s) and _about(claim, s, answer or "")), None
+            (
+                s.ref
+                for s in (*sources, goal_source)
+                if _matches(claim, s) and _about(claim, s, answer or "", goal or "")
+            ),
+            None,
         )
         found.append((claim, ref))
     if any(ref is None for _, ref in found):

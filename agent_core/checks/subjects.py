@@ -1,0 +1,76 @@
+"""Whether the passage a figure was found in is about what the answer applies it to, by name.
+
+A search returns passages from several documents; a figure found in one of them is no support for
+a sentence about a subject that passage never mentions: "the e-mail for claims to Harbourline is
+membership@ridgewayramblers.org", from a walking club's contact section. Judged only where it is
+plain: the goal names a subject with a capitalised word (Harbourline, Premier, Paris) that the
+answer's sentence uses too, both the sentence and the passage are in the Latin script, and no
+passage that holds the figure mentions any such name of the sentence — not in its text, its file name or its
+section. Nothing here knows a topic, a document or a tool: passages are read from the output's
+shape (a list of hits is one passage a hit; any other output is one passage).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;\n]\s*|[\"'(\[]\s*)$")
+_LETTERS = re.compile(r"[a-z]{3,}")
+
+
+def passages(text: str) -> list[str]:
+    """The separate passages of a tool's output: the hits of a JSON list, else the whole output."""
+    stripped = text.strip()
+    if stripped[:1] == "[":
+        try:
+            data = json.loads(stripped)
+        except ValueError:
+            data = None
+        if isinstance(data, list) and len(data) > 1 and all(isinstance(item, dict) for item in data):
+            return [json.dumps(item, ensure_ascii=False) for item in data]
+    return [text]
+
+
+def names(sentence: str, goal: str) -> list[str]:
+    """The names the goal gives (capitalised words of three letters or more, not starting one of
+    its sentences) that ``sentence`` uses too, in any case: the subjects the sentence is about,
+    as the user named them."""
+    said = {w.lower() for w in _WORD.findall(sentence)}
+    found: list[str] = []
+    for m in _WORD.finditer(goal):
+        word = m.group(0)
+        if len(word) < 3 or not word[0].isupper() or _SENTENCE_START.search(goal[: m.start()]):
+            continue
+        if word.lower() in said and word.lower() not in (f.lower() for f in found):
+            found.append(word)
+    return found
+
+
+def mentions(passage: str, name: str) -> bool:
+    """Whether ``passage`` names ``name``, spelled out or cut short ("Mon" for "Monday")."""
+    lower, name = passage.lower(), name.lower()
+    return name in lower or any(
+        len(w) >= max(3, len(name) // 2) and name.startswith(w) for w in _LETTERS.findall(lower)
+    )
+
+
+def _latin(text: str) -> bool:
+    letters = [c for c in text if c.isalpha()]
+    return bool(letters) and sum(c.isascii() for c in letters) >= 0.8 * len(letters)
+
+
+def unnamed_subject(sentence: str, goal: str, text: str, holds: Callable[[str], bool]) -> str | None:
+    """The name ``sentence`` applies its figure to when no passage of ``text`` that ``holds`` the
+    figure mentions any name of the sentence; None when one does, or when it cannot be judged."""
+    said = names(sentence, goal)
+    if not said or not _latin(sentence):
+        return None
+    holding = [p for p in passages(text) if holds(p)]
+    if not holding or not all(_latin(p) for p in holding):
+        return None
+    if any(mentions(p, name) for p in holding for name in said):
+        return None
+    return said[0]
