@@ -254,6 +254,9 @@ GROUNDING = [
     ),
     ("Write to help@ramblers.org.", "What's the e-mail for a claim to Harbourline?", [HITS], "grounded", []),
     ("하버라인 청구 이메일은 help@ramblers.org입니다.", "Harbourline 청구 이메일?", [HITS], "grounded", []),
+    # The goal's figure of another unit is no support: 2 kg of chicken is not 2 hours of roasting.
+    ("It roasts for 2 hours.", "my chicken weighs 2 kg, how long should it roast?", [], "ungrounded", ["2 hours"]),
+    ("A 2 kg chicken needs 90 minutes.", "my chicken weighs 2 kg, how long?", [HOURS], "partly", ["90 minutes"]),
     # 40 and 99 are each in the result; the price the answer reads as, 40.99, is not.
     ("The can is $40. 99.", "Price of the can?", [call("read_file", "Can: $40, hose: $99")], "ungrounded", ["$40. 99"]),
     ("The can is $40. 99.", "Price of the can?", [call("read_file", "Can: $40.99")], "grounded", []),

@@ -171,6 +171,8 @@ def _why_not(claim: Claim, sources: Sequence[_Source], goal: _Source, answer: st
             return f"the results give {number} in the row of {row[0]}, not of {row[1]}"
     if _matches(claim, goal) and counts_only(claim, goal.text or ""):
         return f"the goal gives {number} only as a count of something, not as an amount of money"
+    if _matches(claim, goal) and (written := another_figure(claim, goal.text or "")):
+        return f"the goal gives {number} only as {written}"
     return None
 
 
@@ -200,7 +202,8 @@ def _about(claim: Claim, source: _Source, answer: str, goal: str = "") -> bool:
     table, in a sentence in the result's script; the goal's count of something ("12 chairs") is
     no amount of money."""
     if "goal" in source.ref:
-        return not counts_only(claim, source.text or "")  # "$12" from "12 chairs"
+        # "$12" from "12 chairs"; "2 hours" from "my chicken weighs 2 kg"
+        return not counts_only(claim, source.text or "") and another_figure(claim, source.text or "") is None
     if source.counts and claim.kind == "money":
         return False  # "288원" from 24 * 12 of "24-hour desk for 12 months"
     if source.text is not None and another_figure(claim, source.text) is not None:
