@@ -28,6 +28,9 @@ from agent_core.evals.not_found import says_not_found
         "전화번호는 명시되어 있지 않습니다.",
         "카이로의 날씨 정보를 찾지 못했습니다.",
         "고객센터 번호는 알 수 없습니다.",
+        "The CEO of the company cannot be found in the provided information.",
+        "The price could not be determined from the results.",
+        "The information is missing.",
     ],
 )
 def test_not_found_phrasings(answer: str) -> None:
@@ -44,6 +47,8 @@ def test_not_found_phrasings(answer: str) -> None:
         "다음 운영 회의는 2026-09-09입니다.",
         "You don't need an umbrella in Seoul: it is sunny, 22 °C.",
         "The customer service number is 1588-1234.",
+        "Shipping cannot be free for 20 units: they cost $480.",
+        "The form is missing a date.",
         "",
     ],
 )

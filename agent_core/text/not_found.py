@@ -16,7 +16,7 @@ import re
 import unicodedata
 
 _ENGLISH = re.compile(
-    r"\bnot (?:be |been )?(?:found|available|mentioned|specified|listed|included|stated|provided|given|known"
+    r"\b(?:not|cannot|can't|could not|couldn't) (?:be |been )?(?:found|available|mentioned|specified|listed|included|stated|provided|given|known|determined"
     r"|documented|recorded|in (?:the|our|any) (?:documents?|notes|files?|records|workspace|tool results))\b"
     r"|\bunavailable\b"
     r"|\bno (?:[\w-]+ ){0,2}(?:information|info|mention|results?|data|details|records?|documents?|entry|entries)\b"
@@ -26,7 +26,8 @@ _ENGLISH = re.compile(
     r"|state|list|show|find|know)\b"
     r"|\b(?:isn't|is not|aren't|are not|wasn't|was not) (?:mentioned|specified|listed|stated|available|included"
     r"|provided|given|known|found|documented)\b"
-    r"|\bnothing (?:was |is )?(?:found|mentioned|about)\b|\bfound nothing\b|\bno such\b",
+    r"|\bnothing (?:was |is )?(?:found|mentioned|about)\b|\bfound nothing\b|\bno such\b"
+    r"|\b(?:information|info|data|details?|figures?) (?:is|are|was|were) missing\b",
     re.IGNORECASE,
 )
 _KOREAN = re.compile(
