@@ -333,6 +333,8 @@ def test_summary_lines() -> None:
     )
     mixed = check_answer("$24, 19 °C and 20 °C", "w", [WEATHER_PARIS, PRICE])
     assert summary(mixed).endswith("(2 of 3 numbers found in tool results)")
+    from_goal = check_answer("12 chairs cost $40. 99", "Price of 12 chairs?", [PRICE])
+    assert summary(from_goal).endswith("(1 of 2 numbers found in tool results or your goal)")
     assert summary(check_answer("hi", "hi", [])) == "no numbers, dates or times to check"
     assert summary(None) == "not checked"
 

@@ -80,7 +80,8 @@ def found_line(grounding: Mapping[str, Any] | None) -> str:
     """ "2 of 3 numbers found in tool results" (or the goal); a yes or no is not counted."""
     claims = [c for c in (grounding or {}).get("claims") or [] if c.get("kind") not in ("verdict", "comparison")]
     found = sum(c.get("source") is not None for c in claims)
-    return f"{found} of {len(claims)} numbers found in tool results"
+    goal = any((c.get("source") or {}).get("goal") for c in claims)
+    return f"{found} of {len(claims)} numbers found in tool results" + (" or your goal" if goal else "")
 
 
 def short(claim: Mapping[str, Any]) -> str:
