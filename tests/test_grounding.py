@@ -254,6 +254,13 @@ GROUNDING = [
     ),
     ("Write to help@ramblers.org.", "What's the e-mail for a claim to Harbourline?", [HITS], "grounded", []),
     ("하버라인 청구 이메일은 help@ramblers.org입니다.", "Harbourline 청구 이메일?", [HITS], "grounded", []),
+    (
+        "Harbourline 청구 이메일은 help@ramblers.org예요.",
+        "청구 이메일, Harbourline?",
+        [HITS],
+        "ungrounded",
+        ["help@ramblers.org"],
+    ),
     # The goal's figure of another unit is no support: 2 kg of chicken is not 2 hours of roasting.
     ("It roasts for 2 hours.", "my chicken weighs 2 kg, how long should it roast?", [], "ungrounded", ["2 hours"]),
     ("A 2 kg chicken needs 90 minutes.", "my chicken weighs 2 kg, how long?", [HOURS], "partly", ["90 minutes"]),

@@ -4,9 +4,9 @@ A search returns passages from several documents; a figure found in one of them 
 a sentence about a subject that passage never mentions: "the e-mail for claims to Harbourline is
 membership@ridgewayramblers.org", from a walking club's contact section. Judged only where it is
 plain: the goal names a subject with a capitalised word (Harbourline, Premier, Paris) that the
-answer's sentence uses too, both the sentence and the passage are in the Latin script, and no
-passage that holds the figure mentions any such name of the sentence — not in its text, its file name or its
-section. Nothing here knows a topic, a document or a tool: passages are read from the output's
+answer's sentence uses too (in any script around it), the passages are in the Latin script, and
+no passage that holds the figure mentions any such name of the sentence — not in its text, its
+file name or its section. Nothing here knows a topic, a document or a tool: passages are read from the output's
 shape (a list of hits is one passage a hit; any other output is one passage).
 """
 
@@ -58,6 +58,7 @@ def mentions(passage: str, name: str) -> bool:
 
 
 def _latin(text: str) -> bool:
+    """Mostly Latin letters: a passage in another script may write the name in its own."""
     letters = [c for c in text if c.isalpha()]
     return bool(letters) and sum(c.isascii() for c in letters) >= 0.8 * len(letters)
 
@@ -66,7 +67,7 @@ def unnamed_subject(sentence: str, goal: str, text: str, holds: Callable[[str], 
     """The name ``sentence`` applies its figure to when no passage of ``text`` that ``holds`` the
     figure mentions any name of the sentence; None when one does, or when it cannot be judged."""
     said = names(sentence, goal)
-    if not said or not _latin(sentence):
+    if not said:
         return None
     holding = [p for p in passages(text) if holds(p)]
     if not holding or not all(_latin(p) for p in holding):
