@@ -409,6 +409,25 @@ def test_a_figure_from_a_row_that_matches_the_answer_less_than_another_is_not_su
     assert check_answer("The watering item is $34.99.", goal, [rows])["status"] == "grounded"
 
 
+def test_a_row_is_named_by_a_figure_the_answer_gives_it() -> None:
+    """ "can" is a stop word, so the words alone ("watering") fit both rows; the answer's "10 litre"
+    names the row of "Watering can 10 L" by its 10. A figure of the claim itself names nothing."""
+    rows = call(
+        "r",
+        '[{"file": "stock.csv", "section": "rows 1-9", "snippet": "sku: A-1, name: Garden hose 30 m, category: '
+        'Watering, unit_price: 34.99;"}, {"file": "stock.csv", "section": "rows 10-19", "snippet": "sku: A-2, '
+        'name: Watering can 10 L, category: Watering, unit_price: 13.99;"}]',
+    )
+    goal = "What do we charge for the 10 litre watering can?"
+    wrong = check_answer("The price of the 10 litre watering can is $34.99.", goal, [rows])
+    assert [c["reason"] for c in unsupported(wrong)] == [
+        "the results give 34.99 in the row of Garden hose 30 m, not of Watering can 10 L"
+    ]
+    right = check_answer("The price of the 10 litre watering can is $13.99.", goal, [rows])
+    assert right["status"] == "grounded"
+    assert check_answer("The 30 m garden hose is $34.99.", "hose price?", [rows])["status"] == "grounded"
+
+
 def test_a_result_echoing_the_calls_own_query_is_no_support() -> None:
     """A simulated search writes the query back: its "10" is the model's own, not a found fact. A
     document that merely contains the query's words still supports."""

@@ -149,9 +149,15 @@ def from_another_column(
 
 
 def _row_words(row: Row, words: Callable[[str], frozenset[str]]) -> frozenset[str]:
-    """What a row says about its subject: the words of its cells' texts (its column names are
-    every row's)."""
-    return frozenset().union(*(words(text) for _, text in row.cells))
+    """What a row says about its subject: the words and figures of its cells' texts (its column
+    names are every row's)."""
+    return frozenset().union(*(words(text) | _figure_words(text) for _, text in row.cells))
+
+
+def _figure_words(text: str) -> frozenset[str]:
+    """The figures of ``text`` as words ("#10"): "the 10 litre watering can" names the row of
+    "Watering can 10 L" by its 10 where the words alone ("water") fit the garden hose's as well."""
+    return frozenset("#" + d.lstrip("0") for d in ANY_DIGITS.findall(text.replace(",", "")))
 
 
 def _label(row: Row, column: str) -> str:
@@ -168,7 +174,7 @@ def from_another_row(
     is $34.99" where $34.99 is the garden hose's row and the watering can's row is there too.
     Else None. A row is named by its cells' texts, each row by the column that best matches."""
     values = {abs(n) for n in claim.numbers}
-    said = words(clause) - words(claim.text)
+    said = (words(clause) | _figure_words(clause)) - words(claim.text) - _figure_words(claim.text)
     if not values or len(said) < 2:
         return None
     table = rows(source_text)
