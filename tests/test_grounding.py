@@ -33,6 +33,14 @@ HITS = call(
     '{"file": "policy.md", "section": "Claims", "snippet": "Harbourline Mutual: claims@harbourline.com"}]',
 )
 HOURS = call("read_file", "Opening hours: Mon-Fri 9:00-17:00")
+CHAIRS = call(
+    "search_documents",
+    '[{"file": "c.md", "section": "Seating", "snippet": "Model: Sola Task Chair, Price: $179"}, '
+    '{"file": "c.md", "section": "Mesh", "snippet": "Model: Sola Mesh, Price: $259"}]',
+)
+EXCESS = call(
+    "search_documents", '[{"file": "p.md", "section": "Excess", "snippet": "Essentials: $400, Standard: $250"}]'
+)
 CONTACTS = call(
     "search_documents",
     "Write to support@example.com, or call the office on 02-555-1234. Forms: https://www.example.com/refunds/form",
@@ -245,6 +253,11 @@ GROUNDING = [
         [],
     ),
     ("The shop opens at 9:00 on Monday.", "When does the shop open on Monday?", [HOURS], "grounded", []),
+    # A name of several words: a passage with another item of its family ("Sola Task") is no support,
+    # one that writes only part of it with nothing else after it (a column "Standard") still is.
+    ("The Sola Mesh is $179.", "What is the price of the Sola Mesh?", [CHAIRS], "ungrounded", ["$179"]),
+    ("The Sola Mesh is $259.", "What is the price of the Sola Mesh?", [CHAIRS], "grounded", []),
+    ("It is $250 on Standard HomeSafe.", "Excess on the Standard HomeSafe policy?", [EXCESS], "grounded", []),
     (
         "Harbourline: help@ramblers.org.",
         "E-mail for a claim to Harbourline?",

@@ -6,7 +6,8 @@ membership@ridgewayramblers.org", from a walking club's contact section. Judged 
 plain: the goal names a subject with a capitalised word (Harbourline, Premier, Paris) that the
 answer's sentence uses too (in any script around it), the passages are in the Latin script, and
 no passage that holds the figure mentions any such name of the sentence — not in its text, its
-file name or its section. Nothing here knows a topic, a document or a tool: passages are read from the output's
+file name or its section — or mentions a name of several words only in part, next to another item
+of the same family ("Sola Task Chair" for "the Sola Mesh is $179"). Nothing here knows a topic, a document or a tool: passages are read from the output's
 shape (a list of hits is one passage a hit; any other output is one passage).
 """
 
@@ -37,16 +38,28 @@ def passages(text: str) -> list[str]:
 def names(sentence: str, goal: str) -> list[str]:
     """The names the goal gives (capitalised words of three letters or more, not starting one of
     its sentences) that ``sentence`` uses too, in any case: the subjects the sentence is about,
-    as the user named them."""
+    as the user named them. Names next to each other in the goal are one ("Sola Mesh")."""
     said = {w.lower() for w in _WORD.findall(sentence)}
     found: list[str] = []
+    run: list[str] = []
+    end = 0
     for m in _WORD.finditer(goal):
         word = m.group(0)
-        if len(word) < 3 or not word[0].isupper() or _SENTENCE_START.search(goal[: m.start()]):
-            continue
-        if word.lower() in said and word.lower() not in (f.lower() for f in found):
-            found.append(word)
-    return found
+        named = (
+            len(word) >= 3
+            and word[0].isupper()
+            and not _SENTENCE_START.search(goal[: m.start()])
+            and word.lower() in said
+        )
+        if run and not (named and goal[end : m.start()] == " "):
+            found.append(" ".join(run))
+            run = []
+        if named:
+            run.append(word)
+        end = m.end()
+    if run:
+        found.append(" ".join(run))
+    return list(dict.fromkeys(found))
 
 
 def mentions(passage: str, name: str) -> bool:
@@ -63,15 +76,32 @@ def _latin(text: str) -> bool:
     return bool(letters) and sum(c.isascii() for c in letters) >= 0.8 * len(letters)
 
 
+def _sibling(passage: str, name: str) -> bool:
+    """Whether ``passage`` writes the first word of a name of several with another capitalised
+    word after it ("Sola Task Chair" for "Sola Mesh"): another item of the same family."""
+    first, *rest = name.split()
+    ours = {w.lower() for w in rest}
+    return any(
+        m.group(1).lower() not in ours
+        for m in re.finditer(rf"\b{re.escape(first)}\s+([A-Z][A-Za-z]+)", passage, re.IGNORECASE)
+        if m.group(1)[0].isupper()
+    )
+
+
 def unnamed_subject(sentence: str, goal: str, text: str, holds: Callable[[str], bool]) -> str | None:
     """The name ``sentence`` applies its figure to when no passage of ``text`` that ``holds`` the
-    figure mentions any name of the sentence; None when one does, or when it cannot be judged."""
+    figure mentions a name of the sentence (each word of it), or mentions one only in part and
+    another item of the same family ("Sola Task Chair" for "Sola Mesh"); None when a passage
+    mentions one, or when it cannot be judged."""
     said = names(sentence, goal)
     if not said:
         return None
     holding = [p for p in passages(text) if holds(p)]
     if not holding or not all(_latin(p) for p in holding):
         return None
-    if any(mentions(p, name) for p in holding for name in said):
-        return None
+    for passage in holding:
+        for name in said:
+            parts = [mentions(passage, w) for w in name.split()]
+            if all(parts) or (any(parts) and not _sibling(passage, name)):
+                return None
     return said[0]
