@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from agent_core.checks.claims import find_claims, korean_number, wrong_arithmetic
+from agent_core.checks.claims import find_claims, korean_number
 from agent_core.checks.grounding import check_answer, check_record
+from agent_core.checks.sums import wrong_aggregates, wrong_arithmetic
 from agent_core.checks.words import NO_TOOL_NOTE, NO_TOOL_NOTE_PLAIN, correction, summary, unsupported
 
 
@@ -477,3 +478,28 @@ def test_a_temperature_difference_of_two_found_temperatures_is_found(
 ) -> None:
     result = check_answer(answer, "Which is warmer, London or Seoul?", [LONDON, SEOUL])
     assert (result["status"], [c["text"] for c in unsupported(result)]) == (status, missing)
+
+
+@pytest.mark.parametrize(
+    ("answer", "wrong"),
+    [
+        ("The average of 12, 18, and 27 is 43.5.", [("average of 12, 18, and 27 is 43.5", "(12 + 18 + 27) / 3 = 19")]),
+        ("The average of 12, 18 and 27 is 19.", []),
+        ("The mean of 2 and 3 is 2.5", []),
+        ("The total of $24 and $15 is $40.", [("total of $24 and $15 is $40", "24 + 15 = 39")]),
+        ("12, 18, 27의 평균은 43.5입니다.", [("12, 18, 27의 평균은 43.5", "(12 + 18 + 27) / 3 = 19")]),
+        ("12, 18, 27의 평균은 19입니다.", []),
+        ("On average, 12 people and 18 dogs came in 27 minutes.", []),
+        ("The total of 3 items is 50", []),
+    ],
+)
+def test_an_average_or_total_said_in_words_is_recomputed(answer: str, wrong: list[tuple[str, str]]) -> None:
+    assert [(c.text, c.arithmetic) for c in wrong_aggregates(answer)] == wrong
+
+
+def test_a_wrong_average_of_found_figures_is_flagged() -> None:
+    """Each figure was in the calculator's result (it computed 12 + 18 + 27 / 2); the average is not."""
+    calc = call("calculator", "43.5", arguments={"expression": "12 + 18 + 27 / 2"})
+    result = check_answer("The average of 12, 18, and 27 is 43.5.", "What's the average of 12, 18 and 27?", [calc])
+    assert result["status"] == "partly"
+    assert [c["arithmetic"] for c in unsupported(result)] == ["(12 + 18 + 27) / 3 = 19"]

@@ -28,14 +28,14 @@ Kind = Literal[
 # ---------------------------------------------------------------------------------------------
 # Patterns
 
-_NUM = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+NUM = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
 # A sign: a minus right before the digits ("-5", "week 2 -3 °C"), or a minus and a space unless a
 # figure and a space come before it ("22 - 15" is a difference, not 22 and -15).
-_SIGNED = rf"(?:(?<![\w.,])(?:[-−](?=\d)|(?<!\d\s)[-−]\s))?{_NUM}"
+_SIGNED = rf"(?:(?<![\w.,])(?:[-−](?=\d)|(?<!\d\s)[-−]\s))?{NUM}"
 _KO_BIG = "조억만"
 _KO_SMALL = "천백십"
 # 2만 5천, 1억 2천만, 3천: digits with Korean place units (at least one unit).
-_KO_NUM = rf"(?=[\d.,]+\s?[{_KO_BIG}{_KO_SMALL}])(?:{_NUM}\s?[{_KO_BIG}{_KO_SMALL}](?:\s?[{_KO_BIG}])?)(?:\s?{_NUM}\s?[{_KO_BIG}{_KO_SMALL}](?:\s?[{_KO_BIG}])?)*(?:\s?{_NUM}(?![\d.,]))?"
+_KO_NUM = rf"(?=[\d.,]+\s?[{_KO_BIG}{_KO_SMALL}])(?:{NUM}\s?[{_KO_BIG}{_KO_SMALL}](?:\s?[{_KO_BIG}])?)(?:\s?{NUM}\s?[{_KO_BIG}{_KO_SMALL}](?:\s?[{_KO_BIG}])?)*(?:\s?{NUM}(?![\d.,]))?"
 
 _MONTHS = {
     "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
@@ -78,9 +78,9 @@ _CURRENCY_WORD = {
 }  # fmt: skip
 _SCALE_WORD = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "bn": 1e9, "b": 1e9, "billion": 1e9}
 _SCALE = r"(?:\s?(k|m|mn|bn|b)\b|\s(thousand|million|billion)\b)?"
-_MONEY_BEFORE = re.compile(rf"(US\$|[$€£₩¥￦])\s?({_KO_NUM}|{_NUM}){_SCALE}", re.IGNORECASE)
+_MONEY_BEFORE = re.compile(rf"(US\$|[$€£₩¥￦])\s?({_KO_NUM}|{NUM}){_SCALE}", re.IGNORECASE)
 _MONEY_AFTER = re.compile(
-    rf"(?<![\d.,])({_KO_NUM}|{_NUM}){_SCALE}\s?(USD|KRW|EUR|JPY|GBP|dollars?|won|euros?|yen|pounds|원|달러|유로|엔)(?![A-Za-z])",
+    rf"(?<![\d.,])({_KO_NUM}|{NUM}){_SCALE}\s?(USD|KRW|EUR|JPY|GBP|dollars?|won|euros?|yen|pounds|원|달러|유로|엔)(?![A-Za-z])",
     re.IGNORECASE,
 )
 _PERCENT = re.compile(rf"({_SIGNED})\s?({PERCENT_SIGN})", re.IGNORECASE)
@@ -104,7 +104,7 @@ _UNIT_SET_EN = (
 _UNITS_KO_LONGEST = sorted(_UNITS_KO.split("|"), key=len, reverse=True)
 _KO_NUMBER = re.compile(r"(?<![\d.,])" + _KO_NUM)
 _BARE = re.compile(
-    rf"(?<![\w.,/\\:#@-]){_SIGNED}(?![^\W\uac00-\ud7a3]|[.,]\d)|(?<=[\s(\[])[-−]?{_NUM}(?![^\W\uac00-\ud7a3]|[.,]\d)"
+    rf"(?<![\w.,/\\:#@-]){_SIGNED}(?![^\W\uac00-\ud7a3]|[.,]\d)|(?<=[\s(\[])[-−]?{NUM}(?![^\W\uac00-\ud7a3]|[.,]\d)"
 )
 """A bare number; one glued to the Korean word after it counts ("총 가격은 12입니다": the copula and
 particles follow a number with no space), one glued to another letter does not (Q3, mp3)."""
@@ -159,7 +159,7 @@ def korean_number(text: str) -> float:
     return total + section
 
 
-def _number(text: str) -> float:
+def parse_number(text: str) -> float:
     if re.search(r"[조억만천백십]", text):
         return korean_number(text)
     return _plain(text)
@@ -223,7 +223,7 @@ def _blank(text: str, spans: Iterable[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
-def _masked_answer(text: str) -> str:
+def masked_answer(text: str) -> str:
     """The answer with code, URLs, e-mail addresses, file names, versions, identifiers and list
     markers blanked out (same length, so offsets still point into the original)."""
     spans: list[tuple[int, int]] = []
@@ -334,7 +334,7 @@ def _temperature(m: re.Match[str]) -> Claim:
 
 
 def _scaled(m: re.Match[str], number: str, scale_groups: tuple[int, int]) -> float:
-    value = _number(number)
+    value = parse_number(number)
     scale = (m.group(scale_groups[0]) or m.group(scale_groups[1]) or "").lower()
     return value * _SCALE_WORD.get(scale, 1.0)
 
@@ -390,7 +390,7 @@ def _quantity(m: re.Match[str]) -> Claim | None:
     unit = _unit(m.group(3))
     if unit is None:
         return None
-    value = _number(m.group(1))
+    value = parse_number(m.group(1))
     end = m.start(3) + len(unit)
     text = m.string[m.start() : end]
     return Claim(
@@ -481,7 +481,7 @@ def find_claims(answer: str) -> list[Claim]:
     """The figures and contact details stated in ``answer``, in order, one per distinct
     normalised value."""
     text = unicodedata.normalize("NFC", answer or "")
-    masked = _masked_answer(text)
+    masked = masked_answer(text)
     seen: set[tuple[str, str]] = set()
     stated: set[float] = set()
     claims = []
@@ -539,88 +539,3 @@ def _join_cut(claims: list[Claim], masked: str, text: str) -> list[Claim]:
             continue
         out.append(claim)
     return out
-
-
-# ---------------------------------------------------------------------------------------------
-# Sums written out in the answer
-
-_OPERAND = r"\$?\s?" + _NUM
-# A minus or an "x" is an operator only with spaces around it: "9-5", "Mon-Fri 9-6" and "2x" are
-# ranges and words. A result followed by a space and three digits is a spaced thousands number.
-_OPERATOR = r"(?:\s*[+×*/÷]\s*|\s+[-−x]\s+)"
-# "=", or the words for it after an optional unit: shown no "=", the local model wrote "22 - 15
-# degrees Celsius, which equals 15 degrees Celsius", each figure in a result. Not "is": "100 - 499
-# units is 5 % off" is a range.
-_UNIT = r"(?:\s?(?:°\s?[CF]|℃|℉|degrees?(?:\s+(?:Celsius|Fahrenheit))?|units?|dollars?|won|원))"
-_EQUALS = rf"(?:{_UNIT}?\s*=\s*|{_UNIT}?,?\s+(?:which\s+|that\s+)?(?:equals|is\s+equal\s+to|comes\s+to|makes)\s+)"
-_EQUATION = re.compile(
-    rf"(?<![\w.,:\-−])({_OPERAND}(?:{_OPERATOR}{_OPERAND})+){_EQUALS}({_OPERAND})"
-    r"(?![\d]|[.,]\d|\s\d{3}\b)(\s?(?:%|％|percent\b|per\s?cent\b|퍼센트))?",
-    re.IGNORECASE,
-)
-_OPERATORS = {"+": "+", "-": "-", "−": "-", "×": "*", "x": "*", "*": "*", "/": "/", "÷": "/"}
-
-
-def _evaluate(left: str) -> float | None:
-    """The value of ``24 * 7 + 15`` by the calculator tool's own rules, or None when it mixes
-    ``+ -`` with ``× ÷`` (a model writes its steps in order: "100 - 20 / 2 = 40")."""
-    from agent_core.tools.calculator import calculate
-
-    tokens = re.findall(r"\d[\d,]*(?:\.\d+)?|[-+−×x*/÷]", left.replace("$", ""))
-    operators = {_OPERATORS[t] for t in tokens if t in _OPERATORS}
-    if operators & {"+", "-"} and operators & {"*", "/"}:
-        return None
-    try:
-        return float(calculate(" ".join(_OPERATORS.get(t, t.replace(",", "")) for t in tokens)))
-    except ValueError:
-        return None
-
-
-def _agrees(computed: float, stated: float, places: int) -> bool:
-    """``stated`` is ``computed`` rounded or cut to the decimals it shows (2/3 = 0.67 or 0.66)."""
-    if abs(computed - stated) <= 0.5 * 10**-places + 1e-9:
-        return True
-    return places > 0 and math.trunc(computed * 10**places + 1e-9) == round(stated * 10**places)
-
-
-def wrong_arithmetic(answer: str) -> list[Claim]:
-    """The sums ``answer`` writes out (``22 - 15 = 15``) whose result is wrong, as claims with
-    the right sum in :attr:`Claim.arithmetic`. Each figure in them may be found in a tool
-    result, so the check on figures alone passed "the difference is 22 - 15 = 15 degrees".
-
-    Read only when plain: no bracket or operator just before it ("(98.6 - 32) × 5/9 = 37"), no
-    mix of ``+ -`` with ``× ÷``; a result in percent (``36 / 240 = 15%``) is compared as one."""
-    text = unicodedata.normalize("NFC", answer or "")
-    masked = _masked_answer(text)
-    wrong = []
-    position = 0
-    while m := _EQUATION.search(masked, position):
-        position = m.start(2)  # "24 * 7 = 168 + 15 = 183": the result starts the next sum
-        if re.search(r"[-+−×*/÷(\[)]\s*$", masked[: m.start()]):
-            continue
-        computed = _evaluate(m.group(1))
-        if computed is None:
-            continue
-        stated = _number(m.group(2).replace("$", "").strip())
-        places = decimals(m.group(2))
-        percent = bool(m.group(3))
-        if _agrees(computed * 100 if percent else computed, stated, places) or (
-            percent and _agrees(computed, stated, places)  # "0.15 × 100 = 15%"
-        ):
-            continue
-        left = " ".join(m.group(1).split())
-        wrong.append(
-            Claim(
-                text=text[m.start() : m.end()].strip(),
-                value=fmt(stated),
-                kind="number",
-                start=m.start(),
-                end=m.end(),
-                numbers=(stated,),
-                decimals=places,
-                arithmetic=f"{left} = {fmt(round(computed * 100, max(places, 2)))}%"
-                if percent
-                else f"{left} = {fmt(round(computed, max(places, 2)))}",
-            )
-        )
-    return wrong

@@ -40,7 +40,6 @@ from agent_core.checks.claims import (
     find_claims,
     fmt,
     same_phone,
-    wrong_arithmetic,
 )
 from agent_core.checks.columns import from_another_column
 from agent_core.checks.columns import from_another_row as table_row
@@ -48,6 +47,7 @@ from agent_core.checks.comparisons import wrong_comparisons
 from agent_core.checks.echo import output_text, returns_its_argument, without_echo
 from agent_core.checks.scaling import counted, counts_only, from_another_row, mismatch
 from agent_core.checks.subjects import unnamed_subject
+from agent_core.checks.sums import wrong_aggregates, wrong_arithmetic
 from agent_core.checks.units import NUMBER, another_figure
 from agent_core.checks.words import NO_TOOL_NOTE, NO_TOOL_NOTE_PLAIN, NO_TOOL_WORKED_NOTE, SCALED
 from agent_core.records.run_record import CallSource, GoalSource, Grounding
@@ -495,6 +495,8 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
     found = _with_citations(found, usable)
     # A sum written out wrong ("22 - 15 = 15") is unsupported, whatever its figures' sources.
     found += [(claim, None) for claim in wrong_arithmetic(answer or "")]
+    # And an average or a total said in words ("the average of 12, 18 and 27 is 43.5").
+    found += [(claim, None) for claim in wrong_aggregates(answer or "")]
     # So is a comparison stated the wrong way round ("$480, which is more than $500").
     found += [(claim, None) for claim in wrong_comparisons(answer or "", usable)]
     result: Grounding = {
