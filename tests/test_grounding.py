@@ -267,6 +267,10 @@ GROUNDING = [
         ["help@ramblers.org"],
     ),
     ("Write to help@ramblers.org.", "What's the e-mail for a claim to Harbourline?", [HITS], "grounded", []),
+    # An e-mail address given as a phone number is no phone number, wherever it was found.
+    ("고객센터 전화번호는 help@ramblers.org입니다.", "고객센터 전화번호?", [HITS], "ungrounded", ["help@ramblers.org"]),
+    ("The phone number is help@ramblers.org.", "phone?", [HITS], "ungrounded", ["help@ramblers.org"]),
+    ("Call or e-mail help@ramblers.org.", "phone?", [HITS], "grounded", []),
     ("하버라인 청구 이메일은 help@ramblers.org입니다.", "Harbourline 청구 이메일?", [HITS], "grounded", []),
     (
         "Harbourline 청구 이메일은 help@ramblers.org예요.",

@@ -46,7 +46,7 @@ from agent_core.checks.columns import from_another_row as table_row
 from agent_core.checks.comparisons import wrong_comparisons
 from agent_core.checks.echo import output_text, returns_its_argument, without_echo
 from agent_core.checks.scaling import counted, counts_only, from_another_row, mismatch
-from agent_core.checks.subjects import unnamed_subject
+from agent_core.checks.subjects import contact_for_another_kind, unnamed_subject
 from agent_core.checks.sums import wrong_aggregates, wrong_arithmetic
 from agent_core.checks.units import NUMBER, another_figure
 from agent_core.checks.words import NO_TOOL_NOTE, NO_TOOL_NOTE_PLAIN, NO_TOOL_WORKED_NOTE, SCALED
@@ -156,6 +156,8 @@ def _of_counts(call: Mapping[str, Any], goal: str, stated: frozenset[float]) -> 
 def _why_not(claim: Claim, sources: Sequence[_Source], goal: _Source, answer: str) -> str | None:
     """Why no source that holds the claim's figure backs it, when a rule of :func:`_about` said so."""
     number = fmt(claim.numbers[0]) if claim.numbers else claim.text
+    if claim.kind == "contact" and (called := contact_for_another_kind(claim.value, _claim_sentence(answer, claim))):
+        return f"it is an e-mail address, given as {called}"
     for source in (s for s in sources if _matches(claim, s)):
         if name := _unnamed(claim, source, answer, goal.text or ""):
             return f"the results give {number} only in passages that do not mention {name}"
@@ -201,6 +203,8 @@ def _about(claim: Claim, source: _Source, answer: str, goal: str = "") -> bool:
     section number; an amount of money it never writes as one, or gives in another row of a
     table, in a sentence in the result's script; the goal's count of something ("12 chairs") is
     no amount of money."""
+    if claim.kind == "contact" and contact_for_another_kind(claim.value, _claim_sentence(answer, claim)):
+        return False  # "the phone number is support@example.com"
     if "goal" in source.ref:
         # "$12" from "12 chairs"; "2 hours" from "my chicken weighs 2 kg"
         return not counts_only(claim, source.text or "") and another_figure(claim, source.text or "") is None

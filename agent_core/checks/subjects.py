@@ -105,3 +105,17 @@ def unnamed_subject(sentence: str, goal: str, text: str, holds: Callable[[str], 
             if all(parts) or (any(parts) and not _sibling(passage, name)):
                 return None
     return said[0]
+
+
+_PHONE_WORDS = re.compile(r"\b(?:phone|telephone|tel|call|ring)\b|전화", re.IGNORECASE)
+_MAIL_WORDS = re.compile(r"e-?mail|\bmail\b|메일|이메일|@", re.IGNORECASE)
+
+
+def contact_for_another_kind(value: str, sentence: str) -> str | None:
+    """What ``sentence`` calls a contact claim's ``value`` when it is another kind of contact: an
+    e-mail address given as a phone number ("고객센터 전화번호는 support@example.com입니다").
+    None when the sentence also speaks of e-mail, or does not say."""
+    rest = sentence.replace(value, " ")
+    if "@" in value and _PHONE_WORDS.search(rest) and not _MAIL_WORDS.search(rest):
+        return "a phone number"
+    return None
