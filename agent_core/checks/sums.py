@@ -79,21 +79,23 @@ def wrong_arithmetic(answer: str) -> list[Claim]:
         ):
             continue
         left = " ".join(m.group(1).split())
-        wrong.append(
-            Claim(
-                text=text[m.start() : m.end()].strip(),
-                value=fmt(stated),
-                kind="number",
-                start=m.start(),
-                end=m.end(),
-                numbers=(stated,),
-                decimals=places,
-                arithmetic=f"{left} = {fmt(round(computed * 100, max(places, 2)))}%"
-                if percent
-                else f"{left} = {fmt(round(computed, max(places, 2)))}",
-            )
-        )
+        right = f"{fmt(round(computed * 100, max(places, 2)))}%" if percent else fmt(round(computed, max(places, 2)))
+        wrong.append(_wrong(text, m, stated, places, f"{left} = {right}"))
     return wrong
+
+
+def _wrong(text: str, m: re.Match[str], stated: float, places: int, arithmetic: str) -> Claim:
+    """The claim for a sum ``m`` states wrong: its stated result, and the right sum."""
+    return Claim(
+        text=text[m.start() : m.end()].strip(),
+        value=fmt(stated),
+        kind="number",
+        start=m.start(),
+        end=m.end(),
+        numbers=(stated,),
+        decimals=places,
+        arithmetic=arithmetic,
+    )
 
 
 # An average or a total of listed figures, said in words: "the average of 12, 18, and 27 is 43.5"
@@ -131,16 +133,5 @@ def wrong_aggregates(answer: str) -> list[Claim]:
                 continue
             terms = " + ".join(fmt(v) for v in values)
             left = f"({terms}) / {len(values)}" if mean else terms
-            wrong.append(
-                Claim(
-                    text=text[m.start() : m.end()].strip(),
-                    value=fmt(stated),
-                    kind="number",
-                    start=m.start(),
-                    end=m.end(),
-                    numbers=(stated,),
-                    decimals=places,
-                    arithmetic=f"{left} = {fmt(round(computed, max(places, 2)))}",
-                )
-            )
+            wrong.append(_wrong(text, m, stated, places, f"{left} = {fmt(round(computed, max(places, 2)))}"))
     return wrong
