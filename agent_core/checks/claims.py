@@ -487,7 +487,7 @@ def find_claims(answer: str) -> list[Claim]:
     claims = []
     spans = [m.span() for m in (*_FENCE.finditer(text), *_CODE.finditer(text))]
     addresses = [c for c in contacts(text) if not any(a <= c.start < b for a, b in spans)]
-    for claim in sorted(find_all(masked) + addresses, key=lambda c: c.start):
+    for claim in _join_cut(sorted(find_all(masked) + addresses, key=lambda c: c.start), masked, text):
         claim.text = text[claim.start : claim.end].strip()
         key = (claim.kind, claim.value)
         # "15 units … × 15": a bare number already stated with a unit is the same claim.
@@ -496,7 +496,7 @@ def find_claims(answer: str) -> list[Claim]:
         seen.add(key)
         stated.update(claim.numbers[:1])
         claims.append(claim)
-    return _join_cut(claims, masked, text)
+    return claims
 
 
 _CUT_AFTER = re.compile(r"\d{1,2}(?!\d)")

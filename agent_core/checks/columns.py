@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from agent_core.checks.claims import ANY_DIGITS, Claim, find_all
+from agent_core.checks.claims import ANY_DIGITS, Claim, find_all, fmt
 
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _CELL_PAIR = r"[^:;,|\"\n]{1,48}: [^,;|\"\n]+"
@@ -157,7 +157,7 @@ def _row_words(row: Row, words: Callable[[str], frozenset[str]]) -> frozenset[st
 def _figure_words(text: str) -> frozenset[str]:
     """The figures of ``text`` as words ("#10"): "the 10 litre watering can" names the row of
     "Watering can 10 L" by its 10 where the words alone ("water") fit the garden hose's as well."""
-    return frozenset("#" + d.lstrip("0") for d in ANY_DIGITS.findall(text.replace(",", "")))
+    return frozenset("#" + fmt(float(d)) for d in ANY_DIGITS.findall(text.replace(",", "")))
 
 
 def _label(row: Row, column: str) -> str:

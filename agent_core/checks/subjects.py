@@ -6,9 +6,10 @@ membership@ridgewayramblers.org", from a walking club's contact section. Judged 
 plain: the goal names a subject with a capitalised word (Harbourline, Premier, Paris) that the
 answer's sentence uses too (in any script around it), the passages are in the Latin script, and
 no passage that holds the figure mentions any such name of the sentence — not in its text, its
-file name or its section — or mentions a name of several words only in part, next to another item
-of the same family ("Sola Task Chair" for "the Sola Mesh is $179"). Nothing here knows a topic, a document or a tool: passages are read from the output's
-shape (a list of hits is one passage a hit; any other output is one passage).
+file name or its section — or mentions a name of several words only in part, next to another
+item of the same family ("Sola Task Chair" for "the Sola Mesh is $179"). Nothing here knows a
+topic, a document or a tool: passages are read from the output's shape (a list of hits is one
+passage a hit; any other output is one passage).
 """
 
 from __future__ import annotations
@@ -81,11 +82,8 @@ def _sibling(passage: str, name: str) -> bool:
     word after it ("Sola Task Chair" for "Sola Mesh"): another item of the same family."""
     first, *rest = name.split()
     ours = {w.lower() for w in rest}
-    return any(
-        m.group(1).lower() not in ours
-        for m in re.finditer(rf"\b{re.escape(first)}\s+([A-Z][A-Za-z]+)", passage, re.IGNORECASE)
-        if m.group(1)[0].isupper()
-    )
+    following = re.finditer(rf"\b(?i:{re.escape(first)})\s+([A-Z][A-Za-z]+)", passage)
+    return any(m.group(1).lower() not in ours for m in following)
 
 
 def unnamed_subject(sentence: str, goal: str, text: str, holds: Callable[[str], bool]) -> str | None:
