@@ -428,6 +428,35 @@ def test_a_row_is_named_by_a_figure_the_answer_gives_it() -> None:
     assert check_answer("The 30 m garden hose is $34.99.", "hose price?", [rows])["status"] == "grounded"
 
 
+def test_a_figure_only_in_a_row_the_answer_does_not_name_is_not_support() -> None:
+    """A figure the results give only in table rows that share no word with the answer's sentence
+    (beyond the column names every row has) is that row's, not the answer's subject's. A row
+    sentence whose figures carry thousands separators, or whose cell holds a comma, is read whole."""
+    rows = call(
+        "r",
+        '[{"file": "stock.csv", "section": "rows 1-9", "snippet": "sku: A-1, name: Hand trowel (steel, short), '
+        'category: Tools, stock: 24, unit_price: 8.99;"}, {"file": "cover.md", "section": "1", "snippet": '
+        '"Feature: Contents sum insured (maximum), Basic: $40,000, Premier: $150,000;"}]',
+    )
+    unnamed = check_answer("The total stock across all the seed products is 24 units.", "seed stock?", [rows])
+    assert [c["reason"] for c in unsupported(unnamed)] == [
+        "the results give 24 only in the row of Hand trowel (steel, short), which the answer does not name"
+    ]
+    wrong = check_answer("The deductible on the Premier plan is $150,000.", "premier deductible?", [rows])
+    assert [c["reason"] for c in unsupported(wrong)] == [
+        "the results give 150000 only in the row of Contents sum insured (maximum), which the answer does not name"
+    ]
+    # the row named by a word of any of its cells (a cell cut by a comma too), or the figure also
+    # written outside a row: support
+    assert check_answer("We have 24 hand trowels in stock.", "trowels?", [rows])["status"] == "grounded"
+    assert check_answer("The short trowel: 24 in stock.", "trowels?", [rows])["status"] == "grounded"
+    assert check_answer("Premier covers contents up to $150,000.", "cover?", [rows])["status"] == "grounded"
+    prose = call("p", "Seed packets: 24 in the back room.\n" + rows["output"])
+    assert check_answer("There are 24 seed products in stock.", "seeds?", [prose])["status"] == "grounded"
+    # a Korean answer on English rows: not judged
+    assert check_answer("씨앗 재고는 24개입니다.", "씨앗 재고?", [rows])["status"] == "grounded"
+
+
 def test_a_result_echoing_the_calls_own_query_is_no_support() -> None:
     """A simulated search writes the query back: its "10" is the model's own, not a found fact. A
     document that merely contains the query's words still supports."""

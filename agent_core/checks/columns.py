@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from agent_core.checks.claims import ANY_DIGITS, Claim, find_all, fmt
 
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_CELL_PAIR = r"[^:;,|\"\n]{1,48}: [^,;|\"\n]+"
+_CELL_PAIR = r"[^:;,|\"\n]{1,48}: (?:[^,;|\"\n]|(?<=\d),(?=\d{3}))+"
 _ROW_SENTENCE = re.compile(rf"{_CELL_PAIR}(?:, {_CELL_PAIR})+;")
 
 
@@ -201,3 +201,43 @@ def from_another_row(
         column = max(best.columns, key=lambda c: len(said & words(_label(best, c))))
         found = found or (_label(row, column), _label(best, column))
     return found
+
+
+_PAIR_IN_ROW = re.compile(r'([^:;,|"\n]{1,48}): (.*?)(?=, [^:;,|"\n]{1,48}: |;|$)')
+"""A cell of a row sentence read whole: its text runs to the next ", Column: " (a comma inside a
+cell does not end it)."""
+
+
+def _whole_row(row: Row, source_text: str) -> tuple[tuple[str, str], ...]:
+    """A row's cells as (column, text), a row sentence's read from its start: one whose cell holds
+    a comma ("Hand trowel (steel, short)") is matched by :data:`_ROW_SENTENCE` from that cell on."""
+    start = max(source_text.rfind(mark, 0, row.span[0]) for mark in ';\n"[') + 1
+    if start >= row.span[0]:
+        return row.cells
+    segment = source_text[start : row.span[1]].strip().rstrip(";")
+    pairs = tuple((m.group(1).strip(), m.group(2).strip()) for m in _PAIR_IN_ROW.finditer(segment))
+    return pairs or row.cells
+
+
+def unnamed_row(claim: Claim, sentence: str, source_text: str, words: Callable[[str], frozenset[str]]) -> str | None:
+    """A label of the rows when ``source_text`` gives the claim's figure only in table rows and
+    the answer's ``sentence`` shares no word with what any of those rows says about its subject
+    (its cells' texts, not the column names every row has): "the total stock of the seed products
+    is 24" where 24 is the stock of the hand trowel's row. Else None."""
+    values = {abs(n) for n in claim.numbers}
+    if not values:
+        return None
+    table = rows(source_text)
+    holding = [r for r in table if values & _figures(" ".join(text for _, text in r.cells))]
+    if not holding or values & _figures(_outside(source_text, {r.span for r in table})):
+        return None
+    said = (words(sentence) | _figure_words(sentence)) - words(claim.text) - _figure_words(claim.text)
+    labels = []
+    for row in holding:
+        cells = _whole_row(row, source_text)
+        columns = frozenset().union(*(words(name) for name, _ in cells))
+        named = frozenset().union(*(words(text) | _figure_words(text) for _, text in cells))
+        if said & (named - columns - _figure_words(claim.text)):
+            return None
+        labels.append(next((text for _, text in cells if text and not _figures(text)), cells[0][1]))
+    return labels[0]

@@ -41,7 +41,7 @@ from agent_core.checks.claims import (
     fmt,
     same_phone,
 )
-from agent_core.checks.columns import from_another_column
+from agent_core.checks.columns import from_another_column, unnamed_row
 from agent_core.checks.columns import from_another_row as table_row
 from agent_core.checks.comparisons import wrong_comparisons
 from agent_core.checks.echo import output_text, returns_its_argument, without_echo
@@ -171,6 +171,8 @@ def _why_not(claim: Claim, sources: Sequence[_Source], goal: _Source, answer: st
             return f"the results give {number} under {columns[0]}, not under {columns[1]}"
         if source.text is not None and (row := table_row(claim, _claim_clause(answer, claim), source.text, _words)):
             return f"the results give {number} in the row of {row[0]}, not of {row[1]}"
+        if claim.kind in _COLUMN_CHECKED and (label := _unnamed_row(claim, source, answer)):
+            return f"the results give {number} only in the row of {label}, which the answer does not name"
     if _matches(claim, goal) and counts_only(claim, goal.text or ""):
         return f"the goal gives {number} only as a count of something, not as an amount of money"
     if _matches(claim, goal) and (written := another_figure(claim, goal.text or "")):
@@ -193,6 +195,16 @@ def _unnamed(claim: Claim, source: _Source, answer: str, goal: str) -> str | Non
         return _matches(claim, _read_source(text, {"goal": True}))
 
     return unnamed_subject(_claim_sentence(answer, claim), goal, source.text, holds)
+
+
+def _unnamed_row(claim: Claim, source: _Source, answer: str) -> str | None:
+    """The label of the only table rows of ``source`` that give ``claim``'s figure, when the
+    answer's sentence names none of them; judged on English answers from English results only
+    (:func:`agent_core.checks.columns.unnamed_row`)."""
+    sentence = _claim_sentence(answer, claim)
+    if source.text is None or is_korean(sentence) or is_korean(source.text):
+        return None
+    return unnamed_row(claim, sentence, source.text, _words)
 
 
 def _about(claim: Claim, source: _Source, answer: str, goal: str = "") -> bool:
@@ -226,6 +238,8 @@ def _about(claim: Claim, source: _Source, answer: str, goal: str = "") -> bool:
         and table_row(claim, _claim_clause(answer, claim), source.text, _words)
     ):
         return False  # "$34.99" for the watering can, from the garden hose's row of the same table
+    if claim.kind in _COLUMN_CHECKED and _unnamed_row(claim, source, answer):
+        return False  # "the seed products' total stock is 24", from the hand trowel's row alone
     if claim.kind not in _KIND_CHECKED:
         return True
     if same_script and from_another_row(claim, sentence, source.text, _words):
