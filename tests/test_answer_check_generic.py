@@ -49,6 +49,15 @@ SCALING = [
     ("It is €120 per night.", "How much is a double room for 3 nights?", [ROOM], "grounded", []),
     ("Flour: 200 g.", "How much flour do the pancakes need?", [RECIPE], "grounded", []),
     ("For 4 people you need 200 g of flour.", "How much flour for pancakes for 4 people?", [RECIPE], "grounded", []),
+    # the answer repeating the question's own quantity is not scaled; a search whose hits hold the
+    # recipe's title ("Serves 4") several hundred characters before its ingredients still scales
+    (
+        "To make 10 pancakes you need 200 g of flour.",
+        "I'm making pancakes for 10 people. How much flour?",
+        [call("s", "Pancakes. Serves 4. Prep 10 minutes. " + "Method: mix and fry. " * 20 + "Ingredients: 200 g flour")],
+        "partly",
+        ["200 g"],
+    ),
 ]
 
 

@@ -50,7 +50,7 @@ _DURATION = re.compile(
     re.IGNORECASE,
 )
 """A quantity of time is not scaled by a count of people or items (a recipe's 3 minutes a side)."""
-WINDOW = 400
+WINDOW = 600
 """How far before a figure a result's quantity is looked for (a recipe's "Serves 4" heading)."""
 
 
@@ -132,6 +132,8 @@ def mismatch(claim: Claim, answer: str, goal: str, source_text: str) -> Mismatch
     sentence = _sentence(answer, claim)
     found: Mismatch | None = None
     for family, (wanted, word) in asked.items():
+        if abs(value) == wanted:
+            continue  # the answer repeats the question's own quantity ("10 pancakes" for 10 people)
         counts = {_source_count(source_text, p.start, p.end, family) for p in places}
         if None in counts or wanted in counts:
             continue  # one place gives no quantity, or the asked one: it may be that one
