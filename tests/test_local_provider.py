@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from agent_core.context import ToolCallRequest
+from agent_core.context import ContextBlock, ToolCallRequest
 from agent_core.errors import ProviderError
 from agent_core.providers import local
 from agent_core.providers.local import engine as engine_module
@@ -241,6 +241,32 @@ def test_the_last_step_before_the_step_limit_may_only_answer(
     }
     provider.complete(ask(tools, "What is (24*7)+100?", done, max_steps=4))  # one step more: tools too
     assert branches(server.bodies[1]) == ["calculator", "lookup", "get_weather", "answer"]
+
+
+def test_the_step_after_an_answer_sent_back_calls_a_tool(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
+) -> None:
+    """Given the same context again, the model writes the answer the check gave back again: the
+    step after a send-back offers the tools only, and says so. The step after that may answer."""
+    goal = "What is the unit price times 7?"
+    done = [block(0, "lookup", {"topic": "unit price"}, "The unit price is $24.")]
+    sent_back = ContextBlock(index=1, step=2, provider="local", text="It is $170.", feedback="Your answer says $170 …")
+    server = FakeServer([reply("I compute it", {"calculator": {"expression": "24 * 7"}})])
+    install_engine(monkeypatch, fake_model, server)
+    provider = provider_for(fake_model)
+    response = provider.complete(ask(tools, goal, [*done, sent_back]))
+    assert response.tool_calls == [ToolCallRequest("local_3_1", "calculator", {"expression": "24 * 7"})]
+    assert branches(server.bodies[0]) == ["calculator", "lookup", "get_weather"]
+    assert response.constraint == {
+        "kind": "grammar",
+        "tools": ["calculator", "lookup", "get_weather"],
+        "answer": False,
+        "notes": [FIGURES_NOTE, "the answer check sent the answer back: this step may only call a tool"],
+    }
+    after = [*done, sent_back, block(2, "calculator", {"expression": "24 * 7"}, "168")]
+    server.contents.append(reply("The result is 168", {"answer": "It is $168."}))
+    assert provider.complete(ask(tools, goal, after)).text == "It is $168."
+    assert branches(server.bodies[1])[-1] == "answer"
 
 
 def test_lost_brackets_are_restored_recorded_and_noted(

@@ -85,7 +85,7 @@ from agent_core.providers.local.redirects import (
     unusable_call,
     with_note,
 )
-from agent_core.providers.local.steps import constraint, offered_tools
+from agent_core.providers.local.steps import constraint, offered_tools, sent_back_answer
 from agent_core.providers.local.warmup import WARM_GRAMMAR as WARM_GRAMMAR
 from agent_core.providers.local.warmup import WarmUp
 from agent_core.settings import Settings
@@ -239,9 +239,15 @@ class LocalProvider(WarmUp, Provider):
                 # A call on the last step would end the run without an answer: answer from the results.
                 offered = []
                 notes.append("the last step before the step limit: the answer only")
+            # Given the same context again, a model whose answer was sent back writes it again
+            # (it did, word for word, in every such run): the step after a send-back calls a tool.
+            sent_back = bool(offered) and sent_back_answer(request.blocks)
+            if sent_back:
+                notes.append("the answer check sent the answer back: this step may only call a tool")
             lines = candidate_lines(request.goal, request.blocks) if reads_text(request.blocks) else []
+            pick = len(lines) >= 2 and not sent_back
             text, calls, usage = self._attempt(
-                engine, messages, offered, request, deadline, items, answer=True, stop_at_answer=len(lines) >= 2
+                engine, messages, offered, request, deadline, items, answer=not sent_back, stop_at_answer=pick
             )
             if text == ANSWER_STARTED:
                 text, more = self._answer_from_line(engine, messages, lines, request, deadline, items, notes)
@@ -253,7 +259,7 @@ class LocalProvider(WarmUp, Provider):
                 asked = with_note(messages, why[2]) if why[2] else messages
                 # Before any result the other tools only: offered a reply as well, the model put
                 # the figure it lacked into one ("the 10 litre can is $10", from the goal's 10).
-                answer = bool(request.blocks) or not offered
+                answer = (bool(request.blocks) and not sent_back) or not offered
                 text, calls, more = self._attempt(engine, asked, offered, request, deadline, items, answer=answer)
                 usage = usage + more
             repeated: set[str] = set()
@@ -290,7 +296,7 @@ class LocalProvider(WarmUp, Provider):
                     items[-1]["rejected"] = "repeats an earlier call"
                     notes.append(f"the model repeated its {calls[0].name} call: asked again")
                     asked, calls = with_note(asked, REPEAT_NOTE.format(name=calls[0].name)), []
-            held = constraint(offered, answer=True, figures=True)
+            held = constraint(offered, answer=not (sent_back and offered), figures=True)
             held["notes"] = [*held.get("notes", []), *notes]
         finally:
             engine.prompt_key = self._prompt_key  # the slot now starts with this run's system prompt

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from agent_core.context import ContextBlock
 from agent_core.records.run_record import Constraint
 from agent_core.tools.docsearch import tokenize
 from agent_core.tools.registry import Tool
@@ -47,6 +48,11 @@ def relevance(goal: str, tool: Tool) -> float:
     name = _words(tool.name)
     described = _words(tool.description) | _words(" ".join(tool.parameters.get("properties", {})))
     return 2.0 * len(goal_words & name) + len(goal_words & described)
+
+
+def sent_back_answer(blocks: Sequence[ContextBlock]) -> bool:
+    """Whether the last block is an answer the answer check gave back (its feedback, no results)."""
+    return bool(blocks) and bool(blocks[-1].feedback) and not blocks[-1].outputs
 
 
 def constraint(tools: Sequence[Tool], *, answer: bool, figures: bool) -> Constraint:
