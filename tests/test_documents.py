@@ -268,6 +268,41 @@ def test_query_table_is_built_from_the_workspace_tables(tmp_path: Path) -> None:
         q("other.csv")
 
 
+def test_query_table_forgives_what_a_small_model_writes(tmp_path: Path) -> None:
+    """A value naming another column compares the two columns; "=" that no cell meets falls back to
+    the cells holding the text, and says so; the one column named to show is the one to add up;
+    a query that matches nothing shows what the filtered column holds."""
+    settings = Settings(data_dir=tmp_path)
+    settings.workspace_dir.mkdir(parents=True)
+    (settings.workspace_dir / "stock.csv").write_text(
+        "sku,name,category,stock,reorder_level\nA1,Watering can,Watering,4,6\nA2,Trowel,Tools,25,10\n"
+        "B1,Hose,Watering,8,5\n",
+        encoding="utf-8",
+    )
+    q = build_default_registry(settings).get("query_table").func  # type: ignore[union-attr]
+    below = json.loads(
+        q("stock.csv", where=[{"column": "stock", "op": "<", "value": "reorder_level"}], aggregate="count")
+    )
+    assert below == {"table": "stock.csv", "where": "stock < reorder_level (the column)", "count": 1}
+    with pytest.raises(ValueError, match="not both numbers"):
+        q("stock.csv", where=[{"column": "stock", "op": "<", "value": "name"}])
+    water = json.loads(
+        q("stock.csv", where=[{"column": "category", "op": "=", "value": "water"}], columns=["stock"], aggregate="sum")
+    )
+    assert water == {
+        "table": "stock.csv",
+        "where": "category contains water (no category is exactly that)",
+        "sum of stock": 12,
+        "rows": 2,
+    }
+    exact = json.loads(q("stock.csv", where=[{"column": "category", "op": "=", "value": "tools"}]))
+    assert [r["sku"] for r in exact] == ["A2"]
+    nothing = json.loads(q("stock.csv", where=[{"column": "name", "op": "=", "value": "Ashcombe Hut"}]))
+    assert nothing["count"] == 0 and nothing["note"] == "no row matched; name holds: Watering can, Trowel, Hose"
+    with pytest.raises(ValueError, match="sum needs a column"):
+        q("stock.csv", columns=["stock", "sku"], aggregate="sum")
+
+
 def test_the_index_lives_in_the_data_folder(tmp_path: Path) -> None:
     assert default_index_path(Settings(data_dir=tmp_path)) == tmp_path / "index" / "documents.sqlite"
     other = default_index_path(Settings(data_dir=tmp_path, workspace=tmp_path / "elsewhere"))

@@ -27,6 +27,8 @@ AGGREGATES = ("rows", "count", "sum", "mean", "min", "max")
 MAX_LIMIT = 50
 MAX_DESCRIBED_TABLES = 8
 MAX_DESCRIBED_COLUMNS = 14
+MAX_SHOWN_VALUES = 12
+"""Most values of a column a query that matched nothing shows."""
 
 
 def _key(name: str) -> str:
@@ -78,17 +80,32 @@ def _condition(data: pd.DataFrame, cond: Any, table: str) -> tuple[pd.Series, st
     shown = f"{column} {op} {value}"
     if op == "contains":
         return series.astype(str).str.contains(str(value), case=False, regex=False, na=False), shown
-    if pd.api.types.is_numeric_dtype(series):
+    other = _other_column(data, value, column)
+    if other is not None:  # "stock < reorder_level": the value names another column of the row
+        if op not in ("=", "!=") and not (
+            pd.api.types.is_numeric_dtype(series) and pd.api.types.is_numeric_dtype(data[other])
+        ):
+            raise ValueError(f"{column} and {other} are not both numbers: use = or != to compare them")
+        value = None
+    if pd.api.types.is_numeric_dtype(series) and other is None:
         try:
             number = float(str(value).replace(",", "").lstrip("$€£₩").strip())
         except ValueError:
             raise ValueError(f"{column} holds numbers; {value!r} is not a number") from None
         left: Any = series
         right: Any = number
+    elif other is not None:
+        left, right = series, data[other]
+        shown = f"{column} {op} {other} (the column)"
     else:
         left, right = series.astype(str).str.strip().str.lower(), str(value).strip().lower()
         if op not in ("=", "!="):
             raise ValueError(f"{column} holds text: use =, != or contains, not {op}")
+        if op == "=" and not (left == right).any() and right:
+            # No cell is the text: the cells holding it ("water" → "Watering"), said so.
+            return series.astype(str).str.contains(str(value).strip(), case=False, regex=False, na=False), (
+                f"{column} contains {str(value).strip()} (no {column} is exactly that)"
+            )
     result = {
         "=": lambda: left == right,
         "!=": lambda: left != right,
@@ -98,6 +115,27 @@ def _condition(data: pd.DataFrame, cond: Any, table: str) -> tuple[pd.Series, st
         ">=": lambda: left >= right,
     }[op]()
     return result.fillna(False).astype(bool), shown
+
+
+def _other_column(data: pd.DataFrame, value: Any, column: str) -> str | None:
+    """The other column a condition's value names ("reorder_level"), or None."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    found = next((str(c) for c in data.columns if _key(str(c)) == _key(value)), None)
+    return found if found != column else None
+
+
+def _no_match(data: pd.DataFrame, where: Sequence[Any]) -> str:
+    """What a query that matched no row says: some values of the first text column it filtered
+    on, so the model can see what the table holds (or that it is the wrong place to look)."""
+    for cond in where:
+        name = cond.get("column") if isinstance(cond, Mapping) else None
+        column = next((str(c) for c in data.columns if isinstance(name, str) and _key(str(c)) == _key(name)), None)
+        if column is not None and not pd.api.types.is_numeric_dtype(data[column]):
+            values = list(dict.fromkeys(data[column].astype(str)))
+            more = f" and {len(values) - MAX_SHOWN_VALUES} more" if len(values) > MAX_SHOWN_VALUES else ""
+            return f"no row matched; {column} holds: {', '.join(values[:MAX_SHOWN_VALUES])}{more}"
+    return "no row matched"
 
 
 def run_query(
@@ -136,10 +174,12 @@ def run_query(
         if len(rows) > limit:
             out.append(f"… {len(rows) - limit} more rows (limit {limit}); {len(rows)} rows matched")
         if not out:
-            return json.dumps({**head, "count": 0}, ensure_ascii=False)
+            return json.dumps({**head, "count": 0, "note": _no_match(data, where)}, ensure_ascii=False)
         return json.dumps(out, ensure_ascii=False)
     target = None
     if aggregate != "count":
+        if not column and len(columns or ()) == 1:
+            column = columns[0]  # the one column named to show is the one to add up
         if not column:
             raise ValueError(f"{aggregate} needs a column (the numbers to {aggregate})")
         target = _column(data, column, table.name)
@@ -154,6 +194,8 @@ def run_query(
         label = "count" if target is None else f"{aggregate} of {target}"
         result = [{by: _plain(k), label: _plain(v)} for k, v in values.head(MAX_LIMIT).items()]
         return json.dumps(result or [{**head, "count": 0}], ensure_ascii=False)
+    if not len(rows) and where:
+        head["note"] = _no_match(data, where)
     if target is None:
         return json.dumps({**head, "count": len(rows)}, ensure_ascii=False)
     value = getattr(rows[target], aggregate)() if len(rows) else None
