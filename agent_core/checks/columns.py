@@ -220,10 +220,11 @@ def _whole_row(row: Row, source_text: str) -> tuple[tuple[str, str], ...]:
 
 
 def unnamed_row(claim: Claim, sentence: str, source_text: str, words: Callable[[str], frozenset[str]]) -> str | None:
-    """A label of the rows when ``source_text`` gives the claim's figure only in table rows and
-    the answer's ``sentence`` shares no word with what any of those rows says about its subject
-    (its cells' texts, not the column names every row has): "the total stock of the seed products
-    is 24" where 24 is the stock of the hand trowel's row. Else None."""
+    """When ``source_text`` gives the claim's figure only in table rows, and the answer's
+    ``sentence`` shares no word with what any of those rows says about its subject (its cells'
+    texts, not the column names every row has), the first such row's label (its first cell with
+    no figure): "the total stock of the seed products is 24" where 24 is the stock of the hand
+    trowel's row. Else None."""
     values = {abs(n) for n in claim.numbers}
     if not values:
         return None
@@ -232,12 +233,11 @@ def unnamed_row(claim: Claim, sentence: str, source_text: str, words: Callable[[
     if not holding or values & _figures(_outside(source_text, {r.span for r in table})):
         return None
     said = (words(sentence) | _figure_words(sentence)) - words(claim.text) - _figure_words(claim.text)
-    labels = []
     for row in holding:
         cells = _whole_row(row, source_text)
         columns = frozenset().union(*(words(name) for name, _ in cells))
         named = frozenset().union(*(words(text) | _figure_words(text) for _, text in cells))
         if said & (named - columns - _figure_words(claim.text)):
             return None
-        labels.append(next((text for _, text in cells if text and not _figures(text)), cells[0][1]))
-    return labels[0]
+    first = _whole_row(holding[0], source_text)
+    return next((text for _, text in first if text and not _figures(text)), first[0][1])
