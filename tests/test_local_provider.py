@@ -263,10 +263,28 @@ def test_the_step_after_an_answer_sent_back_calls_a_tool(
         "answer": False,
         "notes": [FIGURES_NOTE, "the answer check sent the answer back: this step may only call a tool"],
     }
+    # A repeat of an earlier call there is asked once more, for another call; a second repeat
+    # gets the answer instead.
+    server.contents += [
+        reply("I look it up", {"lookup": {"topic": "unit price"}}),
+        reply("I compute it", {"calculator": {"expression": "24 * 7"}}),
+    ]
+    again = provider.complete(ask(tools, goal, [*done, sent_back]))
+    assert again.tool_calls == [ToolCallRequest("local_3_1", "calculator", {"expression": "24 * 7"})]
+    assert [item.get("rejected") for item in again.raw] == ["repeats an earlier call", None]
+    assert server.bodies[2]["messages"][-1]["content"].endswith(
+        "(Not lookup with the same arguments again: that call was made and its result is above.)"
+    )
+    assert again.constraint["notes"][-1] == "the model repeated its lookup call: asked again"  # type: ignore[index]
+    server.contents += [reply("I look it up", {"lookup": {"topic": "unit price"}})] * 2
+    server.contents.append(reply("The unit price is $24", {"answer": "I could not work out the total."}))
+    last = provider.complete(ask(tools, goal, [*done, sent_back]))
+    assert last.text == "I could not work out the total." and last.tool_calls == []
+    assert branches(server.bodies[-1]) == ["answer"]
     after = [*done, sent_back, block(2, "calculator", {"expression": "24 * 7"}, "168")]
     server.contents.append(reply("The result is 168", {"answer": "It is $168."}))
     assert provider.complete(ask(tools, goal, after)).text == "It is $168."
-    assert branches(server.bodies[1])[-1] == "answer"
+    assert branches(server.bodies[-1])[-1] == "answer"
 
 
 def test_lost_brackets_are_restored_recorded_and_noted(

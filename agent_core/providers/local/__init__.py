@@ -205,8 +205,6 @@ class LocalProvider(WarmUp, Provider):
         self._waiting_since: float | None = None
         """When this provider's model call began to wait for the model (None: not waiting)."""
 
-    # -- one model call ----------------------------------------------------------------------
-
     def complete(self, request: ModelRequest) -> ModelResponse:
         """One constrained model call: the model's answer, or one tool call it chose."""
         if self._engine is None or current() is not self._engine:
@@ -239,10 +237,8 @@ class LocalProvider(WarmUp, Provider):
                 # A call on the last step would end the run without an answer: answer from the results.
                 offered = []
                 notes.append("the last step before the step limit: the answer only")
-            # Given the same context again, a model whose answer was sent back writes it again
-            # (it did, word for word, in every such run): the step after a send-back calls a tool.
-            sent_back = bool(offered) and sent_back_answer(request.blocks)
-            if sent_back:
+            # A model given back its answer writes it again, word for word: this step calls a tool.
+            if sent_back := (bool(offered) and sent_back_answer(request.blocks)):
                 notes.append("the answer check sent the answer back: this step may only call a tool")
             lines = candidate_lines(request.goal, request.blocks) if reads_text(request.blocks) else []
             pick = len(lines) >= 2 and not sent_back
@@ -263,10 +259,16 @@ class LocalProvider(WarmUp, Provider):
                 text, calls, more = self._attempt(engine, asked, offered, request, deadline, items, answer=answer)
                 usage = usage + more
             repeated: set[str] = set()
-            if calls and call_signature(calls[0].name, calls[0].arguments) in previous_calls(request.blocks):
-                # A repeat of an earlier call would only be refused as a duplicate: small models
-                # loop through the same calls, or wander off to tools that have nothing to do with
-                # the request. The model answers from what it has instead.
+            done = previous_calls(request.blocks)
+            if sent_back and calls and call_signature(calls[0].name, calls[0].arguments) in done:
+                items[-1]["rejected"] = "repeats an earlier call"  # asked once more, for another call
+                notes.append(f"the model repeated its {calls[0].name} call: asked again")
+                asked = with_note(messages, REPEAT_NOTE.format(name=calls[0].name))
+                text, calls, more = self._attempt(engine, asked, offered, request, deadline, items, answer=False)
+                usage = usage + more
+            if calls and call_signature(calls[0].name, calls[0].arguments) in done:
+                # A repeat would only be refused as a duplicate (small models loop through the same
+                # calls, or wander off to unrelated tools): the model answers from what it has.
                 items[-1]["rejected"] = "repeats an earlier call"
                 notes.append(f"the model repeated its {calls[0].name} call: asked for the answer instead")
                 repeated.add(calls[0].name)
@@ -278,8 +280,7 @@ class LocalProvider(WarmUp, Provider):
                     text, calls, more = self._attempt(engine, messages, offered, request, deadline, items, answer=True)
                 usage = usage + more
             if text == ARITHMETIC_STARTED:
-                # It began to work out a sum in its answer: a figure no result has yet, which the
-                # grammar does not let it write (it looped "$24 × 7 = $24 × (7 + 7) = …").
+                # It began a sum in its answer, a figure the grammar forbids ("$24 × 7 = $24 × (7 + 7) = …").
                 offered = [t for t in tools if t.name not in repeated]
                 notes.append("the model began to work out a sum in its answer: asked for a tool call instead")
                 note = SUM_NOTE.format(started=started_sum(items[-1]["content"]))
@@ -289,9 +290,7 @@ class LocalProvider(WarmUp, Provider):
                         engine, asked, offered, request, deadline, items, answer=not offered, sums=False
                     )
                     usage = usage + more
-                    if not calls or call_signature(calls[0].name, calls[0].arguments) not in previous_calls(
-                        request.blocks
-                    ):
+                    if not calls or call_signature(calls[0].name, calls[0].arguments) not in done:
                         break
                     items[-1]["rejected"] = "repeats an earlier call"
                     notes.append(f"the model repeated its {calls[0].name} call: asked again")
