@@ -54,7 +54,11 @@ SCALING = [
     (
         "To make 10 pancakes you need 200 g of flour.",
         "I'm making pancakes for 10 people. How much flour?",
-        [call("s", "Pancakes. Serves 4. Prep 10 minutes. " + "Method: mix and fry. " * 20 + "Ingredients: 200 g flour")],
+        [
+            call(
+                "s", "Pancakes. Serves 4. Prep 10 minutes. " + "Method: mix and fry. " * 20 + "Ingredients: 200 g flour"
+            )
+        ],
         "partly",
         ["200 g"],
     ),
@@ -449,11 +453,11 @@ def test_a_figure_only_in_a_row_the_answer_does_not_name_is_not_support() -> Non
     )
     unnamed = check_answer("The total stock across all the seed products is 24 units.", "seed stock?", [rows])
     assert [c["reason"] for c in unsupported(unnamed)] == [
-        "the results give 24 only in the row of Hand trowel (steel, short), which the answer does not name"
+        "the results give 24 units only in the row of Hand trowel (steel, short), which the answer does not name"
     ]
     wrong = check_answer("The deductible on the Premier plan is $150,000.", "premier deductible?", [rows])
     assert [c["reason"] for c in unsupported(wrong)] == [
-        "the results give 150000 only in the row of Contents sum insured (maximum), which the answer does not name"
+        "the results give $150,000 only in the row of Contents sum insured (maximum), which the answer does not name"
     ]
     # the row named by a word of any of its cells (a cell cut by a comma too), or the figure also
     # written outside a row: support

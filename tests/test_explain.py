@@ -112,6 +112,12 @@ def test_grounding_sentence(records: dict[str, dict[str, Any]]) -> None:
         },
     }
     assert "Every number in the answer was found" in explain(grounded).text
+    # a figure the results hold for another row or quantity is "not backed", not "not found"
+    other_row = {"text": "$60", "value": "$60", "kind": "money", "source": None, "reason": "the results give …"}
+    backed = {**records["completed"], "grounding": {"status": "ungrounded", "tools_used": 1, "claims": [other_row]}}
+    assert "were not backed by the tool results, so they may be wrong (see the answer check)" in explain(backed).text
+    partly = {**backed, "grounding": {**backed["grounding"], "status": "partly"}}
+    assert "One number in the answer was not backed by the tool results, so check it." in explain(partly).text
 
 
 def test_ai_guard_rejects_one_wrong_number(records: dict[str, dict[str, Any]]) -> None:

@@ -172,7 +172,7 @@ def _why_not(claim: Claim, sources: Sequence[_Source], goal: _Source, answer: st
         if source.text is not None and (row := table_row(claim, _claim_clause(answer, claim), source.text, _words)):
             return f"the results give {number} in the row of {row[0]}, not of {row[1]}"
         if claim.kind in _COLUMN_CHECKED and (label := _unnamed_row(claim, source, answer)):
-            return f"the results give {number} only in the row of {label}, which the answer does not name"
+            return f"the results give {claim.text.strip()} only in the row of {label}, which the answer does not name"
     if _matches(claim, goal) and counts_only(claim, goal.text or ""):
         return f"the goal gives {number} only as a count of something, not as an amount of money"
     if _matches(claim, goal) and (written := another_figure(claim, goal.text or "")):
