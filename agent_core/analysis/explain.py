@@ -335,14 +335,15 @@ def _grounding(record: Mapping[str, Any]) -> Sentence | None:
     if status == "grounded" and claims:
         return Sentence("Every number in the answer was found in the goal or the tool results.", None, "grounding")
     # A figure the results hold, but for another row, quantity or subject, is "not backed", not "not found".
-    found = "not backed by" if missing and all(c.get("reason") for c in missing) else "not found in"
+    backed_elsewhere = bool(missing) and all(c.get("reason") for c in missing)
+    found = "not backed by" if backed_elsewhere else "not found in"
     if status == "partly":
         if len(missing) == 1:
             return Sentence(f"One number in the answer was {found} the tool results, so check it.", None, "grounding")
         which = f"{len(missing)} numbers" if missing else "Some numbers"
         return Sentence(f"{which} in the answer were {found} the tool results, so check them.", None, "grounding")
     if status == "ungrounded":
-        made_up = "may be made up" if found == "not found in" else "may be wrong (see the answer check)"
+        made_up = "may be wrong (see the answer check)" if backed_elsewhere else "may be made up"
         return Sentence(
             f"The numbers in the answer were {found} the tool results, so they {made_up}.", None, "grounding"
         )

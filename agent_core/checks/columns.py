@@ -233,11 +233,10 @@ def unnamed_row(claim: Claim, sentence: str, source_text: str, words: Callable[[
     if not holding or values & _figures(_outside(source_text, {r.span for r in table})):
         return None
     said = (words(sentence) | _figure_words(sentence)) - words(claim.text) - _figure_words(claim.text)
-    for row in holding:
-        cells = _whole_row(row, source_text)
+    whole = [_whole_row(row, source_text) for row in holding]
+    for cells in whole:
         columns = frozenset().union(*(words(name) for name, _ in cells))
         named = frozenset().union(*(words(text) | _figure_words(text) for _, text in cells))
         if said & (named - columns - _figure_words(claim.text)):
             return None
-    first = _whole_row(holding[0], source_text)
-    return next((text for _, text in first if text and not _figures(text)), first[0][1])
+    return next((text for _, text in whole[0] if text and not _figures(text)), whole[0][0][1])

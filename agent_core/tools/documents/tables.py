@@ -47,14 +47,20 @@ def frame(table: Table) -> pd.DataFrame:
     return data
 
 
+def _named(data: pd.DataFrame, name: Any) -> str | None:
+    """The column ``name`` names, matched forgivingly (case, spaces, underscores), or None."""
+    if not isinstance(name, str) or not name.strip():
+        return None
+    return next((str(c) for c in data.columns if _key(str(c)) == _key(name)), None)
+
+
 def _column(data: pd.DataFrame, name: Any, table: str) -> str:
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"a column name is missing; columns of {table}: {', '.join(map(str, data.columns))}")
-    wanted = _key(name)
-    for column in data.columns:
-        if _key(str(column)) == wanted:
-            return str(column)
-    raise ValueError(f"no column {name!r} in {table}; its columns: {', '.join(map(str, data.columns))}")
+    found = _named(data, name)
+    if found is None:
+        raise ValueError(f"no column {name!r} in {table}; its columns: {', '.join(map(str, data.columns))}")
+    return found
 
 
 def _plain(value: Any) -> Any:
@@ -80,23 +86,20 @@ def _condition(data: pd.DataFrame, cond: Any, table: str) -> tuple[pd.Series, st
     shown = f"{column} {op} {value}"
     if op == "contains":
         return series.astype(str).str.contains(str(value), case=False, regex=False, na=False), shown
-    other = _other_column(data, value, column)
-    if other is not None:  # "stock < reorder_level": the value names another column of the row
-        if op not in ("=", "!=") and not (
-            pd.api.types.is_numeric_dtype(series) and pd.api.types.is_numeric_dtype(data[other])
-        ):
+    other = _named(data, value)
+    if other is not None and other != column:  # "stock < reorder_level": the value names another column
+        numbers = pd.api.types.is_numeric_dtype(series) and pd.api.types.is_numeric_dtype(data[other])
+        if op not in ("=", "!=") and not numbers:
             raise ValueError(f"{column} and {other} are not both numbers: use = or != to compare them")
-        value = None
-    if pd.api.types.is_numeric_dtype(series) and other is None:
+        left: Any = series
+        right: Any = data[other]
+        shown = f"{column} {op} {other} (the column)"
+    elif pd.api.types.is_numeric_dtype(series):
         try:
-            number = float(str(value).replace(",", "").lstrip("$€£₩").strip())
+            right = float(str(value).replace(",", "").lstrip("$€£₩").strip())
         except ValueError:
             raise ValueError(f"{column} holds numbers; {value!r} is not a number") from None
-        left: Any = series
-        right: Any = number
-    elif other is not None:
-        left, right = series, data[other]
-        shown = f"{column} {op} {other} (the column)"
+        left = series
     else:
         left, right = series.astype(str).str.strip().str.lower(), str(value).strip().lower()
         if op not in ("=", "!="):
@@ -117,20 +120,11 @@ def _condition(data: pd.DataFrame, cond: Any, table: str) -> tuple[pd.Series, st
     return result.fillna(False).astype(bool), shown
 
 
-def _other_column(data: pd.DataFrame, value: Any, column: str) -> str | None:
-    """The other column a condition's value names ("reorder_level"), or None."""
-    if not isinstance(value, str) or not value.strip():
-        return None
-    found = next((str(c) for c in data.columns if _key(str(c)) == _key(value)), None)
-    return found if found != column else None
-
-
 def _no_match(data: pd.DataFrame, where: Sequence[Any]) -> str:
     """What a query that matched no row says: some values of the first text column it filtered
     on, so the model can see what the table holds (or that it is the wrong place to look)."""
     for cond in where:
-        name = cond.get("column") if isinstance(cond, Mapping) else None
-        column = next((str(c) for c in data.columns if isinstance(name, str) and _key(str(c)) == _key(name)), None)
+        column = _named(data, cond.get("column")) if isinstance(cond, Mapping) else None
         if column is not None and not pd.api.types.is_numeric_dtype(data[column]):
             values = list(dict.fromkeys(data[column].astype(str)))
             more = f" and {len(values) - MAX_SHOWN_VALUES} more" if len(values) > MAX_SHOWN_VALUES else ""
