@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from agent_core.providers.local.lines import MAX_LINES, answer_note, candidate_lines, choice_question
+from agent_core.providers.local.lines import MAX_LINES, answer_note, candidate_lines, choice_question, nothing_found
 from tests.local_kit import block
 
 HITS = json.dumps(
@@ -64,3 +64,15 @@ def test_a_result_writing_back_the_calls_own_query_offers_no_line_of_it() -> Non
         "What is the hotel fee on the Standard plan?", [block(0, "any_search", {"query": "x"}, echoed)]
     )
     assert other[0] == query
+
+
+def test_nothing_found_when_no_result_line_shares_a_word_with_the_request() -> None:
+    """A search that wrote back its query and a tip, or a failed call, found nothing about the
+    request; a line sharing one of its words did."""
+    goal = "What is the hotel fee on the Standard plan?"
+    query = "Standard plan hotel fee"
+    echoed = json.dumps({"query": query, "results": [{"title": "Search tips", "snippet": "Try other words."}]})
+    failed = block(1, "lookup", {"topic": "hotel"}, "ERROR: no fact about the hotel fee", error=True)
+    assert nothing_found(goal, [block(0, "any_search", {"query": query}, echoed), failed])
+    assert nothing_found(goal, [])
+    assert not nothing_found(goal, [block(0, "any", {}, "Hotel costs: up to $150 a night.")])

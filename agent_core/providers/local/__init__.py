@@ -42,14 +42,13 @@ from agent_core.providers.local.engine import (
     Engine,
     acquire,
     current,
-    own_work_began,
     runtime_version,
     threads_from_env,
 )
 from agent_core.providers.local.figures import allowed_numbers, answer_pattern, argument_numbers, argument_pattern
 from agent_core.providers.local.handover import ModelWait
-from agent_core.providers.local.lines import answer_note, candidate_lines, choice_question
-from agent_core.providers.local.llama_reply import _timings, _usage
+from agent_core.providers.local.lines import answer_note, candidate_lines, choice_question, nothing_found
+from agent_core.providers.local.llama_reply import _timings, _usage, stream
 from agent_core.providers.local.model_files import (
     PART_COUNT,
     ModelSource,
@@ -63,7 +62,6 @@ from agent_core.providers.local.prompt import (
     OutputError,
     build_messages,
     call_signature,
-    complete_reply,
     cut_answer,
     output_grammar,
     output_schema,
@@ -260,24 +258,20 @@ class LocalProvider(WarmUp, Provider):
                 usage = usage + more
             repeated: set[str] = set()
             done = previous_calls(request.blocks)
-            if sent_back and calls and call_signature(calls[0].name, calls[0].arguments) in done:
-                items[-1]["rejected"] = "repeats an earlier call"  # asked once more, for another call
-                notes.append(f"the model repeated its {calls[0].name} call: asked again")
-                asked = with_note(messages, REPEAT_NOTE.format(name=calls[0].name))
-                text, calls, more = self._attempt(engine, asked, offered, request, deadline, items, answer=False)
-                usage = usage + more
             if calls and call_signature(calls[0].name, calls[0].arguments) in done:
-                # A repeat would only be refused as a duplicate (small models loop through the same
-                # calls, or wander off to unrelated tools): the model answers from what it has.
-                items[-1]["rejected"] = "repeats an earlier call"
-                notes.append(f"the model repeated its {calls[0].name} call: asked for the answer instead")
-                repeated.add(calls[0].name)
-                offered = []
-                if len(lines) >= 2:
-                    text, more = self._answer_from_line(engine, messages, lines, request, deadline, items, notes)
-                    calls = []
-                else:
-                    text, calls, more = self._attempt(engine, messages, offered, request, deadline, items, answer=True)
+                text, calls, offered, more = self._past_repeat(
+                    calls[0].name,
+                    engine,
+                    messages,
+                    offered,
+                    lines,
+                    request,
+                    deadline,
+                    items,
+                    notes,
+                    repeated,
+                    tool_only=sent_back,
+                )
                 usage = usage + more
             if text == ARITHMETIC_STARTED:
                 # It began a sum in its answer, a figure the grammar forbids ("$24 × 7 = $24 × (7 + 7) = …").
@@ -285,16 +279,26 @@ class LocalProvider(WarmUp, Provider):
                 notes.append("the model began to work out a sum in its answer: asked for a tool call instead")
                 note = SUM_NOTE.format(started=started_sum(items[-1]["content"]))
                 asked = with_note(messages, note) if offered else messages
-                for _ in range(2):  # a repeat of an earlier call is asked once more, with a note
-                    text, calls, more = self._attempt(
-                        engine, asked, offered, request, deadline, items, answer=not offered, sums=False
+                text, calls, more = self._attempt(
+                    engine, asked, offered, request, deadline, items, answer=not offered, sums=False
+                )
+                usage = usage + more
+                if calls and call_signature(calls[0].name, calls[0].arguments) in done:
+                    text, calls, offered, more = self._past_repeat(
+                        calls[0].name,
+                        engine,
+                        asked,
+                        offered,
+                        [],
+                        request,
+                        deadline,
+                        items,
+                        notes,
+                        repeated,
+                        tool_only=True,
+                        sums=False,
                     )
                     usage = usage + more
-                    if not calls or call_signature(calls[0].name, calls[0].arguments) not in done:
-                        break
-                    items[-1]["rejected"] = "repeats an earlier call"
-                    notes.append(f"the model repeated its {calls[0].name} call: asked again")
-                    asked, calls = with_note(asked, REPEAT_NOTE.format(name=calls[0].name)), []
             held = constraint(offered, answer=not (sent_back and offered), figures=True)
             held["notes"] = [*held.get("notes", []), *notes]
         finally:
@@ -320,6 +324,62 @@ class LocalProvider(WarmUp, Provider):
             model=self.model,
             constraint=held,
         )
+
+    def _past_repeat(
+        self,
+        name: str,
+        engine: Engine,
+        messages: list[dict[str, str]],
+        offered: list[Tool],
+        lines: list[str],
+        request: ModelRequest,
+        deadline: float,
+        items: list[dict[str, Any]],
+        notes: list[str],
+        repeated: set[str],
+        *,
+        tool_only: bool,
+        sums: bool = True,
+    ) -> tuple[str, list[ToolCallRequest], list[Tool], Usage]:
+        """The last attempt repeated an earlier ``name`` call, which the engine would only refuse as
+        a duplicate. On a step that must call a tool (``tool_only``), the model is asked once more,
+        with a note not to repeat the call. When no result so far says anything about the request
+        (:func:`~agent_core.providers.local.lines.nothing_found`), it is asked once more without
+        that tool, free to answer: it had searched the wrong place, and asked for the answer only it
+        wrote one with nothing in it ("the excess … is covered in the policy file"). Otherwise, or
+        on a second repeat, it gets the answer only, after the line choice when the results are
+        text lines (offered the other tools after a useful result, it wandered off to unrelated ones).
+
+        Returns the text, the calls, the tools the last attempt offered, and the usage."""
+        done = previous_calls(request.blocks)
+        usage = Usage()
+        rest = offered if tool_only else [t for t in offered if t.name != name]
+        if rest and (tool_only or nothing_found(request.goal, request.blocks)):
+            items[-1]["rejected"] = "repeats an earlier call"
+            repeated.add(name)
+            notes.append(f"the model repeated its {name} call: asked again" + f" without {name}" * (not tool_only))
+            asked = with_note(messages, REPEAT_NOTE.format(name=name))
+            pick = len(lines) >= 2 and not tool_only
+            text, calls, usage = self._attempt(
+                engine, asked, rest, request, deadline, items, answer=not tool_only, stop_at_answer=pick
+            )
+            if text == ANSWER_STARTED:
+                text, more = self._answer_from_line(engine, messages, lines, request, deadline, items, notes)
+                return text, [], rest, usage + more
+            if not calls or call_signature(calls[0].name, calls[0].arguments) not in done:
+                return text, calls, rest, usage
+            name = calls[0].name
+        # Small models loop through the same calls: the model answers from what it has.
+        items[-1]["rejected"] = "repeats an earlier call"
+        repeated.add(name)
+        notes.append(f"the model repeated its {name} call: asked for the answer instead")
+        if len(lines) >= 2:
+            text, more = self._answer_from_line(engine, messages, lines, request, deadline, items, notes)
+            return text, [], [], usage + more
+        text, calls, more = self._attempt(
+            engine, messages, [], request, deadline, items, answer=True, sums=not tool_only
+        )
+        return text, calls, [], usage + more
 
     def _attempt(
         self,
@@ -485,82 +545,13 @@ class LocalProvider(WarmUp, Provider):
         cancel: threading.Event | None = None,
         enough: Callable[[str], str | None] | None = None,
     ) -> tuple[str, dict[str, Any], float]:
-        """Stream one completion, stopping at ``deadline`` (or at the next token or prompt batch once
-        ``cancel`` is set: the run was stopped, and the model is free for the next one at once).
+        """One streamed completion (:func:`~agent_core.providers.local.llama_reply.stream`); the
+        wait for the model (:meth:`model_wait`) ends at the request's own first prompt batch."""
 
-        ``enough`` (:func:`~agent_core.providers.local.answer_end.enough_said`) sees the output so
-        far after each token; once it returns the answer, generation stops there, and the final
-        dict has it as ``said`` with ``finish_reason`` ``"enough"``.
+        def began() -> None:
+            self._waiting_since = None
 
-        Returns ``(content, {finish_reason, timings, usage[, said]}, ms)``.
-        """
-        pieces: list[str] = []
-        final: dict[str, Any] = {}
-        errors: list[Any] = []
-        started = time.perf_counter()
-        timed_out = stopped = False
-        whole: str | None = None  # the whole reply, once the grammar leaves no choice (complete_reply)
-
-        def on_chunk(chunk: Any) -> bool:
-            nonlocal timed_out, stopped, whole
-            engine.handover.report(chunk)
-            if self._waiting_since is not None and own_work_began(chunk):
-                self._waiting_since = None
-            if isinstance(chunk, dict):
-                if "error" in chunk:
-                    errors.append(chunk["error"])
-                    stopped = True
-                    return True
-                for choice in chunk.get("choices") or []:
-                    piece = (choice.get("delta") or {}).get("content")
-                    if piece:
-                        pieces.append(piece)
-                        so_far = "".join(pieces)
-                        said = enough(so_far) if enough is not None else None
-                        if said is not None:
-                            final["said"], final["finish_reason"] = said, "enough"
-                        elif (whole := complete_reply(so_far)) is not None:
-                            final["finish_reason"] = "stop"
-                    if choice.get("finish_reason"):
-                        final["finish_reason"] = choice["finish_reason"]
-                for key in ("timings", "usage"):
-                    if chunk.get(key):
-                        final[key] = chunk[key]
-            if time.perf_counter() > deadline:
-                timed_out = True
-            stopped = "said" in final or whole is not None or timed_out or (cancel is not None and cancel.is_set())
-            return stopped
-
-        try:
-            result = engine.server.handle_chat_completions(body, on_chunk)
-        except Exception as exc:  # the binding raises ValueError / RuntimeError with llama.cpp's text
-            raise ProviderError(
-                f"llama.cpp rejected the request: {exc}", provider=PROVIDER_ID, error_type=type(exc).__name__
-            ) from exc
-        finally:
-            # A request that ran to its end leaves the server idle; one stopped from its stream may not.
-            engine.cut_short = stopped
-        if isinstance(result, dict) and "error" in result:
-            errors.append(result["error"])
-        elapsed = round((time.perf_counter() - started) * 1000, 1)
-        if errors:
-            error = errors[0]
-            message = error.get("message", str(error)) if isinstance(error, dict) else str(error)
-            kind = error.get("type", "LlamaCppError") if isinstance(error, dict) else "LlamaCppError"
-            if kind == "exceed_context_size_error":
-                message += " (shorten the goal; if it is short, lower the context-block limit or MAX_TOOL_OUTPUT_CHARS)"
-            raise ProviderError(f"llama.cpp: {message}", provider=PROVIDER_ID, error_type=str(kind))
-        if cancel is not None and cancel.is_set():
-            raise ProviderError("the run was stopped", provider=PROVIDER_ID, error_type="Cancelled")
-        if timed_out:
-            so_far = "".join(pieces)
-            raise ProviderError(
-                f"the local model took longer than the request timeout ({timeout:.0f} s) and was stopped "
-                f"after {len(so_far)} characters ({so_far[:60]!r}…); raise REQUEST_TIMEOUT for slow machines",
-                provider=PROVIDER_ID,
-                error_type="Timeout",
-            )
-        return whole or "".join(pieces), final, elapsed
+        return stream(engine, body, deadline, timeout, cancel, enough, began)
 
     def model_wait(self) -> ModelWait | None:
         """While this provider's model call waits for a stopped run to let go of the model (llama.cpp

@@ -79,8 +79,8 @@ def _sent(value: object) -> set[str]:
     return {s.strip().casefold() for s in _strings(value)}
 
 
-def candidate_lines(goal: str, blocks: Sequence[ContextBlock], limit: int = MAX_LINES) -> list[str]:
-    """The result lines most likely to answer ``goal``, best first (ties: in the results' order).
+def _scored(goal: str, blocks: Sequence[ContextBlock]) -> list[tuple[int, int, str]]:
+    """``(-words shared with the goal, position, line)`` for each distinct result line.
 
     A line that only writes back an argument of the call (a search's own query) is no finding: it
     shares the most words with the request, and the model picked it as the answer ("Standard
@@ -100,8 +100,18 @@ def candidate_lines(goal: str, blocks: Sequence[ContextBlock], limit: int = MAX_
                     continue
                 seen.add(line)
                 scored.append((-len(wanted & set(tokenize(line))), len(scored), line))
-    scored.sort()
-    return [line for _, _, line in scored[:limit]]
+    return scored
+
+
+def candidate_lines(goal: str, blocks: Sequence[ContextBlock], limit: int = MAX_LINES) -> list[str]:
+    """The result lines most likely to answer ``goal``, best first (ties: in the results' order)."""
+    return [line for _, _, line in sorted(_scored(goal, blocks))[:limit]]
+
+
+def nothing_found(goal: str, blocks: Sequence[ContextBlock]) -> bool:
+    """Whether no successful result has a line sharing a word with ``goal`` (beyond the call's own
+    arguments written back): the tools called so far found nothing about the request."""
+    return all(shared == 0 for shared, _, _ in _scored(goal, blocks))
 
 
 def choice_question(lines: Sequence[str]) -> str:
