@@ -75,4 +75,16 @@ def test_nothing_found_when_no_result_line_shares_a_word_with_the_request() -> N
     failed = block(1, "lookup", {"topic": "hotel"}, "ERROR: no fact about the hotel fee", error=True)
     assert nothing_found(goal, [block(0, "any_search", {"query": query}, echoed), failed])
     assert nothing_found(goal, [])
-    assert not nothing_found(goal, [block(0, "any", {}, "Hotel costs: up to $150 a night.")])
+    assert not nothing_found(goal, [block(0, "any", {}, "Hotel costs: up to $150 a night, for at most ten nights.")])
+    assert not nothing_found(goal, [block(0, "calculator", {"expression": "150 * 3"}, "450")])  # a value
+
+
+def test_a_result_in_the_words_of_the_calls_own_query_is_a_finding() -> None:
+    """A request in one language, searched in the documents' language: the result shares no word
+    with the request but does with the query the model wrote."""
+    hits = json.dumps(
+        [{"file": "catalogue.md", "snippet": "Electric motors and keypads: warranty of 2 years, parts only."}]
+    )
+    goal = "스탠딩 책상 모터가 고장나면 몇 년까지 무상 수리 받을 수 있어요?"
+    assert not nothing_found(goal, [block(0, "any_search", {"query": "motor warranty"}, hits)])
+    assert nothing_found(goal, [block(0, "any_search", {"query": "desk price"}, hits)])

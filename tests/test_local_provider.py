@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from agent_core.context import ContextBlock, ToolCallRequest
+from agent_core.context import ContextBlock, ToolCallRequest, ToolOutput
 from agent_core.errors import ProviderError
 from agent_core.providers import local
 from agent_core.providers.local import engine as engine_module
@@ -34,7 +34,7 @@ from agent_core.providers.local.model_files import (
     marker_path,
 )
 from agent_core.providers.local.prompt import build_messages, grammar_schema, output_schema
-from agent_core.providers.local.steps import FIGURES_NOTE, MAX_OFFERED
+from agent_core.providers.local.steps import FIGURES_NOTE, MAX_OFFERED, NOTHING_FOUND, NOTHING_FOUND_NOTE
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
 from agent_core.tools.registry import Tool, make_tool
@@ -232,10 +232,11 @@ def test_a_repeated_call_is_asked_again_without_its_tool_and_the_constraint_says
     other = provider.complete(ask(tools, goal, done))
     assert other.tool_calls == [ToolCallRequest("local_2_1", "get_weather", {"city": "Seoul"})]
     # A repeat of another earlier call then gets the answer only, from the first prompt (its cache holds).
-    twice = [*done, block(1, "calculator", {"expression": "24"}, "24")]
+    weather = "Light rain, 18 degrees, humidity seventy percent, wind from the west at ten km/h, no storms expected."
+    twice = [*done, block(1, "get_weather", {"city": "Seoul"}, weather)]
     server.contents += [
         reply("I look it up", {"lookup": {"topic": "unit price"}}),
-        reply("I compute it", {"calculator": {"expression": "24"}}),
+        reply("I check the weather", {"get_weather": {"city": "Seoul"}}),
         reply("The last result is 24", {"answer": "It is $24."}),
     ]
     last = provider.complete(ask(tools, goal, twice))
@@ -245,7 +246,7 @@ def test_a_repeated_call_is_asked_again_without_its_tool_and_the_constraint_says
     assert server.bodies[-1]["messages"] == server.bodies[-3]["messages"]
     assert last.constraint["notes"][1:] == [  # type: ignore[index]
         "the model repeated its lookup call: asked again without lookup",
-        "the model repeated its calculator call: asked for the answer instead",
+        "the model repeated its get_weather call: asked for the answer instead",
     ]
     # After a result that says something about the request, a repeat gets the answer only: offered
     # the other tools there, the model wandered off to unrelated ones.
@@ -261,6 +262,44 @@ def test_a_repeated_call_is_asked_again_without_its_tool_and_the_constraint_says
     install_engine(monkeypatch, fake_model, server)
     again = provider_for(fake_model).complete(ask(tools, goal, done))
     assert again.tool_calls == [ToolCallRequest("local_2_1", "lookup", {"topic": "price"})] and len(server.bodies) == 1
+
+
+def test_an_answer_before_any_result_was_about_the_request_is_asked_once_for_a_tool_call(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
+) -> None:
+    """A web search that wrote back its query and a tip found nothing about the request: the model's
+    "not specified" there is sent back once, and the step may only call a tool; the record says so."""
+    goal = "What is the unit price?"
+    tip = json.dumps(
+        {"query": "unit price", "results": [{"title": "Search tips", "snippet": "Try fewer or different words."}]}
+    )
+    done = [block(0, "get_weather", {"city": "unit price"}, tip)]
+    server = FakeServer(
+        [
+            reply("The result has nothing", {"answer": "The unit price is not specified."}),
+            reply("I look it up", {"lookup": {"topic": "unit price"}}),
+        ]
+    )
+    install_engine(monkeypatch, fake_model, server)
+    provider = provider_for(fake_model)
+    response = provider.complete(ask(tools, goal, done))
+    assert response.tool_calls == [ToolCallRequest("local_2_1", "lookup", {"topic": "unit price"})]
+    assert [item.get("rejected") for item in response.raw] == [NOTHING_FOUND, None]
+    assert branches(server.bodies[1]) == ["calculator", "lookup", "get_weather"]
+    assert server.bodies[1]["messages"][-1]["content"].endswith(NOTHING_FOUND_NOTE)
+    assert response.constraint["answer"] is False  # type: ignore[index]
+    assert response.constraint["notes"][-1].startswith("no result was about the request yet")  # type: ignore[index]
+    # Once a run: with that step's block among the results, the answer stands.
+    sent = ContextBlock(index=1, step=2, provider="local", tool_calls=response.tool_calls, raw=response.raw)
+    sent.outputs = [ToolOutput("local_2_1", "lookup", "ERROR: no internal fact about 'unit price'", is_error=True)]
+    server.contents.append(reply("Nothing found", {"answer": "I could not find the unit price."}))
+    assert provider.complete(ask(tools, goal, [*done, sent])).text == "I could not find the unit price."
+    # A result that is about the request: the answer stands at once.
+    found = [
+        block(0, "lookup", {"topic": "price"}, "The unit price is $24 per unit, before any volume discount applies.")
+    ]
+    server.contents.append(reply("The price is $24", {"answer": "It is $24."}))
+    assert provider.complete(ask(tools, goal, found)).text == "It is $24."
 
 
 def test_the_last_step_before_the_step_limit_may_only_answer(

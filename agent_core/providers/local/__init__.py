@@ -83,7 +83,14 @@ from agent_core.providers.local.redirects import (
     unusable_call,
     with_note,
 )
-from agent_core.providers.local.steps import constraint, offered_tools, sent_back_answer
+from agent_core.providers.local.steps import (
+    NOTHING_FOUND,
+    NOTHING_FOUND_NOTE,
+    constraint,
+    first_time_unfound,
+    offered_tools,
+    sent_back_answer,
+)
 from agent_core.providers.local.warmup import WARM_GRAMMAR as WARM_GRAMMAR
 from agent_core.providers.local.warmup import WarmUp
 from agent_core.settings import Settings
@@ -236,13 +243,23 @@ class LocalProvider(WarmUp, Provider):
                 offered = []
                 notes.append("the last step before the step limit: the answer only")
             # A model given back its answer writes it again, word for word: this step calls a tool.
-            if sent_back := (bool(offered) and sent_back_answer(request.blocks)):
+            if tool_only := (bool(offered) and sent_back_answer(request.blocks)):
                 notes.append("the answer check sent the answer back: this step may only call a tool")
             lines = candidate_lines(request.goal, request.blocks) if reads_text(request.blocks) else []
-            pick = len(lines) >= 2 and not sent_back
+            # Nothing the tools returned is about the request: an answer now could only say so, or guess.
+            unfound = bool(offered) and not tool_only and first_time_unfound(request.goal, request.blocks)
+            pick = len(lines) >= 2 and not tool_only and not unfound
             text, calls, usage = self._attempt(
-                engine, messages, offered, request, deadline, items, answer=not sent_back, stop_at_answer=pick
+                engine, messages, offered, request, deadline, items, answer=not tool_only, stop_at_answer=pick
             )
+            if unfound and not calls and text != ARITHMETIC_STARTED:
+                items[-1]["rejected"] = NOTHING_FOUND
+                notes.append("no result was about the request yet: the model was asked once to call a tool instead")
+                tool_only = True
+                text, calls, more = self._attempt(
+                    engine, with_note(messages, NOTHING_FOUND_NOTE), offered, request, deadline, items, answer=False
+                )
+                usage = usage + more
             if text == ANSWER_STARTED:
                 text, more = self._answer_from_line(engine, messages, lines, request, deadline, items, notes)
                 usage = usage + more
@@ -253,7 +270,7 @@ class LocalProvider(WarmUp, Provider):
                 asked = with_note(messages, why[2]) if why[2] else messages
                 # Before any result the other tools only: offered a reply as well, the model put
                 # the figure it lacked into one ("the 10 litre can is $10", from the goal's 10).
-                answer = (bool(request.blocks) and not sent_back) or not offered
+                answer = (bool(request.blocks) and not tool_only) or not offered
                 text, calls, more = self._attempt(engine, asked, offered, request, deadline, items, answer=answer)
                 usage = usage + more
             repeated: set[str] = set()
@@ -270,7 +287,7 @@ class LocalProvider(WarmUp, Provider):
                     items,
                     notes,
                     repeated,
-                    tool_only=sent_back,
+                    tool_only=tool_only,
                 )
                 usage = usage + more
             if text == ARITHMETIC_STARTED:
@@ -299,7 +316,7 @@ class LocalProvider(WarmUp, Provider):
                         sums=False,
                     )
                     usage = usage + more
-            held = constraint(offered, answer=not (sent_back and offered), figures=True)
+            held = constraint(offered, answer=not (tool_only and offered), figures=True)
             held["notes"] = [*held.get("notes", []), *notes]
         finally:
             engine.prompt_key = self._prompt_key  # the slot now starts with this run's system prompt

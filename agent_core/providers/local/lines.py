@@ -108,10 +108,20 @@ def candidate_lines(goal: str, blocks: Sequence[ContextBlock], limit: int = MAX_
     return [line for _, _, line in sorted(_scored(goal, blocks))[:limit]]
 
 
+SHORT_RESULT_WORDS = 12
+"""A successful result of this many words or fewer is a value (a sum's figure, a count), a finding
+whatever its words."""
+
+
 def nothing_found(goal: str, blocks: Sequence[ContextBlock]) -> bool:
-    """Whether no successful result has a line sharing a word with ``goal`` (beyond the call's own
-    arguments written back): the tools called so far found nothing about the request."""
-    return all(shared == 0 for shared, _, _ in _scored(goal, blocks))
+    """Whether the tools called so far found nothing about the request: no successful result is a
+    short value (:data:`SHORT_RESULT_WORDS`) or has a line sharing a word with ``goal`` or with the
+    calls' own arguments (a search written in the documents' language for a request in another),
+    beyond those arguments written back."""
+    if any(len(o.output.split()) <= SHORT_RESULT_WORDS for b in blocks for o in b.outputs if not o.is_error):
+        return False
+    asked = " ".join(s for b in blocks for c in b.tool_calls for s in _sent(c.arguments))
+    return all(shared == 0 for shared, _, _ in _scored(f"{goal} {asked}", blocks))
 
 
 def choice_question(lines: Sequence[str]) -> str:

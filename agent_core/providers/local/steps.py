@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 
 from agent_core.context import ContextBlock
+from agent_core.providers.local.lines import nothing_found
 from agent_core.records.run_record import Constraint
 from agent_core.tools.docsearch import tokenize
 from agent_core.tools.registry import Tool
@@ -53,6 +54,27 @@ def relevance(goal: str, tool: Tool) -> float:
 def sent_back_answer(blocks: Sequence[ContextBlock]) -> bool:
     """Whether the last block is an answer the answer check gave back (its feedback, no results)."""
     return bool(blocks) and bool(blocks[-1].feedback) and not blocks[-1].outputs
+
+
+NOTHING_FOUND = "answers before any result was about the request"
+"""The record's reason for an answer sent back by :func:`first_time_unfound`."""
+NOTHING_FOUND_NOTE = (
+    "\n\n(None of the results above is about the request. Call a tool that could find it, with other "
+    "words if it is the same tool.)"
+)
+
+
+def first_time_unfound(goal: str, blocks: Sequence[ContextBlock]) -> bool:
+    """Whether the run has results, none of them about the request
+    (:func:`~agent_core.providers.local.lines.nothing_found`), and no earlier step was sent back for
+    that: an answer now could only say it found nothing, or guess, with tools not yet tried (the
+    model searched the web for a question about the user's documents, then answered "not
+    specified")."""
+    return (
+        bool(blocks)
+        and nothing_found(goal, blocks)
+        and not any(item.get("rejected") == NOTHING_FOUND for block in blocks for item in block.raw)
+    )
 
 
 def constraint(tools: Sequence[Tool], *, answer: bool, figures: bool) -> Constraint:
