@@ -332,16 +332,15 @@ def test_a_goal_too_long_for_the_local_model_says_shorten_the_goal() -> None:
     from types import SimpleNamespace
 
     from agent_core.errors import ProviderError
-    from agent_core.providers.local import LocalProvider
+    from agent_core.providers.local.llama_reply import stream
 
     class Server:  # the embedded llama.cpp server, answering as it does for a too-long prompt
         def handle_chat_completions(self, body: dict[str, Any], on_chunk: Any = None) -> dict[str, Any]:
             message = "the request exceeds the available context size, try increasing it"
             return {"error": {"type": "exceed_context_size_error", "message": message}}
 
-    provider = LocalProvider(env={})
     with pytest.raises(ProviderError) as raised:
-        provider._generate(SimpleNamespace(server=Server()), {"messages": []}, time.perf_counter() + 5, 5.0)
+        stream(SimpleNamespace(server=Server()), {"messages": []}, time.perf_counter() + 5, 5.0)  # type: ignore[arg-type]
     assert raised.value.error_type == "exceed_context_size_error"
     assert "(shorten the goal;" in raised.value.message
 

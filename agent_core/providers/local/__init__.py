@@ -21,9 +21,9 @@ import importlib.util
 import json
 import logging
 import os
-import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +121,18 @@ ANSWER_TOKENS = 200
 """Longest answer: one to three sentences, in Korean too (a cut answer is kept and marked)."""
 ANSWER_REPEAT_PENALTY = 1.1
 """llama.cpp's repeat penalty for answers (calls have none: "24 * 24" repeats by right)."""
+
+
+@dataclass
+class _Turn:
+    """One :meth:`LocalProvider.complete` call: what each model attempt within it shares, and what
+    they leave for the record (a raw item each, the step's notes)."""
+
+    engine: Engine
+    request: ModelRequest
+    deadline: float
+    items: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 def availability() -> str | None:
@@ -234,9 +246,8 @@ class LocalProvider(WarmUp, Provider):
         engine.handover.took(request.cancel)
         try:
             queued_ms = round((time.perf_counter() - waited) * 1000, 1)
-            deadline = time.perf_counter() + request.timeout
-            items: list[dict[str, Any]] = []
-            notes: list[str] = []
+            turn = _Turn(engine, request, time.perf_counter() + request.timeout)
+            items, notes = turn.items, turn.notes
             offered = tools
             if request.max_steps is not None and request.step >= request.max_steps and request.blocks:
                 # A call on the last step would end the run without an answer: answer from the results.
@@ -249,19 +260,15 @@ class LocalProvider(WarmUp, Provider):
             # Nothing the tools returned is about the request: an answer now could only say so, or guess.
             unfound = bool(offered) and not tool_only and first_time_unfound(request.goal, request.blocks)
             pick = len(lines) >= 2 and not tool_only and not unfound
-            text, calls, usage = self._attempt(
-                engine, messages, offered, request, deadline, items, answer=not tool_only, stop_at_answer=pick
-            )
+            text, calls, usage = self._attempt(turn, messages, offered, answer=not tool_only, stop_at_answer=pick)
             if unfound and not calls and text != ARITHMETIC_STARTED:
                 items[-1]["rejected"] = NOTHING_FOUND
                 notes.append("no result was about the request yet: the model was asked once to call a tool instead")
                 tool_only = True
-                text, calls, more = self._attempt(
-                    engine, with_note(messages, NOTHING_FOUND_NOTE), offered, request, deadline, items, answer=False
-                )
+                text, calls, more = self._attempt(turn, with_note(messages, NOTHING_FOUND_NOTE), offered, answer=False)
                 usage = usage + more
             if text == ANSWER_STARTED:
-                text, more = self._answer_from_line(engine, messages, lines, request, deadline, items, notes)
+                text, more = self._answer_from_line(turn, messages, lines)
                 usage = usage + more
             if calls and (why := unusable_call(calls[0], request, [t.name for t in tools]))[0]:
                 items[-1]["rejected"] = why[0]
@@ -271,23 +278,13 @@ class LocalProvider(WarmUp, Provider):
                 # Before any result the other tools only: offered a reply as well, the model put
                 # the figure it lacked into one ("the 10 litre can is $10", from the goal's 10).
                 answer = (bool(request.blocks) and not tool_only) or not offered
-                text, calls, more = self._attempt(engine, asked, offered, request, deadline, items, answer=answer)
+                text, calls, more = self._attempt(turn, asked, offered, answer=answer)
                 usage = usage + more
             repeated: set[str] = set()
             done = previous_calls(request.blocks)
             if calls and call_signature(calls[0].name, calls[0].arguments) in done:
                 text, calls, offered, more = self._past_repeat(
-                    calls[0].name,
-                    engine,
-                    messages,
-                    offered,
-                    lines,
-                    request,
-                    deadline,
-                    items,
-                    notes,
-                    repeated,
-                    tool_only=tool_only,
+                    turn, calls[0].name, messages, offered, lines, repeated, tool_only=tool_only
                 )
                 usage = usage + more
             if text == ARITHMETIC_STARTED:
@@ -296,24 +293,11 @@ class LocalProvider(WarmUp, Provider):
                 notes.append("the model began to work out a sum in its answer: asked for a tool call instead")
                 note = SUM_NOTE.format(started=started_sum(items[-1]["content"]))
                 asked = with_note(messages, note) if offered else messages
-                text, calls, more = self._attempt(
-                    engine, asked, offered, request, deadline, items, answer=not offered, sums=False
-                )
+                text, calls, more = self._attempt(turn, asked, offered, answer=not offered, sums=False)
                 usage = usage + more
                 if calls and call_signature(calls[0].name, calls[0].arguments) in done:
                     text, calls, offered, more = self._past_repeat(
-                        calls[0].name,
-                        engine,
-                        asked,
-                        offered,
-                        [],
-                        request,
-                        deadline,
-                        items,
-                        notes,
-                        repeated,
-                        tool_only=True,
-                        sums=False,
+                        turn, calls[0].name, asked, offered, [], repeated, tool_only=True, sums=False
                     )
                     usage = usage + more
             held = constraint(offered, answer=not (tool_only and offered), figures=True)
@@ -344,15 +328,11 @@ class LocalProvider(WarmUp, Provider):
 
     def _past_repeat(
         self,
+        turn: _Turn,
         name: str,
-        engine: Engine,
         messages: list[dict[str, str]],
         offered: list[Tool],
         lines: list[str],
-        request: ModelRequest,
-        deadline: float,
-        items: list[dict[str, Any]],
-        notes: list[str],
         repeated: set[str],
         *,
         tool_only: bool,
@@ -368,6 +348,7 @@ class LocalProvider(WarmUp, Provider):
         text lines (offered the other tools after a useful result, it wandered off to unrelated ones).
 
         Returns the text, the calls, the tools the last attempt offered, and the usage."""
+        request, items, notes = turn.request, turn.items, turn.notes
         done = previous_calls(request.blocks)
         usage = Usage()
         rest = offered if tool_only else [t for t in offered if t.name != name]
@@ -377,11 +358,9 @@ class LocalProvider(WarmUp, Provider):
             notes.append(f"the model repeated its {name} call: asked again" + f" without {name}" * (not tool_only))
             asked = with_note(messages, REPEAT_NOTE.format(name=name))
             pick = len(lines) >= 2 and not tool_only
-            text, calls, usage = self._attempt(
-                engine, asked, rest, request, deadline, items, answer=not tool_only, stop_at_answer=pick
-            )
+            text, calls, usage = self._attempt(turn, asked, rest, answer=not tool_only, stop_at_answer=pick)
             if text == ANSWER_STARTED:
-                text, more = self._answer_from_line(engine, messages, lines, request, deadline, items, notes)
+                text, more = self._answer_from_line(turn, messages, lines)
                 return text, [], rest, usage + more
             if not calls or call_signature(calls[0].name, calls[0].arguments) not in done:
                 return text, calls, rest, usage
@@ -391,27 +370,22 @@ class LocalProvider(WarmUp, Provider):
         repeated.add(name)
         notes.append(f"the model repeated its {name} call: asked for the answer instead")
         if len(lines) >= 2:
-            text, more = self._answer_from_line(engine, messages, lines, request, deadline, items, notes)
+            text, more = self._answer_from_line(turn, messages, lines)
             return text, [], [], usage + more
-        text, calls, more = self._attempt(
-            engine, messages, [], request, deadline, items, answer=True, sums=not tool_only
-        )
+        text, calls, more = self._attempt(turn, messages, [], answer=True, sums=sums)
         return text, calls, [], usage + more
 
     def _attempt(
         self,
-        engine: Engine,
+        turn: _Turn,
         messages: list[dict[str, str]],
         tools: list[Tool],
-        request: ModelRequest,
-        deadline: float,
-        items: list[dict[str, Any]],
         *,
         answer: bool,
         stop_at_answer: bool = False,
         sums: bool = True,
     ) -> tuple[str, list[ToolCallRequest], Usage]:
-        """One constrained generation, parsed; appends its raw item to ``items``. With
+        """One constrained generation, parsed; appends its raw item to ``turn.items``. With
         ``stop_at_answer``, a reply that turns out to be the answer stops as soon as it says so,
         and the text returned is :data:`ANSWER_STARTED` (the answer is then written after the
         line choice, :meth:`_answer_from_line`).
@@ -419,6 +393,7 @@ class LocalProvider(WarmUp, Provider):
         The answer (when ``answer``), and every free text argument of a call, may only write
         figures the goal or a successful result has (:mod:`~agent_core.providers.local.figures`):
         a made-up figure cannot be generated."""
+        engine, request, items = turn.engine, turn.request, turn.items
         allowed = allowed_numbers(request.goal, request.blocks)
         first = not request.blocks
         schema = output_schema(
@@ -444,12 +419,7 @@ class LocalProvider(WarmUp, Provider):
             "repeat_penalty": ANSWER_REPEAT_PENALTY,
         }
         content, final, elapsed = self._generate(
-            engine,
-            body,
-            deadline,
-            request.timeout,
-            request.cancel,
-            stopping_at_answer(enough_said([]), stop_at_answer, sums=answer and sums),
+            turn, body, stopping_at_answer(enough_said([]), stop_at_answer, sums=answer and sums)
         )
         if uses_llguidance(grammar):
             engine.grammar_ready = True  # llguidance's tables are built now: no warm-up for them later
@@ -498,16 +468,7 @@ class LocalProvider(WarmUp, Provider):
         )
         return text, calls, _usage(final)
 
-    def _answer_from_line(
-        self,
-        engine: Engine,
-        messages: list[dict[str, str]],
-        lines: list[str],
-        request: ModelRequest,
-        deadline: float,
-        items: list[dict[str, Any]],
-        notes: list[str],
-    ) -> tuple[str, Usage]:
+    def _answer_from_line(self, turn: _Turn, messages: list[dict[str, str]], lines: list[str]) -> tuple[str, Usage]:
         """The model picks the result line that answers (:mod:`~agent_core.providers.local.lines`),
         then writes the answer with that line in view."""
         asked = with_note(messages, choice_question(lines))
@@ -528,13 +489,13 @@ class LocalProvider(WarmUp, Provider):
             "return_progress": True,
             "timings_per_token": True,
         }
-        content, final, elapsed = self._generate(engine, body, deadline, request.timeout, request.cancel)
+        content, final, elapsed = self._generate(turn, body)
         try:
             number = int(json.loads(content)["line"])
         except (ValueError, KeyError, TypeError):
             number = 0
         chosen = lines[number - 1] if 1 <= number <= len(lines) else None
-        items.append(
+        turn.items.append(
             {
                 "type": "local_line_choice",
                 "lines": lines,
@@ -543,24 +504,16 @@ class LocalProvider(WarmUp, Provider):
                 "timings": _timings(final),
             }
         )
-        notes.append(
+        turn.notes.append(
             f"the model picked result line {number} of {len(lines)} before answering"
             if chosen
             else f"the model found none of {len(lines)} result lines answers before answering"
         )
-        text, _, usage = self._attempt(
-            engine, with_note(messages, answer_note(chosen)), [], request, deadline, items, answer=True
-        )
+        text, _, usage = self._attempt(turn, with_note(messages, answer_note(chosen)), [], answer=True)
         return text, _usage(final) + usage
 
     def _generate(
-        self,
-        engine: Engine,
-        body: dict[str, Any],
-        deadline: float,
-        timeout: float,
-        cancel: threading.Event | None = None,
-        enough: Callable[[str], str | None] | None = None,
+        self, turn: _Turn, body: dict[str, Any], enough: Callable[[str], str | None] | None = None
     ) -> tuple[str, dict[str, Any], float]:
         """One streamed completion (:func:`~agent_core.providers.local.llama_reply.stream`); the
         wait for the model (:meth:`model_wait`) ends at the request's own first prompt batch."""
@@ -568,7 +521,8 @@ class LocalProvider(WarmUp, Provider):
         def began() -> None:
             self._waiting_since = None
 
-        return stream(engine, body, deadline, timeout, cancel, enough, began)
+        request = turn.request
+        return stream(turn.engine, body, turn.deadline, request.timeout, request.cancel, enough, began)
 
     def model_wait(self) -> ModelWait | None:
         """While this provider's model call waits for a stopped run to let go of the model (llama.cpp
