@@ -51,7 +51,7 @@ def test_a_pdf_is_searchable_by_page_and_read_by_page(ws: Workspace) -> None:
     added = ws.add("annual_report.pdf", make_pdf(REPORT))
     assert (added.status, added.parts, added.note) == ("added", 3, "")
     hit = ws.search("how much did revenue grow", 3)[0].as_json()
-    assert hit == {"file": "annual_report.pdf", "page": 2, "score": hit["score"], "snippet": hit["snippet"]}
+    assert hit == {"file": "annual_report.pdf", "page": 2, "snippet": hit["snippet"]}
     assert "12%" in hit["snippet"] and len(hit["snippet"]) <= 300
     read_file, search = make_file_tools(ws.root, ws)
     assert read_file("annual_report.pdf", page=3).startswith("[annual_report.pdf, p. 3]\nStaff")
@@ -59,7 +59,7 @@ def test_a_pdf_is_searchable_by_page_and_read_by_page(ws: Workspace) -> None:
     with pytest.raises(ValueError, match="no page 9"):
         read_file("annual_report.pdf", page=9)
     hits = json.loads(search("staff turnover"))
-    assert hits[0]["page"] == 3 and set(hits[0]) == {"file", "page", "score", "snippet"}
+    assert hits[0]["page"] == 3 and set(hits[0]) == {"file", "page", "snippet"}
 
 
 def test_a_docx_is_searchable_by_heading_and_its_tables_are_queryable(ws: Workspace) -> None:

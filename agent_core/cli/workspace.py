@@ -78,7 +78,7 @@ def cmd_workspace(args: argparse.Namespace, settings: Settings) -> int:
                 raise DocumentError("the query is empty")
             if not 1 <= args.limit <= 50:
                 raise DocumentError("--limit must be from 1 to 50")
-            hits = [h.as_json() for h in workspace.search(args.query, args.limit)]
+            hits = [{**h.as_json(), "score": h.score} for h in workspace.search(args.query, args.limit)]
             if args.json:
                 sys.stdout.write(json.dumps(hits, ensure_ascii=False, indent=1) + "\n")
             elif not hits:

@@ -175,7 +175,7 @@ class WorkspaceSearch:
         self.workspace = workspace or Workspace(root)
 
     def search(self, query: str, limit: int = 3) -> str:
-        """One JSON hit per line (file, page or section, score, snippet), or a "No results" message."""
+        """One JSON hit per line, best first (file, page or section, snippet), or a "No results" message."""
         if not query.strip():
             raise ValueError("query is empty; give a few words to search for")
         if limit < 1:
