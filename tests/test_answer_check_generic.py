@@ -470,6 +470,26 @@ def test_a_figure_only_in_a_row_the_answer_does_not_name_is_not_support() -> Non
     assert check_answer("씨앗 재고는 24개입니다.", "씨앗 재고?", [rows])["status"] == "grounded"
 
 
+def test_a_row_that_writes_the_figure_with_the_answers_unit_is_where_it_came_from() -> None:
+    """ "5 years" comes from the warranty rows, not from a bookcase row's "5 shelves" that the
+    answer's "bookcases" names; a row sentence cut at a comma in a cell ("Tall bookcase, 5
+    shelves") is read whole, so its 5 is no figure outside the rows."""
+    hits = call(
+        "s",
+        '[{"file": "catalogue.md", "section": "Warranty", "snippet": "Product: Task chairs, Warranty: 5 years; '
+        'Product: Atlas, Warranty: 10 years;"}, {"file": "catalogue.md", "section": "Storage", "snippet": '
+        '"Code: S-520, Model: Tall bookcase, 5 shelves, Size (W × D × H): 80 × 35 × 190 cm, Price: $189;"}]',
+    )
+    wrong = check_answer(
+        "The warranty for standing bookcases with motor failures is 5 years.", "motor warranty?", [hits]
+    )
+    assert [c["reason"] for c in unsupported(wrong)] == [
+        "the results give 5 years only in the row of Task chairs, which the answer does not name"
+    ]
+    assert check_answer("Task chairs have a 5 years warranty.", "chair warranty?", [hits])["status"] == "grounded"
+    assert check_answer("The tall bookcase has 5 shelves.", "shelves?", [hits])["status"] == "grounded"
+
+
 def test_a_result_echoing_the_calls_own_query_is_no_support() -> None:
     """A simulated search writes the query back: its "10" is the model's own, not a found fact. A
     document that merely contains the query's words still supports."""

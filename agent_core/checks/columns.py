@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from agent_core.checks.claims import ANY_DIGITS, Claim, find_all, fmt
+from agent_core.checks.units import writes_with_unit
 
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _CELL_PAIR = r"[^:;,|\"\n]{1,48}: (?:[^,;|\"\n]|(?<=\d),(?=\d{3}))+"
@@ -208,10 +209,15 @@ _PAIR_IN_ROW = re.compile(r'([^:;,|"\n]{1,48}): (.*?)(?=, [^:;,|"\n]{1,48}: |;|$
 cell does not end it)."""
 
 
+def _row_start(row: Row, source_text: str) -> int:
+    """Where a row sentence begins: one whose cell holds a comma ("Hand trowel (steel, short)") is
+    matched by :data:`_ROW_SENTENCE` from that cell on."""
+    return min(row.span[0], max(source_text.rfind(mark, 0, row.span[0]) for mark in ';\n"[') + 1)
+
+
 def _whole_row(row: Row, source_text: str) -> tuple[tuple[str, str], ...]:
-    """A row's cells as (column, text), a row sentence's read from its start: one whose cell holds
-    a comma ("Hand trowel (steel, short)") is matched by :data:`_ROW_SENTENCE` from that cell on."""
-    start = max(source_text.rfind(mark, 0, row.span[0]) for mark in ';\n"[') + 1
+    """A row's cells as (column, text), a row sentence's read from its start (:func:`_row_start`)."""
+    start = _row_start(row, source_text)
     if start >= row.span[0]:
         return row.cells
     segment = source_text[start : row.span[1]].strip().rstrip(";")
@@ -229,14 +235,18 @@ def unnamed_row(claim: Claim, sentence: str, source_text: str, words: Callable[[
     if not values:
         return None
     table = rows(source_text)
-    holding = [r for r in table if values & _figures(" ".join(text for _, text in r.cells))]
-    if not holding or values & _figures(_outside(source_text, {r.span for r in table})):
+    whole = [_whole_row(row, source_text) for row in table]
+    holding = [cells for cells in whole if values & _figures(" ".join(text for _, text in cells))]
+    spans = {(_row_start(row, source_text), row.span[1]) for row in table}
+    if not holding or values & _figures(_outside(source_text, spans)):
         return None
+    # Rows that write the figure with the answer's own unit are where it came from ("5 years" is
+    # the warranty rows', not the bookcase row's "5 shelves").
+    holding = [cells for cells in holding if writes_with_unit(claim, " ".join(t for _, t in cells))] or holding
     said = (words(sentence) | _figure_words(sentence)) - words(claim.text) - _figure_words(claim.text)
-    whole = [_whole_row(row, source_text) for row in holding]
-    for cells in whole:
+    for cells in holding:
         columns = frozenset().union(*(words(name) for name, _ in cells))
         named = frozenset().union(*(words(text) | _figure_words(text) for _, text in cells))
         if said & (named - columns - _figure_words(claim.text)):
             return None
-    return next((text for _, text in whole[0] if text and not _figures(text)), whole[0][0][1])
+    return next((text for _, text in holding[0] if text and not _figures(text)), holding[0][0][1])

@@ -72,6 +72,17 @@ def _unit(claim: Claim) -> tuple[str, str] | None:
     return _UNITS.get(word)
 
 
+def writes_with_unit(claim: Claim, text: str) -> bool:
+    """Whether ``text`` writes one of the claim's numbers with the claim's own known unit ("5 years"
+    for "5 years"; not "5 shelves", "5 hours" or a bare 5)."""
+    unit = _unit(claim)
+    values = {abs(n) for n in claim.numbers}
+    if unit is None or not values:
+        return False
+    found = claims_in(text)
+    return any(c.kind == "quantity" and _unit(c) == unit and {abs(n) for n in c.numbers} & values for c in found)
+
+
 def _glued(text: str, end: int) -> tuple[str, str] | None:
     """The unit of a Korean counter written right after a number ("1인", "3박"), which the claim
     finder reads as a plain number (it lets "12입니다" count); None when there is none."""
