@@ -16,6 +16,7 @@ import pytest
 
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
+from agent_core.tools.docsearch import near_spellings
 from agent_core.tools.documents.parse import DocumentError
 from agent_core.tools.documents.workspace import Limits, Workspace, default_index_path
 from agent_core.tools.files import make_file_tools
@@ -89,6 +90,24 @@ def test_csv_rows_are_searchable_and_cited_by_rows(ws: Workspace) -> None:
     ws.add("stock.csv", b"sku,name,stock\nA1,Watering can,4\nA2,Trowel,25\n")
     hit = ws.search("watering can", 1)[0].as_json()
     assert hit["section"] == "rows 1–2" and hit["snippet"].startswith("sku: A1, name: Watering can, stock: 4")
+
+
+def test_a_word_no_document_has_is_looked_up_by_its_near_spellings(ws: Workspace) -> None:
+    """The model wrote "lasagna" for the recipe's "lasagne"; a word some document has is matched
+    only as it is, and short words get no near spellings ("stick" is one letter from "stock")."""
+    ws.add("recipes.txt", b"VEGETABLE LASAGNE\nOven: 190 C.\n\nPANCAKES\nServes 4. Stock: 2 eggs.\n")
+    (hit,) = ws.search("temperature of lasagna", 1)
+    assert hit.section == "VEGETABLE LASAGNE" and "190 C" in hit.snippet
+    assert ws.search("hiking stick", 3) == []
+    assert near_spellings("lasagna") >= {"lasagne", "lasagn", "alsagna"} and "lasagna" not in near_spellings("lasagna")
+    assert near_spellings("stick") == set() and near_spellings("렌틸수프요") == set()
+
+
+def test_a_plain_text_heading_between_rule_lines_titles_its_section(ws: Workspace) -> None:
+    """ "=====" above and below a heading made the rule line the section's title, and the heading's
+    words lost the title's weight."""
+    ws.add("recipes.txt", b"====\n1. BANANA PANCAKES\n====\nServes 4.\n\n====\n2. LENTIL SOUP\n====\nServes 6.\n")
+    assert [h.section for h in ws.search("lentil soup", 3)] == ["2. LENTIL SOUP"]
 
 
 # --------------------------------------------------------------------------- the index

@@ -33,6 +33,8 @@ _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _SENTENCE_END = re.compile(r"(?<=[.!?。;])\s+")
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)]|>)\s+")
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
+_RULE_LINE = re.compile(r"^\s*([=\-*_~#+])\1{2,}\s*$")
+"""A line of one repeated mark ("=====") that a plain-text file draws above or below a heading."""
 _MARKUP = re.compile(r"^(?:[-*+]|\d+[.)]|>)\s+|\*\*|__|`")
 _STOPWORDS = frozenset(
     "a an and are as at be been but by can could did do does for from had has have how i if in "
@@ -97,6 +99,27 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
+NEAR_MIN_CHARS = 6
+"""Shortest search word looked up by a near spelling when no document has it: shorter words are
+one letter from too many others ("stick", "stock")."""
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def near_spellings(term: str) -> set[str]:
+    """The spellings one edit from a search word (a letter dropped, added, changed, or two next to
+    each other swapped), for an English word of :data:`NEAR_MIN_CHARS` letters or more; none for
+    others. A search looks them up only for a word no document has: "lasagna" finds "lasagne",
+    "colour" finds "color"."""
+    if len(term) < NEAR_MIN_CHARS or not (term.isascii() and term.isalpha()):
+        return set()
+    splits = [(term[:i], term[i:]) for i in range(len(term) + 1)]
+    edits = {a + b[1:] for a, b in splits if b}
+    edits |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    edits |= {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
+    edits |= {a + c + b for a, b in splits for c in _LETTERS}
+    return edits - {term}
+
+
 @dataclass(frozen=True)
 class Section:
     """A searchable piece of a document: a Markdown section or a plain-text paragraph."""
@@ -141,7 +164,7 @@ def split_sections(document: str, text: str) -> list[Section]:
     else:
         doc_title = stem
         for para in re.split(r"\n\s*\n", text):
-            para_lines = para.strip().splitlines()
+            para_lines = [line for line in para.strip().splitlines() if not _RULE_LINE.match(line)]
             if len(para_lines) > 1 and len(para_lines[0]) <= 80:
                 raw.append((para_lines[0].strip(), "\n".join(para_lines[1:])))
             else:

@@ -29,12 +29,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_core.tools.docsearch import K1, TITLE_WEIGHT, B, snippet_of, tokenize
+from agent_core.tools.docsearch import K1, TITLE_WEIGHT, B, near_spellings, snippet_of, tokenize
 from agent_core.tools.documents.parse import Parsed, Table
 
 log = logging.getLogger("agent_core.tools.documents.index")
 
-INDEX_FORMAT = "1"
+INDEX_FORMAT = "2"
 """Bump when the stored rows change meaning: an index of another format is rebuilt."""
 
 _SCHEMA = """
@@ -69,6 +69,18 @@ class FileEntry:
     note: str
     error: str
     """Why it could not be read ('' when it was): kept so a bad file is not re-read on every search."""
+
+
+def _postings_of(conn: sqlite3.Connection, terms: list[str]) -> list[tuple[str, int, float, float]]:
+    """``(term, part, tf, part length)`` of each posting of ``terms``."""
+    if not terms:
+        return []
+    marks = ",".join("?" * len(terms))
+    return conn.execute(
+        f"SELECT p.term, p.part, p.tf, parts.length FROM postings p JOIN parts ON parts.id = p.part "  # noqa: S608
+        f"WHERE p.term IN ({marks})",
+        terms,
+    ).fetchall()
 
 
 @dataclass(frozen=True)
@@ -302,16 +314,16 @@ class DocumentIndex:
         terms = list(dict.fromkeys(tokenize(query)))
         if not terms:
             return []
-        marks = ",".join("?" * len(terms))
         with self.connect() as conn:
             n, avg = conn.execute("SELECT COUNT(*), AVG(length) FROM parts").fetchone()
             if not n:
                 return []
-            rows = conn.execute(
-                f"SELECT p.term, p.part, p.tf, parts.length FROM postings p JOIN parts ON parts.id = p.part "  # noqa: S608
-                f"WHERE p.term IN ({marks})",
-                terms,
-            ).fetchall()
+            rows = _postings_of(conn, terms)
+            found = {term for term, _, _, _ in rows}
+            for term in list(terms):  # a word no document has: its near spellings that one has
+                if term not in found and (near := _postings_of(conn, sorted(near_spellings(term)))):
+                    rows += near
+                    terms += sorted({t for t, _, _, _ in near} - set(terms))
             df: Counter[str] = Counter(term for term, _, _, _ in rows)
             scores: dict[int, float] = defaultdict(float)
             for term, part, tf, length in rows:
