@@ -125,6 +125,8 @@ def test_a_figure_cut_short_is_asked_again_without_that_tool(
     # before any result, asked again for another tool only: no reply to put the missing figure in
     offers_reply = ['"properties": {"reply"' in body["grammar"] for body in server.bodies]
     assert offers_reply == [True, False]
+    # the record says what the last attempt allowed: the other tools, no reply
+    assert response.constraint["tools"] == ["lookup", "get_weather"] and response.constraint["answer"] is False  # type: ignore[index]
 
 
 def test_an_answer_that_works_out_a_sum_is_sent_to_a_tool_and_a_repeat_asked_once_more(

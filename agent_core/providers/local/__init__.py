@@ -133,6 +133,10 @@ class _Turn:
     deadline: float
     items: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    offered: list[Tool] = field(default_factory=list)
+    """The tools the last attempt offered (what the step's ``constraint`` records)."""
+    answer: bool = True
+    """Whether the last attempt let the model answer."""
 
 
 def availability() -> str | None:
@@ -283,7 +287,7 @@ class LocalProvider(WarmUp, Provider):
             repeated: set[str] = set()
             done = previous_calls(request.blocks)
             if calls and call_signature(calls[0].name, calls[0].arguments) in done:
-                text, calls, offered, more = self._past_repeat(
+                text, calls, more = self._past_repeat(
                     turn, calls[0].name, messages, offered, lines, repeated, tool_only=tool_only
                 )
                 usage = usage + more
@@ -296,11 +300,11 @@ class LocalProvider(WarmUp, Provider):
                 text, calls, more = self._attempt(turn, asked, offered, answer=not offered, sums=False)
                 usage = usage + more
                 if calls and call_signature(calls[0].name, calls[0].arguments) in done:
-                    text, calls, offered, more = self._past_repeat(
+                    text, calls, more = self._past_repeat(
                         turn, calls[0].name, asked, offered, [], repeated, tool_only=True, sums=False
                     )
                     usage = usage + more
-            held = constraint(offered, answer=not (tool_only and offered), figures=True)
+            held = constraint(turn.offered, answer=turn.answer, figures=True)
             held["notes"] = [*held.get("notes", []), *notes]
         finally:
             engine.prompt_key = self._prompt_key  # the slot now starts with this run's system prompt
@@ -337,7 +341,7 @@ class LocalProvider(WarmUp, Provider):
         *,
         tool_only: bool,
         sums: bool = True,
-    ) -> tuple[str, list[ToolCallRequest], list[Tool], Usage]:
+    ) -> tuple[str, list[ToolCallRequest], Usage]:
         """The last attempt repeated an earlier ``name`` call, which the engine would only refuse as
         a duplicate. On a step that must call a tool (``tool_only``), the model is asked once more,
         with a note not to repeat the call. When no result so far says anything about the request
@@ -347,7 +351,7 @@ class LocalProvider(WarmUp, Provider):
         on a second repeat, it gets the answer only, after the line choice when the results are
         text lines (offered the other tools after a useful result, it wandered off to unrelated ones).
 
-        Returns the text, the calls, the tools the last attempt offered, and the usage."""
+        Returns the text, the calls and the usage."""
         request, items, notes = turn.request, turn.items, turn.notes
         done = previous_calls(request.blocks)
         usage = Usage()
@@ -361,9 +365,9 @@ class LocalProvider(WarmUp, Provider):
             text, calls, usage = self._attempt(turn, asked, rest, answer=not tool_only, stop_at_answer=pick)
             if text == ANSWER_STARTED:
                 text, more = self._answer_from_line(turn, messages, lines)
-                return text, [], rest, usage + more
+                return text, [], usage + more
             if not calls or call_signature(calls[0].name, calls[0].arguments) not in done:
-                return text, calls, rest, usage
+                return text, calls, usage
             name = calls[0].name
         # Small models loop through the same calls: the model answers from what it has.
         items[-1]["rejected"] = "repeats an earlier call"
@@ -371,9 +375,9 @@ class LocalProvider(WarmUp, Provider):
         notes.append(f"the model repeated its {name} call: asked for the answer instead")
         if len(lines) >= 2:
             text, more = self._answer_from_line(turn, messages, lines)
-            return text, [], [], usage + more
+            return text, [], usage + more
         text, calls, more = self._attempt(turn, messages, [], answer=True, sums=sums)
-        return text, calls, [], usage + more
+        return text, calls, usage + more
 
     def _attempt(
         self,
@@ -394,6 +398,7 @@ class LocalProvider(WarmUp, Provider):
         figures the goal or a successful result has (:mod:`~agent_core.providers.local.figures`):
         a made-up figure cannot be generated."""
         engine, request, items = turn.engine, turn.request, turn.items
+        turn.offered, turn.answer = list(tools), answer or not tools
         allowed = allowed_numbers(request.goal, request.blocks)
         first = not request.blocks
         schema = output_schema(
