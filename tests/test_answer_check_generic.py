@@ -490,6 +490,27 @@ def test_a_row_that_writes_the_figure_with_the_answers_unit_is_where_it_came_fro
     assert check_answer("The tall bookcase has 5 shelves.", "shelves?", [hits])["status"] == "grounded"
 
 
+def test_a_figure_is_no_arithmetic_step_from_itself() -> None:
+    """ "$10" for a 10-person room, with $10 only in a gear row the answer does not name: the
+    result's "10%" (read as 0.1) added to the answer's own 10 rounds back to 10, which was counted
+    as a derived figure. Outside the rows the result writes 10 only as a percentage, which is no
+    other source for an amount of money."""
+    hits = call(
+        "s",
+        '[{"file": "club.md", "section": "Gear", "snippet": "Item: Poles, Charge: $3, Deposit: none; Item: Crampons, '
+        'Charge: $10, Deposit: none;"}, {"file": "policy.md", "section": "Costs", "snippet": "We reduce the premium '
+        'by 10% if you have made no claim in the last 3 years."}]',
+    )
+    wrong = check_answer("The 10-person meeting room costs $10 per hour.", "10-person room per hour?", [hits])
+    assert [c["reason"] for c in unsupported(wrong)] == [
+        "the results give $10 only in the row of Crampons, which the answer does not name"
+    ]
+    assert check_answer("Crampons cost $10 a weekend.", "crampons?", [hits])["status"] == "grounded"
+    # a real step still counts: 10 + 3 = 13 from the two charges
+    both = check_answer("Poles are $3 and crampons $10, so $13 together.", "both?", [hits])
+    assert both["status"] == "grounded"
+
+
 def test_a_result_echoing_the_calls_own_query_is_no_support() -> None:
     """A simulated search writes the query back: its "10" is the model's own, not a found fact. A
     document that merely contains the query's words still supports."""

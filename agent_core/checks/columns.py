@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from agent_core.checks.claims import ANY_DIGITS, Claim, find_all, fmt
-from agent_core.checks.units import writes_with_unit
+from agent_core.checks.units import another_figure, writes_with_unit
 
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _CELL_PAIR = r"[^:;,|\"\n]{1,48}: (?:[^,;|\"\n]|(?<=\d),(?=\d{3}))+"
@@ -238,7 +238,9 @@ def unnamed_row(claim: Claim, sentence: str, source_text: str, words: Callable[[
     whole = [_whole_row(row, source_text) for row in table]
     holding = [cells for cells in whole if values & _figures(" ".join(text for _, text in cells))]
     spans = {(_row_start(row, source_text), row.span[1]) for row in table}
-    if not holding or values & _figures(_outside(source_text, spans)):
+    outside = _outside(source_text, spans)
+    # Outside the rows only as a figure of another kind or unit ("10%" for "$10"): no other source.
+    if not holding or (values & _figures(outside) and another_figure(claim, outside) is None):
         return None
     # Rows that write the figure with the answer's own unit are where it came from ("5 years" is
     # the warranty rows', not the bookcase row's "5 shelves").

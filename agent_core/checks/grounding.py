@@ -332,7 +332,8 @@ def _derived(
     values = [n for n, _ in right]
     tol = 0.5 * 10**-claim.decimals + 1e-9
     for t in (t for t in claim.numbers if t):  # a zero is never derived (nor divided by)
-        for a, ref_a in (pair for pair in left if pair[0]):
+        # The same figure is no step from itself: 10 plus a "10%" read as 0.1 rounds back to 10.
+        for a, ref_a in (pair for pair in left if pair[0] and not _same(t, claim.decimals, pair[0], 12)):
             # The partner b each operation would need, and how far b may be off for t to round right.
             needs = [
                 (t - a, tol),
