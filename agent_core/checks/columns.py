@@ -215,9 +215,8 @@ def _row_start(row: Row, source_text: str) -> int:
     return min(row.span[0], max(source_text.rfind(mark, 0, row.span[0]) for mark in ';\n"[') + 1)
 
 
-def _whole_row(row: Row, source_text: str) -> tuple[tuple[str, str], ...]:
-    """A row's cells as (column, text), a row sentence's read from its start (:func:`_row_start`)."""
-    start = _row_start(row, source_text)
+def _whole_row(row: Row, source_text: str, start: int) -> tuple[tuple[str, str], ...]:
+    """A row's cells as (column, text), a row sentence's read from its ``start`` (:func:`_row_start`)."""
     if start >= row.span[0]:
         return row.cells
     segment = source_text[start : row.span[1]].strip().rstrip(";")
@@ -235,9 +234,10 @@ def unnamed_row(claim: Claim, sentence: str, source_text: str, words: Callable[[
     if not values:
         return None
     table = rows(source_text)
-    whole = [_whole_row(row, source_text) for row in table]
+    starts = [_row_start(row, source_text) for row in table]
+    whole = [_whole_row(row, source_text, start) for row, start in zip(table, starts, strict=True)]
     holding = [cells for cells in whole if values & _figures(" ".join(text for _, text in cells))]
-    spans = {(_row_start(row, source_text), row.span[1]) for row in table}
+    spans = {(start, row.span[1]) for row, start in zip(table, starts, strict=True)}
     outside = _outside(source_text, spans)
     # Outside the rows only as a figure of another kind or unit ("10%" for "$10"): no other source.
     if not holding or (values & _figures(outside) and another_figure(claim, outside) is None):

@@ -17,6 +17,7 @@ from agent_core.checks.grounding import expressions
 from agent_core.context import ContextBlock, ToolCallRequest
 from agent_core.providers.base import ModelRequest
 from agent_core.providers.local.figures import argument_numbers
+from agent_core.providers.local.lines import SHORT_RESULT_WORDS
 from agent_core.providers.local.prompt import cut_answer
 
 ANSWER_STARTED = "\x00answer"
@@ -59,7 +60,7 @@ def reads_text(blocks: Sequence[ContextBlock]) -> bool:
     if not blocks:
         return False
     outputs = [o for o in blocks[-1].outputs if not o.is_error]
-    return any(len(o.output.split()) > 12 for o in outputs)
+    return any(len(o.output.split()) > SHORT_RESULT_WORDS for o in outputs)
 
 
 CUT_FIGURE = re.compile(r"\d\.\s+\d")
