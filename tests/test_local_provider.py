@@ -172,7 +172,16 @@ def test_the_offered_tools_leave_out_a_fallback_and_are_shortlisted_above_the_li
     provider = provider_for(fake_model)
     response = provider.complete(ask(list(registry), "Search the web for python"))
     assert "search_cached" in registry.names()
-    builtins = ["calculator", "read_file", "lookup", "word_count", "search_documents", "get_weather", "search_web"]
+    builtins = [
+        "calculator",
+        "read_file",
+        "lookup",
+        "word_count",
+        "search_documents",
+        "get_weather",
+        "search_web",
+        "convert_measurement",
+    ]
     assert response.raw[0]["offered"] == builtins == response.constraint["tools"]  # type: ignore[index]
     assert branches(server.bodies[0]) == [*builtins, "reply"]
 
@@ -186,7 +195,7 @@ def test_the_offered_tools_leave_out_a_fallback_and_are_shortlisted_above_the_li
     assert len(many) - 1 > MAX_OFFERED
     response = provider.complete(ask(many, "Search the web for python"))
     offered = response.raw[0]["offered"]
-    assert len(offered) == MAX_OFFERED and offered[:7] == builtins and offered[7:] == ["extra_0", "extra_1", "extra_2"]
+    assert len(offered) == MAX_OFFERED and offered[:8] == builtins and offered[8:] == ["extra_0", "extra_1"]
     assert branches(server.bodies[1]) == [*offered, "reply"]
 
 

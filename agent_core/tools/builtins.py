@@ -20,6 +20,7 @@ from agent_core.tools.files import make_file_tools
 from agent_core.tools.knowledge import FACTS_FILE, make_lookup, word_count
 from agent_core.tools.registry import ToolRegistry, make_tool
 from agent_core.tools.simulated import get_weather, make_search_tools
+from agent_core.tools.units import convert_measurement
 
 log = logging.getLogger("agent_core.tools.builtins")
 
@@ -32,6 +33,7 @@ BUILTIN_TOOL_NAMES: tuple[str, ...] = (
     "get_weather",
     "search_web",
     "search_cached",
+    "convert_measurement",
     "query_table",
 )
 
@@ -109,6 +111,7 @@ def build_builtin_registry(settings: Settings, *, rng: random.Random | None = No
     registry.tool(tags=("simulated",))(get_weather)
     registry.add(make_tool(search_web, tags=("simulated", "search"), fallback="search_cached"))
     registry.add(make_tool(search_cached, tags=("simulated", "search")))
+    registry.tool(tags=("math",))(convert_measurement)
     table_tool = make_table_tool(documents)
     if table_tool is not None:  # a workspace with no table (CSV, JSON records, DOCX table) has none
         registry.add(table_tool)
