@@ -30,11 +30,13 @@ from agent_core.providers.local.prompt import (
     plain_output,
     previous_calls,
     repair_arguments,
+    repaired_call,
     split_thought,
     system_message,
     tool_parameters,
     tool_results_message,
     uses_llguidance,
+    whole_identifier,
     without_examples,
 )
 from agent_core.tools.registry import Tool, ToolRegistry
@@ -370,6 +372,27 @@ def test_lost_brackets_are_restored_from_the_goal_in_any_tools_text_argument(
 
 def test_no_repair_for_arguments_that_are_not_an_object() -> None:
     assert repair_arguments("Calculate (12 + 8) * 3.", ToolCallRequest("c1", "calculator", '{"x": "12+8*3"}')) is None
+
+
+@pytest.mark.parametrize(
+    ("goal", "sent", "used"),
+    [
+        ("What's the stock level of SKU-42?", "42", "SKU-42"),
+        ("Is GL-1001 still in stock?", "1001", "GL-1001"),
+        ("What's the stock level of SKU-42?", "SKU-42", None),  # already whole
+        ("Compare SKU-42 with AB-42.", "42", None),  # two codes end with 42: no guess
+        ("Is the 7-day refund window still open?", "7", None),  # no code in capitals
+        ("What's the stock level of SKU-42?", "4", None),  # not the code's number
+    ],
+)
+def test_a_number_cut_from_the_goals_code_is_given_the_whole_code(goal: str, sent: str, used: str | None) -> None:
+    call = ToolCallRequest("c1", "stock_level", {"sku": sent, "warehouse": 2})
+    repaired = whole_identifier(goal, call)
+    assert (repaired.arguments if repaired else None) == ({"sku": used, "warehouse": 2} if used else None)
+    note = repaired_call(goal, call)
+    assert (note[1] if note else None) == (
+        "an argument that was only the number of the goal's code was given the whole code" if used else None
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -441,9 +441,30 @@ def test_an_answer_cut_by_the_token_limit_is_kept_and_marked(
     response = provider_for(fake_model).complete(ask(tools, "hello"))
     assert response.text == "A very long sto … [cut at the token limit]"
     assert response.raw[0]["finish_reason"] == "length"
-    install_engine(monkeypatch, fake_model, FakeServer(['Thought: x\n{"lookup": {"topic": "pri'], finish="length"))
+
+
+def test_a_call_that_runs_on_to_the_token_limit_is_asked_again_without_its_tool(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
+) -> None:
+    ran_on = 'Thought: x\n{"calculator": {"expression": "1.  0  0  0  0'
+    server = FakeServer([ran_on, 'Thought: y\n{"lookup": {"topic": "price"}}'], finish="length")
+    install_engine(monkeypatch, fake_model, server)
+    response = provider_for(fake_model).complete(ask(tools, "What is the price?"))
+    assert [c.name for c in response.tool_calls] == ["lookup"]
+    first, second = response.raw
+    assert first["rejected"] == "the call ran on to the token limit" and "calculator" in first["offered"]
+    assert "calculator" not in second["offered"] and "lookup" in second["offered"]
+    assert (
+        "the model's calculator call ran on to the token limit: asked again without calculator"
+        in (response.constraint["notes"])
+    )
+    assert "calculator" not in response.constraint["tools"]
+    # A second run-on in the same step ends it with the error: it is not asked a third time.
+    install_engine(
+        monkeypatch, fake_model, FakeServer([ran_on, 'Thought: x\n{"lookup": {"topic": "pri'], finish="length")
+    )
     with pytest.raises(ProviderError, match=r"\(it stopped at the token limit\)"):
-        provider_for(fake_model).complete(ask(tools, "hello"))
+        provider_for(fake_model).complete(ask(tools, "What is the price?"))
 
 
 def test_timeout_stops_the_generation(fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]) -> None:

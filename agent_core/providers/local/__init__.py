@@ -63,11 +63,12 @@ from agent_core.providers.local.prompt import (
     build_messages,
     call_signature,
     cut_answer,
+    cut_call,
     output_grammar,
     output_schema,
     parse_output,
     previous_calls,
-    repair_arguments,
+    repaired_call,
     split_thought,
     uses_llguidance,
 )
@@ -137,6 +138,8 @@ class _Turn:
     """The tools the last attempt offered (what the step's ``constraint`` records)."""
     answer: bool = True
     """Whether the last attempt let the model answer."""
+    ran_on: str | None = None
+    """The tool whose call ran on to the token limit in this step (asked again once without it)."""
 
 
 def availability() -> str | None:
@@ -311,10 +314,10 @@ class LocalProvider(WarmUp, Provider):
             self._waiting_since = None
             engine.handover.released()
             engine.busy.release()
-        if calls and (repaired := repair_arguments(request.goal, calls[0])) is not None:
-            items[-1]["repaired_arguments"] = {"sent": calls[0].arguments, "used": repaired.arguments}
-            held["notes"] = [*held["notes"], "an arithmetic argument was given back the goal's brackets"]
-            calls = [repaired]
+        if calls and (repair := repaired_call(request.goal, calls[0])) is not None:
+            items[-1]["repaired_arguments"] = {"sent": calls[0].arguments, "used": repair[0].arguments}
+            held["notes"] = [*held["notes"], repair[1]]
+            calls = [repair[0]]
         items[0]["queued_ms"] = queued_ms
         if self._responses == 0:
             items[0]["load_ms"] = self.load_ms
@@ -441,6 +444,9 @@ class LocalProvider(WarmUp, Provider):
             text, calls = (said, []) if isinstance(said, str) else parse_output(content, step=request.step)
         except OutputError as exc:
             partial = cut_answer(content) if cut else None
+            name = cut_call(content, [t.name for t in tools]) if cut and partial is None else None
+            if name is not None and turn.ran_on is None:
+                return self._past_run_on(turn, messages, tools, name, content, final, answer=answer, sums=sums)
             if partial is None:
                 hint = " (it stopped at the token limit)" if cut else ""
                 raise ProviderError(f"{exc}{hint}", provider=PROVIDER_ID, error_type="LocalOutputError") from exc
@@ -465,6 +471,40 @@ class LocalProvider(WarmUp, Provider):
             }
         )
         return text, calls, _usage(final)
+
+    def _past_run_on(
+        self,
+        turn: _Turn,
+        messages: list[dict[str, str]],
+        tools: list[Tool],
+        name: str,
+        content: str,
+        final: dict[str, Any],
+        *,
+        answer: bool,
+        sums: bool,
+    ) -> tuple[str, list[ToolCallRequest], Usage]:
+        """The model's ``name`` call ran on to the token limit (blocked from a figure it wanted in
+        an argument, it wrote "1.  0  0  0 …" until the limit): it is asked once more, without that
+        tool, instead of the run ending on an error. A second run-on in the step is an error.
+
+        Returns the text, the calls and the usage, the failed attempt's included."""
+        turn.ran_on = name
+        turn.items.append(
+            {
+                "type": RAW_TYPE,
+                "content": content,
+                "thought": split_thought(content)[0],
+                "offered": [t.name for t in tools],
+                "finish_reason": final.get("finish_reason"),
+                "rejected": "the call ran on to the token limit",
+                "timings": _timings(final),
+            }
+        )
+        turn.notes.append(f"the model's {name} call ran on to the token limit: asked again without {name}")
+        rest = [t for t in tools if t.name != name]
+        text, calls, usage = self._attempt(turn, messages, rest, answer=answer or not rest, sums=sums)
+        return text, calls, _usage(final) + usage
 
     def _answer_from_line(self, turn: _Turn, messages: list[dict[str, str]], lines: list[str]) -> tuple[str, Usage]:
         """The model picks the result line that answers (:mod:`~agent_core.providers.local.lines`),

@@ -436,6 +436,40 @@ def repair_arguments(goal: str, call: ToolCallRequest) -> ToolCallRequest | None
     return None
 
 
+_IDENTIFIER = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]*[-_](\d+)(?![\w-])")
+"""A code the goal writes in capitals with a number after a hyphen or underscore: SKU-42, GL-1001."""
+
+
+def whole_identifier(goal: str, call: ToolCallRequest) -> ToolCallRequest | None:
+    """A call whose string argument is only the number of a code the goal writes (``"42"`` for
+    the goal's ``SKU-42``), given the whole code back; None when there is nothing to repair (no
+    such argument, or two codes in the goal end with that number).
+
+    Asked "What's the stock level of SKU-42?", the model called ``stock_level(sku="42")`` in some
+    runs and ``sku="SKU-42"`` in others: a number cut from a code finds nothing under any tool.
+    """
+    if not isinstance(call.arguments, dict):
+        return None
+    for key, sent in call.arguments.items():
+        if not isinstance(sent, str) or not sent.isdigit():
+            continue
+        codes = {m.group(0) for m in _IDENTIFIER.finditer(goal) if m.group(1) == sent}
+        if len(codes) == 1:
+            arguments = {**call.arguments, key: codes.pop()}
+            return ToolCallRequest(call.call_id, call.name, arguments, call.origin, call.harness_rule)
+    return None
+
+
+def repaired_call(goal: str, call: ToolCallRequest) -> tuple[ToolCallRequest, str] | None:
+    """``call`` with an argument repaired from the goal (:func:`repair_arguments`,
+    :func:`whole_identifier`) and the note saying so; None when nothing needs repair."""
+    if (repaired := repair_arguments(goal, call)) is not None:
+        return repaired, "an arithmetic argument was given back the goal's brackets"
+    if (repaired := whole_identifier(goal, call)) is not None:
+        return repaired, "an argument that was only the number of the goal's code was given the whole code"
+    return None
+
+
 # ---------------------------------------------------------------------------------------------
 # Parsing
 
@@ -474,6 +508,13 @@ def cut_answer(content: str) -> str | None:
         except (ValueError, KeyError, TypeError):
             continue
     return body
+
+
+def cut_call(content: str, names: Sequence[str]) -> str | None:
+    """The offered tool (one of ``names``) whose call the token limit cut off, or None if the
+    output is no call of one."""
+    content = split_thought(content)[1]
+    return next((name for name in names if content.startswith("{" + json.dumps(name) + ":")), None)
 
 
 def complete_reply(content: str) -> str | None:
