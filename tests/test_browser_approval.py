@@ -121,7 +121,7 @@ def test_the_card_waits_and_a_second_tab_answers_it(tmp_path: Path) -> None:
         assert "ticket 8 closed" in json.dumps(llm.bodies[1]["messages"])  # the model got what ran
 
         page.goto(app.url + "/tools")  # the policy, as a badge and a menu
-        page.get_by_role("heading", name="Registered tools (9)").wait_for(timeout=45_000)
+        page.get_by_role("heading", name="Registered tools (10)").wait_for(timeout=45_000)
         kit.wait_idle(page)
         summary = page.locator("[data-testid='stExpander'] summary", has_text="Close a support ticket")
         assert "asks first" in summary.inner_text()  # the policy's badge on the tool's line

@@ -697,6 +697,7 @@ def test_default_registry_has_the_builtin_tools(data_dir: Path) -> None:
         "get_weather",
         "search_web",
         "search_cached",
+        "convert_measurement",
         "query_table",
     ]
     web = registry.get("search_web")

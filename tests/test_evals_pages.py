@@ -116,7 +116,7 @@ def test_unknown_eval_and_bad_upload_are_said_plainly(data_dir: Path) -> None:
     assert goal_set is None and problem == (
         "mine.yaml: goal 'a': checks[0].tool_used[0]: unknown tool 'hammer' "
         "(known: calculator, read_file, lookup, word_count, search_documents, "
-        "get_weather, search_web, search_cached, query_table, or an MCP server's server__tool)"
+        "get_weather, search_web, search_cached, convert_measurement, query_table, or an MCP server's server__tool)"
     )
 
 
