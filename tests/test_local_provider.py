@@ -36,7 +36,7 @@ from agent_core.providers.local.model_files import (
 from agent_core.providers.local.prompt import build_messages, grammar_schema, output_schema
 from agent_core.providers.local.steps import FIGURES_NOTE, MAX_OFFERED, NOTHING_FOUND, NOTHING_FOUND_NOTE
 from agent_core.settings import Settings
-from agent_core.tools.builtins import build_default_registry
+from agent_core.tools.builtins import BUILTIN_TOOL_NAMES, build_default_registry
 from agent_core.tools.registry import Tool, make_tool
 from tests.local_kit import FakeServer, ask, block, fake_model, install_engine, reply, three_tools
 from tests.loopback import QuietHandler, serve
@@ -172,16 +172,8 @@ def test_the_offered_tools_leave_out_a_fallback_and_are_shortlisted_above_the_li
     provider = provider_for(fake_model)
     response = provider.complete(ask(list(registry), "Search the web for python"))
     assert "search_cached" in registry.names()
-    builtins = [
-        "calculator",
-        "read_file",
-        "lookup",
-        "word_count",
-        "search_documents",
-        "get_weather",
-        "search_web",
-        "convert_measurement",
-    ]
+    # Every built-in but the fallback search_cached (and query_table: the sample workspace has no table).
+    builtins = [n for n in BUILTIN_TOOL_NAMES if n not in ("search_cached", "query_table")]
     assert response.raw[0]["offered"] == builtins == response.constraint["tools"]  # type: ignore[index]
     assert branches(server.bodies[0]) == [*builtins, "reply"]
 
