@@ -383,12 +383,16 @@ def test_no_repair_for_arguments_that_are_not_an_object() -> None:
         ("Compare SKU-42 with AB-42.", "42", None),  # two codes end with 42: no guess
         ("Is the 7-day refund window still open?", "7", None),  # no code in capitals
         ("What's the stock level of SKU-42?", "4", None),  # not the code's number
+        ("Order 42 units of SKU-42.", "42", None),  # the goal writes the number on its own too
+        ("Is PM-2.5 harmful?", "2", None),  # a decimal, not a code
     ],
 )
 def test_a_number_cut_from_the_goals_code_is_given_the_whole_code(goal: str, sent: str, used: str | None) -> None:
     call = ToolCallRequest("c1", "stock_level", {"sku": sent, "warehouse": 2})
     repaired = whole_identifier(goal, call)
     assert (repaired.arguments if repaired else None) == ({"sku": used, "warehouse": 2} if used else None)
+    # Another argument holding the code already: the number is meant as it is (a quantity).
+    assert whole_identifier(goal, ToolCallRequest("c2", "order", {"sku": used or "-", "quantity": sent})) is None
     note = repaired_call(goal, call)
     assert (note[1] if note else None) == (
         "an argument that was only the number of the goal's code was given the whole code" if used else None

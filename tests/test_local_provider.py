@@ -455,7 +455,9 @@ def test_a_call_that_runs_on_to_the_token_limit_is_asked_again_without_its_tool(
     install_engine(
         monkeypatch, fake_model, FakeServer([ran_on, 'Thought: x\n{"lookup": {"topic": "pri'], finish="length")
     )
-    with pytest.raises(ProviderError, match=r"\(it stopped at the token limit\)"):
+    with pytest.raises(
+        ProviderError, match=r"\(it stopped at the token limit, again after it was asked without calculator\)"
+    ):
         provider_for(fake_model).complete(ask(tools, "What is the price?"))
 
 

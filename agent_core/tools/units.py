@@ -27,6 +27,7 @@ _TEMPERATURES = {
     "fahrenheit": "degF",
     "℉": "degF",
     "k": "kelvin",
+    "kelvin": "kelvin",
     "섭씨": "degC",
     "화씨": "degF",
 }
@@ -34,6 +35,14 @@ _TEMPERATURES = {
 than pint's coulomb, and "F" Fahrenheit rather than farad."""
 
 _DEGREES = re.compile(r"^(?:degrees?|deg|°)\s*")
+
+_ALIASES = {"fl oz": "fluid_ounce", "fl. oz": "fluid_ounce", "fl. oz.": "fluid_ounce", "mm hg": "mmHg"}
+"""Names pint reads otherwise when written with a space ("fl oz" as femtolitre × ounce)."""
+
+MAX_UNIT_CHARS = 40
+"""Longest unit name read: pint parses a name as an expression, and a long one takes seconds."""
+_CHAINED_POWER = re.compile(r"(\*\*|\^)[^A-Za-z]*(\*\*|\^)|(\*\*|\^)\s*[-+(]?\s*\d{3}")
+"""A power of a power ("m**9**9**9") or one with three digits: pint would compute it for minutes."""
 
 SIGNIFICANT = 6
 """Significant digits in a converted value (5 miles → 8.04672 km)."""
@@ -50,22 +59,23 @@ def _unit(name: str) -> tuple[Any, str]:
     """pint's unit for ``name`` as a person writes it, and how the result writes it (the name as
     given; a temperature as its sign, "°F" rather than "fahrenheit"). ValueError when pint knows
     no such unit."""
-    import pint
-
     text = " ".join(name.strip().split())
     if not text:
         raise ValueError(f"a unit is empty; {_EXAMPLES}")
+    if len(text) > MAX_UNIT_CHARS or _CHAINED_POWER.search(text):
+        raise ValueError(f"unknown unit {name[:MAX_UNIT_CHARS]!r}; {_EXAMPLES}")
     lower = text.lower()
     bare = lower if lower in ("deg", "degree", "degrees") else _DEGREES.sub("", lower)
     if bare in _TEMPERATURES:
         unit = _registry().Unit(_TEMPERATURES[bare])
         return unit, _symbol(unit)
-    # "fl oz" → fl_oz, then floz; "square metres" as written (pint reads "square" itself).
-    spellings = [text.replace(" ", "_"), text.replace(" ", ""), text] if " " in text else [text]
+    # "square metres" as written (pint reads "square" itself), "fl oz" by its alias; "metric ton"
+    # as metric_ton. Not the spaces removed: "m s" would be a millisecond.
+    spellings = [_ALIASES.get(lower, text)] + ([text.replace(" ", "_")] if " " in text else [])
     for spelling in spellings:
         try:
             unit = _registry().Unit(spelling)
-        except (pint.UndefinedUnitError, pint.DefinitionSyntaxError, AttributeError, TypeError, ValueError):
+        except Exception:  # noqa: BLE001 - pint's parser raises many kinds (AssertionError, TokenError, ZeroDivisionError)
             continue
         return unit, _symbol(unit) if unit.dimensionality.get("[temperature]") else text
     raise ValueError(f"unknown unit {name!r}; {_EXAMPLES}")
@@ -74,9 +84,13 @@ def _unit(name: str) -> tuple[Any, str]:
 _EXAMPLES = "write one such as 'km', 'mile', '°C', 'cup', 'kg' or 'km/h'"
 
 
-def _number(value: float) -> str:
-    """``8.046720000001`` → ``8.04672``; ``37.77777777`` → ``37.7778``; ``24.0`` → ``24``."""
-    return f"{value:.{SIGNIFICANT}g}" if abs(value) < 10**SIGNIFICANT else f"{value:,.0f}"
+def _number(value: float, digits: int = SIGNIFICANT) -> str:
+    """``8.046720000001`` → ``8.04672``; ``37.77777777`` → ``37.7778``; ``24.0`` → ``24``;
+    ``2500000.0`` → ``2,500,000``; beyond 10^15 in scientific notation."""
+    rounded = float(f"{value:.{digits}g}")
+    if abs(rounded) < 10**digits or abs(rounded) >= 1e15:
+        return f"{rounded:.{digits}g}"
+    return f"{rounded:,.0f}"
 
 
 def _symbol(unit: Any) -> str:
@@ -97,11 +111,16 @@ def convert_measurement(value: float, from_unit: str, to_unit: str) -> str:
     if not math.isfinite(number):
         raise ValueError(f"the value must be a finite number, not {value!r}")
     (source, source_text), (target, target_text) = _unit(from_unit), _unit(to_unit)
+    quantity = _registry().Quantity(number, source)
     try:
-        converted = _registry().Quantity(number, source).to(target).magnitude
+        if source.dimensionality == {"[temperature]": 1} and quantity.to("kelvin").magnitude < 0:
+            raise ValueError(f"{_number(number, 15)} {source_text} is below absolute zero")
+        converted = quantity.to(target).magnitude
     except pint.DimensionalityError as exc:
         raise ValueError(
             f"cannot convert {source_text} ({source}) to {target_text} ({target}): "
             "they measure different kinds of quantity"
         ) from exc
-    return f"{_number(number)} {source_text} = {_number(float(converted))} {target_text}"
+    except (ArithmeticError, pint.PintError) as exc:
+        raise ValueError(f"cannot convert {source_text} to {target_text}: {exc}") from exc
+    return f"{_number(number, 15)} {source_text} = {_number(float(converted))} {target_text}"

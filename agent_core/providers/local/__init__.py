@@ -314,10 +314,6 @@ class LocalProvider(WarmUp, Provider):
             self._waiting_since = None
             engine.handover.released()
             engine.busy.release()
-        if calls and (repair := repaired_call(request.goal, calls[0])) is not None:
-            items[-1]["repaired_arguments"] = {"sent": calls[0].arguments, "used": repair[0].arguments}
-            held["notes"] = [*held["notes"], repair[1]]
-            calls = [repair[0]]
         items[0]["queued_ms"] = queued_ms
         if self._responses == 0:
             items[0]["load_ms"] = self.load_ms
@@ -349,10 +345,7 @@ class LocalProvider(WarmUp, Provider):
         a duplicate. On a step that must call a tool (``tool_only``), the model is asked once more,
         with a note not to repeat the call; otherwise, and on a second repeat, it gets the answer
         only, after the line choice when the results are text lines. (Asked again without the
-        repeated tool when nothing found was about the request, it reached the documents after an
-        empty web search, 3 more right of 55 goals, but on a set not used to build it it wandered
-        through unrelated tools and turned honest "not found" answers into wrong ones: 3 fewer
-        right of 49, measured 2026-12-04, not kept.)
+        repeated tool instead, it wandered through unrelated tools: docs/providers.md, not kept.)
 
         Returns the text, the calls and the usage."""
         request, items, notes = turn.request, turn.items, turn.notes
@@ -394,6 +387,7 @@ class LocalProvider(WarmUp, Provider):
         figures the goal or a successful result has (:mod:`~agent_core.providers.local.figures`):
         a made-up figure cannot be generated."""
         engine, request, items = turn.engine, turn.request, turn.items
+        tools = [t for t in tools if t.name != turn.ran_on]  # ran on to the token limit in this step
         turn.offered, turn.answer = list(tools), answer or not tools
         allowed = allowed_numbers(request.goal, request.blocks)
         first = not request.blocks
@@ -446,9 +440,13 @@ class LocalProvider(WarmUp, Provider):
             partial = cut_answer(content) if cut else None
             name = cut_call(content, [t.name for t in tools]) if cut and partial is None else None
             if name is not None and turn.ran_on is None:
-                return self._past_run_on(turn, messages, tools, name, content, final, answer=answer, sums=sums)
+                ran_on = {"content": content, "final": final, "elapsed": elapsed}
+                return self._past_run_on(
+                    turn, messages, tools, name, ran_on, answer=answer, pick=stop_at_answer, sums=sums
+                )
             if partial is None:
-                hint = " (it stopped at the token limit)" if cut else ""
+                again = f", again after it was asked without {turn.ran_on}" if turn.ran_on else ""
+                hint = f" (it stopped at the token limit{again})" if cut else ""
                 raise ProviderError(f"{exc}{hint}", provider=PROVIDER_ID, error_type="LocalOutputError") from exc
             # No digits in the mark: the answer check would read them as a claim.
             text, calls = partial + " … [cut at the token limit]", []
@@ -456,6 +454,11 @@ class LocalProvider(WarmUp, Provider):
         if isinstance(said, str):  # later prompts show what the user saw; the record keeps both
             generated = {"generated": content}
             content = f"{THOUGHT}{thought}\n" * bool(thought) + json.dumps({"answer": said}, ensure_ascii=False)
+        if calls and (repair := repaired_call(request.goal, calls[0])) is not None:
+            # Before the repeat checks: the repaired call is the one that would run.
+            generated["repaired_arguments"] = {"sent": calls[0].arguments, "used": repair[0].arguments}
+            turn.notes.append(repair[1])
+            calls = [repair[0]]
         if calls and thought:
             text = thought  # the model's note with its call (the Run page shows it beside the call)
         items.append(
@@ -478,32 +481,28 @@ class LocalProvider(WarmUp, Provider):
         messages: list[dict[str, str]],
         tools: list[Tool],
         name: str,
-        content: str,
-        final: dict[str, Any],
+        ran_on: dict[str, Any],
         *,
         answer: bool,
+        pick: bool,
         sums: bool,
     ) -> tuple[str, list[ToolCallRequest], Usage]:
-        """The model's ``name`` call ran on to the token limit (blocked from a figure it wanted in
-        an argument, it wrote "1.  0  0  0 …" until the limit): it is asked once more, without that
-        tool, instead of the run ending on an error. A second run-on in the step is an error.
-
-        Returns the text, the calls and the usage, the failed attempt's included."""
-        turn.ran_on = name
-        turn.items.append(
-            {
-                "type": RAW_TYPE,
-                "content": content,
-                "thought": split_thought(content)[0],
-                "offered": [t.name for t in tools],
-                "finish_reason": final.get("finish_reason"),
-                "rejected": "the call ran on to the token limit",
-                "timings": _timings(final),
-            }
-        )
+        """The model's ``name`` call ran on to the token limit (blocked from a figure it wanted, it
+        wrote "1.  0  0  0 …"): asked once more without that tool; a second run-on is the error."""
+        turn.ran_on, content, final = name, ran_on["content"], ran_on["final"]
+        item = {
+            "type": RAW_TYPE,
+            "content": content,
+            "thought": split_thought(content)[0],
+            "offered": [t.name for t in tools],
+        }
+        item |= {"finish_reason": final.get("finish_reason"), "rejected": "the call ran on to the token limit"}
+        turn.items.append({**item, "duration_ms": ran_on["elapsed"], "timings": _timings(final)})
         turn.notes.append(f"the model's {name} call ran on to the token limit: asked again without {name}")
         rest = [t for t in tools if t.name != name]
-        text, calls, usage = self._attempt(turn, messages, rest, answer=answer or not rest, sums=sums)
+        text, calls, usage = self._attempt(
+            turn, messages, rest, answer=answer or not rest, stop_at_answer=pick, sums=sums
+        )
         return text, calls, _usage(final) + usage
 
     def _answer_from_line(self, turn: _Turn, messages: list[dict[str, str]], lines: list[str]) -> tuple[str, Usage]:

@@ -436,14 +436,15 @@ def repair_arguments(goal: str, call: ToolCallRequest) -> ToolCallRequest | None
     return None
 
 
-_IDENTIFIER = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]*[-_](\d+)(?![\w-])")
+_IDENTIFIER = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]*[-_](\d+)(?![\w-]|[.,]\d)")
 """A code the goal writes in capitals with a number after a hyphen or underscore: SKU-42, GL-1001."""
 
 
 def whole_identifier(goal: str, call: ToolCallRequest) -> ToolCallRequest | None:
     """A call whose string argument is only the number of a code the goal writes (``"42"`` for
-    the goal's ``SKU-42``), given the whole code back; None when there is nothing to repair (no
-    such argument, or two codes in the goal end with that number).
+    the goal's ``SKU-42``), given the whole code back; None when there is nothing to repair: no
+    such argument, two codes in the goal end with that number, the goal also writes the number on
+    its own ("42 units of SKU-42"), or another argument already holds the code.
 
     Asked "What's the stock level of SKU-42?", the model called ``stock_level(sku="42")`` in some
     runs and ``sku="SKU-42"`` in others: a number cut from a code finds nothing under any tool.
@@ -454,7 +455,8 @@ def whole_identifier(goal: str, call: ToolCallRequest) -> ToolCallRequest | None
         if not isinstance(sent, str) or not sent.isdigit():
             continue
         codes = {m.group(0) for m in _IDENTIFIER.finditer(goal) if m.group(1) == sent}
-        if len(codes) == 1:
+        alone = re.search(rf"(?<![\w.,-]){sent}(?![\w-]|[.,]\d)", goal)
+        if len(codes) == 1 and not alone and not codes & {str(v) for v in call.arguments.values()}:
             arguments = {**call.arguments, key: codes.pop()}
             return ToolCallRequest(call.call_id, call.name, arguments, call.origin, call.harness_rule)
     return None
@@ -514,7 +516,8 @@ def cut_call(content: str, names: Sequence[str]) -> str | None:
     """The offered tool (one of ``names``) whose call the token limit cut off, or None if the
     output is no call of one."""
     content = split_thought(content)[1]
-    return next((name for name in names if content.startswith("{" + json.dumps(name) + ":")), None)
+    keys = {name: ("{" + json.dumps(name) + ":", "{" + json.dumps(name, ensure_ascii=False) + ":") for name in names}
+    return next((name for name, starts in keys.items() if content.startswith(starts)), None)
 
 
 def complete_reply(content: str) -> str | None:
