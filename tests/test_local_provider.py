@@ -435,6 +435,23 @@ def test_an_answer_cut_by_the_token_limit_is_kept_and_marked(
     assert response.raw[0]["finish_reason"] == "length"
 
 
+def test_a_repaired_call_that_repeats_an_earlier_one_is_caught_as_a_repeat(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
+) -> None:
+    """The repair runs before the repeat check: lookup(topic="42") is lookup(topic="SKU-42") again."""
+    goal = "What is the price of SKU-42?"
+    done = [block(0, "lookup", {"topic": "SKU-42"}, "SKU-42 costs $5 each")]
+    server = FakeServer([reply("The last result is the price", {"lookup": {"topic": "42"}}), '{"answer": "It is $5."}'])
+    install_engine(monkeypatch, fake_model, server)
+    response = provider_for(fake_model).complete(ask(tools, goal, done))
+    assert response.text == "It is $5." and response.tool_calls == []
+    assert response.raw[0]["repaired_arguments"] == {"sent": {"topic": "42"}, "used": {"topic": "SKU-42"}}
+    assert response.raw[0]["rejected"] == "repeats an earlier call"
+    notes = response.constraint["notes"]  # type: ignore[index]
+    assert "an argument that was only the number of the goal's code was given the whole code" in notes
+    assert "the model repeated its lookup call: asked for the answer instead" in notes
+
+
 def test_a_call_that_runs_on_to_the_token_limit_is_asked_again_without_its_tool(
     fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
 ) -> None:
@@ -445,6 +462,7 @@ def test_a_call_that_runs_on_to_the_token_limit_is_asked_again_without_its_tool(
     assert [c.name for c in response.tool_calls] == ["lookup"]
     first, second = response.raw
     assert first["rejected"] == "the call ran on to the token limit" and "calculator" in first["offered"]
+    assert first["finish_reason"] == "length" and first["duration_ms"] >= 0
     assert "calculator" not in second["offered"] and "lookup" in second["offered"]
     assert (
         "the model's calculator call ran on to the token limit: asked again without calculator"
