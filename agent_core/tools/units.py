@@ -7,8 +7,9 @@ from `pint`'s unit definitions, and the call and its result are on the record li
 
 The unit names are pint's (``mile``, ``km``, ``degC``, ``fluid_ounce``, ``km/h``, ``ft**2``,
 plurals and British spellings included), read a little more loosely the way people write them:
-``°C``/``C``/``celsius``/``degrees celsius`` for a temperature, ``fl oz`` for ``fl_oz``. A
-conversion between different kinds of quantity (kg → km) is a ValueError saying so.
+``°C``/``C``/``celsius``/``degrees celsius`` for a temperature, ``fl oz`` for pint's
+``fluid_ounce``. A conversion between different kinds of quantity (kg → km) is a ValueError
+saying so.
 """
 
 from __future__ import annotations
