@@ -9,7 +9,17 @@ import pytest
 
 from agent_core.context import ToolCallRequest
 from agent_core.providers import local
-from agent_core.providers.local.redirects import figure_missing, tool_called_inside, unusable_call
+from agent_core.providers.local.redirects import (
+    FIGURE_GAP,
+    GAP_REASON,
+    figure_missing,
+    mark_gaps,
+    started_sum,
+    stopping_at_answer,
+    tool_called_inside,
+    unusable_call,
+)
+from agent_core.text.not_found import says_not_found
 from agent_core.tools.registry import Tool
 from tests.local_kit import FakeServer, ask, block, fake_model, install_engine, reply, three_tools
 
@@ -159,3 +169,81 @@ def test_an_answer_that_works_out_a_sum_is_sent_to_a_tool_and_a_repeat_asked_onc
         "the model began to work out a sum in its answer: asked for a tool call instead",
         "the model repeated its lookup call: asked again",
     ]
+
+
+def test_a_gap_where_a_figure_goes_is_found_while_the_answer_streams() -> None:
+    test = stopping_at_answer(lambda content: None, False, sums=True)
+    assert test('{"answer": "The student membership costs  ') == FIGURE_GAP
+    assert test('{"answer": "The difference is  +  degrees') == FIGURE_GAP
+    # one space, an indented line or a single trailing space is no gap
+    assert test('{"answer": "The membership costs $40 a year. ') is None
+    assert test('{"answer": "Two lines:\\n  - one') is None
+    assert started_sum('{"answer": "The student membership costs     dollars."}') == "The student membership costs …"
+    assert mark_gaps("The student membership costs     dollars.", "How much is it?") == (
+        "The student membership costs [no result gives this figure] dollars."
+    )
+    assert mark_gaps("회비는  달러입니다.", "학생 회비는 얼마야?") == "회비는 [결과에 없는 수치] 달러입니다."
+    assert mark_gaps("No gap here.", "q") == "No gap here."
+    assert says_not_found(mark_gaps("It costs  dollars.", "q"))  # the outcome reads it as not found
+
+
+def test_an_answer_with_a_gap_is_sent_to_a_tool_once_a_run(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
+) -> None:
+    done = [block(0, "lookup", {"topic": "fees"}, "Fees: adult membership $40 a year")]
+    server = FakeServer(
+        [
+            reply("The fee", {"answer": "The student membership costs     dollars."}),
+            reply("Look for it", {"lookup": {"topic": "student fee"}}),
+        ]
+    )
+    install_engine(monkeypatch, fake_model, server)
+    response = provider_for(fake_model).complete(ask(tools, "How much is a student membership?", done))
+    assert response.tool_calls == [ToolCallRequest("local_2_1", "lookup", {"topic": "student fee"})]
+    assert (
+        response.raw[0]["rejected"] == GAP_REASON and response.raw[0]["stopped"] == "the answer left a gap for a figure"
+    )
+    note = last_message(server.bodies[1])
+    assert 'Your answer began: "The student membership costs …"' in note and "Call the tool" in note
+    assert response.constraint["answer"] is False  # type: ignore[index]
+    assert response.constraint["notes"][-1] == (  # type: ignore[index]
+        "the model left a gap where a figure goes in its answer: asked for a tool call instead"
+    )
+    # A later step: the run has had its tool call for a gap, so the answer is asked for, without the
+    # figure; a gap left then stands marked in the answer.
+    sent_back = block(1, "lookup", {"topic": "student fee"}, "Fees: adult membership $40 a year")
+    sent_back.raw = list(response.raw)
+    server = FakeServer(
+        [
+            reply("The fee", {"answer": "The student membership costs  dollars."}),
+            reply("Again", {"answer": "The student membership costs  dollars a year."}),
+        ]
+    )
+    install_engine(monkeypatch, fake_model, server)
+    response = provider_for(fake_model).complete(ask(tools, "How much is a student membership?", [*done, sent_back]))
+    assert not response.tool_calls
+    assert response.text == "The student membership costs [no result gives this figure] dollars a year."
+    assert "answer without it, and say that it was not found" in last_message(server.bodies[1])
+    assert response.constraint["tools"] == []  # type: ignore[index]
+    assert response.constraint["notes"][-2:] == [  # type: ignore[index]
+        "the model left a gap where a figure goes in its answer: asked for the answer again",
+        "the answer kept a gap where a figure no result has goes: marked as such",
+    ]
+
+
+def test_on_the_last_step_a_sum_in_the_answer_is_asked_for_again_without_tools(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
+) -> None:
+    done = [block(0, "lookup", {"topic": "unit price"}, "Unit price: $24 per unit")]
+    server = FakeServer(
+        [
+            reply("The price is known", {"answer": "Seven units cost $24 × 7 = $168."}),
+            reply("Answer", {"answer": "One unit costs $24."}),
+        ]
+    )
+    install_engine(monkeypatch, fake_model, server)
+    response = provider_for(fake_model).complete(ask(tools, "What do 7 units cost?", done, max_steps=2))
+    assert not response.tool_calls and response.text == "One unit costs $24."
+    assert response.constraint["tools"] == [] and response.constraint["notes"][-1] == (  # type: ignore[index]
+        "the model began to work out a sum in its answer: asked for the answer again"
+    )

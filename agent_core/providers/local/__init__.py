@@ -23,7 +23,6 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -73,13 +72,14 @@ from agent_core.providers.local.prompt import (
     uses_llguidance,
 )
 from agent_core.providers.local.prompt_cache import cache_dir as prompt_cache_dir
+from agent_core.providers.local.reasks import Reasks, Turn
 from agent_core.providers.local.redirects import (
     ANSWER_STARTED,
     ARITHMETIC_STARTED,
-    REPEAT_NOTE,
-    SUM_NOTE,
+    FIGURE_GAP,
+    STOPS,
+    mark_gaps,
     reads_text,
-    started_sum,
     stopping_at_answer,
     unusable_call,
     with_note,
@@ -124,24 +124,6 @@ ANSWER_REPEAT_PENALTY = 1.1
 """llama.cpp's repeat penalty for answers (calls have none: "24 * 24" repeats by right)."""
 
 
-@dataclass
-class _Turn:
-    """One :meth:`LocalProvider.complete` call: what each model attempt within it shares, and what
-    they leave for the record (a raw item each, the step's notes)."""
-
-    engine: Engine
-    request: ModelRequest
-    deadline: float
-    items: list[dict[str, Any]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    offered: list[Tool] = field(default_factory=list)
-    """The tools the last attempt offered (what the step's ``constraint`` records)."""
-    answer: bool = True
-    """Whether the last attempt let the model answer."""
-    ran_on: str | None = None
-    """The tool whose call ran on to the token limit in this step (asked again once without it)."""
-
-
 def availability() -> str | None:
     """None when the runtime and a model are installed; else a one-line hint with the install line.
 
@@ -165,7 +147,7 @@ def create(*, model: str | None, base_url: str | None, settings: Settings) -> Lo
     return LocalProvider(model=model, data_dir=settings.data_dir)
 
 
-class LocalProvider(WarmUp, Provider):
+class LocalProvider(WarmUp, Reasks, Provider):
     """Qwen2.5-Coder-1.5B on llama.cpp; see the module docstring.
 
     ``load_ms`` is the model's load time (the shared engine's, whoever loaded it) once prepared.
@@ -253,7 +235,7 @@ class LocalProvider(WarmUp, Provider):
         engine.handover.took(request.cancel)
         try:
             queued_ms = round((time.perf_counter() - waited) * 1000, 1)
-            turn = _Turn(engine, request, time.perf_counter() + request.timeout)
+            turn = Turn(engine, request, time.perf_counter() + request.timeout)
             items, notes = turn.items, turn.notes
             offered = tools
             if request.max_steps is not None and request.step >= request.max_steps and request.blocks:
@@ -294,19 +276,12 @@ class LocalProvider(WarmUp, Provider):
                     turn, calls[0].name, messages, offered, lines, repeated, tool_only=tool_only
                 )
                 usage = usage + more
-            if text == ARITHMETIC_STARTED:
-                # It began a sum in its answer, a figure the grammar forbids ("$24 × 7 = $24 × (7 + 7) = …").
-                offered = [t for t in tools if t.name not in repeated]
-                notes.append("the model began to work out a sum in its answer: asked for a tool call instead")
-                note = SUM_NOTE.format(started=started_sum(items[-1]["content"]))
-                asked = with_note(messages, note) if offered else messages
-                text, calls, more = self._attempt(turn, asked, offered, answer=not offered, sums=False)
+            if text in (ARITHMETIC_STARTED, FIGURE_GAP):
+                text, calls, more = self._past_missing_figure(turn, messages, tools, repeated, gap=text == FIGURE_GAP)
                 usage = usage + more
-                if calls and call_signature(calls[0].name, calls[0].arguments) in done:
-                    text, calls, more = self._past_repeat(
-                        turn, calls[0].name, asked, offered, [], repeated, tool_only=True, sums=False
-                    )
-                    usage = usage + more
+            if not calls and (marked := mark_gaps(text, request.goal)) != text:
+                text = marked
+                notes.append("the answer kept a gap where a figure no result has goes: marked as such")
             held = constraint(turn.offered, answer=turn.answer, figures=True)
             held["notes"] = [*held.get("notes", []), *notes]
         finally:
@@ -329,48 +304,9 @@ class LocalProvider(WarmUp, Provider):
             constraint=held,
         )
 
-    def _past_repeat(
-        self,
-        turn: _Turn,
-        name: str,
-        messages: list[dict[str, str]],
-        offered: list[Tool],
-        lines: list[str],
-        repeated: set[str],
-        *,
-        tool_only: bool,
-        sums: bool = True,
-    ) -> tuple[str, list[ToolCallRequest], Usage]:
-        """The last attempt repeated an earlier ``name`` call, which the engine would only refuse as
-        a duplicate. On a step that must call a tool (``tool_only``), the model is asked once more,
-        with a note not to repeat the call; otherwise, and on a second repeat, it gets the answer
-        only, after the line choice when the results are text lines. (Asked again without the
-        repeated tool instead, it wandered through unrelated tools: docs/providers.md, not kept.)
-
-        Returns the text, the calls and the usage."""
-        request, items, notes = turn.request, turn.items, turn.notes
-        usage = Usage()
-        if tool_only:
-            items[-1]["rejected"] = "repeats an earlier call"
-            notes.append(f"the model repeated its {name} call: asked again")
-            asked = with_note(messages, REPEAT_NOTE.format(name=name))
-            text, calls, usage = self._attempt(turn, asked, offered, answer=False)
-            if not calls or call_signature(calls[0].name, calls[0].arguments) not in previous_calls(request.blocks):
-                return text, calls, usage
-            name = calls[0].name
-        # Small models loop through the same calls: the model answers from what it has.
-        items[-1]["rejected"] = "repeats an earlier call"
-        repeated.add(name)
-        notes.append(f"the model repeated its {name} call: asked for the answer instead")
-        if len(lines) >= 2:
-            text, more = self._answer_from_line(turn, messages, lines)
-            return text, [], usage + more
-        text, calls, more = self._attempt(turn, messages, [], answer=True, sums=sums)
-        return text, calls, usage + more
-
     def _attempt(
         self,
-        turn: _Turn,
+        turn: Turn,
         messages: list[dict[str, str]],
         tools: list[Tool],
         *,
@@ -421,14 +357,14 @@ class LocalProvider(WarmUp, Provider):
         cut = final.get("finish_reason") == "length"
         said = final.get("said")
         thought = split_thought(content)[0]
-        if said in (ANSWER_STARTED, ARITHMETIC_STARTED):
+        if said in STOPS:
             items.append(
                 {
                     "type": RAW_TYPE,
                     "content": content,
                     "thought": thought,
-                    "stopped": "the answer began" if said == ANSWER_STARTED else "the answer began a sum",
-                    "rejected": None if said == ANSWER_STARTED else "works out a sum in the answer",
+                    "stopped": STOPS[said][0],
+                    "rejected": STOPS[said][1],
                     "duration_ms": elapsed,
                     "timings": _timings(final),
                 }
@@ -475,37 +411,7 @@ class LocalProvider(WarmUp, Provider):
         )
         return text, calls, _usage(final)
 
-    def _past_run_on(
-        self,
-        turn: _Turn,
-        messages: list[dict[str, str]],
-        tools: list[Tool],
-        name: str,
-        ran_on: dict[str, Any],
-        *,
-        answer: bool,
-        pick: bool,
-        sums: bool,
-    ) -> tuple[str, list[ToolCallRequest], Usage]:
-        """The model's ``name`` call ran on to the token limit (blocked from a figure it wanted, it
-        wrote "1.  0  0  0 …"): asked once more without that tool; a second run-on is the error."""
-        turn.ran_on, content, final = name, ran_on["content"], ran_on["final"]
-        item = {
-            "type": RAW_TYPE,
-            "content": content,
-            "thought": split_thought(content)[0],
-            "offered": [t.name for t in tools],
-        }
-        item |= {"finish_reason": final.get("finish_reason"), "rejected": "the call ran on to the token limit"}
-        turn.items.append({**item, "duration_ms": ran_on["elapsed"], "timings": _timings(final)})
-        turn.notes.append(f"the model's {name} call ran on to the token limit: asked again without {name}")
-        rest = [t for t in tools if t.name != name]
-        text, calls, usage = self._attempt(
-            turn, messages, rest, answer=answer or not rest, stop_at_answer=pick, sums=sums
-        )
-        return text, calls, _usage(final) + usage
-
-    def _answer_from_line(self, turn: _Turn, messages: list[dict[str, str]], lines: list[str]) -> tuple[str, Usage]:
+    def _answer_from_line(self, turn: Turn, messages: list[dict[str, str]], lines: list[str]) -> tuple[str, Usage]:
         """The model picks the result line that answers (:mod:`~agent_core.providers.local.lines`),
         then writes the answer with that line in view."""
         asked = with_note(messages, choice_question(lines))
@@ -550,7 +456,7 @@ class LocalProvider(WarmUp, Provider):
         return text, _usage(final) + usage
 
     def _generate(
-        self, turn: _Turn, body: dict[str, Any], enough: Callable[[str], str | None] | None = None
+        self, turn: Turn, body: dict[str, Any], enough: Callable[[str], str | None] | None = None
     ) -> tuple[str, dict[str, Any], float]:
         """One streamed completion (:func:`~agent_core.providers.local.llama_reply.stream`); the
         wait for the model (:meth:`model_wait`) ends at the request's own first prompt batch."""

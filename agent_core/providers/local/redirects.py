@@ -1,8 +1,8 @@
 """When the local model's output is sent back within one step, generically: a reply that turns
-out to be the answer (the line choice comes first), an answer that starts to work out a sum (a
-tool call is asked for), a call whose arithmetic uses no figure the run has (or a figure cut
-short, or a name where one goes) or that calls another tool inside its arguments (asked again
-without it).
+out to be the answer (the line choice comes first), an answer that starts to work out a sum or
+leaves a gap where a figure goes (a tool call is asked for), a call whose arithmetic uses no
+figure the run has (or a figure cut short, or a name where one goes) or that calls another tool
+inside its arguments (asked again without it).
 
 Nothing here knows a tool, document or topic; each redirect adds a note to the step's
 ``constraint`` and keeps the rejected output in the record.
@@ -31,6 +31,32 @@ SUM_IN_ANSWER = re.compile(r"\d[\d,.]*\s*[×xX*÷/+]\s*\$?\d[\d,.]*\s*=")
 it write (no result has it), and it looped ("$24 × 7 = $24 × (7 + 7) = …") to the token limit."""
 
 
+FIGURE_GAP = "\x00gap"
+"""What an answer stopped at a gap where a figure goes returns (:meth:`LocalProvider._attempt`)."""
+GAP = re.compile(r"\S {2,}")
+"""Spaces where a figure goes: blocked from a figure no result has, the model wrote white space in
+its place ("The student membership costs     dollars.", "is  +  degrees warmer"): in the runs of
+2026-12-03/04, 18 of 264 eval answers had such a gap, all 18 wrong; no other answer had one."""
+GAP_REASON = "leaves a gap where a figure no result has goes"
+"""The record's reason for an answer stopped at a :data:`GAP` (once a run, :func:`gap_sent_back`)."""
+GAP_NOTE = (
+    '\n\n(Your answer began: "{started}" The figure it needs is in no result above. Call the tool '
+    "that finds it or works it out.)"
+)
+GAP_ANSWER_NOTE = (
+    '\n\n(Your answer began: "{started}" The figure it needs is in no result above: answer without '
+    "it, and say that it was not found.)"
+)
+MISSING_FIGURE = {"en": "[no result gives this figure]", "ko": "[결과에 없는 수치]"}
+"""What stands in an answer's gap that the model left in the end (:func:`mark_gaps`)."""
+STOPS = {
+    ANSWER_STARTED: ("the answer began", None),
+    ARITHMETIC_STARTED: ("the answer began a sum", "works out a sum in the answer"),
+    FIGURE_GAP: ("the answer left a gap for a figure", GAP_REASON),
+}
+"""For each stop of a reply: what the record says stopped it, and why it was rejected (if it was)."""
+
+
 SUM_NOTE = (
     '\n\n(Your answer began: "{started}" Do not work out the sum yourself: call the tool that '
     "does arithmetic, with the figures from the results.)"
@@ -41,15 +67,18 @@ def stopping_at_answer(
     enough: Callable[[str], str | None], stop: bool, *, sums: bool = False
 ) -> Callable[[str], str | None]:
     """``enough``, and with ``stop`` a stop as soon as the reply starts an answer; with ``sums``,
-    as soon as an answer starts to work out a sum."""
+    as soon as an answer starts to work out a sum or leaves a gap where a figure goes."""
     if not stop and not sums:
         return enough
 
     def test(content: str) -> str | None:
         if stop and '\n{"answer": "' in content:
             return ANSWER_STARTED
-        if sums and (text := cut_answer(content)) and SUM_IN_ANSWER.search(text):
-            return ARITHMETIC_STARTED
+        if sums and (text := cut_answer(content)):
+            if SUM_IN_ANSWER.search(text):
+                return ARITHMETIC_STARTED
+            if GAP.search(text):
+                return FIGURE_GAP
         return enough(content)
 
     return test
@@ -128,10 +157,27 @@ def unusable_call(call: ToolCallRequest, request: ModelRequest, names: Sequence[
 
 
 def started_sum(content: str) -> str:
-    """The answer's words up to the end of the sum it began (``Seven units cost $24 × 7 =``)."""
+    """The answer's words up to the end of the sum it began (``Seven units cost $24 × 7 =``), or
+    up to its gap (``The student membership costs …``)."""
     text = (cut_answer(content) or "").strip()
-    found = SUM_IN_ANSWER.search(text)
-    return text[: found.end()] if found else text
+    if found := SUM_IN_ANSWER.search(text):
+        return text[: found.end()]
+    if found := GAP.search(text):
+        return text[: found.start() + 1] + " …"
+    return text
+
+
+def gap_sent_back(blocks: Sequence[ContextBlock]) -> bool:
+    """Whether an earlier step of the run was sent back for a :data:`GAP` (once a run: a search
+    that finds nothing leaves the figure missing, and the model would leave the gap again)."""
+    return any(item.get("rejected") == GAP_REASON for block in blocks for item in block.raw)
+
+
+def mark_gaps(text: str, goal: str) -> str:
+    """An answer whose gaps stand marked (:data:`MISSING_FIGURE`, in Korean for a Korean goal):
+    "The student membership costs [no result gives this figure] dollars." """
+    mark = MISSING_FIGURE["ko" if re.search("[\uac00-\ud7a3]", goal) else "en"]
+    return re.sub(r"(?<=\S) {2,}(?=\S)", f" {mark} ", text)
 
 
 REPEAT_NOTE = "\n\n(Not {name} with the same arguments again: that call was made and its result is above.)"
