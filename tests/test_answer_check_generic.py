@@ -237,6 +237,34 @@ def test_money_from_a_figure_of_another_unit_is_not_support() -> None:
     assert check_answer("The discount is 45%.", "How much off?", [call("d", "45% off")])["status"] == "grounded"
 
 
+AMOUNTS_IN_PROSE = [
+    # (answer, result, grounded): a text that writes its amounts with a currency writes no amount
+    # as a bare number in a sentence; a label's value or a table cell can still be one.
+    (
+        "You pay $16 in the first year.",
+        "Adult: $85 a year, joining fee $20. Juniors under 16 must walk with a parent.",
+        False,
+    ),
+    ("첫 해에 $16을 내요.", "성인 회비 $85, 가입비 $20. 만 16세 미만은 보호자와 함께 걸어야 합니다.", False),
+    ("The fee is $20.", "Adult: $85 a year, joining fee $20. Juniors under 16 must walk with a parent.", True),
+    ("The fee is $16.", "Junior fee: 16. Adult fee: $85.", True),
+    ("The junior fee is $16.", "| Junior | 16 |\n| Adult | $85 |", True),
+    ("The deductible is $500.", "The deductible is 500 for each claim.", True),  # no currency in it at all
+    # The price of the rule: a text that writes one amount bare and another with a currency.
+    ("The deductible is $500.", "The deductible is 500 for each claim. Cover up to $50,000.", False),
+]
+
+
+@pytest.mark.parametrize(("answer", "result", "grounded"), AMOUNTS_IN_PROSE)
+def test_a_bare_number_in_a_sentence_is_no_amount_where_amounts_carry_a_currency(
+    answer: str, result: str, grounded: bool
+) -> None:
+    checked = check_answer(answer, "How much do I pay?", [call("s", result)])
+    assert (checked["status"] == "grounded") is grounded, checked["claims"]
+    if not grounded:
+        assert unsupported(checked)[0]["reason"].endswith(", not as an amount")
+
+
 OTHER_UNITS = [
     # (answer, result, grounded): a quantity is backed by its number with the same unit, or plain.
     ("You can stay up to 1 week.", "Cabins: 1 person per bunk, check-out by 1 hour after breakfast.", False),

@@ -24,6 +24,9 @@ _HEADING = re.compile(r"""(?:^|\n|["'])\s*$""")
 """What comes before a section number ("1. Cover levels" at a line's or a JSON string's start)."""
 _AFTER_HEADING = re.compile(r"\.\s+(?=[^\W\d_])")
 _WORD_AFTER = re.compile(r"[^\W\d_]+")
+_IN_PROSE = re.compile(r"[^\W\d_] $")
+"""What comes right before a number in running text: a word and a space ("under 16"), not a
+label's colon or a table's separator ("Price: 1,200", "| 24")."""
 MAX_SECTION = 30
 """The largest number read as a section number ("500. Claims must …" is a wrapped line, not one)."""
 
@@ -124,25 +127,37 @@ _SEPARATORS = frozenset(" \t\n,;:()[]{}\"'")
 def another_figure(claim: Claim, source_text: str) -> str | None:
     """How ``source_text`` writes the number of an amount of money or a quantity when it writes it
     only as a figure of another unit, in a code or as a section number ("1인, 1시간", "T-140",
-    "section 1"): no support for the claim. None when it writes it plainly anywhere, or not at all
+    "section 1"), or, for money, only bare in a sentence of a text that writes its amounts with a
+    currency ("under 16" beside "$85"): no support for the claim. None when it writes it plainly anywhere, or not at all
     (a rounded or converted figure)."""
     if claim.kind not in ("money", "quantity") or not claim.numbers:
         return None
     values = {abs(n) for n in claim.numbers}
     figures = claims_in(source_text)
+    # A text that writes its amounts with a currency ("$85") writes no amount as a bare number in
+    # a sentence: "Juniors under 16 must …" is no "$16". A text that writes one amount bare and
+    # another with a currency loses the bare one; rechecked on the 379 stored eval runs of
+    # 2026-12-03/05, this refused 2 answers, both wrong ("$16" from "under 16"), and no right one.
+    signed = claim.kind == "money" and any(c.kind == "money" for c in figures)
     shown: dict[str, None] = {}
     for found in NUMBER.finditer(source_text):
         if float(found.group().replace(",", "")) not in values:
             continue
         covering = [c for c in figures if c.start <= found.start() < c.end]
-        if not covering and _plain(source_text, found.start(), found.end()):
+        prose = signed and _IN_PROSE.search(source_text[max(0, found.start() - 2) : found.start()])
+        if not covering and _plain(source_text, found.start(), found.end()) and not prose:
             return None  # a number with no unit ("Price: 1,200", "stock: 24")
         if any(
-            _alike(claim, c, source_text) and (c.kind != "number" or _plain(source_text, c.start, c.end))
+            _alike(claim, c, source_text)
+            and (c.kind != "number" or (_plain(source_text, c.start, c.end) and not prose))
             for c in covering
         ):
             return None
-        shown[_as_written(source_text, found, covering)] = None
+        if prose:
+            before = source_text[max(0, found.start() - 20) : found.start()].split()[-1:]
+            shown[f'"{" ".join([*before, found.group()])}", not as an amount'] = None
+        else:
+            shown[_as_written(source_text, found, covering)] = None
     return ", ".join(list(shown)[:3]) if shown else None
 
 
