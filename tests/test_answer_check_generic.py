@@ -294,6 +294,14 @@ OTHER_UNITS = [
     ("It takes 2 hours.", "Duration: PT2H", True),
     ("The deductible is $500.", "The deductible for water damage is\n500. Claims must be filed within 30 days.", True),
     ("See you in 2 days.", "Visit our homepage 2 days before.", True),
+    # A temperature or an amount is not backed by a year, a count of days or another measure.
+    ("Bake at 2025 degrees Fahrenheit.", "Last updated February 2025. Bake at 200 °C.", False),
+    ("The fee is $2025.", "Club Rules and Fees 2025/26", False),
+    ("It is 30 °C today.", "Open 30 days a year.", False),
+    ("Bake at 200 °C.", "Last updated February 2025. Bake at 200 °C.", True),
+    ("Bake at 180 °C.", "Oven: 200 °C (180 fan)", True),
+    ("It is 19 °C.", '{"temperature": 19, "unit": "celsius"}', True),
+    ("We sold 1,999 units.", "In 2019 we sold 1999 units.", True),
 ]
 
 
@@ -400,10 +408,17 @@ def test_a_figure_from_another_column_of_a_table_is_not_support() -> None:
         assert unsupported(wrong)[0]["reason"] == "the results give 30 under Basic, not under Plus"
         assert "under Basic" in correction(wrong)
         assert check_answer("The Plus plan's monthly fee is $45.", goal, [source])["status"] == "grounded"
-        # naming the figure's own column too, or no column at all, is not judged
+        # naming the figure's own column too is not judged
         both = "The monthly fee is $30 on Basic and $45 on Plus."
         assert check_answer(both, goal, [source])["status"] == "grounded"
-        assert check_answer("The monthly fee is $30.", goal, [source])["status"] == "grounded"
+        # naming no column, the answer is judged by the column the goal names
+        unnamed = check_answer("The monthly fee is $30.", goal, [source])
+        assert unsupported(unnamed)[0]["reason"] == "the results give 30 under Basic, not under Plus"
+        assert check_answer("The monthly fee is $45.", goal, [source])["status"] == "grounded"
+        # ... unless the goal names the figure's column too, or the answer names it
+        either = "What's the monthly fee on Basic or Plus?"
+        assert check_answer("The monthly fee is $30.", either, [source])["status"] == "grounded"
+        assert check_answer("The Basic plan's monthly fee is $30.", goal, [source])["status"] == "grounded"
 
 
 def test_a_column_is_judged_only_where_the_table_alone_gives_the_figure() -> None:

@@ -4,7 +4,9 @@ A policy's table row "Escape of water excess | Essentials $750 | Standard $500 |
 holds $750; an answer that says "the Standard excess is $750" states a figure that is in the
 result, yet it is the Essentials column's. So a figure counts as no support when every place the
 result gives it is a table cell whose column the answer's sentence does not name, while the
-sentence names another column of the same table by all of its words.
+sentence names another column of the same table by all of its words; or, where the sentence
+names no column of that row, when the goal names another ("What's the excess on Standard?"
+answered "The excess is $750.").
 
 Rows are weighed the same way: a figure whose row shares fewer of the words the answer says
 about it than another row of the same table is that other row's (:func:`from_another_row`).
@@ -147,6 +149,18 @@ def from_another_column(
             return None
         found = found or (cell.column, named[0])
     return found
+
+
+def names_a_column(claim: Claim, sentence: str, source_text: str, words: Callable[[str], frozenset[str]]) -> bool:
+    """Whether ``sentence`` names, by all its words, a column of a table row of ``source_text``
+    that gives the claim's figure."""
+    values = {abs(n) for n in claim.numbers}
+    said = words(sentence) - words(claim.text)
+    for cell in cells(source_text):
+        if values & _figures(cell.text):
+            if any((name := words(column)) and name <= said for column in (cell.column, *dict(cell.others))):
+                return True
+    return False
 
 
 def _row_words(row: Row, words: Callable[[str], frozenset[str]]) -> frozenset[str]:

@@ -41,7 +41,7 @@ from agent_core.checks.claims import (
     fmt,
     same_phone,
 )
-from agent_core.checks.columns import from_another_column, unnamed_row
+from agent_core.checks.columns import from_another_column, names_a_column, unnamed_row
 from agent_core.checks.columns import from_another_row as table_row
 from agent_core.checks.comparisons import wrong_comparisons
 from agent_core.checks.echo import output_text, returns_its_argument, without_echo
@@ -165,9 +165,7 @@ def _why_not(claim: Claim, sources: Sequence[_Source], goal: _Source, answer: st
             return f"it is computed from the goal's counts alone ({source.counts}), not from a price or an amount"
         if source.text is not None and (written := another_figure(claim, source.text)):
             return f"the results give {number} only as {written}"
-        if source.text is not None and (
-            columns := from_another_column(claim, _claim_sentence(answer, claim), source.text, _words)
-        ):
+        if source.text is not None and (columns := _column(claim, source.text, answer, goal.text or "")):
             return f"the results give {number} under {columns[0]}, not under {columns[1]}"
         if source.text is not None and (row := table_row(claim, _claim_clause(answer, claim), source.text, _words)):
             return f"the results give {number} in the row of {row[0]}, not of {row[1]}"
@@ -195,6 +193,19 @@ def _unnamed(claim: Claim, source: _Source, answer: str, goal: str) -> str | Non
         return _matches(claim, _read_source(text, {"goal": True}))
 
     return unnamed_subject(_claim_sentence(answer, claim), goal, source.text, holds)
+
+
+def _column(claim: Claim, text: str, answer: str, goal: str) -> tuple[str, str] | None:
+    """The column of a table row of ``text`` that gives ``claim``'s figure, and the other column
+    the answer's sentence names instead; where the sentence names no column of that row, the one
+    the goal names (:func:`agent_core.checks.columns.from_another_column`)."""
+    if claim.kind not in _COLUMN_CHECKED:
+        return None
+    sentence = _claim_sentence(answer, claim)
+    found = from_another_column(claim, sentence, text, _words)
+    if found is None and goal and not names_a_column(claim, sentence, text, _words):
+        found = from_another_column(claim, goal, text, _words)
+    return found
 
 
 def _unnamed_row(claim: Claim, source: _Source, answer: str) -> str | None:
@@ -229,7 +240,7 @@ def _about(claim: Claim, source: _Source, answer: str, goal: str = "") -> bool:
     if _unnamed(claim, source, answer, goal):
         return False  # "the claims e-mail of Harbourline is membership@…", from a walking club's contact section
     sentence = _claim_sentence(answer, claim)
-    if claim.kind in _COLUMN_CHECKED and from_another_column(claim, sentence, source.text, _words):
+    if claim.kind in _COLUMN_CHECKED and _column(claim, source.text, answer, goal):
         return False  # "$750" for the Standard cover, from the Essentials column of the same row
     same_script = is_korean(sentence) == is_korean(source.text)  # a Korean answer on English documents: not judged
     if (

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from agent_core.checks.claims import Claim, claims_in
+from agent_core.checks.claims import _MONTH, Claim, claims_in
 
 NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 _IN_CODE = re.compile(r"(?:[A-Za-z]{1,4}[-_]|(?<![A-Za-z])[A-Za-z])$")
@@ -27,6 +27,8 @@ _WORD_AFTER = re.compile(r"[^\W\d_]+")
 _IN_PROSE = re.compile(r"[^\W\d_] $")
 """What comes right before a number in running text: a word and a space ("under 16"), not a
 label's colon or a table's separator ("Price: 1,200", "| 24")."""
+_YEAR = re.compile(rf"(?:\b{_MONTH}\s+)?(?:19|20)\d\d(?:/\d\d\b)?", re.IGNORECASE)
+"""A year: after a month ("February 2025") or as a season ("2025/26")."""
 MAX_SECTION = 30
 """The largest number read as a section number ("500. Claims must …" is a wrapped line, not one)."""
 
@@ -100,6 +102,8 @@ def _alike(claim: Claim, found: Claim, text: str) -> bool:
     both units are known and differ, or the result's figure is of another kind."""
     if claim.kind == "money":
         return found.kind not in ("quantity", "percent")
+    if claim.kind == "temperature":
+        return found.kind in ("temperature", "number")
     if found.kind in _OTHER_KINDS:
         return False
     mine = _unit(claim)
@@ -130,7 +134,7 @@ def another_figure(claim: Claim, source_text: str) -> str | None:
     "section 1"), or, for money, only bare in a sentence of a text that writes its amounts with a
     currency ("under 16" beside "$85"): no support for the claim. None when it writes it plainly anywhere, or not at all
     (a rounded or converted figure)."""
-    if claim.kind not in ("money", "quantity") or not claim.numbers:
+    if claim.kind not in ("money", "quantity", "temperature") or not claim.numbers:
         return None
     values = {abs(n) for n in claim.numbers}
     figures = claims_in(source_text)
@@ -144,6 +148,9 @@ def another_figure(claim: Claim, source_text: str) -> str | None:
         if float(found.group().replace(",", "")) not in values:
             continue
         covering = [c for c in figures if c.start <= found.start() < c.end]
+        if _a_year(source_text, found):
+            shown[f"the year {found.group()}"] = None
+            continue
         prose = signed and _IN_PROSE.search(source_text[max(0, found.start() - 2) : found.start()])
         if not covering and _plain(source_text, found.start(), found.end()) and not prose:
             return None  # a number with no unit ("Price: 1,200", "stock: 24")
@@ -159,6 +166,16 @@ def another_figure(claim: Claim, source_text: str) -> str | None:
         else:
             shown[_as_written(source_text, found, covering)] = None
     return ", ".join(list(shown)[:3]) if shown else None
+
+
+def _a_year(text: str, found: re.Match[str]) -> bool:
+    """Whether the number ``found`` is written as a year: after a month ("February 2025") or as a
+    season ("2025/26")."""
+    start = max(0, found.start() - 12)
+    for m in _YEAR.finditer(text, start, found.end() + 3):
+        if m.end() >= found.end() and m.start() <= found.start() and (m.group() != found.group()):
+            return True
+    return False
 
 
 def _as_written(text: str, found: re.Match[str], covering: list[Claim]) -> str:
