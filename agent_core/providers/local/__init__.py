@@ -10,9 +10,11 @@ JSON schema made from the tools' own names, descriptions and parameter schemas
 The program helps only in ways that know no tool, document or topic, and the record says each:
 the step's ``constraint`` (which tools and whether the answer were allowed; an answer's figures
 only from the goal or the results, :mod:`~agent_core.providers.local.figures`), a shortlist when
-many tools are enabled (:mod:`~agent_core.providers.local.steps`), a call that would repeat an
-earlier one asked again without it, an arithmetic argument given back its brackets. Every call
-it returns is the model's (``origin: model``).
+many tools are enabled (:mod:`~agent_core.providers.local.steps`), an arithmetic argument given
+back its brackets, and the re-asks within a step (:mod:`~agent_core.providers.local.reasks`: a
+call that would repeat an earlier one, an answer that began a sum or left a gap where a figure
+goes, a call that ran on to the token limit). Every call it returns is the model's
+(``origin: model``).
 """
 
 from __future__ import annotations
