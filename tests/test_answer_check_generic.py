@@ -572,3 +572,39 @@ def test_a_zero_in_the_answer_does_not_break_the_check() -> None:
     """A claim of 0 was divided by when looked for as one arithmetic step from another figure."""
     result = check_answer("It is 0 now, 5 before.", "what is 3+2?", [call("c", "5")])
     assert result["status"] == "partly"
+
+
+NOT_ASKED = [
+    # (goal, answer, result, grounded): a "how many days / people" goal is answered by a figure of that measure.
+    (
+        "해외 배송은 며칠 걸려요?",
+        "무료 배송은 $500 이상 주문부터예요.",
+        "Free shipping from $500. Abroad: 7-10 days.",
+        False,
+    ),
+    ("How many days does delivery abroad take?", "It costs $35.", "Abroad: $35, 7-10 days.", False),
+    ("How many people can the room hold?", "The room costs $40 an hour.", "Room: 10 people, $40 an hour.", False),
+    ("해외 배송은 며칠 걸려요?", "해외 배송은 7~10일 걸려요.", "Abroad: 7-10 days.", True),
+    ("How many days does delivery abroad take?", "7 to 10 days.", "Abroad: 7-10 days.", True),
+    ("How many nights can I stay?", "You can stay 3 nights.", "Maximum stay: 3 nights.", True),
+    (
+        "다음 회의는 며칠이에요?",
+        "다음 회의는 9월 9일이에요.",
+        "Next meeting: 9 September.",
+        True,
+    ),  # 며칠: which day, too
+    ("How many people can the room hold?", "It holds 10 people.", "Room: 10 people, $40 an hour.", True),
+    ("How much does delivery abroad cost?", "It costs $35.", "Abroad: $35, 7-10 days.", True),  # not a count asked
+    # a "not found" answer is judged as such, not as a wrong count
+    ("How many days does delivery abroad take?", "The results do not say; shipping costs $35.", "Abroad: $35.", True),
+]
+
+
+@pytest.mark.parametrize(("goal", "answer", "result", "grounded"), NOT_ASKED)
+def test_a_how_many_goal_is_not_answered_by_figures_of_another_measure(
+    goal: str, answer: str, result: str, grounded: bool
+) -> None:
+    checked = check_answer(answer, goal, [call("s", result)])
+    assert (checked["status"] == "grounded") is grounded, checked["claims"]
+    if not grounded:
+        assert unsupported(checked)[0]["reason"].startswith("the question asks for a ")

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agent_core.checks.asked import not_what_was_asked
 from agent_core.checks.citations import cite
 from agent_core.checks.claims import (
     ANY_DIGITS,
@@ -52,6 +53,7 @@ from agent_core.checks.units import NUMBER, another_figure
 from agent_core.checks.words import NO_TOOL_NOTE, NO_TOOL_NOTE_PLAIN, NO_TOOL_WORKED_NOTE, SCALED
 from agent_core.records.run_record import CallSource, GoalSource, Grounding
 from agent_core.text.lang import is_korean
+from agent_core.text.not_found import says_not_found
 from agent_core.text.percent import factors
 from agent_core.tools.docsearch import tokenize
 
@@ -504,6 +506,11 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
                 break
     found = _temperature_differences(answer or "", found)
     found = [_for_other_quantity(claim, ref, answer or "", goal or "", texts) for claim, ref in found]
+    if not says_not_found(answer or "") and (why := not_what_was_asked([c for c, _ in found], goal or "")):
+        # "해외 배송은 며칠 걸려요?" answered with the free-shipping threshold: no figure answers it.
+        for claim, _ in found:
+            claim.reason = claim.reason or why
+        found = [(claim, None) for claim, _ in found]
     for claim, ref in found:
         if ref is None and claim.reason is None:
             made = next(

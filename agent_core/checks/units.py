@@ -77,6 +77,12 @@ def _unit(claim: Claim) -> tuple[str, str] | None:
     return _UNITS.get(word)
 
 
+def unit_measure(claim: Claim) -> str | None:
+    """What a quantity's known unit measures (``"time"``, ``"people"``, ``"mass"`` …), or None."""
+    unit = _unit(claim)
+    return unit[0] if unit else None
+
+
 def writes_with_unit(claim: Claim, text: str) -> bool:
     """Whether ``text`` writes one of the claim's numbers with the claim's own known unit ("5 years"
     for "5 years"; not "5 shelves", "5 hours" or a bare 5)."""
