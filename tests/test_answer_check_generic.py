@@ -302,6 +302,11 @@ OTHER_UNITS = [
     ("Bake at 180 °C.", "Oven: 200 °C (180 fan)", True),
     ("It is 19 °C.", '{"temperature": 19, "unit": "celsius"}', True),
     ("We sold 1,999 units.", "In 2019 we sold 1999 units.", True),
+    # A percentage is not a count: "12%" from "12개" or "12 units".
+    ("You get 12% off.", "12개 이상 주문", False),
+    ("You get 12% off.", "Orders of 12 units or more", False),
+    ("You get 12% off.", '{"discount": 12}', True),
+    ("You get 12% off.", "Discount: 12 percent", True),
 ]
 
 
@@ -594,6 +599,16 @@ NOT_ASKED = [
         True,
     ),  # 며칠: which day, too
     ("How many people can the room hold?", "It holds 10 people.", "Room: 10 people, $40 an hour.", True),
+    # days are not hours, nor the other way round; weeks are days
+    (
+        "산장은 최대 며칠까지 예약할 수 있어요?",
+        "최대 1시간까지 예약할 수 있어요.",
+        "회의실: 최대 1시간. 산장: 최대 3박.",
+        False,
+    ),
+    ("How many hours does the course take?", "It takes 2 days.", "Course: 2 days, 6 hours a day.", False),
+    ("산장은 최대 며칠까지 예약할 수 있어요?", "최대 2주까지 예약할 수 있어요.", "산장: 최대 2주.", True),
+    ("How many hours does the course take?", "It takes 90 minutes.", "Course: 90 minutes.", True),
     ("How much does delivery abroad cost?", "It costs $35.", "Abroad: $35, 7-10 days.", True),  # not a count asked
     # a "not found" answer is judged as such, not as a wrong count
     ("How many days does delivery abroad take?", "The results do not say; shipping costs $35.", "Abroad: $35.", True),

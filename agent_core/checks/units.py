@@ -77,10 +77,10 @@ def _unit(claim: Claim) -> tuple[str, str] | None:
     return _UNITS.get(word)
 
 
-def unit_measure(claim: Claim) -> str | None:
-    """What a quantity's known unit measures (``"time"``, ``"people"``, ``"mass"`` …), or None."""
-    unit = _unit(claim)
-    return unit[0] if unit else None
+def unit_of(claim: Claim) -> tuple[str, str] | None:
+    """A quantity's known unit as (what it measures, the unit): ``("time", "day")``, ``("people",
+    "person")``; None when its unit is not a known one."""
+    return _unit(claim)
 
 
 def writes_with_unit(claim: Claim, text: str) -> bool:
@@ -110,6 +110,8 @@ def _alike(claim: Claim, found: Claim, text: str) -> bool:
         return found.kind not in ("quantity", "percent")
     if claim.kind == "temperature":
         return found.kind in ("temperature", "number")
+    if claim.kind == "percent":  # "12%" is not "12개" or "12 units"
+        return found.kind == "percent" or (found.kind == "number" and _glued(text, found.end) is None)
     if found.kind in _OTHER_KINDS:
         return False
     mine = _unit(claim)
@@ -135,12 +137,12 @@ _SEPARATORS = frozenset(" \t\n,;:()[]{}\"'")
 
 
 def another_figure(claim: Claim, source_text: str) -> str | None:
-    """How ``source_text`` writes the number of an amount of money or a quantity when it writes it
-    only as a figure of another unit, in a code or as a section number ("1인, 1시간", "T-140",
+    """How ``source_text`` writes the number of an amount of money, a quantity, a temperature or a
+    percentage when it writes it only as a figure of another unit, in a code or as a section number ("1인, 1시간", "T-140",
     "section 1"), or, for money, only bare in a sentence of a text that writes its amounts with a
     currency ("under 16" beside "$85"): no support for the claim. None when it writes it plainly anywhere, or not at all
     (a rounded or converted figure)."""
-    if claim.kind not in ("money", "quantity", "temperature") or not claim.numbers:
+    if claim.kind not in ("money", "quantity", "temperature", "percent") or not claim.numbers:
         return None
     values = {abs(n) for n in claim.numbers}
     figures = claims_in(source_text)
