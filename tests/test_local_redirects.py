@@ -184,6 +184,11 @@ def test_a_gap_where_a_figure_goes_is_found_while_the_answer_streams() -> None:
     )
     assert mark_gaps("회비는  달러입니다.", "학생 회비는 얼마야?") == "회비는 [결과에 없는 수치] 달러입니다."
     assert mark_gaps("No gap here.", "q") == "No gap here."
+    # two spaces after a sentence's end, or a table's padding, are no gap
+    assert test('{"answer": "Hi there!  Ask me anything.') is None
+    assert test('{"answer": "It is open.  Call ahead') is None
+    assert test('{"answer": "| Plan  | Price |') is None
+    assert mark_gaps("It is open.  Call ahead.\n| Plan  | $40 |", "q") == "It is open.  Call ahead.\n| Plan  | $40 |"
     assert says_not_found(mark_gaps("It costs  dollars.", "q"))  # the outcome reads it as not found
 
 
@@ -229,6 +234,16 @@ def test_an_answer_with_a_gap_is_sent_to_a_tool_once_a_run(
         "the model left a gap where a figure goes in its answer: asked for the answer again",
         "the answer kept a gap where a figure no result has goes: marked as such",
     ]
+
+
+def test_a_greeting_with_two_spaces_after_its_first_sentence_is_the_answer(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
+) -> None:
+    server = FakeServer([reply("A greeting", {"reply": "Hi there!  Ask me anything."})])
+    install_engine(monkeypatch, fake_model, server)
+    response = provider_for(fake_model).complete(ask(tools, "hello"))
+    assert not response.tool_calls and response.text == "Hi there!  Ask me anything."
+    assert len(server.bodies) == 1
 
 
 def test_on_the_last_step_a_sum_in_the_answer_is_asked_for_again_without_tools(

@@ -5,9 +5,10 @@ does not answer it.
 orders of $500 or more": the $500 is in a result, yet it is no number of days. So when the goal
 asks for a count of a measure — a time (days, nights, weeks, months, years, hours, minutes) or
 people — and the answer states figures, none of them of that measure nor a bare number, its
-figures do not count as support. A count of days (nights, weeks, months, years) is not answered
-by hours or minutes, nor the other way round: "최대 며칠까지 예약할 수 있어요?" answered "최대
-1시간" is another measure. English and Korean ("how many days", "며칠", "몇 명"); "how long" and
+figures (those not repeated from the goal) do not count as support. A count of days (nights,
+weeks, months, years) is not answered by less than a day of hours or minutes: "최대 며칠까지
+예약할 수 있어요?" answered "최대 1시간" is another measure. A count written in words ("two
+nights", "이틀") answers. English and Korean ("how many days", "며칠", "몇 명"); "how long" and
 "how much" are left out (a length, an amount). Pure functions; nothing here knows a topic.
 """
 
@@ -16,19 +17,26 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from agent_core.checks.claims import Claim
+from agent_core.checks.claims import Claim, claims_in, find_claims
 from agent_core.checks.units import unit_of
+from agent_core.text.number_words import with_digits
 
 _ASKED_EN = re.compile(
     r"\bhow\s+many\s+(?:more\s+|business\s+|working\s+)?(days?|nights?|weeks?|months?|years?|hours?|minutes?"
     r"|people|persons|guests|adults)\b",
     re.IGNORECASE,
 )
-_ASKED_KO = re.compile(r"며칠|몇\s?(일|박|주|개월|달|년|시간|분|명)")
+_ASKED_KO = re.compile(r"며칠|몇\s?(일(?![반부정])|박(?!스)|주(?![소문식의])|개월|달(?!러)|년|시간|명)")
+"""Korean "how many" of a measure; not "몇 달러" (dollars), "몇 주문" (orders), "몇 박스" (boxes), nor
+"몇 분", which asks minutes or, politely, people."""
 _PEOPLE_WORDS = frozenset({"명", "people", "persons", "guests", "adults"})
-_CLOCK_WORDS = frozenset({"hour", "hours", "minute", "minutes", "시간", "분"})
-_CLOCK_UNITS = frozenset({"hour", "minute", "second"})
+_CLOCK_WORDS = frozenset({"hour", "hours", "minute", "minutes", "시간"})
+_CLOCK_MINUTES = {"hour": 60, "minute": 1, "second": 1 / 60}
 _NAMES = {"days": "a number of days", "hours": "a number of hours or minutes", "people": "a number of people"}
+_KO_COUNT_WORDS = re.compile(
+    r"하루|이틀|사흘|나흘|닷새|엿새|이레|열흘|보름|일주일|한\s?달|(?:한|두|세|네|다섯|여섯)\s?(?:명|분|사람)"
+)
+"""Korean counts written as words ("이틀", "두 명"): an answer, though no figure."""
 
 
 def asked_measure(goal: str) -> str | None:
@@ -43,8 +51,9 @@ def asked_measure(goal: str) -> str | None:
 
 def _answers(claim: Claim, measure: str) -> bool:
     """Whether ``claim`` can be the count asked for: a bare number, a quantity of that measure,
-    or (for days) a date ("며칠" also asks which day)."""
-    if claim.kind == "number" or (measure == "days" and claim.kind == "date"):
+    a date for days ("며칠" also asks which day), a time of day for hours; a day or more of hours
+    or minutes for days ("48 hours")."""
+    if claim.kind == "number" or (claim.kind, measure) in (("date", "days"), ("time", "hours")):
         return True
     if claim.kind != "quantity":
         return False
@@ -53,14 +62,33 @@ def _answers(claim: Claim, measure: str) -> bool:
         return True  # a unit not known to differ
     if measure == "people":
         return unit[0] == "people"
-    return unit[0] == "time" and (unit[1] in _CLOCK_UNITS) == (measure == "hours")
+    if unit[0] != "time":
+        return False
+    if unit[1] not in _CLOCK_MINUTES:
+        return measure == "days" or unit[1] == "day"
+    return measure == "hours" or abs(claim.numbers[0]) * _CLOCK_MINUTES[unit[1]] >= 24 * 60
 
 
-def not_what_was_asked(claims: Sequence[Claim], goal: str) -> str | None:
-    """Why the answer's figures do not answer the goal's "how many": "the question asks for a
-    length of time, and the answer gives none"; None when it does, or asks no such thing."""
+def not_what_was_asked(claims: Sequence[Claim], goal: str, answer: str) -> tuple[str, list[Claim]] | None:
+    """Why the answer's figures do not answer the goal's "how many" ("the question asks for a
+    number of days, and the answer gives none"), and the figures judged: those not repeated from
+    the goal, no contact. None when a figure answers (one written in words too: "two nights",
+    "이틀"), when the answer has no figure of its own, or when the goal asks no such thing."""
     measure = asked_measure(goal)
-    figures = [c for c in claims if c.kind not in ("contact", "verdict", "comparison")]
-    if measure is None or not figures or any(_answers(c, measure) for c in figures):
+    if measure is None:
         return None
-    return f"the question asks for {_NAMES[measure]}, and the answer gives none"
+    stated = {abs(n) for c in claims_in(goal) for n in c.numbers}
+
+    def own(found: Sequence[Claim]) -> list[Claim]:
+        return [
+            c
+            for c in found
+            if c.kind not in ("contact", "verdict", "comparison") and not {abs(n) for n in c.numbers} <= stated
+        ]
+
+    figures = own(claims)
+    if not figures or any(_answers(c, measure) for c in figures):
+        return None
+    if any(_answers(c, measure) for c in own(find_claims(with_digits(answer)))) or _KO_COUNT_WORDS.search(answer):
+        return None
+    return f"the question asks for {_NAMES[measure]}, and the answer gives none", figures

@@ -6,7 +6,7 @@ result, yet it is the Essentials column's. So a figure counts as no support when
 result gives it is a table cell whose column the answer's sentence does not name, while the
 sentence names another column of the same table by all of its words; or, where the sentence
 names no column of that row, when the goal names another ("What's the excess on Standard?"
-answered "The excess is $750.").
+answered "The excess is $750.") and the answer gives no figure of that other column's cell.
 
 Rows are weighed the same way: a figure whose row shares fewer of the words the answer says
 about it than another row of the same table is that other row's (:func:`from_another_row`).
@@ -161,6 +161,17 @@ def names_a_column(claim: Claim, sentence: str, source_text: str, words: Callabl
             if any((name := words(column)) and name <= said for column in (cell.column, *dict(cell.others))):
                 return True
     return False
+
+
+def named_cell_figures(claim: Claim, column: str, source_text: str) -> set[float]:
+    """The figures of the ``column`` cells in the table rows of ``source_text`` that give the
+    claim's figure (what the column the goal names says in those rows)."""
+    values = {abs(n) for n in claim.numbers}
+    found: set[float] = set()
+    for cell in cells(source_text):
+        if values & _figures(cell.text):
+            found |= {f for name, text in cell.others if name == column for f in _figures(text)}
+    return found
 
 
 def _row_words(row: Row, words: Callable[[str], frozenset[str]]) -> frozenset[str]:

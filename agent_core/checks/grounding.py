@@ -42,7 +42,7 @@ from agent_core.checks.claims import (
     fmt,
     same_phone,
 )
-from agent_core.checks.columns import from_another_column, names_a_column, unnamed_row
+from agent_core.checks.columns import from_another_column, named_cell_figures, names_a_column, unnamed_row
 from agent_core.checks.columns import from_another_row as table_row
 from agent_core.checks.comparisons import wrong_comparisons
 from agent_core.checks.echo import output_text, returns_its_argument, without_echo
@@ -200,13 +200,18 @@ def _unnamed(claim: Claim, source: _Source, answer: str, goal: str) -> str | Non
 def _column(claim: Claim, text: str, answer: str, goal: str) -> tuple[str, str] | None:
     """The column of a table row of ``text`` that gives ``claim``'s figure, and the other column
     the answer's sentence names instead; where the sentence names no column of that row, the one
-    the goal names (:func:`agent_core.checks.columns.from_another_column`)."""
+    the goal names, unless the answer gives that column's figure too
+    (:func:`agent_core.checks.columns.from_another_column`)."""
     if claim.kind not in _COLUMN_CHECKED:
         return None
     sentence = _claim_sentence(answer, claim)
     found = from_another_column(claim, sentence, text, _words)
     if found is None and goal and not names_a_column(claim, sentence, text, _words):
         found = from_another_column(claim, goal, text, _words)
+        # The answer gives the goal's column's figure too ("$120 a year, or $12 a month"): judged by that one.
+        named = named_cell_figures(claim, found[1], text) if found else set()
+        if named & {abs(n) for c in find_claims(answer) for n in c.numbers}:
+            found = None
     return found
 
 
@@ -506,11 +511,14 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
                 break
     found = _temperature_differences(answer or "", found)
     found = [_for_other_quantity(claim, ref, answer or "", goal or "", texts) for claim, ref in found]
-    if not says_not_found(answer or "") and (why := not_what_was_asked([c for c, _ in found], goal or "")):
+    if not says_not_found(answer or "") and (
+        judged := not_what_was_asked([c for c, _ in found], goal or "", answer or "")
+    ):
         # "해외 배송은 며칠 걸려요?" answered with the free-shipping threshold: no figure answers it.
-        for claim, _ in found:
+        why, figures = judged
+        for claim in figures:
             claim.reason = claim.reason or why
-        found = [(claim, None) for claim, _ in found]
+        found = [(claim, None if claim in figures else ref) for claim, ref in found]
     for claim, ref in found:
         if ref is None and claim.reason is None:
             made = next(

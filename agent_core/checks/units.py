@@ -1,7 +1,8 @@
 """A figure a result writes only as a figure of another unit is no support for the answer's.
 
 "$1,200" is not backed by "up to 1,200 m", "1 week" not by "1 person" or "1 hour", "140 kg" not by
-a product code "D-140", "1 year" not by a section heading "1. Cover levels". Any plain occurrence
+a product code "D-140", "1 year" not by a section heading "1. Cover levels", "2025 °F" or "$2025"
+not by a year ("February 2025", "2025/26"), "12%" not by "12개". Any plain occurrence
 of the number (a JSON value, a table cell, a number in a sentence with no unit) leaves it possible.
 Pure functions over the claims of :mod:`agent_core.checks.claims`.
 """
@@ -24,9 +25,6 @@ _HEADING = re.compile(r"""(?:^|\n|["'])\s*$""")
 """What comes before a section number ("1. Cover levels" at a line's or a JSON string's start)."""
 _AFTER_HEADING = re.compile(r"\.\s+(?=[^\W\d_])")
 _WORD_AFTER = re.compile(r"[^\W\d_]+")
-_IN_PROSE = re.compile(r"[^\W\d_] $")
-"""What comes right before a number in running text: a word and a space ("under 16"), not a
-label's colon or a table's separator ("Price: 1,200", "| 24")."""
 _YEAR = re.compile(rf"(?:\b{_MONTH}\s+)?(?:19|20)\d\d(?:/\d\d\b)?", re.IGNORECASE)
 """A year: after a month ("February 2025") or as a season ("2025/26")."""
 MAX_SECTION = 30
@@ -108,8 +106,8 @@ def _alike(claim: Claim, found: Claim, text: str) -> bool:
     both units are known and differ, or the result's figure is of another kind."""
     if claim.kind == "money":
         return found.kind not in ("quantity", "percent")
-    if claim.kind == "temperature":
-        return found.kind in ("temperature", "number")
+    if claim.kind == "temperature":  # not a count or a measure of another known unit ("30 days")
+        return found.kind in ("temperature", "number") or (found.kind == "quantity" and _unit(found) is None)
     if claim.kind == "percent":  # "12%" is not "12개" or "12 units"
         return found.kind == "percent" or (found.kind == "number" and _glued(text, found.end) is None)
     if found.kind in _OTHER_KINDS:
@@ -128,7 +126,8 @@ def _plain(text: str, start: int, end: int) -> bool:
 
 def _section_number(text: str, start: int, end: int) -> bool:
     """A small number at a line's (or a JSON string's) start with ". " and a word after it."""
-    small = float(text[start:end].replace(",", "")) <= MAX_SECTION
+    number = NUMBER.search(text, start, end)  # a signed figure's span starts at its sign ("- 12")
+    small = number is not None and float(number.group().replace(",", "")) <= MAX_SECTION
     return small and bool(_HEADING.search(text[max(0, start - 4) : start]) and _AFTER_HEADING.match(text, end))
 
 
@@ -138,41 +137,29 @@ _SEPARATORS = frozenset(" \t\n,;:()[]{}\"'")
 
 def another_figure(claim: Claim, source_text: str) -> str | None:
     """How ``source_text`` writes the number of an amount of money, a quantity, a temperature or a
-    percentage when it writes it only as a figure of another unit, in a code or as a section number ("1인, 1시간", "T-140",
-    "section 1"), or, for money, only bare in a sentence of a text that writes its amounts with a
-    currency ("under 16" beside "$85"): no support for the claim. None when it writes it plainly anywhere, or not at all
-    (a rounded or converted figure)."""
+    percentage when it writes it only as a figure of another unit or kind, in a code, as a section
+    number or as a year ("1인, 1시간", "T-140", "section 1", "February 2025"): no support for the
+    claim. None when it writes it plainly anywhere, or not at all (a rounded or converted figure)."""
     if claim.kind not in ("money", "quantity", "temperature", "percent") or not claim.numbers:
         return None
     values = {abs(n) for n in claim.numbers}
     figures = claims_in(source_text)
-    # A text that writes its amounts with a currency ("$85") writes no amount as a bare number in
-    # a sentence: "Juniors under 16 must …" is no "$16". A text that writes one amount bare and
-    # another with a currency loses the bare one; rechecked on the 379 stored eval runs of
-    # 2026-12-03/05, this refused 2 answers, both wrong ("$16" from "under 16"), and no right one.
-    signed = claim.kind == "money" and any(c.kind == "money" for c in figures)
     shown: dict[str, None] = {}
     for found in NUMBER.finditer(source_text):
         if float(found.group().replace(",", "")) not in values:
             continue
-        covering = [c for c in figures if c.start <= found.start() < c.end]
         if _a_year(source_text, found):
             shown[f"the year {found.group()}"] = None
             continue
-        prose = signed and _IN_PROSE.search(source_text[max(0, found.start() - 2) : found.start()])
-        if not covering and _plain(source_text, found.start(), found.end()) and not prose:
+        covering = [c for c in figures if c.start <= found.start() < c.end]
+        if not covering and _plain(source_text, found.start(), found.end()):
             return None  # a number with no unit ("Price: 1,200", "stock: 24")
         if any(
-            _alike(claim, c, source_text)
-            and (c.kind != "number" or (_plain(source_text, c.start, c.end) and not prose))
+            _alike(claim, c, source_text) and (c.kind != "number" or _plain(source_text, c.start, c.end))
             for c in covering
         ):
             return None
-        if prose:
-            before = source_text[max(0, found.start() - 20) : found.start()].split()[-1:]
-            shown[f'"{" ".join([*before, found.group()])}", not as an amount'] = None
-        else:
-            shown[_as_written(source_text, found, covering)] = None
+        shown[_as_written(source_text, found, covering)] = None
     return ", ".join(list(shown)[:3]) if shown else None
 
 

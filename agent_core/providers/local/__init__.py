@@ -79,6 +79,7 @@ from agent_core.providers.local.redirects import (
     ANSWER_STARTED,
     ARITHMETIC_STARTED,
     FIGURE_GAP,
+    GAP_REASON,
     STOPS,
     mark_gaps,
     reads_text,
@@ -281,7 +282,10 @@ class LocalProvider(WarmUp, Reasks, Provider):
             if text in (ARITHMETIC_STARTED, FIGURE_GAP):
                 text, calls, more = self._past_missing_figure(turn, messages, tools, repeated, gap=text == FIGURE_GAP)
                 usage = usage + more
-            if not calls and (marked := mark_gaps(text, request.goal)) != text:
+            if text in STOPS:  # never the answer: a stop no branch above took up
+                raise ProviderError("the model's answer stopped and was not asked again", provider=PROVIDER_ID)
+            gapped = any(item.get("rejected") == GAP_REASON for item in items)
+            if gapped and not calls and (marked := mark_gaps(text, request.goal)) != text:
                 text = marked
                 notes.append("the answer kept a gap where a figure no result has goes: marked as such")
             held = constraint(turn.offered, answer=turn.answer, figures=True)

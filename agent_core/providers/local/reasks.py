@@ -93,7 +93,7 @@ class Reasks:
             items[-1]["rejected"] = "repeats an earlier call"
             notes.append(f"the model repeated its {name} call: asked again")
             asked = with_note(messages, REPEAT_NOTE.format(name=name))
-            text, calls, usage = self._attempt(turn, asked, offered, answer=False)
+            text, calls, usage = self._attempt(turn, asked, offered, answer=False, sums=sums)
             if not calls or call_signature(calls[0].name, calls[0].arguments) not in previous_calls(request.blocks):
                 return text, calls, usage
             name = calls[0].name

@@ -33,10 +33,11 @@ it write (no result has it), and it looped ("$24 × 7 = $24 × (7 + 7) = …") t
 
 FIGURE_GAP = "\x00gap"
 """What an answer stopped at a gap where a figure goes returns (:meth:`LocalProvider._attempt`)."""
-GAP = re.compile(r"\S {2,}")
+GAP = re.compile(r"(?<=[^\s.!?:;,|]) {2,}")
 """Spaces where a figure goes: blocked from a figure no result has, the model wrote white space in
 its place ("The student membership costs     dollars.", "is  +  degrees warmer"): in the runs of
-2026-12-03/04, 18 of 264 eval answers had such a gap, all 18 wrong; no other answer had one."""
+2026-12-03/04, 18 of 264 eval answers had such a gap, all 18 wrong; no other answer had one.
+Not two spaces after a sentence's or a clause's end, nor a table's padding."""
 GAP_REASON = "leaves a gap where a figure no result has goes"
 """The record's reason for an answer stopped at a :data:`GAP` (once a run, :func:`gap_sent_back`)."""
 GAP_NOTE = (
@@ -77,7 +78,7 @@ def stopping_at_answer(
         if sums and (text := cut_answer(content)):
             if SUM_IN_ANSWER.search(text):
                 return ARITHMETIC_STARTED
-            if GAP.search(text):
+            if has_gap(text):
                 return FIGURE_GAP
         return enough(content)
 
@@ -163,7 +164,7 @@ def started_sum(content: str) -> str:
     if found := SUM_IN_ANSWER.search(text):
         return text[: found.end()]
     if found := GAP.search(text):
-        return text[: found.start() + 1] + " …"
+        return text[: found.start()] + " …"
     return text
 
 
@@ -173,11 +174,23 @@ def gap_sent_back(blocks: Sequence[ContextBlock]) -> bool:
     return any(item.get("rejected") == GAP_REASON for block in blocks for item in block.raw)
 
 
+def has_gap(text: str) -> bool:
+    """Whether ``text`` has a :data:`GAP` on a line that is no table row."""
+    return any(GAP.search(line) for line in text.split("\n") if "|" not in line)
+
+
 def mark_gaps(text: str, goal: str) -> str:
     """An answer whose gaps stand marked (:data:`MISSING_FIGURE`, in Korean for a Korean goal):
     "The student membership costs [no result gives this figure] dollars." """
     mark = MISSING_FIGURE["ko" if re.search("[\uac00-\ud7a3]", goal) else "en"]
-    return re.sub(r"(?<=\S) {2,}(?=\S)", f" {mark} ", text)
+
+    def marked(line: str) -> str:
+        if "|" in line:  # a table's padding
+            return line
+        end = len(line.rstrip())
+        return GAP.sub(lambda m: f" {mark} " if m.end() < end else m.group(), line)
+
+    return "\n".join(marked(line) for line in text.split("\n"))
 
 
 REPEAT_NOTE = "\n\n(Not {name} with the same arguments again: that call was made and its result is above.)"
