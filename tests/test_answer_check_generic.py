@@ -573,7 +573,7 @@ NOT_ASKED = [
         True,
     ),  # 며칠: which day, too
     ("How many people can the room hold?", "It holds 10 people.", "Room: 10 people, $40 an hour.", True),
-    # days are not hours, nor the other way round; weeks are days
+    # days are not a few hours (a day or more of them is); weeks are days
     (
         "산장은 최대 며칠까지 예약할 수 있어요?",
         "최대 1시간까지 예약할 수 있어요.",

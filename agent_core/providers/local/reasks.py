@@ -9,8 +9,9 @@ and adds a note to the step's ``constraint``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_core.context import ToolCallRequest
 from agent_core.providers.base import ModelRequest, Usage
@@ -51,22 +52,10 @@ class Reasks:
     """The re-asks of :class:`~agent_core.providers.local.LocalProvider` (its ``_attempt`` makes
     each one generation; ``_answer_from_line`` writes an answer after the line choice)."""
 
-    if TYPE_CHECKING:
-
-        def _attempt(
-            self,
-            turn: Turn,
-            messages: list[dict[str, str]],
-            tools: list[Tool],
-            *,
-            answer: bool,
-            stop_at_answer: bool = False,
-            sums: bool = True,
-        ) -> tuple[str, list[ToolCallRequest], Usage]: ...
-
-        def _answer_from_line(
-            self, turn: Turn, messages: list[dict[str, str]], lines: list[str]
-        ) -> tuple[str, Usage]: ...
+    _attempt: Callable[..., tuple[str, list[ToolCallRequest], Usage]]
+    """One constrained generation (:meth:`LocalProvider._attempt`)."""
+    _answer_from_line: Callable[..., tuple[str, Usage]]
+    """The line choice, then the answer (:meth:`LocalProvider._answer_from_line`)."""
 
     def _past_repeat(
         self,
