@@ -501,6 +501,18 @@ def test_an_average_or_total_said_in_words_is_recomputed(answer: str, wrong: lis
     assert [(c.text, c.arithmetic) for c in wrong_aggregates(answer)] == wrong
 
 
+def test_a_long_list_of_figures_that_is_no_average_is_read_in_one_pass() -> None:
+    """Each listed figure could be read two ways ("1,234" as one or two; the space before it in the
+    separator or in the figure): a list of 40 that did not end in an average took hours to fail,
+    and an eval's run hung in the answer check (2026-12-05). Read whole, it fails at once."""
+    listed = ", ".join(str(1000 + i) for i in range(40))
+    assert wrong_aggregates(f"The values are {listed} and the total is 5") == []
+    assert wrong_aggregates("합계: " + ",".join(str(100 + i) for i in range(40)) + " 입니다") == []
+    assert [c.arithmetic for c in wrong_aggregates("The total of $1,200, $300 and $500 is $2,100")] == [
+        "1200 + 300 + 500 = 2000"
+    ]
+
+
 def test_a_wrong_average_of_found_figures_is_flagged() -> None:
     """Each figure was in the calculator's result (it computed 12 + 18 + 27 / 2); the average is not."""
     calc = call("calculator", "43.5", arguments={"expression": "12 + 18 + 27 / 2"})

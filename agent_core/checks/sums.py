@@ -100,7 +100,12 @@ def _wrong(text: str, m: re.Match[str], stated: float, places: int, arithmetic: 
 
 # An average or a total of listed figures, said in words: "the average of 12, 18, and 27 is 43.5"
 # (the local model's calculator call was 12 + 18 + 27 / 2, and the answer quoted its result).
-_LISTED = rf"({_OPERAND}(?:\s*,\s*(?:and\s+)?{_OPERAND}|\s+and\s+{_OPERAND})+)"
+_ITEM = rf"(?>(?:\$\s?)?{NUM})"
+_LISTED = rf"({_ITEM}(?:\s*,\s*(?:and\s+)?{_ITEM}|\s+and\s+{_ITEM})+)"
+"""Listed figures, each read whole (an atomic group) and a space before it only after a "$": with
+two ways to read each item ("1,234" as one figure or two; ", 12" with the space in the separator
+or in the figure), a long list that did not end in an average ("857, 386.4, 12, …") took
+minutes to fail, and the eval's run with it hung in the answer check."""
 _STATED_EN = re.compile(
     rf"\b(average|mean|sum|total)\s+of\s+(?:the\s+)?(?:numbers\s+|figures\s+)?{_LISTED}"
     rf"{_UNIT}?,?\s+(?:is|are|=|equals|comes\s+to|would\s+be|will\s+be)\s+(?:about\s+|approximately\s+)?({_OPERAND})"
