@@ -151,27 +151,33 @@ def from_another_column(
     return found
 
 
+def _holding(claim: Claim, source_text: str) -> list[Cell]:
+    """The table cells of ``source_text`` that give the claim's figure."""
+    values = {abs(n) for n in claim.numbers}
+    return [c for c in cells(source_text) if values & _figures(c.text)]
+
+
 def names_a_column(claim: Claim, sentence: str, source_text: str, words: Callable[[str], frozenset[str]]) -> bool:
     """Whether ``sentence`` names, by all its words, a column of a table row of ``source_text``
     that gives the claim's figure."""
-    values = {abs(n) for n in claim.numbers}
     said = words(sentence) - words(claim.text)
-    for cell in cells(source_text):
-        if values & _figures(cell.text):
-            if any((name := words(column)) and name <= said for column in (cell.column, *dict(cell.others))):
-                return True
-    return False
+    return any(
+        (name := words(column)) and name <= said
+        for cell in _holding(claim, source_text)
+        for column in (cell.column, *dict(cell.others))
+    )
 
 
 def named_cell_figures(claim: Claim, column: str, source_text: str) -> set[float]:
     """The figures of the ``column`` cells in the table rows of ``source_text`` that give the
     claim's figure (what the column the goal names says in those rows)."""
-    values = {abs(n) for n in claim.numbers}
-    found: set[float] = set()
-    for cell in cells(source_text):
-        if values & _figures(cell.text):
-            found |= {f for name, text in cell.others if name == column for f in _figures(text)}
-    return found
+    return {
+        f
+        for cell in _holding(claim, source_text)
+        for name, text in cell.others
+        if name == column
+        for f in _figures(text)
+    }
 
 
 def _row_words(row: Row, words: Callable[[str], frozenset[str]]) -> frozenset[str]:

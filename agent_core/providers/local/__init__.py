@@ -79,8 +79,8 @@ from agent_core.providers.local.redirects import (
     ANSWER_STARTED,
     ARITHMETIC_STARTED,
     FIGURE_GAP,
-    GAP_REASON,
     STOPS,
+    gap_rejected,
     mark_gaps,
     reads_text,
     stopping_at_answer,
@@ -284,8 +284,7 @@ class LocalProvider(WarmUp, Reasks, Provider):
                 usage = usage + more
             if text in STOPS:  # never the answer: a stop no branch above took up
                 raise ProviderError("the model's answer stopped and was not asked again", provider=PROVIDER_ID)
-            gapped = any(item.get("rejected") == GAP_REASON for item in items)
-            if gapped and not calls and (marked := mark_gaps(text, request.goal)) != text:
+            if gap_rejected(items) and not calls and (marked := mark_gaps(text, request.goal)) != text:
                 text = marked
                 notes.append("the answer kept a gap where a figure no result has goes: marked as such")
             held = constraint(turn.offered, answer=turn.answer, figures=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from agent_core.checks.grounding import expressions
 from agent_core.context import ContextBlock, ToolCallRequest
@@ -171,7 +172,12 @@ def started_sum(content: str) -> str:
 def gap_sent_back(blocks: Sequence[ContextBlock]) -> bool:
     """Whether an earlier step of the run was sent back for a :data:`GAP` (once a run: a search
     that finds nothing leaves the figure missing, and the model would leave the gap again)."""
-    return any(item.get("rejected") == GAP_REASON for block in blocks for item in block.raw)
+    return any(gap_rejected(block.raw) for block in blocks)
+
+
+def gap_rejected(items: Sequence[dict[str, Any]]) -> bool:
+    """Whether one of a step's raw items is an answer stopped at a :data:`GAP`."""
+    return any(item.get("rejected") == GAP_REASON for item in items)
 
 
 def has_gap(text: str) -> bool:
