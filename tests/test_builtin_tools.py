@@ -771,6 +771,36 @@ def test_a_table_row_in_a_snippet_names_its_columns_and_stays_whole() -> None:
     assert bare.snippet == "Sola, $259; Atlas, $449;"
 
 
+def test_a_plain_text_table_reads_as_rows_that_name_their_columns() -> None:
+    """A text file lines its columns up with spaces; joined as prose, a row lost its columns and
+    the model took one group's deposit for another's. Its rows now read like a Markdown table's;
+    prose with a double space after a period, and two aligned lines, stay prose."""
+    from agent_core.tools.docsearch import BM25Index
+
+    text = (
+        "RATES\n\n"
+        "  Group  Category (example)         Seats  Daily  Deposit  Excess\n"
+        "  A      Small (Kia or similar)       4     $42    $300     $1,200\n"
+        "  C      Large SUV (RAV4 or sim.)     5     $78    $500     $1,800\n\n"
+        "Deposits are held on a card.  They are released in 10 days.\n\n"
+        "Name  Room  Phone\nAnn   2.01  555-0101\n"
+    )
+    index = BM25Index.from_documents([("terms.txt", text)])
+    (suv,) = index.search("suv deposit", 1)
+    assert (
+        "Group: C, Category (example): Large SUV (RAV4 or sim.), Seats: 5, Daily: $78, Deposit: $500, Excess: $1,800;"
+        in suv.snippet
+    )
+    assert "Deposit Excess A" not in suv.snippet
+    (held,) = index.search("deposits held card released", 1)
+    assert "Deposits are held on a card." in held.snippet and ":" not in held.snippet
+    (ann,) = index.search("ann phone", 1)
+    assert "Room: 2.01" not in ann.snippet  # two lines are no table
+    # Without a header (the first line has as many figures as the next), cells stay as they are.
+    (bare,) = BM25Index.from_documents([("t.txt", "A  $42  $300\nB  $55  $300\nC  $78  $500\n")]).search("c", 1)
+    assert "C, $78, $500;" in bare.snippet
+
+
 def test_a_snippet_brings_every_row_the_query_names_even_far_apart() -> None:
     """Two rows a comparison names, with other rows between them, both reach the snippet (an
     omission is marked "…"); the best row's neighbours alone left the second one out."""

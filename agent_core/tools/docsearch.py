@@ -15,7 +15,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from agent_core.text.contacts import EMAIL, PHONE, is_phone
@@ -165,7 +165,7 @@ def split_sections(document: str, text: str) -> list[Section]:
         doc_title = stem
         for para in re.split(r"\n\s*\n", text):
             para_lines = [line for line in para.strip().splitlines() if not _RULE_LINE.match(line)]
-            if len(para_lines) > 1 and len(para_lines[0]) <= 80:
+            if len(para_lines) > 1 and len(para_lines[0]) <= 80 and 0 not in _aligned_tables(para_lines):
                 raw.append((para_lines[0].strip(), "\n".join(para_lines[1:])))
             else:
                 raw.append(("", para))
@@ -252,15 +252,62 @@ def _row_sentence(cells: list[str], header: list[str] | None) -> str:
     return ", ".join(named + [c for c in cells[len(header) :] if c]) + ";"
 
 
+_COLUMN_GAP = re.compile(r"\s{2,}|\t")
+_FIGURE_CELL = re.compile(r"^[^\w\s]?\s?[\d.,]+\s?(?:%|[^\W\d_]{1,3})?$")
+MIN_ALIGNED = 3
+"""Lines (header included) and cells a plain-text table needs before its lines are read as rows."""
+
+
+def _aligned_tables(lines: Sequence[str]) -> dict[int, tuple[list[str], list[str] | None]]:
+    """The rows of plain-text tables, by line number: cells and their header.
+
+    A text file lines its columns up with runs of spaces; joined with its neighbours as prose, a
+    row lost its columns ("Deposit Damage excess A Economy … $300 $1,200 B Compact …") and the
+    model took one group's deposit for another's. A table here is :data:`MIN_ALIGNED` or more
+    lines in a row that each split at runs of two or more spaces (or tabs) into the same number
+    (:data:`MIN_ALIGNED` or more) of cells; its first line is the header unless it has as many
+    figures as the line below it."""
+    found: dict[int, tuple[list[str], list[str] | None]] = {}
+    n = 0
+    while n < len(lines):
+        width = len(_COLUMN_GAP.split(lines[n].strip()))
+        end = n
+        while (
+            end < len(lines)
+            and not lines[end].strip().startswith("|")
+            and len(_COLUMN_GAP.split(lines[end].strip())) == width
+        ):
+            end += 1
+        if width >= MIN_ALIGNED and end - n >= MIN_ALIGNED:
+            table = [_COLUMN_GAP.split(line.strip()) for line in lines[n:end]]
+            figures = [sum(bool(_FIGURE_CELL.match(c)) for c in row) for row in table[:2]]
+            header = table[0] if figures[0] < figures[1] else None
+            for k, cells in enumerate(table[1:] if header else table, start=n + (1 if header else 0)):
+                found[k] = (cells, header)
+            if header:
+                found[n] = ([], None)  # the header line: named in each row instead
+        n = max(end, n + 1)
+    return found
+
+
 def _sentences(text: str) -> list[str]:
     """Sentences of a section: wrapped lines joined, list items and table rows kept apart (a row
-    with its table's column names)."""
+    with its table's column names), a plain-text table's rows too (:func:`_aligned_tables`)."""
     blocks: list[list[str]] = []
     lines = text.splitlines()
     header: list[str] | None = None
     rows: set[int] = set()  # the blocks that are a table row: one sentence, whatever its periods
+    aligned = _aligned_tables(lines)
     for n, line in enumerate(lines):
         stripped = line.strip()
+        if n in aligned:
+            cells, named = aligned[n]
+            blocks.append([])
+            if cells:
+                rows.add(len(blocks))
+                blocks.append([_row_sentence(cells, named)])
+                blocks.append([])
+            continue
         if not stripped.startswith("|"):
             header = None
         if not stripped or _HEADING.match(line) or _TABLE_RULE.match(stripped):
