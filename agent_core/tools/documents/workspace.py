@@ -35,6 +35,11 @@ log = logging.getLogger("agent_core.tools.documents.workspace")
 OnConflict = Literal["ask", "replace", "keep_both"]
 MAX_NAME_CHARS = 200
 MAX_FILES = 2000
+OUTLINE_TITLES = 6
+"""Section titles per document a description of the documents names."""
+OUTLINE_CHARS = 48
+_SECTION_NUMBER = re.compile(r"^\d+(?:\.\d+)*[.)]?\s+")
+"""A longer section title is a sentence, not a heading, and is left out of the outline."""
 """Files indexed at most (the first, by name)."""
 _TEMP_PREFIX = ".adding-"
 
@@ -300,6 +305,33 @@ class Workspace:
         # would rank first, so it is listed and readable but not searched.
         hits = self.index.search(query, limit + 1)
         return [h for h in hits if h.file != FACTS_FILE][:limit]
+
+    def outline(self, per_file: int = OUTLINE_TITLES) -> dict[str, list[str]]:
+        """Up to ``per_file`` section titles of each text document, in its order: what a
+        description of the documents can name ("Hut bookings", "Roast chicken") where the file name
+        says little. Left out: titles that are sentences (a numbered clause of plain text) or
+        longer than :data:`OUTLINE_CHARS`, titles a document repeats ("Method" in each recipe),
+        tables' row ranges; a section number is dropped ("2. Red lentil soup")."""
+        self.sync()
+        kinds = {name: entry.kind for name, entry in self.index.files().items()}
+        outline: dict[str, list[str]] = {}
+        for name, titles in self.index.sections().items():
+            if kinds.get(name) in ("csv", "json"):
+                continue
+            stem = os.path.splitext(name.rsplit("/", 1)[-1])[0].replace("_", " ").casefold()
+            said = [_SECTION_NUMBER.sub("", " ".join(t.split())) for t in titles]
+            kept = [
+                t
+                for t in dict.fromkeys(said)
+                if t
+                and said.count(t) == 1
+                and len(t) <= OUTLINE_CHARS
+                and not t.endswith((".", "。", ":"))
+                and t.casefold() != stem
+            ]
+            if kept:
+                outline[name] = kept[:per_file]
+        return outline
 
     def document_text(self, name: str) -> str | None:
         """What ``read_file`` shows for a PDF or DOCX (None for a text file: read it as it is)."""
