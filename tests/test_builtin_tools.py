@@ -818,6 +818,26 @@ def test_a_plain_text_table_reads_as_rows_that_name_their_columns() -> None:
     assert "Deposits are held on a card." in held.snippet and ":" not in held.snippet
     (ann,) = index.search("ann phone", 1)
     assert "Room: 2.01" not in ann.snippet  # two lines are no table
+    # A comparison names two wide rows: both come; a column's name that every row has ("deposit")
+    # brings no other row.
+    wide = "".join(
+        f"  {g}      {name:<34}  {d}   ${d * 10:,}  ${d * 25:,}\n"
+        for g, name, d in (("A", "Economy (Kia Picanto or similar)", 42), ("B", "Compact (Corolla or similar)", 55))
+    )
+    wide += "".join(
+        f"  {g}      {name:<34}  {d}   ${d * 10:,}  ${d * 25:,}\n"
+        for g, name, d in (
+            ("C", "Intermediate SUV (RAV4 or similar)", 78),
+            ("D", "Minivan, 7 seats (Sienna or s.)", 96),
+        )
+    )
+    table = "  Group  Category (example model)            Daily  Deposit  Damage excess\n" + wide
+    index = BM25Index.from_documents([("rates.txt", table)])
+    (both,) = index.search("damage excess minivan economy", 1)
+    assert "Economy (Kia Picanto or similar)" in both.snippet and "Minivan, 7 seats" in both.snippet
+    assert "Compact" not in both.snippet
+    (one,) = index.search("suv deposit", 1)
+    assert "Intermediate SUV" in one.snippet and "Economy" not in one.snippet
     # Without a header (the first line has as many figures as the next), cells stay as they are.
     (bare,) = BM25Index.from_documents([("t.txt", "A  $42  $300\nB  $55  $300\nC  $78  $500\n")]).search("c", 1)
     assert "C, $78, $500;" in bare.snippet

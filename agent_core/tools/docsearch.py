@@ -293,6 +293,11 @@ def _aligned_tables(lines: Sequence[str]) -> dict[int, tuple[list[str], list[str
 def _sentences(text: str) -> list[str]:
     """Sentences of a section: wrapped lines joined, list items and table rows kept apart (a row
     with its table's column names), a plain-text table's rows too (:func:`_aligned_tables`)."""
+    return _sentences_and_rows(text)[0]
+
+
+def _sentences_and_rows(text: str) -> tuple[list[str], set[int]]:
+    """:func:`_sentences`, and which of them are table rows."""
     blocks: list[list[str]] = []
     lines = text.splitlines()
     header: list[str] | None = None
@@ -326,10 +331,15 @@ def _sentences(text: str) -> list[str]:
             blocks.append([])
         blocks[-1].append(_MARKUP.sub("", stripped).strip())
     sentences: list[str] = []
+    table_rows: set[int] = set()
     for n, block in enumerate(blocks):
         joined = " ".join(part for part in block if part)
-        sentences.extend([joined] if n in rows else [s for s in _SENTENCE_END.split(joined) if s])
-    return sentences
+        if n in rows:
+            table_rows.add(len(sentences))
+            sentences.append(joined)
+        else:
+            sentences.extend(s for s in _SENTENCE_END.split(joined) if s)
+    return sentences, table_rows
 
 
 def snippet_of(text: str, terms: list[str]) -> str:
@@ -341,20 +351,26 @@ def snippet_of(text: str, terms: list[str]) -> str:
     they are far apart ("the Fjord XL or the Lift Pro" are two rows with others between them),
     where the best row's neighbours alone left the second one out.
     """
-    sentences = _sentences(text)
+    sentences, rows = _sentences_and_rows(text)
     if not sentences:
         return ""
     wanted = set(terms)
-    scores = [len(wanted & set(tokenize(sentence))) for sentence in sentences]
+    tokens = [set(tokenize(sentence)) for sentence in sentences]
+    # A word every row has is a column's name: it tells no row from another ("deposit" in each).
+    shared = set.intersection(*(tokens[i] for i in rows)) if len(rows) > 1 else set()
+    scores = [len(wanted & (t - shared if i in rows else t)) for i, t in enumerate(tokens)]
     best = scores.index(max(scores))
     chosen = {best}
     size = len(sentences[best])
+    # Rows that name their columns are long: the second row a comparison names needs more room
+    # than :data:`SNIPPET_CHARS`; neighbours still come only within it.
+    budget = MAX_SENTENCE_CHARS if best in rows else SNIPPET_CHARS
 
-    def fits(i: int) -> bool:
-        return size + len(sentences[i]) + 3 <= SNIPPET_CHARS
+    def fits(i: int, room: int = SNIPPET_CHARS) -> bool:
+        return size + len(sentences[i]) + 3 <= room
 
     for i in sorted(range(len(sentences)), key=lambda j: (-scores[j], j)):
-        if scores[i] and i not in chosen and fits(i):
+        if scores[i] and i not in chosen and fits(i, budget):
             chosen.add(i)
             size += len(sentences[i]) + 3
     first = last = best
@@ -369,7 +385,7 @@ def snippet_of(text: str, terms: list[str]) -> str:
                 first, last, grown = min(first, i), max(last, i), True
     order = sorted(chosen)
     text = " ".join(("… " if n and i != order[n - 1] + 1 else "") + sentences[i] for n, i in enumerate(order))
-    limit = min(max(SNIPPET_CHARS, len(sentences[best])), MAX_SENTENCE_CHARS)  # a long table row whole
+    limit = min(max(budget, len(sentences[best])), MAX_SENTENCE_CHARS)  # a long table row whole
     if len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"
     return text
