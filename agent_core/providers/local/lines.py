@@ -131,11 +131,11 @@ def _figures(value: object) -> tuple[list[float], list[int]]:
 
 
 def empty_result(output: str) -> bool:
-    """Whether a JSON result says it matched nothing: it holds figures or lists, every figure 0
-    (or null) and every list empty but a list of one such object (``{"count": 0, "note": "no row
-    matched; …"}``, ``{"results": []}``, ``{"sum": null, "rows": 0}``). Its words are the tool
-    writing back what was asked and what it holds instead, and shared the request's words (the
-    model then answered "not found" with tools it never tried)."""
+    """Whether a JSON result says it matched nothing: it holds figures or lists, every figure is 0
+    (or null) and every list empty (``{"count": 0, "note": "no row matched; …"}``,
+    ``{"results": []}``, ``{"sum": null, "rows": 0}``); a list of one object is read as that
+    object. Its words are the tool writing back what was asked and what it holds instead: they
+    shared the request's words, and the model answered "not found" with tools it never tried."""
     text = output.strip()
     if text[:1] not in "[{":
         return False
