@@ -4,6 +4,7 @@ cases in other words and other domains behave the same."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -442,6 +443,27 @@ def test_a_figure_from_a_row_that_matches_the_answer_less_than_another_is_not_su
     assert check_answer(both, goal, [rows])["status"] == "grounded"
     # one shared word each (a tie) or no row named: not judged
     assert check_answer("The watering item is $34.99.", goal, [rows])["status"] == "grounded"
+
+
+def test_two_figures_swapped_between_two_rows_are_not_support() -> None:
+    """A comparison that gives each row the other's figure: each clause names its row by one word
+    ("minivan"), no word of the figure's own row, and the row's category cell holds a comma (read
+    whole); a snippet's "…" before a row is no part of its first column's name."""
+    snippet = (
+        "Group: A, Category: Economy (Kia Picanto or similar), Deposit: $300, Damage excess: $1,200; … "
+        "Group: D, Category: Minivan, 7 seats (Sienna or similar), Deposit: $500, Damage excess: $1,800;"
+    )
+    rows = call("r", json.dumps([{"file": "rental.txt", "section": "Rates", "snippet": snippet}], ensure_ascii=False))
+    goal = "How much higher is the damage excess on the minivan than on an economy car?"
+    swapped = check_answer(
+        "The damage excess on the minivan is $1,200, while on the economy car it is $1,800.", goal, [rows]
+    )
+    assert [c["reason"] for c in unsupported(swapped)] == [
+        "the results give 1200 in the row of Economy (Kia Picanto or similar), not of Minivan, 7 seats (Sienna or similar)",
+        "the results give 1800 in the row of Minivan, 7 seats (Sienna or similar), not of Economy (Kia Picanto or similar)",
+    ]
+    right = "The damage excess on the minivan is $1,800, while on the economy car it is $1,200: $600 more."
+    assert check_answer(right, goal, [rows])["status"] == "grounded"
 
 
 def test_a_row_is_named_by_a_figure_the_answer_gives_it() -> None:

@@ -27,8 +27,13 @@ from agent_core.checks.claims import ANY_DIGITS, Claim, find_all, fmt
 from agent_core.checks.units import another_figure, writes_with_unit
 
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_CELL_PAIR = r"[^:;,|\"\n]{1,48}: (?:[^,;|\"\n]|(?<=\d),(?=\d{3}))+"
+_CELL_NAME = r"[^:;,|\"\n]{1,48}"
+_CELL_PAIR = rf"{_CELL_NAME}: (?>(?:[^,;|\"\n]|,(?! {_CELL_NAME}: ))+)"
+"""A cell of a row sentence: a comma inside its text ("Minivan, 7 seats", "$1,200") is one not
+followed by the next cell's "Name: ". The text is read whole (an atomic group): read two ways, a
+long list of commas made the pattern try exponentially many."""
 _ROW_SENTENCE = re.compile(rf"{_CELL_PAIR}(?:, {_CELL_PAIR})+;")
+_OMISSION = re.compile(r"^\s*(?:…|\\u2026)\s*")
 
 
 @dataclass(frozen=True)
@@ -79,8 +84,10 @@ def _pipe_tables(text: str) -> Iterator[Row]:
 
 def _row_sentences(text: str) -> Iterator[Row]:
     for match in _ROW_SENTENCE.finditer(text):
-        pairs = [pair.split(": ", 1) for pair in match.group().rstrip(";").split(", ")]
-        yield Row(tuple((name.strip(), value.strip()) for name, value in pairs), match.span())
+        pairs = _PAIR_IN_ROW.findall(match.group().rstrip(";"))
+        # A snippet marks an omission before a row with "…" (in JSON perhaps "\u2026"): not part
+        # of its first column's name.
+        yield Row(tuple((_OMISSION.sub("", name).strip(), value.strip()) for name, value in pairs), match.span())
 
 
 def rows(text: str) -> list[Row]:
@@ -202,9 +209,11 @@ def from_another_row(
     """``(the figure's row, the row the clause names)`` when ``source_text`` gives the claim's
     figure only in table rows, and for each such row another row of the same table (same columns),
     holding another figure in the figure's column, shares more of the answer's words about
-    the figure (``clause``; at least two) than the figure's row does: "the 10 litre watering can
-    is $34.99" where $34.99 is the garden hose's row and the watering can's row is there too.
-    Else None. A row is named by its cells' texts, each row by the column that best matches."""
+    the figure (``clause``, of two words or more) than the figure's row does: "the 10 litre
+    watering can is $34.99" where $34.99 is the garden hose's row and the watering can's row is
+    there too; "the damage excess on the minivan is $1,200", where only the minivan's row has the
+    word "minivan" and $1,200 is the economy car's. Else None. A row is named by its cells'
+    texts (not its columns' names), each row by the column that best matches."""
     values = {abs(n) for n in claim.numbers}
     said = (words(clause) | _figure_words(clause)) - words(claim.text) - _figure_words(claim.text)
     if not values or len(said) < 2:
@@ -228,7 +237,7 @@ def from_another_row(
             return None
         best = max(peers, key=lambda r: len(said & _row_words(r, words)))
         theirs = len(said & _row_words(best, words))
-        if theirs < 2 or theirs <= mine:
+        if theirs <= mine:
             return None
         column = max(best.columns, key=lambda c: len(said & words(_label(best, c))))
         found = found or (_label(row, column), _label(best, column))
