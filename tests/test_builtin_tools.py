@@ -838,7 +838,16 @@ def test_a_plain_text_table_reads_as_rows_that_name_their_columns() -> None:
     assert "Compact" not in both.snippet
     (one,) = index.search("suv deposit", 1)
     assert "Intermediate SUV" in one.snippet and "Economy" not in one.snippet
-    # Without a header (the first line has as many figures as the next), cells stay as they are.
+    # A rule of dashes under the header marks it, whatever the digits of the rows.
+    ruled = (
+        "  Plan        Price            Access\n  ----------  ---------------  -----------\n"
+        "  Day pass    £22 per day      Mon-Fri\n  Hot desk    £210 per month   Mon-Sat 07:00-22:00\n"
+    )
+    (desk,) = BM25Index.from_documents([("tariff.txt", ruled)]).search("hot desk", 1)
+    assert "Plan: Hot desk, Price: £210 per month, Access: Mon-Sat 07:00-22:00;" in desk.snippet
+    assert "---" not in desk.snippet
+    # Without a header (the first line has as many cells with digits as the next), cells stay as
+    # they are.
     (bare,) = BM25Index.from_documents([("t.txt", "A  $42  $300\nB  $55  $300\nC  $78  $500\n")]).search("c", 1)
     assert "C, $78, $500;" in bare.snippet
 

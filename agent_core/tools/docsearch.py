@@ -253,7 +253,7 @@ def _row_sentence(cells: list[str], header: list[str] | None) -> str:
 
 
 _COLUMN_GAP = re.compile(r"\s{2,}|\t")
-_FIGURE_CELL = re.compile(r"^[^\w\s]?\s?[\d.,]+\s?(?:%|[^\W\d_]{1,3})?$")
+_RULE_CELL = re.compile(r"^[-=_:+]{2,}$")
 MIN_ALIGNED = 3
 """Lines (header included) and cells a plain-text table needs before its lines are read as rows."""
 
@@ -265,8 +265,8 @@ def _aligned_tables(lines: Sequence[str]) -> dict[int, tuple[list[str], list[str
     row lost its columns ("Deposit Damage excess A Economy … $300 $1,200 B Compact …") and the
     model took one group's deposit for another's. A table here is :data:`MIN_ALIGNED` or more
     lines in a row that each split at runs of two or more spaces (or tabs) into the same number
-    (:data:`MIN_ALIGNED` or more) of cells; its first line is the header unless it has as many
-    figures as the line below it."""
+    (:data:`MIN_ALIGNED` or more) of cells; its first line is the header when a rule of dashes
+    follows it, or when it has fewer cells with a digit than the line below it."""
     found: dict[int, tuple[list[str], list[str] | None]] = {}
     n = 0
     while n < len(lines):
@@ -280,12 +280,14 @@ def _aligned_tables(lines: Sequence[str]) -> dict[int, tuple[list[str], list[str
             end += 1
         if width >= MIN_ALIGNED and end - n >= MIN_ALIGNED:
             table = [_COLUMN_GAP.split(line.strip()) for line in lines[n:end]]
-            figures = [sum(bool(_FIGURE_CELL.match(c)) for c in row) for row in table[:2]]
-            header = table[0] if figures[0] < figures[1] else None
-            for k, cells in enumerate(table[1:] if header else table, start=n + (1 if header else 0)):
-                found[k] = (cells, header)
-            if header:
-                found[n] = ([], None)  # the header line: named in each row instead
+            ruled = all(_RULE_CELL.match(c) for c in table[1])  # "-------  -----" under the header
+            figures = [sum(any(ch.isdigit() for ch in c) for c in row) for row in table[:2]]
+            header = table[0] if ruled or figures[0] < figures[1] else None
+            for k, cells in enumerate(table):
+                if (k == 0 and header) or (k == 1 and ruled):
+                    found[n + k] = ([], None)  # named in each row instead, or a rule
+                else:
+                    found[n + k] = (cells, header)
         n = max(end, n + 1)
     return found
 
