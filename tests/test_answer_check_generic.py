@@ -576,7 +576,8 @@ def test_a_zero_in_the_answer_does_not_break_the_check() -> None:
 
 
 NOT_ASKED = [
-    # (goal, answer, result, grounded): a "how many days / people" goal is answered by a figure of that measure.
+    # (goal, answer, result, grounded): a "how many days / people" or a price goal is answered by a
+    # figure of that measure.
     (
         "해외 배송은 며칠 걸려요?",
         "무료 배송은 $500 이상 주문부터예요.",
@@ -620,6 +621,15 @@ NOT_ASKED = [
     ("How much does delivery abroad cost?", "It costs $35.", "Abroad: $35, 7-10 days.", True),  # not a count asked
     # a "not found" answer is judged as such, not as a wrong count
     ("How many days does delivery abroad take?", "The results do not say; shipping costs $35.", "Abroad: $35.", True),
+    # a price asked: a temperature or a count of days alone is no answer; money, a share, a bare number are
+    ("단지 헬스장 한 달 이용료가 얼마예요?", "단지 헬스장 한 달 이용료는 22°C입니다.", "Seoul: 22°C, sunny", False),
+    ("How much does the boardroom cost?", "It takes 6 hours.", "Boardroom: 6 hours, £40 an hour", False),
+    ("단지 헬스장 한 달 이용료가 얼마예요?", "한 달 이용료는 30,000원입니다.", "헬스장: 월 30,000원", True),
+    ("What's the fee for a lost fob?", "The fee is £30.", "Lost fob: £30", True),
+    ("How much does the plan cost?", "It costs 10% less on a 12-month contract.", "12-month: 10% off", True),
+    ("2,340의 17%는 얼마야?", "397.8입니다.", "397.8", True),
+    ("How much does the chicken weigh?", "It weighs 2 kg.", "Chicken: 2 kg", True),  # no price asked
+    ("얼마나 걸려요?", "3일 걸려요.", "3 days", True),
 ]
 
 
@@ -630,7 +640,7 @@ def test_a_how_many_goal_is_not_answered_by_figures_of_another_measure(
     checked = check_answer(answer, goal, [call("s", result)])
     assert (checked["status"] == "grounded") is grounded, checked["claims"]
     if not grounded:
-        assert unsupported(checked)[0]["reason"].startswith("the question asks for a ")
+        assert unsupported(checked)[0]["reason"].startswith("the question asks for ")
 
 
 def test_the_goals_column_does_not_judge_an_answer_that_gives_that_columns_figure_too() -> None:

@@ -1,15 +1,18 @@
-"""A goal that asks how many days (or people …): an answer whose figures are all of another kind
-does not answer it.
+"""A goal that asks how many days (or people …) or a price: an answer whose figures are all of
+another kind does not answer it.
 
 "해외 배송은 며칠 걸려요?" (how many days does shipping abroad take) was answered "free shipping on
 orders of $500 or more": the $500 is in a result, yet it is no number of days. So when the goal
 asks for a count of a measure — a time (days, nights, weeks, months, years, hours, minutes) or
-people — and the answer states figures, none of them of that measure nor a bare number, its
-figures (those not repeated from the goal) do not count as support. A count of days (nights,
-weeks, months, years) is not answered by less than a day of hours or minutes: "최대 며칠까지
-예약할 수 있어요?" answered "최대 1시간" is another measure. A count written in words ("two
-nights", "이틀") answers. English and Korean ("how many days", "며칠", "몇 명"); "how long" and
-"how much" are left out (a length, an amount). Pure functions; nothing here knows a topic.
+people — or a price ("how much does it cost", "what's the fee", "이용료가 얼마예요"), and the
+answer states figures, none of them of that measure nor a bare number, its figures (those not
+repeated from the goal) do not count as support: "이용료는 22°C입니다" gives a temperature for a
+fee. A count of days (nights, weeks, months, years) is not answered by less than a day of hours
+or minutes: "최대 며칠까지 예약할 수 있어요?" answered "최대 1시간" is another measure. A count
+written in words ("two nights", "이틀") answers a count. A price is answered by an amount of
+money, a percentage ("10% off") or a bare number. English and Korean; "how long", "how much does
+it weigh" and "얼마나 걸려요" ask no price and are left out. Pure functions; nothing here knows a
+topic.
 """
 
 from __future__ import annotations
@@ -29,10 +32,26 @@ _ASKED_EN = re.compile(
 _ASKED_KO = re.compile(r"며칠|몇\s?(일(?![반부정])|박(?!스)|주(?![소문식의])|개월|달(?!러)|년|시간|명)")
 """Korean "how many" of a measure; not "몇 달러" (dollars), "몇 주문" (orders), "몇 박스" (boxes), nor
 "몇 분", which asks minutes or, politely, people."""
+_ASKED_MONEY_EN = re.compile(
+    r"\b(?:how\s+much|what)\b[^.?!]*\b(?:cost|costs|price|prices|priced|fee|fees|charge|charges|charged|pay|paid)\b"
+    r"|\bhow\s+much\s+(?:is|are|was|were|would|will|does|do|did)\b[^.?!]*\b(?:cost|pay)\b",
+    re.IGNORECASE,
+)
+_ASKED_MONEY_KO = re.compile(
+    r"(?:비용|요금|가격|이용료|관리비|수수료|금액|회비|값|돈|비)\S*\s*(?:은|는|이|가)?\s*(?:총\s*)?얼마(?!나)"
+    r"|얼마\s*(?:나와|내야|내요|드나|들어|예요|에요|인가요|입니까|야\b|죠)"
+)
+"""A goal that asks a price: "how much does … cost", "what's the fee", "이용료가 얼마예요"; not
+"how much does it weigh", nor "얼마나 걸려요" (how long)."""
 _PEOPLE_WORDS = frozenset({"명", "people", "persons", "guests", "adults"})
 _CLOCK_WORDS = frozenset({"hour", "hours", "minute", "minutes", "시간"})
 _CLOCK_MINUTES = {"hour": 60, "minute": 1, "second": 1 / 60}
-_NAMES = {"days": "a number of days", "hours": "a number of hours or minutes", "people": "a number of people"}
+_NAMES = {
+    "days": "a number of days",
+    "hours": "a number of hours or minutes",
+    "people": "a number of people",
+    "money": "an amount of money",
+}
 _KO_COUNT_WORDS = re.compile(
     r"하루|이틀|사흘|나흘|닷새|엿새|이레|열흘|보름|일주일|한\s?달|(?:한|두|세|네|다섯|여섯)\s?(?:명|분|사람)"
 )
@@ -41,10 +60,10 @@ _KO_COUNT_WORDS = re.compile(
 
 def asked_measure(goal: str) -> str | None:
     """The measure the goal asks a count of: ``"days"`` (days, nights, weeks, months, years),
-    ``"hours"`` (hours, minutes), ``"people"`` or None."""
+    ``"hours"`` (hours, minutes), ``"people"``, ``"money"`` (a price) or None."""
     found = _ASKED_EN.search(goal) or _ASKED_KO.search(goal)
     if found is None:
-        return None
+        return "money" if _ASKED_MONEY_EN.search(goal) or _ASKED_MONEY_KO.search(goal) else None
     word = (found.group(1) or "").lower()
     return "people" if word in _PEOPLE_WORDS else "hours" if word in _CLOCK_WORDS else "days"
 
@@ -55,6 +74,8 @@ def _answers(claim: Claim, measure: str) -> bool:
     or minutes for days ("48 hours")."""
     if claim.kind == "number" or (claim.kind, measure) in (("date", "days"), ("time", "hours")):
         return True
+    if measure == "money":  # a price, or a share of one ("10% off"); a unit not known to differ
+        return claim.kind in ("money", "percent") or (claim.kind == "quantity" and unit_of(claim) is None)
     if claim.kind != "quantity":
         return False
     unit = unit_of(claim)
@@ -89,6 +110,8 @@ def not_what_was_asked(claims: Sequence[Claim], goal: str, answer: str) -> tuple
     figures = own(claims)
     if not figures or any(_answers(c, measure) for c in figures):
         return None
-    if any(_answers(c, measure) for c in own(find_claims(with_digits(answer)))) or _KO_COUNT_WORDS.search(answer):
+    if any(_answers(c, measure) for c in own(find_claims(with_digits(answer)))):
+        return None
+    if measure != "money" and _KO_COUNT_WORDS.search(answer):
         return None
     return f"the question asks for {_NAMES[measure]}, and the answer gives none", figures

@@ -66,8 +66,9 @@ _TIME_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         "ko",
     ),
 )
+# "°C" ends at a letter of no Latin word: "22°C입니다" is 22 °C (``\b`` saw 입 as a word letter).
 _TEMP = re.compile(
-    rf"({_SIGNED})\s?(?:°\s?([CF])\b|℃|℉|(?:degrees?|deg)\b(?:\s+(celsius|fahrenheit|centigrade|c|f)\b)?|도(?![시로])|([CF])(?=[\s.,;:)!?]|$)(?<=\d[CF])|\s(celsius|fahrenheit)\b)",
+    rf"({_SIGNED})\s?(?:°\s?([CF])(?![A-Za-z])|℃|℉|(?:degrees?|deg)\b(?:\s+(celsius|fahrenheit|centigrade|c|f)\b)?|도(?![시로])|([CF])(?=[\s.,;:)!?]|$)(?<=\d[CF])|\s(celsius|fahrenheit)\b)",
     re.IGNORECASE,
 )
 _CURRENCY_SYMBOL = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "₩": "KRW", "¥": "JPY", "￦": "KRW"}
