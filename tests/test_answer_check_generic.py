@@ -657,3 +657,14 @@ def test_a_how_many_check_leaves_contacts_their_support() -> None:
     checked = check_answer("It costs $35; write to help@example.com.", "How many days does delivery take?", [result])
     sources = {c["text"]: c["source"] for c in checked["claims"]}
     assert sources["$35"] is None and sources["help@example.com"] is not None
+
+
+def test_an_amount_in_another_currency_is_no_support() -> None:
+    """A result in pounds backs no euros or dollars of the same number ("€168 per month" from
+    "£168 per month"); the same currency written another way ("24달러" for "$24") does."""
+    tariff = call("t", "Students get 20% off the hot desk plan (£168 per month).")
+    wrong = check_answer("A new key card costs €168 per month.", "How much is a new key card?", [tariff])
+    assert unsupported(wrong)[0]["reason"] == "the results give 168 only as £168"
+    assert check_answer("It is £168 per month.", "How much for students?", [tariff])["status"] == "grounded"
+    dollars = call("p", "Unit price: $24")
+    assert check_answer("단가는 24달러예요.", "단가가 얼마야?", [dollars])["status"] == "grounded"

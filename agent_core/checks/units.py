@@ -103,9 +103,11 @@ def _glued(text: str, end: int) -> tuple[str, str] | None:
 
 def _alike(claim: Claim, found: Claim, text: str) -> bool:
     """Whether a result's figure with the claim's number can be the same measure: always, unless
-    both units are known and differ, or the result's figure is of another kind."""
-    if claim.kind == "money":
-        return found.kind not in ("quantity", "percent")
+    both units (or currencies) are known and differ, or the result's figure is of another kind."""
+    if claim.kind == "money":  # nor an amount in another currency ("€168" is not "£168")
+        return found.kind not in ("quantity", "percent") and (
+            found.kind != "money" or _currency(claim) == _currency(found)
+        )
     if claim.kind == "temperature":  # not a count or a measure of another known unit ("30 days")
         return found.kind in ("temperature", "number") or (found.kind == "quantity" and _unit(found) is None)
     if claim.kind == "percent":  # "12%" is not "12개" or "12 units"
@@ -115,6 +117,11 @@ def _alike(claim: Claim, found: Claim, text: str) -> bool:
     mine = _unit(claim)
     theirs = _glued(text, found.end) if found.kind == "number" else _unit(found) if found.kind == "quantity" else None
     return mine is None or theirs is None or mine == theirs
+
+
+def _currency(claim: Claim) -> str:
+    """The currency code of an amount of money as normalised ("24 USD" → "USD")."""
+    return claim.value.rsplit(" ", 1)[-1]
 
 
 def _plain(text: str, start: int, end: int) -> bool:
