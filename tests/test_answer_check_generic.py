@@ -630,6 +630,11 @@ NOT_ASKED = [
     ("2,340의 17%는 얼마야?", "397.8입니다.", "397.8", True),
     ("How much does the chicken weigh?", "It weighs 2 kg.", "Chicken: 2 kg", True),  # no price asked
     ("얼마나 걸려요?", "3일 걸려요.", "3 days", True),
+    # "when" asks a date, a time or a span of time
+    ("203동 엘리베이터 점검 언제 해요?", "현재 22°C로 점검해주세요.", '{"city": "Seoul", "temperature": 22}', False),
+    ("When is the payment due?", "It costs $35 if late.", "Late fee: $35, due on 25 May", False),
+    ("203동 엘리베이터 점검 언제 해요?", "5월 14일 오전 10시입니다.", "203동: 5월 14일 10:00", True),
+    ("When can I cancel?", "Within 14 days.", "Cancel within 14 days.", True),
 ]
 
 

@@ -7,7 +7,8 @@ asks for a count of a measure — a time (days, nights, weeks, months, years, ho
 people — or a price ("how much does it cost", "what's the fee", "이용료가 얼마예요"), and the
 answer states figures, none of them of that measure nor a bare number, its figures (those not
 repeated from the goal) do not count as support: "이용료는 22°C입니다" gives a temperature for a
-fee. A count of days (nights, weeks, months, years) is not answered by less than a day of hours
+fee. A goal that asks when ("when", "언제") is answered by a date, a time of day, a span of time
+or a bare number, not by a temperature or an amount of money alone. A count of days (nights, weeks, months, years) is not answered by less than a day of hours
 or minutes: "최대 며칠까지 예약할 수 있어요?" answered "최대 1시간" is another measure. A count
 written in words ("two nights", "이틀") answers a count. A price is answered by an amount of
 money, a percentage ("10% off") or a bare number. English and Korean; "how long", "how much does
@@ -43,6 +44,8 @@ _ASKED_MONEY_KO = re.compile(
 )
 """A goal that asks a price: "how much does … cost", "what's the fee", "이용료가 얼마예요"; not
 "how much does it weigh", nor "얼마나 걸려요" (how long)."""
+_ASKED_WHEN = re.compile(r"\bwhen\b|언제", re.IGNORECASE)
+"""A goal that asks when: a date, a day, a time of day or a span of time answers it."""
 _PEOPLE_WORDS = frozenset({"명", "people", "persons", "guests", "adults"})
 _CLOCK_WORDS = frozenset({"hour", "hours", "minute", "minutes", "시간"})
 _CLOCK_MINUTES = {"hour": 60, "minute": 1, "second": 1 / 60}
@@ -51,6 +54,7 @@ _NAMES = {
     "hours": "a number of hours or minutes",
     "people": "a number of people",
     "money": "an amount of money",
+    "when": "a date or a time",
 }
 _KO_COUNT_WORDS = re.compile(
     r"하루|이틀|사흘|나흘|닷새|엿새|이레|열흘|보름|일주일|한\s?달|(?:한|두|세|네|다섯|여섯)\s?(?:명|분|사람)"
@@ -60,10 +64,12 @@ _KO_COUNT_WORDS = re.compile(
 
 def asked_measure(goal: str) -> str | None:
     """The measure the goal asks a count of: ``"days"`` (days, nights, weeks, months, years),
-    ``"hours"`` (hours, minutes), ``"people"``, ``"money"`` (a price) or None."""
+    ``"hours"`` (hours, minutes), ``"people"``, ``"money"`` (a price), ``"when"`` or None."""
     found = _ASKED_EN.search(goal) or _ASKED_KO.search(goal)
     if found is None:
-        return "money" if _ASKED_MONEY_EN.search(goal) or _ASKED_MONEY_KO.search(goal) else None
+        if _ASKED_MONEY_EN.search(goal) or _ASKED_MONEY_KO.search(goal):
+            return "money"
+        return "when" if _ASKED_WHEN.search(goal) else None
     word = (found.group(1) or "").lower()
     return "people" if word in _PEOPLE_WORDS else "hours" if word in _CLOCK_WORDS else "days"
 
@@ -76,6 +82,11 @@ def _answers(claim: Claim, measure: str) -> bool:
         return True
     if measure == "money":  # a price, or a share of one ("10% off"); a unit not known to differ
         return claim.kind in ("money", "percent") or (claim.kind == "quantity" and unit_of(claim) is None)
+    if measure == "when":  # a date, a time of day, a span of time ("within 14 days")
+        if claim.kind in ("date", "time"):
+            return True
+        unit = unit_of(claim) if claim.kind == "quantity" else None
+        return claim.kind == "quantity" and (unit is None or unit[0] == "time")
     if claim.kind != "quantity":
         return False
     unit = unit_of(claim)
