@@ -621,9 +621,20 @@ NOT_ASKED = [
     ("How much does delivery abroad cost?", "It costs $35.", "Abroad: $35, 7-10 days.", True),  # not a count asked
     # a "not found" answer is judged as such, not as a wrong count
     ("How many days does delivery abroad take?", "The results do not say; shipping costs $35.", "Abroad: $35.", True),
-    # a price asked: a temperature or a count of days alone is no answer; money, a share, a bare number are
+    # a price or a date asked: a temperature alone is no answer (a weather call's figure); other
+    # figures are judged no further, "when" meaning "if" and a goal about warmth not at all
     ("단지 헬스장 한 달 이용료가 얼마예요?", "단지 헬스장 한 달 이용료는 22°C입니다.", "Seoul: 22°C, sunny", False),
-    ("How much does the boardroom cost?", "It takes 6 hours.", "Boardroom: 6 hours, £40 an hour", False),
+    ("How much does the boardroom cost?", "It is 22 °C in there.", "Boardroom: £40 an hour; 22 °C", False),
+    ("How much does the boardroom cost?", "It takes 6 hours.", "Boardroom: 6 hours, £40 an hour", True),
+    ("What's the cancellation fee?", "Cancellation is free up to 48 hours before.", "Free up to 48 hours", True),
+    ("What does the free trial cost?", "The trial is free for 14 days.", "Trial: free for 14 days", True),
+    ("거리가 얼마예요?", "약 5km입니다.", "거리 5km", True),
+    ("온도가 얼마예요?", "현재 22°C입니다.", "22°C", True),
+    ("준비기간은 얼마예요?", "3일입니다.", "준비기간 3일", True),
+    ("Is there a fee when I return the car late?", "Yes, $25 per hour.", "Late return: $25 per hour", True),
+    ("When is rent due and how much is it?", "Rent is $1,200, due on the 1st.", "Rent $1,200, due on the 1st", True),
+    ("취소하면 언제든지 환불되나요?", "네, 100% 환불됩니다.", "100% 환불", True),
+    ("언제 가장 따뜻해요?", "여름이 가장 따뜻하며 평균 27°C입니다.", "여름 평균 27°C", True),
     ("단지 헬스장 한 달 이용료가 얼마예요?", "한 달 이용료는 30,000원입니다.", "헬스장: 월 30,000원", True),
     ("What's the fee for a lost fob?", "The fee is £30.", "Lost fob: £30", True),
     ("How much does the plan cost?", "It costs 10% less on a 12-month contract.", "12-month: 10% off", True),
@@ -632,7 +643,7 @@ NOT_ASKED = [
     ("얼마나 걸려요?", "3일 걸려요.", "3 days", True),
     # "when" asks a date, a time or a span of time
     ("203동 엘리베이터 점검 언제 해요?", "현재 22°C로 점검해주세요.", '{"city": "Seoul", "temperature": 22}', False),
-    ("When is the payment due?", "It costs $35 if late.", "Late fee: $35, due on 25 May", False),
+    ("When is the payment due?", "It costs $35 if late.", "Late fee: $35, due on 25 May", True),  # not judged
     ("203동 엘리베이터 점검 언제 해요?", "5월 14일 오전 10시입니다.", "203동: 5월 14일 10:00", True),
     ("When can I cancel?", "Within 14 days.", "Cancel within 14 days.", True),
 ]

@@ -1,19 +1,23 @@
-"""A goal that asks how many days (or people …) or a price: an answer whose figures are all of
-another kind does not answer it.
+"""A goal that asks how many days (or people …), a price or when: an answer whose figures are all
+of another kind does not answer it.
 
 "해외 배송은 며칠 걸려요?" (how many days does shipping abroad take) was answered "free shipping on
 orders of $500 or more": the $500 is in a result, yet it is no number of days. So when the goal
 asks for a count of a measure — a time (days, nights, weeks, months, years, hours, minutes) or
-people — or a price ("how much does it cost", "what's the fee", "이용료가 얼마예요"), and the
-answer states figures, none of them of that measure nor a bare number, its figures (those not
-repeated from the goal) do not count as support: "이용료는 22°C입니다" gives a temperature for a
-fee. A goal that asks when ("when", "언제") is answered by a date, a time of day, a span of time
-or a bare number, not by a temperature or an amount of money alone. A count of days (nights, weeks, months, years) is not answered by less than a day of hours
-or minutes: "최대 며칠까지 예약할 수 있어요?" answered "최대 1시간" is another measure. A count
-written in words ("two nights", "이틀") answers a count. A price is answered by an amount of
-money, a percentage ("10% off") or a bare number. English and Korean; "how long", "how much does
-it weigh" and "얼마나 걸려요" ask no price and are left out. Pure functions; nothing here knows a
-topic.
+people — and the answer states figures, none of them of that measure nor a bare number, its
+figures (those not repeated from the goal) do not count as support. A count of days (nights,
+weeks, months, years) is not answered by less than a day of hours or minutes: "최대 며칠까지
+예약할 수 있어요?" answered "최대 1시간" is another measure. A count written in words ("two
+nights", "이틀") answers.
+
+A goal that asks a price ("how much does it cost", "이용료가 얼마예요") or asks when ("When is
+…?", "언제 해요?") is judged only against a temperature, the figure a weather call gave for a
+question about something else ("이용료는 22°C입니다", "현재 22°C로 점검해주세요"): a price is
+often answered with days or a percentage ("free for 14 days", "10% off"), a date with an amount
+("$1,200, due on the 1st"). "How much does it weigh", "거리가 얼마예요" and "얼마나 걸려요" ask no
+price; "when" meaning "if" ("a fee when I return late?") and "언제든지" ask no date; a goal about
+a temperature ("언제 가장 따뜻해요?") is not judged so. English and Korean. Pure functions; nothing
+here knows a topic.
 """
 
 from __future__ import annotations
@@ -34,18 +38,25 @@ _ASKED_KO = re.compile(r"며칠|몇\s?(일(?![반부정])|박(?!스)|주(?![소�
 """Korean "how many" of a measure; not "몇 달러" (dollars), "몇 주문" (orders), "몇 박스" (boxes), nor
 "몇 분", which asks minutes or, politely, people."""
 _ASKED_MONEY_EN = re.compile(
-    r"\b(?:how\s+much|what)\b[^.?!]*\b(?:cost|costs|price|prices|priced|fee|fees|charge|charges|charged|pay|paid)\b"
-    r"|\bhow\s+much\s+(?:is|are|was|were|would|will|does|do|did)\b[^.?!]*\b(?:cost|pay)\b",
+    r"\bhow\s+much\b[^.?!]*\b(?:cost|costs|pay|charge|charged)\b|\bwhat\b[^.?!]*\b(?:cost|costs|price|prices)\b",
     re.IGNORECASE,
 )
 _ASKED_MONEY_KO = re.compile(
-    r"(?:비용|요금|가격|이용료|관리비|수수료|금액|회비|값|돈|비)\S*\s*(?:은|는|이|가)?\s*(?:총\s*)?얼마(?!나)"
-    r"|얼마\s*(?:나와|내야|내요|드나|들어|예요|에요|인가요|입니까|야\b|죠)"
+    r"(?:비용|요금|가격|이용료|관리비|수수료|금액|회비|값|돈)\S{0,3}\s*(?:은|는|이|가)?\s*(?:총\s*)?얼마(?!나)"
 )
-"""A goal that asks a price: "how much does … cost", "what's the fee", "이용료가 얼마예요"; not
-"how much does it weigh", nor "얼마나 걸려요" (how long)."""
-_ASKED_WHEN = re.compile(r"\bwhen\b|언제", re.IGNORECASE)
-"""A goal that asks when: a date, a day, a time of day or a span of time answers it."""
+"""A goal that asks a price: "how much does … cost", "what's the price", "이용료가 얼마예요"; not
+"how much does it weigh", "거리가 얼마예요" nor "얼마나 걸려요" (how long)."""
+_ASKED_WHEN = re.compile(
+    r"(?:^|[.?!]\s+|\band\s+)when\s+(?:is|are|was|were|do|does|did|will|would|can|could|should|must)\b|언제(?!든)",
+    re.IGNORECASE,
+)
+"""A goal that asks when ("When is …?", "언제 해요?"); not "when" for "if" ("Is there a fee when I
+return late?"), nor "언제든지" (any time)."""
+_ASKS_TEMPERATURE = re.compile(
+    r"warm|hot|cold|cool|heat|temperature|degree|°|celsius|fahrenheit|따뜻|덥|더운|더워|춥|추운|추워|시원|온도|기온|섭씨|화씨",
+    re.IGNORECASE,
+)
+"""A goal about a temperature ("언제 가장 따뜻해요?"): a temperature may well be part of its answer."""
 _PEOPLE_WORDS = frozenset({"명", "people", "persons", "guests", "adults"})
 _CLOCK_WORDS = frozenset({"hour", "hours", "minute", "minutes", "시간"})
 _CLOCK_MINUTES = {"hour": 60, "minute": 1, "second": 1 / 60}
@@ -53,7 +64,7 @@ _NAMES = {
     "days": "a number of days",
     "hours": "a number of hours or minutes",
     "people": "a number of people",
-    "money": "an amount of money",
+    "money": "a price",
     "when": "a date or a time",
 }
 _KO_COUNT_WORDS = re.compile(
@@ -67,6 +78,8 @@ def asked_measure(goal: str) -> str | None:
     ``"hours"`` (hours, minutes), ``"people"``, ``"money"`` (a price), ``"when"`` or None."""
     found = _ASKED_EN.search(goal) or _ASKED_KO.search(goal)
     if found is None:
+        if _ASKS_TEMPERATURE.search(goal):
+            return None
         if _ASKED_MONEY_EN.search(goal) or _ASKED_MONEY_KO.search(goal):
             return "money"
         return "when" if _ASKED_WHEN.search(goal) else None
@@ -80,13 +93,10 @@ def _answers(claim: Claim, measure: str) -> bool:
     or minutes for days ("48 hours")."""
     if claim.kind == "number" or (claim.kind, measure) in (("date", "days"), ("time", "hours")):
         return True
-    if measure == "money":  # a price, or a share of one ("10% off"); a unit not known to differ
-        return claim.kind in ("money", "percent") or (claim.kind == "quantity" and unit_of(claim) is None)
-    if measure == "when":  # a date, a time of day, a span of time ("within 14 days")
-        if claim.kind in ("date", "time"):
-            return True
-        unit = unit_of(claim) if claim.kind == "quantity" else None
-        return claim.kind == "quantity" and (unit is None or unit[0] == "time")
+    if measure in ("money", "when"):
+        # Only a temperature is judged: a price or a date is often answered with other figures
+        # ("free for 14 days", "a 20% deposit", "$1,200, due on the 1st").
+        return claim.kind != "temperature"
     if claim.kind != "quantity":
         return False
     unit = unit_of(claim)
