@@ -748,6 +748,18 @@ def test_search_documents_names_each_documents_section_titles(data_dir: Path) ->
     assert "recipes.txt [BANANA PANCAKES; ROAST CHICKEN]" in described
     assert "Ingredients" not in described and "1.1" not in described and "serving" not in described
     assert "stock.csv)" in described and "row 1" not in described
+    # A long section's chunks share its title: named once. A year is no section number. In plain
+    # text a wrapped sentence's first line is no heading.
+    (workspace / "hut.md").write_text(
+        "# Club\n\n## Hut bookings\n\n" + "Book the hut early. " * 300 + "\n\n## 2024 Price list\n\nAdults $12.\n",
+        encoding="utf-8",
+    )
+    (workspace / "tenancy.txt").write_text(
+        "The tenant must give at least thirty days notice\nin writing before leaving the flat.\n", encoding="utf-8"
+    )
+    described = build_default_registry(config).get("search_documents").description
+    assert "hut.md [Hut bookings; 2024 Price list]" in described  # "Club" holds no text of its own
+    assert "tenancy.txt)" in described and "The tenant must" not in described
 
 
 def test_calculator_tool_through_the_registry() -> None:
@@ -820,18 +832,16 @@ def test_a_plain_text_table_reads_as_rows_that_name_their_columns() -> None:
     assert "Room: 2.01" not in ann.snippet  # two lines are no table
     # A comparison names two wide rows: both come; a column's name that every row has ("deposit")
     # brings no other row.
-    wide = "".join(
-        f"  {g}      {name:<34}  {d}   ${d * 10:,}  ${d * 25:,}\n"
-        for g, name, d in (("A", "Economy (Kia Picanto or similar)", 42), ("B", "Compact (Corolla or similar)", 55))
+    groups = (
+        ("A", "Economy (Kia Picanto or similar)", 42),
+        ("B", "Compact (Corolla or similar)", 55),
+        ("C", "Intermediate SUV (RAV4 or similar)", 78),
+        ("D", "Minivan, 7 seats (Sienna or s.)", 96),
     )
-    wide += "".join(
-        f"  {g}      {name:<34}  {d}   ${d * 10:,}  ${d * 25:,}\n"
-        for g, name, d in (
-            ("C", "Intermediate SUV (RAV4 or similar)", 78),
-            ("D", "Minivan, 7 seats (Sienna or s.)", 96),
-        )
+    table = "  Group  Category (example model)            Daily rate  Weekly rate (7 days)  Deposit  Damage excess\n"
+    table += "".join(
+        f"  {g}      {name:<34}  ${d:<9}  ${d * 6:<19,}  ${d * 10:,}   ${d * 25:,}\n" for g, name, d in groups
     )
-    table = "  Group  Category (example model)            Daily  Deposit  Damage excess\n" + wide
     index = BM25Index.from_documents([("rates.txt", table)])
     (both,) = index.search("damage excess minivan economy", 1)
     assert "Economy (Kia Picanto or similar)" in both.snippet and "Minivan, 7 seats" in both.snippet
@@ -846,6 +856,19 @@ def test_a_plain_text_table_reads_as_rows_that_name_their_columns() -> None:
     (desk,) = BM25Index.from_documents([("tariff.txt", ruled)]).search("hot desk", 1)
     assert "Plan: Hot desk, Price: £210 per month, Access: Mon-Sat 07:00-22:00;" in desk.snippet
     assert "---" not in desk.snippet
+    # A rule all across under the header, a header of years, and prose with two spaces after each
+    # period (no table).
+    from agent_core.tools.docsearch import _sentences
+
+    across = "  Group  Category  Deposit\n  --------------------------\n  A  Economy  $300\n  B  Compact  $300\n"
+    assert _sentences(across) == [
+        "Group: A, Category: Economy, Deposit: $300;",
+        "Group: B, Category: Compact, Deposit: $300;",
+    ]
+    years = "Plan    2024 price  2025 price\nBasic   $10         $12\nPlus    $20         $22\n"
+    assert _sentences(years)[0] == "Plan: Basic, 2024 price: $10, 2025 price: $12;"
+    prose = "One sentence here.  Another one.  A third.\n" * 3
+    assert "One sentence here." in _sentences(prose) and not any(":" in x for x in _sentences(prose))
     # Without a header (the first line has as many cells with digits as the next), cells stay as
     # they are.
     (bare,) = BM25Index.from_documents([("t.txt", "A  $42  $300\nB  $55  $300\nC  $78  $500\n")]).search("c", 1)

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import logging
 import random
+import sqlite3
 
 from agent_core.settings import Settings
 from agent_core.tools.calculator import calculate
+from agent_core.tools.documents.parse import DocumentError
 from agent_core.tools.documents.tools import make_table_tool
 from agent_core.tools.documents.workspace import Workspace
 from agent_core.tools.files import make_file_tools
@@ -90,7 +92,11 @@ def _search_description(workspace: Workspace) -> str:
             "Search the workspace documents (none yet); returns the best passages with their file and page or section."
         )
     shown = names[:SEARCH_LISTS]
-    outline = workspace.outline(max(1, min(6, SEARCH_TITLES // len(shown))))
+    try:
+        outline = workspace.outline(max(1, min(6, SEARCH_TITLES // len(shown))))
+    except (OSError, sqlite3.Error, DocumentError) as exc:  # the file names still tell the model something
+        log.warning("search_documents: no section titles for its description (%s)", exc)
+        outline = {}
     listed = ", ".join(f"{n} [{'; '.join(outline[n])}]" if outline.get(n) else n for n in shown) + (
         f" and {len(names) - SEARCH_LISTS} more" if len(names) > SEARCH_LISTS else ""
     )

@@ -254,40 +254,51 @@ def _row_sentence(cells: list[str], header: list[str] | None) -> str:
 
 _COLUMN_GAP = re.compile(r"\s{2,}|\t")
 _RULE_CELL = re.compile(r"^[-=_:+]{2,}$")
+_FIGURE_CELL = re.compile(r"^[^\w\s]{0,2}\s?[\d.,]+\s?(?:%|[^\W\d_]{1,3})?$")
+"""A cell that is only a figure ("$42", "1,200", "12%", "5 kg")."""
 MIN_ALIGNED = 3
 """Lines (header included) and cells a plain-text table needs before its lines are read as rows."""
 
 
 def _aligned_tables(lines: Sequence[str]) -> dict[int, tuple[list[str], list[str] | None]]:
-    """The rows of plain-text tables, by line number: cells and their header.
+    """The rows of plain-text tables, by line number: cells and their header (rule and header
+    lines map to no cells: each row names its columns instead).
 
     A text file lines its columns up with runs of spaces; joined with its neighbours as prose, a
     row lost its columns ("Deposit Damage excess A Economy … $300 $1,200 B Compact …") and the
     model took one group's deposit for another's. A table here is :data:`MIN_ALIGNED` or more
     lines in a row that each split at runs of two or more spaces (or tabs) into the same number
-    (:data:`MIN_ALIGNED` or more) of cells; its first line is the header when a rule of dashes
-    follows it, or when it has fewer cells with a digit than the line below it."""
+    (:data:`MIN_ALIGNED` or more) of cells, a rule of dashes under the first line aside, and not
+    lines of sentences (most cells ending in ".", "!" or "?": prose with two spaces after each
+    period). Its first line is the header when a rule follows it, or when it has fewer cells with
+    a digit, or fewer cells that are only a figure, than the line below it ("Plan  2024 price")."""
     found: dict[int, tuple[list[str], list[str] | None]] = {}
     n = 0
     while n < len(lines):
         width = len(_COLUMN_GAP.split(lines[n].strip()))
-        end = n
-        while (
-            end < len(lines)
-            and not lines[end].strip().startswith("|")
-            and len(_COLUMN_GAP.split(lines[end].strip())) == width
-        ):
+        end, rule = n, None
+        while end < len(lines) and not lines[end].strip().startswith("|"):
+            if end == n + 1 and _RULE_LINE.match(lines[end]):  # one rule all across, under the header
+                rule = end
+            elif len(_COLUMN_GAP.split(lines[end].strip())) != width:
+                break
             end += 1
-        if width >= MIN_ALIGNED and end - n >= MIN_ALIGNED:
-            table = [_COLUMN_GAP.split(line.strip()) for line in lines[n:end]]
-            ruled = all(_RULE_CELL.match(c) for c in table[1])  # "-------  -----" under the header
-            figures = [sum(any(ch.isdigit() for ch in c) for c in row) for row in table[:2]]
-            header = table[0] if ruled or figures[0] < figures[1] else None
-            for k, cells in enumerate(table):
-                if (k == 0 and header) or (k == 1 and ruled):
-                    found[n + k] = ([], None)  # named in each row instead, or a rule
-                else:
-                    found[n + k] = (cells, header)
+        table = [_COLUMN_GAP.split(line.strip()) for k, line in enumerate(lines[n:end], n) if k != rule]
+        cells = [c for row in table for c in row]
+        prose = sum(c.endswith((".", "!", "?")) for c in cells) * 2 > len(cells)
+        if width >= MIN_ALIGNED and len(table) >= MIN_ALIGNED and not prose:
+            ruled = rule is not None or all(_RULE_CELL.match(c) for c in table[1])  # "-----  ----"
+            digits = [sum(any(ch.isdigit() for ch in c) for c in row) for row in table[:2]]
+            figures = [sum(bool(_FIGURE_CELL.match(c)) for c in row) for row in table[:2]]
+            header = table[0] if ruled or digits[0] < digits[1] or figures[0] < figures[1] else None
+            k = n
+            for i, row in enumerate(table):
+                k += k == rule
+                skipped = (i == 0 and header is not None) or (i == 1 and ruled and rule is None)
+                found[k] = ([], None) if skipped else (row, header)
+                k += 1
+            if rule is not None:
+                found[rule] = ([], None)
         n = max(end, n + 1)
     return found
 

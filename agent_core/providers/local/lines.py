@@ -48,7 +48,7 @@ def _pieces(output: str) -> list[str]:
     if text[:1] in "[{":
         try:
             texts = _strings(json.loads(text))
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past Python's limit
             texts = [text]
     else:
         texts = [text]
@@ -132,20 +132,21 @@ def _figures(value: object) -> tuple[list[float], list[int]]:
 
 def empty_result(output: str) -> bool:
     """Whether a JSON result says it matched nothing: it holds figures or lists, every figure is 0
-    (or null) and every list empty (``{"count": 0, "note": "no row matched; …"}``,
-    ``{"results": []}``, ``{"sum": null, "rows": 0}``); a list of one object is read as that
-    object. Its words are the tool writing back what was asked and what it holds instead: they
-    shared the request's words, and the model answered "not found" with tools it never tried."""
+    (or null) and every list empty (``{"count": 0, "note": "no row matched; name holds: …"}``,
+    ``{"query": "…", "results": []}``); a list of one object is read as that object. Its words are
+    the tool writing back what was asked and what it holds instead: they shared the request's
+    words, and the model answered "not found" with tools it never tried. (:func:`nothing_found`
+    still takes a short result for a value: ``{"count": 0}`` answers "how many".)"""
     text = output.strip()
     if text[:1] not in "[{":
         return False
     try:
         value = json.loads(text)
-    except ValueError:
+        if isinstance(value, list) and len(value) == 1:
+            value = value[0]
+        numbers, lengths = _figures(value)
+    except (ValueError, RecursionError):  # not JSON, or nested past Python's limit
         return False
-    if isinstance(value, list) and len(value) == 1:
-        value = value[0]
-    numbers, lengths = _figures(value)
     return bool(numbers or lengths) and all(n == 0 for n in numbers) and all(n == 0 for n in lengths)
 
 

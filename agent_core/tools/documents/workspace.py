@@ -15,11 +15,13 @@ same name with other bytes asks: replace, or keep both (``name (2).pdf``).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import logging
 import os
 import re
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,12 +37,13 @@ log = logging.getLogger("agent_core.tools.documents.workspace")
 OnConflict = Literal["ask", "replace", "keep_both"]
 MAX_NAME_CHARS = 200
 MAX_FILES = 2000
+"""Files indexed at most (the first, by name)."""
 OUTLINE_TITLES = 6
 """Section titles per document a description of the documents names."""
 OUTLINE_CHARS = 48
-_SECTION_NUMBER = re.compile(r"^\d+(?:\.\d+)*[.)]?\s+")
 """A longer section title is a sentence, not a heading, and is left out of the outline."""
-"""Files indexed at most (the first, by name)."""
+_SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)+[.)]?|\d+[.)])\s+")
+"""A section's number before its title ("2. ", "1.4 ", "3) "); not "2024 Price list"."""
 _TEMP_PREFIX = ".adding-"
 
 
@@ -309,24 +312,31 @@ class Workspace:
     def outline(self, per_file: int = OUTLINE_TITLES) -> dict[str, list[str]]:
         """Up to ``per_file`` section titles of each text document, in its order: what a
         description of the documents can name ("Hut bookings", "Roast chicken") where the file name
-        says little. Left out: titles that are sentences (a numbered clause of plain text) or
-        longer than :data:`OUTLINE_CHARS`, titles a document repeats ("Method" in each recipe),
-        tables' row ranges; a section number is dropped ("2. Red lentil soup")."""
+        says little. Left out: titles longer than :data:`OUTLINE_CHARS` or ending like a sentence,
+        titles a document repeats ("Method" in each recipe; a long section's chunks count once),
+        tables' row ranges, and in plain text any title that is not a heading (in capitals, or
+        numbered): there a paragraph's first line is its title, often a wrapped sentence's start.
+        A section number is dropped ("2. Red lentil soup")."""
         self.sync()
         kinds = {name: entry.kind for name, entry in self.index.files().items()}
         outline: dict[str, list[str]] = {}
         for name, titles in self.index.sections().items():
-            if kinds.get(name) in ("csv", "json"):
+            kind = kinds.get(name)
+            if kind in ("csv", "json"):
                 continue
             stem = os.path.splitext(name.rsplit("/", 1)[-1])[0].replace("_", " ").casefold()
-            said = [_SECTION_NUMBER.sub("", " ".join(t.split())) for t in titles]
+            said = [" ".join(t.split()) for t, _ in itertools.groupby(titles)]
+            if kind not in ("markdown", "docx"):
+                said = [t for t in said if t.upper() == t or _SECTION_NUMBER.match(t)]
+            said = [_SECTION_NUMBER.sub("", t) for t in said]
+            times = Counter(said)
             kept = [
                 t
-                for t in dict.fromkeys(said)
+                for t in times
                 if t
-                and said.count(t) == 1
+                and times[t] == 1
                 and len(t) <= OUTLINE_CHARS
-                and not t.endswith((".", "。", ":"))
+                and not t.endswith((".", "。", ":", ","))
                 and t.casefold() != stem
             ]
             if kept:
