@@ -728,40 +728,6 @@ def test_each_call_builds_a_new_registry(tmp_path: Path) -> None:
     assert len(first) == len(second) + 1
 
 
-def test_search_documents_names_each_documents_section_titles(data_dir: Path) -> None:
-    """A file name alone ("recipes.txt") did not tell the model that a question about roasting a
-    chicken is answered there: the description names the documents' section titles too, without
-    their numbers, titles a document repeats, sentences, or a table's row ranges."""
-    workspace = data_dir / "workspace"
-    for name in list(workspace.iterdir()):
-        if name.is_file():
-            name.unlink()
-    (workspace / "recipes.txt").write_text(
-        "FAMILY RECIPES\n\n1. BANANA PANCAKES\nIngredients\n- 2 eggs\n\nMethod\nMix and fry.\n\n"
-        "2. ROAST CHICKEN\nIngredients\n- 1 chicken\n\nMethod\nRoast for 90 minutes.\n\n"
-        "1.1 A serving is a quarter of the dish, more or less.\nEat it warm.\n",
-        encoding="utf-8",
-    )
-    (workspace / "stock.csv").write_text("sku,name\nA-1,Trowel\n", encoding="utf-8")
-    config = Settings.from_env(dotenv=False).replace(data_dir=data_dir)
-    described = build_default_registry(config).get("search_documents").description
-    assert "recipes.txt [BANANA PANCAKES; ROAST CHICKEN]" in described
-    assert "Ingredients" not in described and "1.1" not in described and "serving" not in described
-    assert "stock.csv)" in described and "row 1" not in described
-    # A long section's chunks share its title: named once. A year is no section number. In plain
-    # text a wrapped sentence's first line is no heading.
-    (workspace / "hut.md").write_text(
-        "# Club\n\n## Hut bookings\n\n" + "Book the hut early. " * 300 + "\n\n## 2024 Price list\n\nAdults $12.\n",
-        encoding="utf-8",
-    )
-    (workspace / "tenancy.txt").write_text(
-        "The tenant must give at least thirty days notice\nin writing before leaving the flat.\n", encoding="utf-8"
-    )
-    described = build_default_registry(config).get("search_documents").description
-    assert "hut.md [Hut bookings; 2024 Price list]" in described  # "Club" holds no text of its own
-    assert "tenancy.txt)" in described and "The tenant must" not in described
-
-
 def test_calculator_tool_through_the_registry() -> None:
     tool = build_default_registry(Settings()).get("calculator")
     assert tool is not None

@@ -5,14 +5,7 @@ from __future__ import annotations
 
 import json
 
-from agent_core.providers.local.lines import (
-    MAX_LINES,
-    answer_note,
-    candidate_lines,
-    choice_question,
-    empty_result,
-    nothing_found,
-)
+from agent_core.providers.local.lines import MAX_LINES, answer_note, candidate_lines, choice_question, nothing_found
 from tests.local_kit import block
 
 HITS = json.dumps(
@@ -95,35 +88,3 @@ def test_a_result_in_the_words_of_the_calls_own_query_is_a_finding() -> None:
     goal = "스탠딩 책상 모터가 고장나면 몇 년까지 무상 수리 받을 수 있어요?"
     assert not nothing_found(goal, [block(0, "any_search", {"query": "motor warranty"}, hits)])
     assert nothing_found(goal, [block(0, "any_search", {"query": "desk price"}, hits)])
-
-
-def test_a_result_that_says_it_matched_nothing_is_no_finding_whatever_its_words() -> None:
-    """A table query for a car hire in a table of loaves wrote back "name contains compact car" and
-    what the column holds: both shared the request's words, so the model was never asked to try
-    another tool and answered "I cannot find" (8 of 28 held-out runs, 6 of 55 own_documents)."""
-    goal = "I'm renting a compact car for 9 days. What's the rental charge before any extras?"
-    arguments = {"file": "products.csv", "where": [{"column": "name", "op": "=", "value": "compact car"}]}
-    no_row = json.dumps(
-        {
-            "table": "products.csv",
-            "where": "name contains compact car (no name is exactly that)",
-            "count": 0,
-            "note": "no row matched; name holds: Sourdough loaf, Baguette, Carrot cake and 10 more",
-        }
-    )
-    assert empty_result(no_row)
-    assert nothing_found(goal, [block(0, "any_table", arguments, no_row)])
-    for nothing in ('{"results": [], "query": "compact car rental charge"}', '[{"sum of price": null, "rows": 0}]'):
-        assert empty_result(nothing)
-    # A zero among other figures, a list with items, a bare zero and text are findings.
-    for something in (
-        '{"count": 0, "total": 12}',
-        '[{"name": "Baguette", "stock": 0}, {"name": "Brioche", "stock": 0}]',
-        '{"rows": [{"price": 0}]}',
-        '{"note": "closed on Sundays"}',
-        "0",
-        "No car hire is offered.",
-    ):
-        assert not empty_result(something), something
-    # A short empty result is still a value (a count of none is an answer).
-    assert not nothing_found("How many loaves are out of stock?", [block(0, "any_table", {}, '{"count": 0}')])

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import logging
 import random
-import sqlite3
 
 from agent_core.settings import Settings
 from agent_core.tools.calculator import calculate
-from agent_core.tools.documents.parse import DocumentError
 from agent_core.tools.documents.tools import make_table_tool
 from agent_core.tools.documents.workspace import Workspace
 from agent_core.tools.files import make_file_tools
@@ -77,27 +75,17 @@ def build_default_registry(
 
 SEARCH_LISTS = 15
 """The most file names ``search_documents``' description lists."""
-SEARCH_TITLES = 36
-"""The most section titles it names, shared among the files listed (at most 6 each)."""
 
 
 def _search_description(workspace: Workspace) -> str:
-    """``search_documents``' description, naming the files it searches and their sections' titles:
-    what the model reads to know the workspace holds the user's policy or price list, rather than a
-    web page. A file name alone ("family_recipes.txt") did not tell it that a question about
-    roasting a chicken is answered there; it searched the web or a table instead."""
+    """``search_documents``' description, naming the files it searches: what the model reads to
+    know the workspace holds the user's policy or price list, rather than a web page."""
     names = [n for n in workspace.names() if n != FACTS_FILE]
     if not names:
         return (
             "Search the workspace documents (none yet); returns the best passages with their file and page or section."
         )
-    shown = names[:SEARCH_LISTS]
-    try:
-        outline = workspace.outline(max(1, min(6, SEARCH_TITLES // len(shown))))
-    except (OSError, sqlite3.Error, DocumentError) as exc:  # the file names still tell the model something
-        log.warning("search_documents: no section titles for its description (%s)", exc)
-        outline = {}
-    listed = ", ".join(f"{n} [{'; '.join(outline[n])}]" if outline.get(n) else n for n in shown) + (
+    listed = ", ".join(names[:SEARCH_LISTS]) + (
         f" and {len(names) - SEARCH_LISTS} more" if len(names) > SEARCH_LISTS else ""
     )
     return (

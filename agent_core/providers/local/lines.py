@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 
 from agent_core.context import ContextBlock
 from agent_core.tools.docsearch import tokenize
@@ -114,55 +113,15 @@ SHORT_RESULT_WORDS = 12
 whatever its words."""
 
 
-def _figures(value: object) -> tuple[list[float], list[int]]:
-    """The numbers of a JSON value (booleans aside) and the lengths of its lists, nested ones too."""
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return [], []
-    if isinstance(value, int | float):
-        return [float(value)], []
-    parts = list(value.values()) if isinstance(value, dict) else value if isinstance(value, list) else []
-    numbers: list[float] = []
-    lengths = [len(value)] if isinstance(value, list) else []
-    for part in parts:
-        more, sizes = _figures(part)
-        numbers += more
-        lengths += sizes
-    return numbers, lengths
-
-
-def empty_result(output: str) -> bool:
-    """Whether a JSON result says it matched nothing: it holds figures or lists, every figure is 0
-    (or null) and every list empty (``{"count": 0, "note": "no row matched; name holds: …"}``,
-    ``{"query": "…", "results": []}``); a list of one object is read as that object. Its words are
-    the tool writing back what was asked and what it holds instead: they shared the request's
-    words, and the model answered "not found" with tools it never tried. (:func:`nothing_found`
-    still takes a short result for a value: ``{"count": 0}`` answers "how many".)"""
-    text = output.strip()
-    if text[:1] not in "[{":
-        return False
-    try:
-        value = json.loads(text)
-        if isinstance(value, list) and len(value) == 1:
-            value = value[0]
-        numbers, lengths = _figures(value)
-    except (ValueError, RecursionError):  # not JSON, or nested past Python's limit
-        return False
-    return bool(numbers or lengths) and all(n == 0 for n in numbers) and all(n == 0 for n in lengths)
-
-
 def nothing_found(goal: str, blocks: Sequence[ContextBlock]) -> bool:
     """Whether the tools called so far found nothing about the request: no successful result is a
     short value (:data:`SHORT_RESULT_WORDS`) or has a line sharing a word with ``goal`` or with the
     calls' own arguments (a search written in the documents' language for a request in another),
-    beyond those arguments written back; a result that says it matched nothing
-    (:func:`empty_result`) is no finding, whatever its words."""
+    beyond those arguments written back."""
     if any(len(o.output.split()) <= SHORT_RESULT_WORDS for b in blocks for o in b.outputs if not o.is_error):
         return False
-    found = [
-        replace(b, outputs=[o for o in b.outputs if not o.is_error and not empty_result(o.output)]) for b in blocks
-    ]
     asked = " ".join(s for b in blocks for c in b.tool_calls for s in _sent(c.arguments))
-    return all(shared == 0 for shared, _, _ in _scored(f"{goal} {asked}", found))
+    return all(shared == 0 for shared, _, _ in _scored(f"{goal} {asked}", blocks))
 
 
 def choice_question(lines: Sequence[str]) -> str:

@@ -291,14 +291,6 @@ class DocumentIndex:
                 for t in ("files", "parts", "postings", "tables")
             }  # noqa: S608
 
-    def sections(self) -> dict[str, list[str]]:
-        """Each file's section titles, one per part, in the file's order."""
-        found: dict[str, list[str]] = {}
-        with self.connect() as conn:
-            for file, section in conn.execute("SELECT file, section FROM parts ORDER BY id"):
-                found.setdefault(file, []).append(section or "")
-        return found
-
     def text(self, name: str) -> str | None:
         """The text ``read_file`` shows for a PDF or DOCX (None for other kinds)."""
         with self.connect() as conn:

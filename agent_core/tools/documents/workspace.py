@@ -15,13 +15,11 @@ same name with other bytes asks: replace, or keep both (``name (2).pdf``).
 from __future__ import annotations
 
 import hashlib
-import itertools
 import logging
 import os
 import re
 import tempfile
 import time
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,12 +36,6 @@ OnConflict = Literal["ask", "replace", "keep_both"]
 MAX_NAME_CHARS = 200
 MAX_FILES = 2000
 """Files indexed at most (the first, by name)."""
-OUTLINE_TITLES = 6
-"""Section titles per document a description of the documents names."""
-OUTLINE_CHARS = 48
-"""A longer section title is a sentence, not a heading, and is left out of the outline."""
-_SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)+[.)]?|\d+[.)])\s+")
-"""A section's number before its title ("2. ", "1.4 ", "3) "); not "2024 Price list"."""
 _TEMP_PREFIX = ".adding-"
 
 
@@ -308,40 +300,6 @@ class Workspace:
         # would rank first, so it is listed and readable but not searched.
         hits = self.index.search(query, limit + 1)
         return [h for h in hits if h.file != FACTS_FILE][:limit]
-
-    def outline(self, per_file: int = OUTLINE_TITLES) -> dict[str, list[str]]:
-        """Up to ``per_file`` section titles of each text document, in its order: what a
-        description of the documents can name ("Hut bookings", "Roast chicken") where the file name
-        says little. Left out: titles longer than :data:`OUTLINE_CHARS` or ending like a sentence,
-        titles a document repeats ("Method" in each recipe; a long section's chunks count once),
-        tables' row ranges, and in plain text any title that is not a heading (in capitals, or
-        numbered): there a paragraph's first line is its title, often a wrapped sentence's start.
-        A section number is dropped ("2. Red lentil soup")."""
-        self.sync()
-        kinds = {name: entry.kind for name, entry in self.index.files().items()}
-        outline: dict[str, list[str]] = {}
-        for name, titles in self.index.sections().items():
-            kind = kinds.get(name)
-            if kind in ("csv", "json"):
-                continue
-            stem = os.path.splitext(name.rsplit("/", 1)[-1])[0].replace("_", " ").casefold()
-            said = [" ".join(t.split()) for t, _ in itertools.groupby(titles)]
-            if kind not in ("markdown", "docx"):
-                said = [t for t in said if t.upper() == t or _SECTION_NUMBER.match(t)]
-            said = [_SECTION_NUMBER.sub("", t) for t in said]
-            times = Counter(said)
-            kept = [
-                t
-                for t in times
-                if t
-                and times[t] == 1
-                and len(t) <= OUTLINE_CHARS
-                and not t.endswith((".", "。", ":", ","))
-                and t.casefold() != stem
-            ]
-            if kept:
-                outline[name] = kept[:per_file]
-        return outline
 
     def document_text(self, name: str) -> str | None:
         """What ``read_file`` shows for a PDF or DOCX (None for a text file: read it as it is)."""
