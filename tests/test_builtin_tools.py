@@ -814,6 +814,10 @@ def test_a_plain_text_table_reads_as_rows_that_name_their_columns() -> None:
     assert "Compact" not in both.snippet
     (one,) = index.search("suv deposit", 1)
     assert "Intermediate SUV" in one.snippet and "Economy" not in one.snippet
+    # A row naming less of the query than the best one gets no room beyond 240 characters: its
+    # price was taken for the best row's.
+    (suv,) = index.search("intermediate suv minivan", 1)
+    assert "Intermediate SUV" in suv.snippet and "Minivan" not in suv.snippet
     # A rule of dashes under the header marks it, whatever the digits of the rows.
     ruled = (
         "  Plan        Price            Access\n  ----------  ---------------  -----------\n"

@@ -376,14 +376,16 @@ def snippet_of(text: str, terms: list[str]) -> str:
     chosen = {best}
     size = len(sentences[best])
     # Rows that name their columns are long: the second row a comparison names needs more room
-    # than :data:`SNIPPET_CHARS`; neighbours still come only within it.
+    # than :data:`SNIPPET_CHARS`, but only a row that names as much of the query as the best
+    # ("minivan" and "economy"): a row sharing a lesser word ("chair" for "Atlas Ergonomic chair")
+    # came along and the model took its price. Neighbours still come only within it.
     budget = MAX_SENTENCE_CHARS if best in rows else SNIPPET_CHARS
 
     def fits(i: int, room: int = SNIPPET_CHARS) -> bool:
         return size + len(sentences[i]) + 3 <= room
 
     for i in sorted(range(len(sentences)), key=lambda j: (-scores[j], j)):
-        if scores[i] and i not in chosen and fits(i, budget):
+        if scores[i] and i not in chosen and fits(i, budget if scores[i] == scores[best] else SNIPPET_CHARS):
             chosen.add(i)
             size += len(sentences[i]) + 3
     first = last = best
