@@ -70,9 +70,14 @@ _OTHER_KINDS = frozenset({"money", "percent", "temperature", "date"})
 """Figures of another kind than a quantity: "30 days" is not backed by "June 30" or "$30"."""
 
 
+def _unit_word(claim: Claim) -> str:
+    """What follows the number in a claim's normalised value: its unit, or its currency code
+    ("24 USD" → "USD")."""
+    return claim.value.partition(" ")[2]
+
+
 def _unit(claim: Claim) -> tuple[str, str] | None:
-    word = claim.value.partition(" ")[2].lower()
-    return _UNITS.get(word)
+    return _UNITS.get(_unit_word(claim).lower())
 
 
 def unit_of(claim: Claim) -> tuple[str, str] | None:
@@ -106,7 +111,7 @@ def _alike(claim: Claim, found: Claim, text: str) -> bool:
     both units (or currencies) are known and differ, or the result's figure is of another kind."""
     if claim.kind == "money":  # nor an amount in another currency ("€168" is not "£168")
         return found.kind not in ("quantity", "percent") and (
-            found.kind != "money" or _currency(claim) == _currency(found)
+            found.kind != "money" or _unit_word(claim) == _unit_word(found)
         )
     if claim.kind == "temperature":  # not a count or a measure of another known unit ("30 days")
         return found.kind in ("temperature", "number") or (found.kind == "quantity" and _unit(found) is None)
@@ -117,11 +122,6 @@ def _alike(claim: Claim, found: Claim, text: str) -> bool:
     mine = _unit(claim)
     theirs = _glued(text, found.end) if found.kind == "number" else _unit(found) if found.kind == "quantity" else None
     return mine is None or theirs is None or mine == theirs
-
-
-def _currency(claim: Claim) -> str:
-    """The currency code of an amount of money as normalised ("24 USD" → "USD")."""
-    return claim.value.rsplit(" ", 1)[-1]
 
 
 def _plain(text: str, start: int, end: int) -> bool:

@@ -273,33 +273,36 @@ def _aligned_tables(lines: Sequence[str]) -> dict[int, tuple[list[str], list[str
     period). Its first line is the header when a rule follows it, or when it has fewer cells with
     a digit, or fewer cells that are only a figure, than the line below it ("Plan  2024 price")."""
     found: dict[int, tuple[list[str], list[str] | None]] = {}
+    split = [_COLUMN_GAP.split(line.strip()) for line in lines]
     n = 0
     while n < len(lines):
-        width = len(_COLUMN_GAP.split(lines[n].strip()))
+        width = len(split[n])
         end, rule = n, None
         while end < len(lines) and not lines[end].strip().startswith("|"):
             if end == n + 1 and _RULE_LINE.match(lines[end]):  # one rule all across, under the header
                 rule = end
-            elif len(_COLUMN_GAP.split(lines[end].strip())) != width:
+            elif len(split[end]) != width:
                 break
             end += 1
-        table = [_COLUMN_GAP.split(line.strip()) for k, line in enumerate(lines[n:end], n) if k != rule]
+        table = [split[k] for k in range(n, end) if k != rule]
         cells = [c for row in table for c in row]
-        prose = sum(c.endswith((".", "!", "?")) for c in cells) * 2 > len(cells)
-        if width >= MIN_ALIGNED and len(table) >= MIN_ALIGNED and not prose:
-            ruled = rule is not None or all(_RULE_CELL.match(c) for c in table[1])  # "-----  ----"
-            digits = [sum(any(ch.isdigit() for ch in c) for c in row) for row in table[:2]]
-            figures = [sum(bool(_FIGURE_CELL.match(c)) for c in row) for row in table[:2]]
-            header = table[0] if ruled or digits[0] < digits[1] or figures[0] < figures[1] else None
-            k = n
-            for i, row in enumerate(table):
-                k += k == rule
-                skipped = (i == 0 and header is not None) or (i == 1 and ruled and rule is None)
-                found[k] = ([], None) if skipped else (row, header)
-                k += 1
-            if rule is not None:
-                found[rule] = ([], None)
-        n = max(end, n + 1)
+        start, n = n, max(end, n + 1)
+        if width < MIN_ALIGNED or len(table) < MIN_ALIGNED:
+            continue
+        if sum(c.endswith((".", "!", "?")) for c in cells) * 2 > len(cells):  # lines of sentences
+            continue
+        ruled = rule is not None or all(_RULE_CELL.match(c) for c in table[1])  # "-----  ----"
+        digits = [sum(any(ch.isdigit() for ch in c) for c in row) for row in table[:2]]
+        figures = [sum(bool(_FIGURE_CELL.match(c)) for c in row) for row in table[:2]]
+        header = table[0] if ruled or digits[0] < digits[1] or figures[0] < figures[1] else None
+        k = start
+        for i, row in enumerate(table):
+            k += k == rule
+            skipped = (i == 0 and header is not None) or (i == 1 and ruled and rule is None)
+            found[k] = ([], None) if skipped else (row, header)
+            k += 1
+        if rule is not None:
+            found[rule] = ([], None)
     return found
 
 
