@@ -9,6 +9,7 @@ engine calls it when the first one fails).
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 
@@ -17,6 +18,9 @@ from agent_core.providers.local.lines import nothing_found
 from agent_core.records.run_record import Constraint
 from agent_core.tools.docsearch import tokenize
 from agent_core.tools.registry import Tool
+from agent_core.tools.scope import request_words
+
+log = logging.getLogger("agent_core.providers.local.steps")
 
 MAX_OFFERED = 10
 """Most tools one step offers; with more enabled, the ones whose words best meet the goal's."""
@@ -36,6 +40,26 @@ def offered_tools(goal: str, tools: Sequence[Tool], *, limit: int = MAX_OFFERED)
     ranked = sorted(candidates, key=lambda t: -scores[t.name])[:limit]
     keep = {t.name for t in ranked}
     return [t for t in candidates if t.name in keep]
+
+
+def out_of_scope(goal: str, tools: Sequence[Tool]) -> list[Tool]:
+    """The tools whose data (their :class:`~agent_core.tools.scope.Scope`) holds none of the goal's
+    words: they cannot be about it. A scope that cannot be read counts as covering the goal."""
+    words = request_words(goal)
+    out = []
+    for tool in tools:
+        try:
+            if tool.scope is not None and not tool.scope.covers(words):
+                out.append(tool)
+        except Exception as exc:  # noqa: BLE001 - a broken index must not keep a tool from the model
+            log.warning("the scope of %s could not be read: %s", tool.name, exc)
+    return out
+
+
+def scope_note(left_out: Sequence[Tool]) -> str:
+    """What the record says of the tools :func:`out_of_scope` left out."""
+    names = ", ".join(t.name for t in left_out)
+    return f"not offered: {names} (none of the request's words is in their data)"
 
 
 def _words(text: str) -> set[str]:

@@ -12,9 +12,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from agent_core.tools.documents.index import TableInfo
 from agent_core.tools.documents.tables import describe, parameters, run_query
 from agent_core.tools.documents.workspace import Workspace
 from agent_core.tools.registry import Tool, make_tool
+from agent_core.tools.scope import Scope, vocabulary
 
 log = logging.getLogger("agent_core.tools.documents.tools")
 
@@ -81,4 +83,20 @@ def make_table_tool(workspace: Workspace) -> Tool | None:
         "Query a table's rows: filter (where), pick columns, count, sum, mean, min, max, group by. "
         f"Tables: {describe(tables)}."
     )
-    return make_tool(query_table, description=description, parameters=parameters(tables), tags=("files", "tables"))
+    return make_tool(
+        query_table,
+        description=description,
+        parameters=parameters(tables),
+        tags=("files", "tables"),
+        scope=Scope(words=lambda: _table_words(workspace, tables)),
+    )
+
+
+def _table_words(workspace: Workspace, tables: list[TableInfo]) -> set[str]:
+    """What the tables can be about: "table", their names, their columns and their cells."""
+    words = vocabulary("table")
+    for info in tables:
+        table = workspace.table(info.name)
+        cells = " ".join(str(v) for row in table.rows for v in row) if table is not None else ""
+        words |= vocabulary(info.name.replace("_", " "), " ".join(info.columns).replace("_", " "), cells)
+    return words

@@ -20,7 +20,7 @@ import os
 import re
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -29,6 +29,7 @@ from agent_core.settings import Settings
 from agent_core.tools.documents.index import DocumentIndex, FileEntry, Hit, TableInfo
 from agent_core.tools.documents.parse import KINDS, DocumentError, Parsed, Table, kind_of, parse
 from agent_core.tools.knowledge import FACTS_FILE
+from agent_core.tools.scope import Body
 
 log = logging.getLogger("agent_core.tools.documents.workspace")
 
@@ -300,6 +301,12 @@ class Workspace:
         # would rank first, so it is listed and readable but not searched.
         hits = self.index.search(query, limit + 1)
         return [h for h in hits if h.file != FACTS_FILE][:limit]
+
+    def bodies(self, words: Collection[str]) -> list[Body]:
+        """Per searched document, which of ``words`` it holds and its scripts (``search_documents``'
+        :class:`~agent_core.tools.scope.Scope`)."""
+        self.sync()
+        return self.index.bodies(words, leave_out=FACTS_FILE)
 
     def document_text(self, name: str) -> str | None:
         """What ``read_file`` shows for a PDF or DOCX (None for a text file: read it as it is)."""

@@ -1,0 +1,100 @@
+"""What a tool's data covers: the words its results can be about, for tools whose data is a fixed
+body (the workspace's documents and tables, a simulated service's cities or pages).
+
+A tool declares its :class:`Scope` itself (tool knowledge lives in the tool); a tool without one
+(a calculator, an MCP tool, a real web search) can be about anything. The local provider leaves a
+tool out of a step when its data holds none of the request's words
+(:func:`agent_core.providers.local.steps.offered_tools`): a 1.5B model asked about a Korean
+apartment notice called ``get_weather(city="Seoul")`` first in 6 of 8 such runs.
+
+Words are search tokens (:func:`~agent_core.tools.docsearch.tokenize`): stemmed English words
+without stop words, Korean words and their two-letter pieces. A request can only be judged in a
+script the data is written in: a Korean question about English documents shares no word with them
+and says nothing about whether they answer it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from agent_core.tools.docsearch import tokenize
+
+Script = Literal["hangul", "latin", "other"]
+
+
+def script(word: str) -> Script:
+    """The script a search word is written in."""
+    if any("\uac00" <= ch <= "\ud7a3" for ch in word):
+        return "hangul"
+    if any("a" <= ch <= "z" for ch in word):
+        return "latin"
+    return "other"
+
+
+def scripts_of(text: str) -> set[Script]:
+    """The scripts (Korean, Latin letters) ``text`` is written in."""
+    found: set[Script] = set()
+    if re.search("[\uac00-\ud7a3]", text):
+        found.add("hangul")
+    if re.search("[A-Za-z]", text):
+        found.add("latin")
+    return found
+
+
+def request_words(text: str) -> set[str]:
+    """The words of a request a scope is judged on: its search tokens but figures and single letters
+    (every table holds some number, and "what's" leaves an "s")."""
+    return {w for w in tokenize(text) if len(w) > 1 and any(ch.isalpha() for ch in w)}
+
+
+Body = tuple[set[str], set[Script]]
+"""One body of a tool's data as a scope sees it: which of a request's words it holds, and the
+scripts it is written in."""
+
+
+def _body(words: Collection[str], vocabulary: frozenset[str]) -> Body:
+    return set(words) & vocabulary, {script(w) for w in vocabulary} - {"other"}
+
+
+@dataclass
+class Scope:
+    """The words a tool's data holds, in one or more bodies (a document, a table; the cities of a
+    weather service in both their names are one body).
+
+    Either ``words`` (read when first needed: one body) or ``bodies`` (asked for a request's words
+    each time: data too big to hold as a set, such as the workspace's documents).
+    """
+
+    words: Callable[[], Iterable[str]] | None = None
+    bodies: Callable[[Collection[str]], list[Body]] | None = None
+    _vocabulary: frozenset[str] | None = field(default=None, init=False, repr=False)
+
+    def _bodies(self, words: Collection[str]) -> list[Body]:
+        if self.bodies is not None:
+            return self.bodies(words)
+        if self._vocabulary is None:
+            self._vocabulary = frozenset(self.words() if self.words is not None else ())
+        return [_body(words, self._vocabulary)]
+
+    def covers(self, words: Collection[str]) -> bool:
+        """Whether the data could be about a request with these words: a body holds one of them, or
+        none of them is in a script that body is written in (nothing to judge it by: a Korean
+        question about an English document)."""
+        for held, scripts in self._bodies(words):
+            if held or not any(script(w) in scripts for w in words):
+                return True
+        return False
+
+
+def vocabulary(*texts: str) -> set[str]:
+    """The search words of ``texts``."""
+    return {w for text in texts for w in tokenize(text)}
+
+
+def fixed_scope(*texts: str) -> Scope:
+    """A scope of the words of ``texts`` (a simulated service's cities or pages)."""
+    words = vocabulary(*texts)
+    return Scope(words=lambda: words)
