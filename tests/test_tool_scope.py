@@ -27,16 +27,20 @@ def _covers(scope: Scope, request: str) -> bool:
 def test_a_request_is_judged_on_its_words_not_its_figures_or_stop_words() -> None:
     assert request_words("What's the stock level of SKU-42?") == {"stock", "level", "sku"}
     assert request_words("What is 15% of 240?") == set()  # nothing to judge: every tool stays
-    assert request_words("5월 관리비 납부 마감") >= {"관리비", "납부", "마감"}
+    assert request_words("5월 관리비 납부 마감") == {"관리비", "납부", "마감"}
+    # A long Korean word brings its pieces (a compound meets its parts); a short one does not.
+    assert request_words("헬스장이용료") >= {"헬스장이용료", "헬스", "이용", "용료"}
+    assert request_words("솔바람 캠핑장 체크아웃") == {"솔바람", "캠핑장", "체크아웃", "체크", "크아", "아웃"}
 
 
 def test_a_fixed_scope_covers_a_request_that_shares_one_of_its_words() -> None:
-    weather = fixed_scope("weather 날씨", "Seoul 서울 sunny 맑음", "Tokyo 도쿄 cloudy 흐림")
+    weather = fixed_scope("weather 날씨", "Seoul 서울 sunny 맑음", "Tokyo 도쿄 cloudy 흐림", "Incheon 인천 windy 바람")
     assert _covers(weather, "Will it be sunny in Tokyo tomorrow?")
     assert _covers(weather, "도쿄 날씨 어때요?")
     assert not _covers(weather, "What time does the clinic close on Wednesdays?")
     # The data is in both scripts, so a Korean request is judged too.
     assert not _covers(weather, "5월 관리비 납부 마감 언제예요?")
+    assert not _covers(weather, "솔바람 캠핑장 체크아웃 몇 시까지예요?")  # "바람" is in "솔바람", not asked
     assert _covers(weather, "What is 15% of 240?")  # no word to judge by
 
 

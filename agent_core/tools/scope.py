@@ -44,10 +44,20 @@ def scripts_of(text: str) -> set[Script]:
     return found
 
 
+PIECES_FROM = 4
+"""The shortest Korean word of a request whose two-letter pieces count: a compound ("헬스장이용료")
+meets a document's "헬스장" through them, but the pieces of a short name are other words ("솔바람"
+campsite gave "바람", wind, and kept the weather tool)."""
+
+
 def request_words(text: str) -> set[str]:
-    """The words of a request a scope is judged on: its search tokens but figures and single letters
-    (every table holds some number, and "what's" leaves an "s")."""
-    return {w for w in tokenize(text) if len(w) > 1 and any(ch.isalpha() for ch in w)}
+    """The words of a request a scope is judged on: its search tokens but figures, single letters
+    (every table holds some number, and "what's" leaves an "s") and the pieces of short Korean
+    words (:data:`PIECES_FROM`)."""
+    whole = set(tokenize(text, pieces=False))
+    short = [w for w in whole if script(w) == "hangul" and len(w) < PIECES_FROM]
+    not_words = {w[i : i + 2] for w in short for i in range(len(w) - 1)} - whole
+    return {w for w in tokenize(text) if len(w) > 1 and any(ch.isalpha() for ch in w) and w not in not_words}
 
 
 Body = tuple[set[str], set[Script]]
