@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from agent_core.tools.docsearch import tokenize
 
@@ -81,6 +81,11 @@ class Scope:
     words: Callable[[], Iterable[str]] | None = None
     bodies: Callable[[Collection[str]], list[Body]] | None = None
     _vocabulary: frozenset[str] | None = field(default=None, init=False, repr=False)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Scope:
+        """Itself: a scope reads data that lives elsewhere (a workspace's index and its lock), and a
+        copied request (a scripted demo keeps them) needs no copy of it."""
+        return self
 
     def _bodies(self, words: Collection[str]) -> list[Body]:
         if self.bodies is not None:
