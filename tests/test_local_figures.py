@@ -15,6 +15,7 @@ from agent_core.providers.local.figures import (
     argument_pattern,
     figure_forms,
     goal_scripts,
+    name_figures,
 )
 from agent_core.text.percent import factors
 from tests.local_kit import block
@@ -167,3 +168,19 @@ def test_a_stated_percentage_gives_its_factors_to_arithmetic_arguments() -> None
     assert factors("5% off; 500 units or more 10%") == ["0.05", "0.95", "1.05", "0.1", "0.9", "1.1", "100"]
     assert factors("세금 10퍼센트") == ["0.1", "0.9", "1.1", "100"]
     assert factors("no percentage here, 100 units") == []
+
+
+def test_a_file_name_the_tools_list_may_be_written_whole_in_an_argument() -> None:
+    from agent_core.tools.registry import make_tool
+
+    def search(query: str) -> str:
+        return query
+
+    tool = make_tool(
+        search, description="Search the documents (the_anchor_wine_list_2025.csv, notes.txt, 2단지_안내문.md)."
+    )
+    assert name_figures([tool]) == ["2", "2025"]
+    pattern = argument_pattern(name_figures([tool]))
+    assert re.fullmatch(pattern, "Barolo in the_anchor_wine_list_2025.csv")
+    assert not re.fullmatch(pattern, "Barolo 2018")  # a vintage the model has not read
+    assert name_figures([make_tool(search, description="Costs 25 a month, version 3.5.")]) == []

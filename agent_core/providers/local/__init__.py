@@ -46,7 +46,13 @@ from agent_core.providers.local.engine import (
     runtime_version,
     threads_from_env,
 )
-from agent_core.providers.local.figures import allowed_numbers, answer_pattern, argument_numbers, argument_pattern
+from agent_core.providers.local.figures import (
+    allowed_numbers,
+    answer_pattern,
+    argument_numbers,
+    argument_pattern,
+    name_figures,
+)
 from agent_core.providers.local.handover import ModelWait
 from agent_core.providers.local.lines import answer_note, candidate_lines, choice_question
 from agent_core.providers.local.llama_reply import _timings, _usage, stream
@@ -345,7 +351,9 @@ class LocalProvider(WarmUp, Reasks, Provider):
             answer=answer,
             answer_key=prompt.SMALL_TALK_KEY if first else "answer",
             answer_pattern=answer_pattern(allowed, goal=request.goal),
-            text_pattern=argument_pattern(argument_numbers(request.goal, request.blocks, allowed)),
+            text_pattern=argument_pattern(
+                [*argument_numbers(request.goal, request.blocks, allowed), *name_figures(request.tools)]
+            ),
         )
         grammar = output_grammar(schema, lead="" if first else RESULT_LEAD)
         body = {

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from agent_core.context import ContextBlock
 from agent_core.text.contacts import EMAIL
 from agent_core.text.percent import factors
+from agent_core.tools.registry import Tool
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 
@@ -79,6 +80,17 @@ def argument_numbers(goal: str, blocks: Sequence[ContextBlock], allowed: Sequenc
         allowed = allowed_numbers(goal, blocks)
     derived = {f for text in result_texts(goal, blocks) for f in factors(text)}
     return sorted({*allowed, *derived}, key=lambda v: (-len(v), v))
+
+
+_FILE_NAME = re.compile(r"[^\s,;:()\[\]{}\"'|]*\d[^\s,;:()\[\]{}\"'|]*\.[A-Za-z]{2,5}\b")
+
+
+def name_figures(tools: Sequence[Tool]) -> list[str]:
+    """The figures inside the file names the tools' descriptions and argument lists give
+    ("the_anchor_wine_list_2025.csv" → "2025"): an argument may name a file. Held to the goal's and
+    the results' figures, the model wrote "Barolo in the_anchor_wine_list_2 0 2  1 . csv"."""
+    texts = [t.description for t in tools] + [json.dumps(t.parameters, ensure_ascii=False) for t in tools]
+    return sorted({d for text in texts for name in _FILE_NAME.findall(text) for d in re.findall(r"\d+", name)})
 
 
 def figure_forms(written: str) -> list[str]:
