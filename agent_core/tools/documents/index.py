@@ -315,7 +315,7 @@ class DocumentIndex:
             row = conn.execute("SELECT name, file, columns, rows FROM tables WHERE name = ?", (name,)).fetchone()
         return Table(row[0], row[1], json.loads(row[2]), json.loads(row[3])) if row else None
 
-    def bodies(self, words: Collection[str], *, leave_out: str = "") -> list[Body]:
+    def bodies(self, words: Collection[str], *, leave_out: str = "") -> dict[str, Body]:
         """For each file (but ``leave_out``): which of ``words`` (search tokens) it or its name holds, and the
         scripts it is written in (read from its first :data:`SCRIPT_PARTS` parts); the
         :class:`~agent_core.tools.scope.Scope` of ``search_documents``."""
@@ -332,11 +332,11 @@ class DocumentIndex:
             files = [
                 row[0] for row in conn.execute("SELECT name FROM files WHERE name != ? AND error = ''", (leave_out,))
             ]
-            out = []
+            out = {}
             for file in files:
                 rows = conn.execute("SELECT text FROM parts WHERE file = ? LIMIT ?", (file, SCRIPT_PARTS)).fetchall()
                 named = set(words) & set(tokenize(re.sub(r"[._-]", " ", file)))  # "read notes.txt"
-                out.append((held[file] | named, scripts_of(" ".join(r[0] for r in rows))))
+                out[file] = (held[file] | named, scripts_of(" ".join(r[0] for r in rows)))
         return out
 
     def search(self, query: str, limit: int = 3) -> list[Hit]:

@@ -26,10 +26,11 @@ from pathlib import Path
 from typing import Literal
 
 from agent_core.settings import Settings
+from agent_core.tools.docsearch import tokenize
 from agent_core.tools.documents.index import DocumentIndex, FileEntry, Hit, TableInfo
 from agent_core.tools.documents.parse import KINDS, DocumentError, Parsed, Table, kind_of, parse
 from agent_core.tools.knowledge import FACTS_FILE
-from agent_core.tools.scope import Body
+from agent_core.tools.scope import Body, Script, script
 
 log = logging.getLogger("agent_core.tools.documents.workspace")
 
@@ -306,7 +307,22 @@ class Workspace:
         """Per searched document, which of ``words`` it holds and its scripts (``search_documents``'
         :class:`~agent_core.tools.scope.Scope`)."""
         self.sync()
-        return self.index.bodies(words, leave_out=FACTS_FILE)
+        return list(self.index.bodies(words, leave_out=FACTS_FILE).values())
+
+    def out_of_reach(self, query: str) -> tuple[list[str], set[Script]]:
+        """The documents ``query``'s words cannot find, being written in other scripts, when no
+        document in the query's own script holds any of its words (a Korean query for an English
+        price list, which the Korean notice beside it does not answer); and those scripts."""
+        words = set(tokenize(query, pieces=False))
+        asked = {script(w) for w in words} - {"other"}
+        if not asked:
+            return [], set()
+        self.sync()
+        bodies = self.index.bodies(words, leave_out=FACTS_FILE)
+        if any(held for held, scripts in bodies.values() if scripts & asked):
+            return [], set()
+        names = [n for n in self.names() if n in bodies and bodies[n][1] and not bodies[n][1] & asked]
+        return names, {s for n in names for s in bodies[n][1]}
 
     def document_text(self, name: str) -> str | None:
         """What ``read_file`` shows for a PDF or DOCX (None for a text file: read it as it is)."""
