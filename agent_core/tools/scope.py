@@ -4,7 +4,7 @@ body (the workspace's documents and tables, a simulated service's cities or page
 A tool declares its :class:`Scope` itself (tool knowledge lives in the tool); a tool without one
 (a calculator, an MCP tool, a real web search) can be about anything. The local provider leaves a
 tool out of a step when its data holds none of the request's words
-(:func:`agent_core.providers.local.steps.offered_tools`): a 1.5B model asked about a Korean
+(:func:`agent_core.providers.local.steps.out_of_scope`): a 1.5B model asked about a Korean
 apartment notice called ``get_weather(city="Seoul")`` first in 6 of 8 such runs.
 
 Words are search tokens (:func:`~agent_core.tools.docsearch.tokenize`): stemmed English words
@@ -65,10 +65,6 @@ Body = tuple[set[str], set[Script]]
 scripts it is written in."""
 
 
-def _body(words: Collection[str], vocabulary: frozenset[str]) -> Body:
-    return set(words) & vocabulary, {script(w) for w in vocabulary} - {"other"}
-
-
 @dataclass
 class Scope:
     """The words a tool's data holds, in one or more bodies (a document, a table; the cities of a
@@ -81,6 +77,7 @@ class Scope:
     words: Callable[[], Iterable[str]] | None = None
     bodies: Callable[[Collection[str]], list[Body]] | None = None
     _vocabulary: frozenset[str] | None = field(default=None, init=False, repr=False)
+    _scripts: frozenset[Script] = field(default=frozenset(), init=False, repr=False)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Scope:
         """Itself: a scope reads data that lives elsewhere (a workspace's index and its lock), and a
@@ -92,7 +89,8 @@ class Scope:
             return self.bodies(words)
         if self._vocabulary is None:
             self._vocabulary = frozenset(self.words() if self.words is not None else ())
-        return [_body(words, self._vocabulary)]
+            self._scripts = frozenset(script(w) for w in self._vocabulary) - {"other"}
+        return [(set(words) & self._vocabulary, set(self._scripts))]
 
     def covers(self, words: Collection[str]) -> bool:
         """Whether the data could be about a request with these words: a body holds one of them, or
