@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agent_core.providers.local.prompt import OFFERED_NOTE, build_messages
-from agent_core.providers.local.steps import out_of_scope, scope_note
+from agent_core.providers.local.steps import NOTHING_HELD, out_of_scope, scope_notes
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
 from agent_core.tools.registry import Tool, make_tool
@@ -53,7 +53,10 @@ def test_a_request_in_a_script_the_data_is_not_written_in_cannot_be_ruled_out() 
 
 def test_a_scope_of_several_bodies_covers_when_one_does() -> None:
     def bodies(words: Collection[str]) -> list[Body]:
-        return [(set(words) & {"parking"}, {"latin"}), (set(words) & {"주차"}, {"hangul"})]
+        return [
+            Body("notice.md", set(words) & {"parking"}, {"latin"}),
+            Body("안내.md", set(words) & {"주차"}, {"hangul"}),
+        ]
 
     scope = Scope(bodies=bodies)
     assert _covers(scope, "visitor parking rules")
@@ -73,7 +76,7 @@ def _workspace(tmp_path: Path, files: dict[str, str]) -> Settings:
 
 
 def _left_out(settings: Settings, goal: str) -> list[str]:
-    return [t.name for t in out_of_scope(goal, list(build_default_registry(settings)))]
+    return list(out_of_scope(goal, list(build_default_registry(settings))))
 
 
 def test_search_documents_covers_what_one_document_holds_or_cannot_judge(tmp_path: Path) -> None:
@@ -130,9 +133,9 @@ def test_a_tool_without_a_scope_is_never_left_out_and_a_broken_scope_counts_as_c
     flaky = make_tool(func, name="flaky", description="Flaky.", scope=Scope(bodies=broken))
     with caplog.at_level(logging.WARNING):
         left = out_of_scope("What's the stock level of SKU-42?", [free, narrow, flaky])
-    assert [t.name for t in left] == ["narrow"]
+    assert left == {"narrow": NOTHING_HELD}
     assert "flaky" in caplog.text and "index locked" in caplog.text
-    assert scope_note(left) == "not offered: narrow (none of the request's words is in their data)"
+    assert scope_notes(left) == ["not offered: narrow (none of the request's words is in their data)"]
 
 
 def test_the_goal_turn_names_the_tools_offered_when_fewer_than_the_system_prompt_lists() -> None:

@@ -16,9 +16,9 @@ and says nothing about whether they answer it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from agent_core.tools.docsearch import tokenize
 
@@ -60,46 +60,59 @@ def request_words(text: str) -> set[str]:
     return {w for w in tokenize(text) if len(w) > 1 and any(ch.isalpha() for ch in w) and w not in not_words}
 
 
-Body = tuple[set[str], set[Script]]
-"""One body of a tool's data as a scope sees it: which of a request's words it holds, and the
-scripts it is written in."""
+class Body(NamedTuple):
+    """One body of a tool's data (a document, a table; the cities of a weather service in both
+    their names) as a scope sees it for a request: which of its words it holds, and the scripts it
+    is written in. Bodies of different tools with one ``name`` are the same data (a CSV file is
+    searched by ``search_documents`` and queried by ``query_table``)."""
+
+    name: str
+    held: set[str]
+    scripts: set[Script]
+
+    def judges(self, words: Collection[str]) -> bool:
+        """Whether one of ``words`` is in a script this body is written in (a Korean question says
+        nothing about whether an English document answers it)."""
+        return any(script(w) in self.scripts for w in words)
 
 
 @dataclass
 class Scope:
-    """The words a tool's data holds, in one or more bodies (a document, a table; the cities of a
-    weather service in both their names are one body).
+    """The words a tool's data holds, in one or more :class:`Body`.
 
-    Either ``words`` (read when first needed: one body) or ``bodies`` (asked for a request's words
-    each time: data too big to hold as a set, such as the workspace's documents).
+    Either ``words`` (read when first needed: one body, or one per name when it gives a mapping)
+    or ``bodies`` (asked for a request's words each time: data too big to hold as sets, such as
+    the workspace's documents).
     """
 
-    words: Callable[[], Iterable[str]] | None = None
+    words: Callable[[], Iterable[str] | Mapping[str, Iterable[str]]] | None = None
     bodies: Callable[[Collection[str]], list[Body]] | None = None
-    _vocabulary: frozenset[str] | None = field(default=None, init=False, repr=False)
-    _scripts: frozenset[Script] = field(default=frozenset(), init=False, repr=False)
+    _vocabularies: dict[str, tuple[frozenset[str], frozenset[Script]]] | None = field(
+        default=None, init=False, repr=False
+    )
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Scope:
         """Itself: a scope reads data that lives elsewhere (a workspace's index and its lock), and a
         copied request (a scripted demo keeps them) needs no copy of it."""
         return self
 
-    def _bodies(self, words: Collection[str]) -> list[Body]:
+    def bodies_for(self, words: Collection[str]) -> list[Body]:
+        """Each body of the data, as it meets ``words``."""
         if self.bodies is not None:
             return self.bodies(words)
-        if self._vocabulary is None:
-            self._vocabulary = frozenset(self.words() if self.words is not None else ())
-            self._scripts = frozenset(script(w) for w in self._vocabulary) - {"other"}
-        return [(set(words) & self._vocabulary, set(self._scripts))]
+        if self._vocabularies is None:
+            given = self.words() if self.words is not None else ()
+            named = given if isinstance(given, Mapping) else {"": given}
+            self._vocabularies = {}
+            for name, vocabulary in named.items():
+                known = frozenset(vocabulary)
+                self._vocabularies[name] = (known, frozenset(script(w) for w in known) - {"other"})
+        return [Body(name, set(words) & known, set(scripts)) for name, (known, scripts) in self._vocabularies.items()]
 
     def covers(self, words: Collection[str]) -> bool:
         """Whether the data could be about a request with these words: a body holds one of them, or
-        none of them is in a script that body is written in (nothing to judge it by: a Korean
-        question about an English document)."""
-        for held, scripts in self._bodies(words):
-            if held or not any(script(w) in scripts for w in words):
-                return True
-        return False
+        cannot judge them."""
+        return any(body.held or not body.judges(words) for body in self.bodies_for(words))
 
 
 def vocabulary(*texts: str) -> set[str]:

@@ -100,7 +100,7 @@ from agent_core.providers.local.steps import (
     first_time_unfound,
     offered_tools,
     out_of_scope,
-    scope_note,
+    scope_notes,
     sent_back_answer,
 )
 from agent_core.providers.local.warmup import WARM_GRAMMAR as WARM_GRAMMAR
@@ -233,7 +233,7 @@ class LocalProvider(WarmUp, Reasks, Provider):
         # The system prompt lists every tool (llama.cpp's cached prompt stays the same); the grammar
         # offers only those whose data could be about the goal.
         left_out = out_of_scope(request.goal, listed)
-        tools = [t for t in listed if t.name not in {u.name for u in left_out}]
+        tools = [t for t in listed if t.name not in left_out]
         messages = build_messages(request.instructions, request.goal, request.blocks, listed, tools)
         waited = time.perf_counter()
         self._waiting_since = time.monotonic()  # until its own first prompt batch is done
@@ -252,8 +252,7 @@ class LocalProvider(WarmUp, Reasks, Provider):
             queued_ms = round((time.perf_counter() - waited) * 1000, 1)
             turn = Turn(engine, request, time.perf_counter() + request.timeout)
             items, notes = turn.items, turn.notes
-            if left_out:
-                notes.append(scope_note(left_out))
+            notes += scope_notes(left_out)
             offered = tools
             if request.max_steps is not None and request.step >= request.max_steps and request.blocks:
                 # A call on the last step would end the run without an answer: answer from the results.

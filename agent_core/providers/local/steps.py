@@ -42,24 +42,32 @@ def offered_tools(goal: str, tools: Sequence[Tool], *, limit: int = MAX_OFFERED)
     return [t for t in candidates if t.name in keep]
 
 
-def out_of_scope(goal: str, tools: Sequence[Tool]) -> list[Tool]:
-    """The tools whose data (their :class:`~agent_core.tools.scope.Scope`) holds none of the goal's
-    words: they cannot be about it. A scope that cannot be read counts as covering the goal."""
+NOTHING_HELD = "none of the request's words is in their data"
+
+
+def out_of_scope(goal: str, tools: Sequence[Tool]) -> dict[str, str]:
+    """The tools a step leaves out, each with the reason: a tool whose data (its
+    :class:`~agent_core.tools.scope.Scope`) holds none of the goal's words in any of its bodies,
+    each of which could judge the goal (is written in a script the goal uses). A tool with no
+    scope, or one that cannot be read, stays.
+
+    Only "none": leaving out a tool whose data holds fewer of the words than another's also left
+    out ``lookup`` for the seed goal (the price list document holds more of its Korean words than
+    the facts file), and the seed goal failed."""
     words = request_words(goal)
-    out = []
+    out = {}
     for tool in tools:
         try:
             if tool.scope is not None and not tool.scope.covers(words):
-                out.append(tool)
+                out[tool.name] = NOTHING_HELD
         except Exception as exc:  # noqa: BLE001 - a broken index must not keep a tool from the model
             log.warning("the scope of %s could not be read: %s", tool.name, exc)
     return out
 
 
-def scope_note(left_out: Sequence[Tool]) -> str:
+def scope_notes(left_out: dict[str, str]) -> list[str]:
     """What the record says of the tools :func:`out_of_scope` left out."""
-    names = ", ".join(t.name for t in left_out)
-    return f"not offered: {names} (none of the request's words is in their data)"
+    return [f"not offered: {', '.join(left_out)} ({NOTHING_HELD})"] if left_out else []
 
 
 def _words(text: str) -> set[str]:

@@ -336,7 +336,7 @@ class DocumentIndex:
             for file in files:
                 rows = conn.execute("SELECT text FROM parts WHERE file = ? LIMIT ?", (file, SCRIPT_PARTS)).fetchall()
                 named = set(words) & set(tokenize(re.sub(r"[._-]", " ", file)))  # "read notes.txt"
-                out[file] = (held[file] | named, scripts_of(" ".join(r[0] for r in rows)))
+                out[file] = Body(file, held[file] | named, scripts_of(" ".join(r[0] for r in rows)))
         return out
 
     def search(self, query: str, limit: int = 3) -> list[Hit]:

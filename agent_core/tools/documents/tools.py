@@ -92,11 +92,12 @@ def make_table_tool(workspace: Workspace) -> Tool | None:
     )
 
 
-def _table_words(workspace: Workspace, tables: list[TableInfo]) -> set[str]:
-    """What the tables can be about: "table", their names, their columns and their cells."""
-    words = vocabulary("table")
+def _table_words(workspace: Workspace, tables: list[TableInfo]) -> dict[str, set[str]]:
+    """What each table's file can be about: "table", the table's name, its columns and its cells."""
+    words: dict[str, set[str]] = {}
     for info in tables:
         table = workspace.table(info.name)
         cells = " ".join(str(v) for row in table.rows for v in row) if table is not None else ""
-        words |= vocabulary(info.name.replace("_", " "), " ".join(info.columns).replace("_", " "), cells)
+        found = vocabulary("table", info.name.replace("_", " "), " ".join(info.columns).replace("_", " "), cells)
+        words[info.file] = words.get(info.file, set()) | found
     return words

@@ -319,10 +319,10 @@ class Workspace:
             return [], set()
         self.sync()
         bodies = self.index.bodies(words, leave_out=FACTS_FILE)
-        if any(held for held, scripts in bodies.values() if scripts & asked):
+        if any(body.held for body in bodies.values() if body.scripts & asked):
             return [], set()
-        names = [n for n in self.names() if n in bodies and bodies[n][1] and not bodies[n][1] & asked]
-        return names, {s for n in names for s in bodies[n][1]}
+        names = [n for n in self.names() if n in bodies and bodies[n].scripts and not bodies[n].scripts & asked]
+        return names, {s for n in names for s in bodies[n].scripts}
 
     def document_text(self, name: str) -> str | None:
         """What ``read_file`` shows for a PDF or DOCX (None for a text file: read it as it is)."""
