@@ -8,7 +8,8 @@ tool out of a step when its data holds none of the request's words
 apartment notice called ``get_weather(city="Seoul")`` first in 6 of 8 such runs.
 
 Words are search tokens (:func:`~agent_core.tools.docsearch.tokenize`): stemmed English words
-without stop words, Korean words and their two-letter pieces. A request can only be judged in a
+without stop words, Korean words and their two-letter pieces (a request's, only of its longer
+words: :func:`request_words`). A request can only be judged in a
 script the data is written in: a Korean question about English documents shares no word with them
 and says nothing about whether they answer it.
 """
