@@ -120,8 +120,11 @@ def test_the_simulated_services_cover_their_own_data(settings: Settings) -> None
 
 
 def test_a_tool_without_a_scope_is_never_left_out_and_a_broken_scope_counts_as_covering(
-    caplog: pytest.LogCaptureFixture,
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Another library's logging set-up earlier in the session may have disabled existing loggers.
+    monkeypatch.setattr(logging.getLogger("agent_core.providers.local.steps"), "disabled", False)
+
     def func(text: str) -> str:
         return text
 
