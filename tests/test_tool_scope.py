@@ -122,8 +122,12 @@ def test_the_simulated_services_cover_their_own_data(settings: Settings) -> None
 def test_a_tool_without_a_scope_is_never_left_out_and_a_broken_scope_counts_as_covering(
     caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Another library's logging set-up earlier in the session may have disabled existing loggers.
-    monkeypatch.setattr(logging.getLogger("agent_core.providers.local.steps"), "disabled", False)
+    # Earlier tests in a session may have disabled existing loggers, raised a parent's level or cut
+    # its propagation: the warning is read at its own logger.
+    logger = logging.getLogger("agent_core.providers.local.steps")
+    monkeypatch.setattr(logger, "disabled", False)
+    monkeypatch.setattr(logger, "level", logging.WARNING)
+    monkeypatch.setattr(logger, "handlers", [caplog.handler])
 
     def func(text: str) -> str:
         return text
@@ -134,8 +138,7 @@ def test_a_tool_without_a_scope_is_never_left_out_and_a_broken_scope_counts_as_c
     free = make_tool(func, name="stock_level", description="Stock of a product.")
     narrow = make_tool(func, name="narrow", description="Narrow.", scope=fixed_scope("apples pears"))
     flaky = make_tool(func, name="flaky", description="Flaky.", scope=Scope(bodies=broken))
-    with caplog.at_level(logging.WARNING):
-        left = out_of_scope("What's the stock level of SKU-42?", [free, narrow, flaky])
+    left = out_of_scope("What's the stock level of SKU-42?", [free, narrow, flaky])
     assert left == {"narrow": NOTHING_HELD}
     assert "flaky" in caplog.text and "index locked" in caplog.text
     assert scope_notes(left) == ["not offered: narrow (none of the request's words is in their data)"]
