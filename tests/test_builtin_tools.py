@@ -861,21 +861,3 @@ def test_a_snippet_brings_every_row_the_query_names_even_far_apart() -> None:
     assert "…" in snippet and len(snippet) <= SNIPPET_CHARS
     # In the text's order, whatever their scores.
     assert snippet.index("Lift Pro") < snippet.index("Fjord XL")
-
-
-def test_a_search_names_the_documents_its_words_cannot_reach_in_another_script(tmp_path: Path) -> None:
-    (tmp_path / "courses.md").write_text("# Fees\n\nSpanish Beginners: £360. Course book: £32.\n")
-    (tmp_path / "캠핑장.md").write_text("# 요금\n\n장작 1망: 12,000원. 체크아웃은 12시까지입니다.\n", encoding="utf-8")
-    searcher = WorkspaceSearch(tmp_path)
-    # A Korean query the Korean document does not answer: the English one it cannot reach.
-    assert searcher.search("스페인어 교재비") == (
-        "No results for '스페인어 교재비'. courses.md: written in English, not searched by these words; "
-        "search again in English."
-    )
-    # An English query nothing English answers, with a hit by a figure: the note follows the hits.
-    hits = json.loads(searcher.search("firewood 12"))
-    assert hits[0]["file"] == "캠핑장.md"
-    assert hits[-1] == {"note": "캠핑장.md: written in Korean, not searched by these words; search again in Korean."}
-    # A query its own script's documents answer gets no note.
-    assert "note" not in json.dumps(json.loads(searcher.search("Spanish course book")))
-    assert not any("note" in h for h in json.loads(searcher.search("장작 요금")))

@@ -167,31 +167,15 @@ def test_the_offered_tools_leave_out_a_fallback_and_are_shortlisted_above_the_li
     fake_model: Path, monkeypatch: pytest.MonkeyPatch, settings: Settings
 ) -> None:
     registry = build_default_registry(settings)
-    server = FakeServer([reply("I search", {"search_web": {"query": "python"}})] * 3)
+    server = FakeServer([reply("I search", {"search_web": {"query": "python"}})] * 2)
     install_engine(monkeypatch, fake_model, server)
     provider = provider_for(fake_model)
     response = provider.complete(ask(list(registry), "Search the web for python"))
     assert "search_cached" in registry.names()
-    # Every built-in but the fallback search_cached (and query_table: the sample workspace has no
-    # table), less those whose data holds no word of the goal: the workspace's files, its facts, the
-    # weather.
+    # Every built-in but the fallback search_cached (and query_table: the sample workspace has no table).
     builtins = [n for n in BUILTIN_TOOL_NAMES if n not in ("search_cached", "query_table")]
-    scoped_out = ["read_file", "lookup", "search_documents", "get_weather"]
-    offered = [n for n in builtins if n not in scoped_out]
-    assert response.raw[0]["offered"] == offered == response.constraint["tools"]  # type: ignore[index]
-    assert branches(server.bodies[0]) == [*offered, "reply"]
-    assert (
-        response.constraint["notes"][-1]
-        == f"not offered: {', '.join(scoped_out)} (none of the request's words is in their data)"
-    )  # type: ignore[index]
-    # The system prompt still lists them all (llama.cpp's cached prompt is the same); the goal's
-    # turn says which are for it.
-    listed = [t for t in registry if t.name in builtins]
-    assert server.bodies[0]["messages"] == build_messages(
-        "sys", "Search the web for python", [], listed, [t for t in listed if t.name in offered]
-    )
-    response = provider.complete(ask(list(registry), "What do the documents say about the refund policy?"))
-    assert response.constraint["tools"] == [n for n in builtins if n not in ("get_weather", "search_web")]  # type: ignore[index]
+    assert response.raw[0]["offered"] == builtins == response.constraint["tools"]  # type: ignore[index]
+    assert branches(server.bodies[0]) == [*builtins, "reply"]
 
     def extra(n: int) -> Tool:
         def func(text: str) -> str:
@@ -202,9 +186,9 @@ def test_the_offered_tools_leave_out_a_fallback_and_are_shortlisted_above_the_li
     many = [*registry, *(extra(n) for n in range(5))]
     assert len(many) - 1 > MAX_OFFERED
     response = provider.complete(ask(many, "Search the web for python"))
-    shortlist = [*builtins, "extra_0", "extra_1"]  # the ten listed, then the scope applies
-    assert response.raw[0]["offered"] == [n for n in shortlist if n not in scoped_out]
-    assert branches(server.bodies[2]) == [*response.raw[0]["offered"], "reply"]
+    offered = response.raw[0]["offered"]
+    assert len(offered) == MAX_OFFERED and offered[:8] == builtins and offered[8:] == ["extra_0", "extra_1"]
+    assert branches(server.bodies[1]) == [*offered, "reply"]
 
 
 def test_a_repeated_call_is_asked_again_for_the_answer_and_the_constraint_says_so(
@@ -383,11 +367,9 @@ def test_a_run_records_the_models_calls_and_each_steps_constraint(
         ("lookup", {"topic": "단가"}, "model", "Unit price: $24 per unit (단가: 개당 $24)"),
         ("calculator", {"expression": "24 * 7"}, "model", "168"),
     ]
-    # The weather's cities and words are not the goal's: get_weather is left out, and said to be.
-    offered = [t for t in registry.names() if t not in ("search_cached", "get_weather")]
-    notes = [FIGURES_NOTE, "not offered: get_weather (none of the request's words is in their data)"]
+    offered = [t for t in registry.names() if t != "search_cached"]
     assert [s["constraint"] for s in record["steps"]] == [
-        {"kind": "grammar", "tools": offered, "answer": True, "notes": notes}
+        {"kind": "grammar", "tools": offered, "answer": True, "notes": [FIGURES_NOTE]}
     ] * 3
     assert [s["text"] for s in record["steps"][:2]] == ["I need the unit price", "The last result says $24 per unit"]
     assert len(server.warm_ups) == 1  # the run's prompt was read once, before the first step

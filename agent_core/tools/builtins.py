@@ -19,8 +19,7 @@ from agent_core.tools.documents.workspace import Workspace
 from agent_core.tools.files import make_file_tools
 from agent_core.tools.knowledge import FACTS_FILE, make_lookup, word_count
 from agent_core.tools.registry import ToolRegistry, make_tool
-from agent_core.tools.scope import Scope, vocabulary
-from agent_core.tools.simulated import WEATHER_SCOPE, WEB_SCOPE, get_weather, make_search_tools
+from agent_core.tools.simulated import get_weather, make_search_tools
 from agent_core.tools.units import convert_measurement
 
 log = logging.getLogger("agent_core.tools.builtins")
@@ -103,24 +102,15 @@ def build_builtin_registry(settings: Settings, *, rng: random.Random | None = No
     search_web, search_cached = make_search_tools(settings.search_web_failure_rate, rng)
 
     registry.tool(tags=("math",))(calculator)
-    registry.tool(tags=("files",), scope=Scope(bodies=documents.bodies))(read_file)
+    registry.tool(tags=("files",))(read_file)
     lookup = make_lookup(settings.workspace_dir)
     if lookup is not None:  # the workspace's facts.md: no file, no lookup tool
-        facts = settings.workspace_dir / FACTS_FILE
-        scope = Scope(words=lambda: vocabulary(facts.read_text(encoding="utf-8", errors="replace")))
-        registry.add(make_tool(lookup, name="lookup", tags=("knowledge",), scope=scope))
+        registry.add(make_tool(lookup, name="lookup", tags=("knowledge",)))
     registry.tool(tags=("text",))(word_count)
-    registry.add(
-        make_tool(
-            search_documents,
-            description=_search_description(documents),
-            tags=("files", "search"),
-            scope=Scope(bodies=documents.bodies),
-        )
-    )
-    registry.tool(tags=("simulated",), scope=WEATHER_SCOPE)(get_weather)
-    registry.add(make_tool(search_web, tags=("simulated", "search"), fallback="search_cached", scope=WEB_SCOPE))
-    registry.add(make_tool(search_cached, tags=("simulated", "search"), scope=WEB_SCOPE))
+    registry.add(make_tool(search_documents, description=_search_description(documents), tags=("files", "search")))
+    registry.tool(tags=("simulated",))(get_weather)
+    registry.add(make_tool(search_web, tags=("simulated", "search"), fallback="search_cached"))
+    registry.add(make_tool(search_cached, tags=("simulated", "search")))
     registry.tool(tags=("math",))(convert_measurement)
     table_tool = make_table_tool(documents)
     if table_tool is not None:  # a workspace with no table (CSV, JSON records, DOCX table) has none

@@ -77,15 +77,14 @@ def _strip_particle(word: str) -> str:
     return word
 
 
-def tokenize(text: str, *, pieces: bool = True) -> list[str]:
-    """Search tokens of ``text`` (English words and Korean words + character bigrams; without
-    ``pieces``, no bigrams)."""
+def tokenize(text: str) -> list[str]:
+    """Search tokens of ``text`` (English words and Korean words + character bigrams)."""
     out: list[str] = []
     for raw in _TOKEN.findall(unicodedata.normalize("NFKC", text).lower()):
         if "\uac00" <= raw[0] <= "\ud7a3":
             word = _strip_particle(raw)
             out.append(word)
-            if pieces and len(word) > 2:
+            if len(word) > 2:
                 out.extend(word[i : i + 2] for i in range(len(word) - 1))
         elif raw.isascii():
             if raw not in _STOPWORDS:

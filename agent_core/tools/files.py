@@ -166,11 +166,6 @@ def decode_text(data: bytes, name: str) -> str:
         ) from None
 
 
-SCRIPT_LANGUAGE = {"hangul": "Korean", "latin": "English"}
-"""How a search names the language of documents its query cannot reach (Latin letters are read as
-English: the language the model writes queries in when not Korean)."""
-
-
 class WorkspaceSearch:
     """``search_documents`` over a :class:`~agent_core.tools.documents.workspace.Workspace`: its
     persistent index, brought up to date (new, changed and removed files) before each search."""
@@ -180,28 +175,17 @@ class WorkspaceSearch:
         self.workspace = workspace or Workspace(root)
 
     def search(self, query: str, limit: int = 3) -> str:
-        """One JSON hit per line, best first (file, page or section, snippet), or a "No results" message;
-        and a note naming the documents the query's words cannot reach, when no document in the
-        query's own script holds any of them (:meth:`Workspace.out_of_reach`)."""
+        """One JSON hit per line, best first (file, page or section, snippet), or a "No results" message."""
         if not query.strip():
             raise ValueError("query is empty; give a few words to search for")
         if limit < 1:
             raise ValueError("limit must be at least 1")
         hits = self.workspace.search(query, limit)
-        unreached, scripts = self.workspace.out_of_reach(query)
-        note = ""
-        if unreached:
-            language = " or ".join(SCRIPT_LANGUAGE[s] for s in sorted(scripts))
-            listed = ", ".join(unreached[:MAX_LISTED]) + (" and more" if len(unreached) > MAX_LISTED else "")
-            note = f"{listed}: written in {language}, not searched by these words; search again in {language}."
-        if not hits and note:
-            return f"No results for {query!r}. {note}"
         if not hits:
             documents = self.workspace.names()
             listing = ", ".join(documents[:MAX_LISTED]) if documents else "(no documents in the workspace)"
             return f"No results for {query!r}. Documents searched: {listing}."
-        items = [h.as_json() for h in hits] + ([{"note": note}] if note else [])
-        return "[\n" + ",\n".join(json.dumps(item, ensure_ascii=False) for item in items) + "\n]"
+        return "[\n" + ",\n".join(json.dumps(h.as_json(), ensure_ascii=False) for h in hits) + "\n]"
 
 
 def _from_page(text: str, name: str, page: int) -> str:

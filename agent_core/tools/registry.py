@@ -17,7 +17,6 @@ from agent_core.tools.schema import (
     parse_docstring,
     validate_arguments,
 )
-from agent_core.tools.scope import Scope
 
 ToolSource = Literal["builtin", "mcp", "declared"]
 
@@ -46,9 +45,6 @@ class Tool:
     annotations: dict[str, Any] | None = None
     """MCP tool annotations as the server sent them (hints: ``readOnlyHint``, ``destructiveHint``,
     ``idempotentHint``, ``openWorldHint``, ``title``); never trusted to skip a check."""
-    scope: Scope | None = None
-    """What the tool's data covers, when it is a fixed body (:mod:`agent_core.tools.scope`); None:
-    the tool can be about anything."""
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """Checked and coerced keyword arguments for :attr:`func`."""
@@ -238,8 +234,6 @@ class ToolOptions(TypedDict, total=False):
     """The tool to run when this one's retries are used up."""
     timeout: float | None
     """Seconds one call may take (default: ``TOOL_TIMEOUT``)."""
-    scope: Scope | None
-    """The words the tool's data holds (:mod:`agent_core.tools.scope`)."""
 
 
 def make_tool(func: Callable[..., Any], **options: Unpack[ToolOptions]) -> Tool:
@@ -261,7 +255,6 @@ def make_tool(func: Callable[..., Any], **options: Unpack[ToolOptions]) -> Tool:
         tags=tuple(options.get("tags", ())),
         fallback=options.get("fallback"),
         timeout=options.get("timeout"),
-        scope=options.get("scope"),
     )
 
 

@@ -17,7 +17,6 @@ from typing import Any, Literal
 
 from agent_core.errors import TransientToolError
 from agent_core.text.lang import is_korean
-from agent_core.tools.scope import fixed_scope
 
 TemperatureUnit = Literal["celsius", "fahrenheit"]
 
@@ -59,13 +58,6 @@ def _key(name: str) -> str:
 _BY_NAME: dict[str, CityWeather] = {
     _key(name): city for city in CITIES for name in (city.english, city.korean, *city.aliases)
 }
-
-
-WEATHER_SCOPE = fixed_scope(
-    "weather temperature 날씨 기온 온도",
-    *(f"{c.english} {c.korean} {' '.join(c.aliases)} {c.condition_en} {c.condition_ko}" for c in CITIES),
-)
-"""What ``get_weather`` can be about: weather, and the cities and conditions of its data."""
 
 
 def known_cities() -> str:
@@ -126,8 +118,6 @@ _PAGES: tuple[tuple[str, str, str], ...] = (
     ("World weather overview", "https://weather.example.com/", "Forecasts for major cities."),
     ("Seoul travel guide", "https://travel.example.com/seoul", "Things to do in Seoul, Korea."),
 )
-WEB_SCOPE = fixed_scope("web", *(f"{title} {snippet}" for title, _, snippet in _PAGES))
-"""What the simulated web can be about: the web, and the words of its pages."""
 _GENERIC = ("Search tips", "https://search.example.com/help", "Try fewer or different words.")
 
 

@@ -99,8 +99,6 @@ from agent_core.providers.local.steps import (
     constraint,
     first_time_unfound,
     offered_tools,
-    out_of_scope,
-    scope_notes,
     sent_back_answer,
 )
 from agent_core.providers.local.warmup import WARM_GRAMMAR as WARM_GRAMMAR
@@ -229,12 +227,8 @@ class LocalProvider(WarmUp, Reasks, Provider):
                 pass
         engine = self._engine
         assert engine is not None
-        listed = offered_tools(request.goal, request.tools)
-        # The system prompt lists every tool (llama.cpp's cached prompt stays the same); the grammar
-        # offers only those whose data could be about the goal.
-        left_out = out_of_scope(request.goal, listed)
-        tools = [t for t in listed if t.name not in left_out]
-        messages = build_messages(request.instructions, request.goal, request.blocks, listed, tools)
+        tools = offered_tools(request.goal, request.tools)
+        messages = build_messages(request.instructions, request.goal, request.blocks, tools)
         waited = time.perf_counter()
         self._waiting_since = time.monotonic()  # until its own first prompt batch is done
         if not acquire(engine.busy, max(0.0, request.timeout), request.cancel):
@@ -252,7 +246,6 @@ class LocalProvider(WarmUp, Reasks, Provider):
             queued_ms = round((time.perf_counter() - waited) * 1000, 1)
             turn = Turn(engine, request, time.perf_counter() + request.timeout)
             items, notes = turn.items, turn.notes
-            notes += scope_notes(left_out)
             offered = tools
             if request.max_steps is not None and request.step >= request.max_steps and request.blocks:
                 # A call on the last step would end the run without an answer: answer from the results.

@@ -381,31 +381,17 @@ def next_step_note(goal: str) -> str:
     )
 
 
-OFFERED_NOTE = "\n\n(Tools for this request: {names}. The others' data holds none of its words.)"
-"""Said after the goal when the step offers fewer tools than the system prompt lists (the list stays
-whole so llama.cpp's cached prompt does): without it the model, told of a weather tool, answered a
-question about a clinic's opening hours "I could not find the current weather for Brightsmile"."""
-
-
 def build_messages(
-    instructions: str,
-    goal: str,
-    blocks: Sequence[ContextBlock],
-    tools: Sequence[Tool],
-    offered: Sequence[Tool] | None = None,
+    instructions: str, goal: str, blocks: Sequence[ContextBlock], tools: Sequence[Tool]
 ) -> list[dict[str, str]]:
     """Chat messages: system, the goal, then per block the model's JSON and the tool results.
-    With ``offered`` (fewer than ``tools``), the goal's turn says which tools are for it.
 
     Everything stays the same from step to step, so llama.cpp reuses its cached prompt and reads
     only what is new.
     """
-    note = ""
-    if offered is not None and len(offered) < len(tools):
-        note = OFFERED_NOTE.format(names=", ".join(t.name for t in offered) or "none")
     messages = [
         {"role": "system", "content": system_message(instructions, tools)},
-        {"role": "user", "content": goal + note},
+        {"role": "user", "content": goal},
     ]
     for block in blocks:
         messages.append({"role": "assistant", "content": _assistant_json(block)})

@@ -9,7 +9,6 @@ engine calls it when the first one fails).
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Sequence
 
@@ -18,9 +17,6 @@ from agent_core.providers.local.lines import nothing_found
 from agent_core.records.run_record import Constraint
 from agent_core.tools.docsearch import tokenize
 from agent_core.tools.registry import Tool
-from agent_core.tools.scope import request_words
-
-log = logging.getLogger("agent_core.providers.local.steps")
 
 MAX_OFFERED = 10
 """Most tools one step offers; with more enabled, the ones whose words best meet the goal's."""
@@ -40,34 +36,6 @@ def offered_tools(goal: str, tools: Sequence[Tool], *, limit: int = MAX_OFFERED)
     ranked = sorted(candidates, key=lambda t: -scores[t.name])[:limit]
     keep = {t.name for t in ranked}
     return [t for t in candidates if t.name in keep]
-
-
-NOTHING_HELD = "none of the request's words is in their data"
-
-
-def out_of_scope(goal: str, tools: Sequence[Tool]) -> dict[str, str]:
-    """The tools a step leaves out, each with the reason: a tool whose data (its
-    :class:`~agent_core.tools.scope.Scope`) holds none of the goal's words in any of its bodies,
-    each of which could judge the goal (is written in a script the goal uses). A tool with no
-    scope, or one that cannot be read, stays.
-
-    Only "none": leaving out a tool whose data holds fewer of the words than another's also left
-    out ``lookup`` for the seed goal (the price list document holds more of its Korean words than
-    the facts file), and the seed goal failed."""
-    words = request_words(goal)
-    out = {}
-    for tool in tools:
-        try:
-            if tool.scope is not None and not tool.scope.covers(words):
-                out[tool.name] = NOTHING_HELD
-        except Exception as exc:  # noqa: BLE001 - a broken index must not keep a tool from the model
-            log.warning("the scope of %s could not be read: %s", tool.name, exc)
-    return out
-
-
-def scope_notes(left_out: dict[str, str]) -> list[str]:
-    """What the record says of the tools :func:`out_of_scope` left out."""
-    return [f"not offered: {', '.join(left_out)} ({NOTHING_HELD})"] if left_out else []
 
 
 def _words(text: str) -> set[str]:

@@ -20,19 +20,17 @@ import json
 import logging
 import math
 import os
-import re
 import sqlite3
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agent_core.tools.docsearch import K1, TITLE_WEIGHT, B, near_spellings, snippet_of, tokenize
 from agent_core.tools.documents.parse import Parsed, Table
-from agent_core.tools.scope import Body, scripts_of
 
 log = logging.getLogger("agent_core.tools.documents.index")
 
@@ -83,10 +81,6 @@ def _postings_of(conn: sqlite3.Connection, terms: list[str]) -> list[tuple[str, 
         f"WHERE p.term IN ({marks})",
         terms,
     ).fetchall()
-
-
-SCRIPT_PARTS = 50
-"""How many of a file's parts tell the scripts it is written in."""
 
 
 @dataclass(frozen=True)
@@ -314,30 +308,6 @@ class DocumentIndex:
         with self.connect() as conn:
             row = conn.execute("SELECT name, file, columns, rows FROM tables WHERE name = ?", (name,)).fetchone()
         return Table(row[0], row[1], json.loads(row[2]), json.loads(row[3])) if row else None
-
-    def bodies(self, words: Collection[str], *, leave_out: str = "") -> dict[str, Body]:
-        """For each file (but ``leave_out``): which of ``words`` (search tokens) it or its name holds, and the
-        scripts it is written in (read from its first :data:`SCRIPT_PARTS` parts); the
-        :class:`~agent_core.tools.scope.Scope` of ``search_documents``."""
-        held: dict[str, set[str]] = defaultdict(set)
-        with self.connect() as conn:
-            if words:
-                marks = ",".join("?" * len(words))
-                for term, file in conn.execute(
-                    "SELECT DISTINCT p.term, parts.file FROM postings p JOIN parts ON parts.id = p.part "  # noqa: S608
-                    f"WHERE p.term IN ({marks}) AND parts.file != ?",
-                    [*words, leave_out],
-                ):
-                    held[file].add(term)
-            files = [
-                row[0] for row in conn.execute("SELECT name FROM files WHERE name != ? AND error = ''", (leave_out,))
-            ]
-            out = {}
-            for file in files:
-                rows = conn.execute("SELECT text FROM parts WHERE file = ? LIMIT ?", (file, SCRIPT_PARTS)).fetchall()
-                named = set(words) & set(tokenize(re.sub(r"[._-]", " ", file)))  # "read notes.txt"
-                out[file] = Body(file, held[file] | named, scripts_of(" ".join(r[0] for r in rows)))
-        return out
 
     def search(self, query: str, limit: int = 3) -> list[Hit]:
         """The best ``limit`` parts for ``query`` by BM25, one per page or section."""

@@ -12,11 +12,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from agent_core.tools.documents.index import TableInfo
 from agent_core.tools.documents.tables import describe, parameters, run_query
 from agent_core.tools.documents.workspace import Workspace
 from agent_core.tools.registry import Tool, make_tool
-from agent_core.tools.scope import Scope, vocabulary
 
 log = logging.getLogger("agent_core.tools.documents.tools")
 
@@ -83,21 +81,4 @@ def make_table_tool(workspace: Workspace) -> Tool | None:
         "Query a table's rows: filter (where), pick columns, count, sum, mean, min, max, group by. "
         f"Tables: {describe(tables)}."
     )
-    return make_tool(
-        query_table,
-        description=description,
-        parameters=parameters(tables),
-        tags=("files", "tables"),
-        scope=Scope(words=lambda: _table_words(workspace, tables)),
-    )
-
-
-def _table_words(workspace: Workspace, tables: list[TableInfo]) -> dict[str, set[str]]:
-    """What each table's file can be about: "table", the table's name, its columns and its cells."""
-    words: dict[str, set[str]] = {}
-    for info in tables:
-        table = workspace.table(info.name)
-        cells = " ".join(str(v) for row in table.rows for v in row) if table is not None else ""
-        found = vocabulary("table", info.name.replace("_", " "), " ".join(info.columns).replace("_", " "), cells)
-        words[info.file] = words.get(info.file, set()) | found
-    return words
+    return make_tool(query_table, description=description, parameters=parameters(tables), tags=("files", "tables"))

@@ -20,17 +20,15 @@ import os
 import re
 import tempfile
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from agent_core.settings import Settings
-from agent_core.tools.docsearch import tokenize
 from agent_core.tools.documents.index import DocumentIndex, FileEntry, Hit, TableInfo
 from agent_core.tools.documents.parse import KINDS, DocumentError, Parsed, Table, kind_of, parse
 from agent_core.tools.knowledge import FACTS_FILE
-from agent_core.tools.scope import Body, Script, script
 
 log = logging.getLogger("agent_core.tools.documents.workspace")
 
@@ -302,27 +300,6 @@ class Workspace:
         # would rank first, so it is listed and readable but not searched.
         hits = self.index.search(query, limit + 1)
         return [h for h in hits if h.file != FACTS_FILE][:limit]
-
-    def bodies(self, words: Collection[str]) -> list[Body]:
-        """Per searched document, which of ``words`` it holds and its scripts (``search_documents``'
-        :class:`~agent_core.tools.scope.Scope`)."""
-        self.sync()
-        return list(self.index.bodies(words, leave_out=FACTS_FILE).values())
-
-    def out_of_reach(self, query: str) -> tuple[list[str], set[Script]]:
-        """The documents ``query``'s words cannot find, being written in other scripts, when no
-        document in the query's own script holds any of its words (a Korean query for an English
-        price list, which the Korean notice beside it does not answer); and those scripts."""
-        words = set(tokenize(query, pieces=False))
-        asked = {script(w) for w in words} - {"other"}
-        if not asked:
-            return [], set()
-        self.sync()
-        bodies = self.index.bodies(words, leave_out=FACTS_FILE)
-        if any(body.held for body in bodies.values() if body.scripts & asked):
-            return [], set()
-        names = [n for n in self.names() if n in bodies and bodies[n].scripts and not bodies[n].scripts & asked]
-        return names, {s for n in names for s in bodies[n].scripts}
 
     def document_text(self, name: str) -> str | None:
         """What ``read_file`` shows for a PDF or DOCX (None for a text file: read it as it is)."""
