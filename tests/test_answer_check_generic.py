@@ -90,10 +90,10 @@ GOAL_COUNTS = [
 ]
 
 
-@pytest.mark.parametrize(("answer", "goal", "grounded"), GOAL_COUNTS)
-def test_a_count_in_the_goal_does_not_support_an_amount_of_money(answer: str, goal: str, grounded: bool) -> None:
+@pytest.mark.parametrize(("answer", "goal", "supported"), GOAL_COUNTS)
+def test_a_count_in_the_goal_does_not_support_an_amount_of_money(answer: str, goal: str, supported: bool) -> None:
     result = check_answer(answer, goal, [call("s", "A page about something else entirely.")])
-    assert (result["status"] == "grounded") is grounded, unsupported(result)
+    assert (not unsupported(result)) is supported, unsupported(result)
 
 
 def test_the_scaling_reason_reaches_the_summary_and_the_corrective_turn() -> None:
@@ -343,7 +343,7 @@ def test_arithmetic_on_the_goals_counts_alone_is_no_amount_of_money() -> None:
     counts_only = call("c", "288", {"expression": "24 * 12"}, tool="calculator")
     total = check_answer("The total is $288.", goal, [counts_only])
     assert unsupported(total)[0]["reason"] == (
-        "it is computed from the goal's counts alone (24 * 12), not from a price or an amount"
+        "it is computed from the goal's counts and measures alone (24 * 12), not from a price"
     )
     added = call("a", "48", {"expression": "24 + 24"}, tool="calculator")
     assert check_answer("The pass is $24 a month.", goal, [added])["status"] == "ungrounded"  # nor 48 − 24

@@ -186,7 +186,7 @@ GROUNDING = [
         ["$7500", "$500"],
     ),
     # the goal supports its own numbers, and only those
-    ("Yes, 20 units is below 21 units.", "Is 20 units enough? We need 21 units.", [], "grounded", []),
+    ("Yes, 20 units is below 21 units.", "Is 20 units enough? We need 21 units.", [], "no_claims", []),
     ("397.8", "17% of 2,340", [], "grounded", []),  # correct arithmetic on the goal's numbers
     # failed or duplicate calls support nothing
     (
@@ -220,7 +220,7 @@ GROUNDING = [
         "ungrounded",
         ["https://example.com/refunds/form2"],
     ),
-    ("Mail bob@example.com as you asked.", "Draft a note to bob@example.com", [], "grounded", []),
+    ("Mail bob@example.com as you asked.", "Draft a note to bob@example.com", [], "no_claims", []),
     # the same number written another way is found; another number is not
     ("Call +82 2-555-1234.", "phone number?", [CONTACTS], "grounded", []),
     (
@@ -320,7 +320,7 @@ def test_record_shape_and_sources() -> None:
 
 
 def test_latest_tool_result_gets_the_credit() -> None:
-    first = call("lookup", "Unit price: $24", call_id="c1")
+    first = call("lookup", "Unit price: $24; sold in packs of 12", call_id="c1")
     second = call("calculator", "24", call_id="c2", arguments={"expression": "12 * 2"})
     result = check_answer("$24", "price of 12 pairs", [first, second])
     assert result["claims"][0]["source"] == {"call_id": "c2", "tool": "calculator"}
@@ -345,7 +345,8 @@ def test_no_tool_note_when_no_call_succeeded() -> None:
 def test_goal_number_inside_a_url_is_still_the_goal() -> None:
     # The goal is read as plain data: its numbers support the answer even if written oddly.
     result = check_answer("Page 7 it is.", "open https://example.com/?page=7", [])
-    assert result["status"] == "grounded"
+    assert result["status"] == "no_claims"  # found, but only in the goal: nothing checked against a result
+    assert not unsupported(result)
 
 
 def test_summary_lines() -> None:

@@ -23,7 +23,7 @@ LABELS = {
     "grounded": "✅ grounded",
     "partly": "⚠️ partly",
     "ungrounded": "⚠️ ungrounded",
-    "no_claims": "— no figures",
+    "no_claims": "— nothing to check",
 }
 """Short labels for the History table."""
 
@@ -245,7 +245,8 @@ def _check_select(where: Any, present: set[str], key: str) -> list[str]:
             key=key,
             placeholder="all",
             help="Show only runs whose answer's figures were all found in tool results (✅), only partly or "
-            "not at all (⚠️: the model may have made them up), had no figures (—), or were not checked.",
+            "not at all (⚠️: the model may have made them up), had nothing to check (—: no figures, or only "
+            "your goal's), or were not checked.",
         )
     )
 
@@ -273,7 +274,7 @@ RATE_COLUMNS = {
     "grounded": st.column_config.NumberColumn("✅ Grounded", format="%d"),
     "partly": st.column_config.NumberColumn("⚠️ Partly", format="%d"),
     "ungrounded": st.column_config.NumberColumn("⚠️ Ungrounded", format="%d"),
-    "no_claims": st.column_config.NumberColumn("— No figures", format="%d"),
+    "no_claims": st.column_config.NumberColumn("— Nothing to check", format="%d"),
 }
 
 

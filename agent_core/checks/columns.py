@@ -264,10 +264,16 @@ def _whole_row(row: Row, source_text: str, start: int) -> tuple[tuple[str, str],
     return pairs or row.cells
 
 
+def _before_figure(text: str, values: set[float]) -> str:
+    """``text`` up to the first of ``values`` it writes (all of it when it writes none)."""
+    found = (m.start() for m in ANY_DIGITS.finditer(text) if float(m.group().replace(",", "")) in values)
+    return text[: next(found, len(text))]
+
+
 def unnamed_row(claim: Claim, sentence: str, source_text: str, words: Callable[[str], frozenset[str]]) -> str | None:
     """When ``source_text`` gives the claim's figure only in table rows, and the answer's
     ``sentence`` shares no word with what any of those rows says about its subject (its cells'
-    texts, not the column names every row has), the first such row's label (its first cell with
+    texts up to the figure, not the column names every row has), the first such row's label (its first cell with
     no figure): "the total stock of the seed products is 24" where 24 is the stock of the hand
     trowel's row. Else None."""
     values = {abs(n) for n in claim.numbers}
@@ -288,7 +294,10 @@ def unnamed_row(claim: Claim, sentence: str, source_text: str, words: Callable[[
     said = (words(sentence) | _figure_words(sentence)) - words(claim.text) - _figure_words(claim.text)
     for cells in holding:
         columns = frozenset().union(*(words(name) for name, _ in cells))
-        named = frozenset().union(*(words(text) | _figure_words(text) for _, text in cells))
+        # What follows the figure in its own cell says what it measures ("£12 per wheel"), not
+        # which row it is ("Garden hose 30 m" names its row before its 30).
+        texts = [_before_figure(text, values) for _, text in cells]
+        named = frozenset().union(*(words(text) | _figure_words(text) for text in texts))
         if said & (named - columns - _figure_words(claim.text)):
             return None
     return next((text for _, text in holding[0] if text and not _figures(text)), holding[0][0][1])

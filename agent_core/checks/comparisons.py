@@ -26,15 +26,15 @@ from typing import Any
 
 from agent_core.checks.claims import Claim, find_all
 
-_LARGER = (
+LARGER = (
     "more|greater|higher|larger|bigger|longer|heavier|older|warmer|hotter|later|further|farther|"
     "more expensive|costlier|pricier|wider|taller|deeper|faster|stronger"
 )
-_SMALLER = (
+SMALLER = (
     "less|fewer|lower|smaller|shorter|lighter|younger|colder|cooler|earlier|cheaper|less expensive|"
     "narrower|slower|weaker"
 )
-_COMPARATIVE = re.compile(rf"\b(?P<word>{_LARGER}|{_SMALLER})\s+than\b", re.IGNORECASE)
+_COMPARATIVE = re.compile(rf"\b(?P<word>{LARGER}|{SMALLER})\s+than\b", re.IGNORECASE)
 _BOUND = re.compile(
     r"\b(?P<word>exceeds?|exceeded|is\s+over|is\s+above|is\s+under|is\s+below|falls\s+short\s+of|"
     r"is\s+at\s+least|is\s+at\s+most)\b|(?P<sign>[<>≤≥])",
@@ -49,12 +49,12 @@ _NAME = r"[A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,3}"
 _NAMED = re.compile(
     rf"(?P<a>{_NAME})\s*(?:\([^)]*\)\s*)?(?:,[^,]*,\s*)?\b(?:is|are|was|were|feels|gets)\s+"
     rf"(?:(?:a\s+(?:bit|little|lot)|much|slightly|far|about\s+[\d.]+\s*\S*)\s+)?"
-    rf"(?P<cmp>(?:{_LARGER}|{_SMALLER}))\s+than\s+(?P<b>{_NAME})"
+    rf"(?P<cmp>(?:{LARGER}|{SMALLER}))\s+than\s+(?P<b>{_NAME})"
 )
 _DIFFERENCE = re.compile(
     rf"(?P<a>{_NAME})\s*(?:\([^)]*\)\s*)?\b(?:is|are|was|were|costs?)\s+(?:about\s+|roughly\s+)?"
     r"(?P<diff>[$€£₩]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?(?:dollars?|euros?|pounds?|won|원|달러|%|percent|[a-z]{1,3}))?)\s+"
-    rf"(?P<cmp>{_LARGER}|{_SMALLER})(?:\s+(?:per|a|an|each|every)\s+\w+)?\s+than\s+"
+    rf"(?P<cmp>{LARGER}|{SMALLER})(?:\s+(?:per|a|an|each|every)\s+\w+)?\s+than\s+"
     r"(?P<b>\w[\w'’-]*(?:\s+\w[\w'’-]*){0,3})",
     re.IGNORECASE,
 )
@@ -77,7 +77,7 @@ _LEADS = re.compile(r"^(?:and|but|so|while|whereas|because|since|yes|no|therefor
 def _larger(word: str) -> bool | None:
     """True for a word that says "larger", False for "smaller", None for neither."""
     w = " ".join(word.lower().split())
-    if w in _LARGER.split("|") or w in (
+    if w in LARGER.split("|") or w in (
         "exceeds",
         "exceed",
         "exceeded",
@@ -88,7 +88,7 @@ def _larger(word: str) -> bool | None:
         "≥",
     ):
         return True
-    if w in _SMALLER.split("|") or w in ("is under", "is below", "falls short of", "is at most", "<", "≤"):
+    if w in SMALLER.split("|") or w in ("is under", "is below", "falls short of", "is at most", "<", "≤"):
         return False
     if any(w.startswith(k) for k in _KO_LARGER):
         return True

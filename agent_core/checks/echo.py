@@ -36,10 +36,26 @@ def output_text(call: Mapping[str, Any]) -> str:
     return output if isinstance(output, str) else json.dumps(output, ensure_ascii=False, default=str)
 
 
+_FIGURE = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _identity(expression: str, output: str) -> bool:
+    """``600 / 1 / 1`` → ``600``: arithmetic by 1 or 0 that gives back one of its own figures."""
+    if not re.fullmatch(r"[\d.\s()+\-*/]+", expression) or not re.fullmatch(r"-?\d+(?:\.\d+)?", output):
+        return False
+    figures = [float(f) for f in _FIGURE.findall(expression)]
+    result = abs(float(output))
+    return result in figures and all(f in (0.0, 1.0) for f in figures if f != result) and len(figures) > 1
+
+
 def returns_its_argument(call: Mapping[str, Any]) -> bool:
     """A call that was given a bare number and returned it: asked to ground a made-up 200, a model
-    sent exactly that to a calculator, and it would have counted as the source."""
+    sent exactly that to a calculator, and it would have counted as the source. So is one that
+    only multiplied or divided it by 1 (``600 / 1 / 1``): the figure is the argument's, not a result."""
     args = call.get("arguments")
     values = list(args.values()) if isinstance(args, Mapping) else [args]
     output = output_text(call).strip()
-    return any(isinstance(v, str) and re.fullmatch(r"-?[\d.,]+", v.strip()) and v.strip() == output for v in values)
+    return any(
+        isinstance(v, str) and (re.fullmatch(r"-?[\d.,]+", v.strip()) and v.strip() == output or _identity(v, output))
+        for v in values
+    )

@@ -14,6 +14,9 @@ Pure functions, no I/O: :func:`check_answer` returns the record's ``grounding`` 
      "claims": [{"text", "value", "kind", "source": {"call_id", "tool"} | {"goal": True} | None}],
      "note": "..."}   # only when no tool call succeeded: says the answer comes from the model alone
 
+``no_claims``: nothing to check against a tool result, because the answer has no figure or only
+repeats the goal's own.
+
 Names, places and opinions are not checked: only figures and contact details are.
 """
 
@@ -45,6 +48,7 @@ from agent_core.checks.claims import (
 from agent_core.checks.columns import from_another_column, named_cell_figures, names_a_column, unnamed_row
 from agent_core.checks.columns import from_another_row as table_row
 from agent_core.checks.comparisons import wrong_comparisons
+from agent_core.checks.differences import stated_differences, temperature_differences
 from agent_core.checks.echo import output_text, returns_its_argument, without_echo
 from agent_core.checks.scaling import counted, counts_only, from_another_row, mismatch
 from agent_core.checks.subjects import contact_for_another_kind, unnamed_subject
@@ -149,10 +153,17 @@ def _read_source(text: str, ref: Source, *, words: bool = False, counts: str = "
 
 
 def _of_counts(call: Mapping[str, Any], goal: str, stated: frozenset[float]) -> str:
-    """A call's arithmetic when every number in it is one the goal only counts with and no result
-    states (a price of $10 for "10 seats" is a price); else ''."""
+    """A call's arithmetic when every number in it is one the goal only counts or measures with
+    ("10 seats", "45 min", "6 hours") and no result states, besides small constants the goal does
+    not write (``45 * 2 + 30 * 1``): its result is no price ($10 for "10 seats"); else ''."""
     values = {float(m.group().replace(",", "")) for e in expressions(call) for m in NUMBER.finditer(e)}
-    return "; ".join(expressions(call)) if values and not values & stated and counted(goal, values) else ""
+    written = {n for c in find_all(goal) for n in c.numbers}
+    values -= {v for v in values if v in SMALL_OPERANDS and v not in written}
+    if not values or values & stated:
+        return ""
+    money = {n for c in find_all(goal) if c.kind == "money" for n in c.numbers}
+    measured = {n for c in find_all(goal) if c.kind == "quantity" for n in c.numbers} - money
+    return "; ".join(expressions(call)) if counted(goal, values - measured) or values <= measured else ""
 
 
 def _why_not(claim: Claim, sources: Sequence[_Source], goal: _Source, answer: str) -> str | None:
@@ -164,7 +175,7 @@ def _why_not(claim: Claim, sources: Sequence[_Source], goal: _Source, answer: st
         if name := _unnamed(claim, source, answer, goal.text or ""):
             return f"the results give {number} only in passages that do not mention {name}"
         if source.counts and claim.kind == "money":
-            return f"it is computed from the goal's counts alone ({source.counts}), not from a price or an amount"
+            return f"it is computed from the goal's counts and measures alone ({source.counts}), not from a price"
         if source.text is not None and (written := another_figure(claim, source.text)):
             return f"the results give {number} only as {written}"
         if source.text is not None and (columns := _column(claim, source.text, answer, goal.text or "")):
@@ -393,42 +404,14 @@ def _unique(pairs: Iterable[tuple[float, Source]], limit: int) -> list[tuple[flo
     return list(seen.items())
 
 
-def _status(found: int, total: int) -> Status:
-    if total == 0:
+def _status(found: Sequence[tuple[Claim, Source | None]], goal: _Source) -> Status:
+    """``no_claims`` also when every figure repeats one the goal writes: nothing was checked against
+    a tool result ("No, 15-year-olds cannot join" for "can my 15-year-old join?"), so the answer is
+    not "grounded". Arithmetic on the goal's figures ("17% of 2,340 is 397.8") was checked."""
+    supported = sum(ref is not None for _, ref in found)
+    if not found or all(ref is not None and "goal" in ref and _matches(claim, goal) for claim, ref in found):
         return "no_claims"
-    return "grounded" if found == total else "ungrounded" if found == 0 else "partly"
-
-
-_DIFFERENCE_WORDS = re.compile(
-    r"warmer|colder|cooler|hotter|higher|lower|difference|apart|더\s?(?:따뜻|덥|춥|추워|높|낮)|차이",
-    re.IGNORECASE,
-)
-
-
-def _temperature_differences(
-    answer: str, found: list[tuple[Claim, Source | None]]
-) -> list[tuple[Claim, Source | None]]:
-    """A temperature the answer gives as a difference ("7 degrees warmer", "차이는 7도") is found
-    when it is the difference of two found temperatures of the answer. Temperatures are not
-    derived in general (a made-up 20 °C would pass as 19 + 1); a difference must say it is one."""
-    known = [(c, ref) for c, ref in found if ref is not None and c.kind == "temperature" and c.numbers]
-    if len(known) < 2:
-        return found
-    result = []
-    for claim, ref in found:
-        if ref is None and claim.kind == "temperature" and claim.numbers:
-            start = max(answer.rfind(mark, 0, claim.start) for mark in ".!?\n")  # its sentence
-            ends = [i for i in (answer.find(mark, claim.end) for mark in ".!?\n") if i >= 0]
-            around = answer[start + 1 : min(ends, default=len(answer))]
-            if _DIFFERENCE_WORDS.search(around):
-                for (a, ref_a), (b, ref_b) in itertools.permutations(known, 2):
-                    if a.numbers[0] > b.numbers[0] and _same(
-                        claim.numbers[0], claim.decimals, a.numbers[0] - b.numbers[0], 12
-                    ):
-                        ref = _prefer_tool(ref_a, ref_b)
-                        break
-        result.append((claim, ref))
-    return result
+    return "grounded" if supported == len(found) else "ungrounded" if supported == 0 else "partly"
 
 
 def _claim_clause(answer: str, claim: Claim) -> str:
@@ -509,7 +492,14 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
             found = [(c, ref if ref is not None else _derived(c, left, right, is_count)) for c, ref in found]
             if sum(ref is None for _, ref in found) in (0, before):
                 break
-    found = _temperature_differences(answer or "", found)
+    found = temperature_differences(answer or "", found, _same, _prefer_tool)
+    computed = {str(c.get("call_id", "")) for c in usable if expressions(c)}
+    results: dict[str, tuple[CallSource, str]] = {
+        key: ({"call_id": key, "tool": str(c.get("tool", ""))}, texts[key])
+        for c in usable
+        if (key := str(c.get("call_id", ""))) in texts
+    }
+    found = stated_differences(answer or "", found, results, computed, goal or "")
     found = [_for_other_quantity(claim, ref, answer or "", goal or "", texts) for claim, ref in found]
     if not says_not_found(answer or "") and (
         judged := not_what_was_asked([c for c, _ in found], goal or "", answer or "")
@@ -545,7 +535,7 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
     # So is a comparison stated the wrong way round ("$480, which is more than $500").
     found += [(claim, None) for claim in wrong_comparisons(answer or "", usable)]
     result: Grounding = {
-        "status": _status(sum(ref is not None for _, ref in found), len(found)),
+        "status": _status(found, goal_source),
         "tools_used": len(ok_calls),
         "claims": [c.as_record(ref.copy() if ref is not None else None) for c, ref in found],
     }

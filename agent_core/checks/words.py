@@ -46,16 +46,14 @@ def summary(grounding: Mapping[str, Any] | None) -> str:
         return "not checked"
     claims = grounding.get("claims") or []
     missing = unsupported(grounding)
-    status = grounding.get("status")
-    if status == "no_claims" or not claims:
+    if not claims:
         return "no numbers, dates or times to check"
     if not missing:
         if all((c.get("source") or {}).get("goal") for c in claims):
-            found = "every number comes from your goal"
-        else:
-            found = "every number appears in a tool result" + (
-                "" if not any((c.get("source") or {}).get("goal") for c in claims) else " or your goal"
-            )
+            return "every number comes from your goal, so nothing was checked against a tool result"
+        found = "every number appears in a tool result" + (
+            "" if not any((c.get("source") or {}).get("goal") for c in claims) else " or your goal"
+        )
         return found + "; the reasoning was not checked"
     sums = [c for c in missing if c.get("arithmetic")]
     said = [c for c in missing if c.get("kind") in ("verdict", "comparison")]

@@ -2,7 +2,7 @@
 
 Read from the store's run table (its ``grounding`` column holds each record's
 ``grounding.status``). An *ungrounded answer* is one with at least one unsupported figure
-(status ``ungrounded`` or ``partly``); answers with no figures (``no_claims``) count as checked
+(status ``ungrounded`` or ``partly``); answers with nothing to check (``no_claims``: no figures, or only the goal's own) count as checked
 and fine; runs without an answer, or not checked (``ANSWER_CHECK=off``, older records), are left
 out of the rate.
 """
@@ -18,7 +18,7 @@ CHECKED = ("grounded", "no_claims", *UNGROUNDED)
 
 
 def ungrounded_rates(runs: pd.DataFrame, by: Sequence[str] = ("provider", "model")) -> pd.DataFrame:
-    """Per group: answers checked, how many were grounded / partly / ungrounded / had no figures,
+    """Per group: answers checked, how many were grounded / partly / ungrounded / had nothing to check,
     and ``ungrounded_rate`` (share of checked answers with an unsupported figure)."""
     columns = [*by, "checked", "grounded", "partly", "ungrounded", "no_claims", "ungrounded_rate"]
     if runs.empty or "grounding" not in runs.columns:

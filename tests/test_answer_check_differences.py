@@ -1,0 +1,167 @@
+"""The answer check on what wrong answers of the local model were still marked grounded for: a
+difference backed by a result that only holds the same number, an answer that only repeats the
+goal's figures, a price computed from the goal's minutes, a calculator that divided by 1, and a
+figure from a table row the answer names only by its unit. Each in other words and other domains
+than the runs it came from; no rule about any topic."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent_core.checks.differences import said_as_difference
+from agent_core.checks.grounding import check_answer
+from agent_core.checks.words import summary, unsupported
+from ui.grounding import label
+
+
+def call(cid: str, output: str, arguments: dict[str, Any] | None = None, tool: str = "any_tool") -> dict[str, Any]:
+    return {"call_id": cid, "tool": tool, "arguments": arguments or {}, "output": output, "success": True}
+
+
+def calc(cid: str, expression: str, output: str) -> dict[str, Any]:
+    return call(cid, output, {"expression": expression}, "calculator")
+
+
+DEPOSIT = call("d", "We take a £30 deposit when you book a Premium Overhaul. Full Service: £95.")
+BOTH = call("b", "Premium Overhaul: £165. Full Service: £95.")
+MENU = call("m", "Sancerre £39.50 a bottle; Chablis £34.00 a bottle; corkage £24 per bottle.")
+
+DIFFERENCES = [
+    # (answer, calls, unsupported texts)
+    ("premium overhaul이 full service보다 £30 더 비싸요.", [DEPOSIT], ["£30"]),
+    ("The overhaul is £30 more than the full service.", [DEPOSIT], ["£30"]),
+    ("Chablis is cheaper by £24 compared to Sancerre.", [MENU], ["£24"]),
+    ("The price difference is £24.", [MENU], ["£24"]),
+    ("두 와인은 £24 차이가 나요.", [MENU], ["£24"]),
+    # two figures of the results differ by it: found, though the answer writes neither
+    ("The overhaul is £70 more than the full service.", [BOTH], []),
+    ("Chablis is cheaper than Sancerre by £5.50.", [MENU], []),
+    ("오버홀이 풀 서비스보다 £70 더 비싸요.", [BOTH], []),
+    # the result says it as a difference itself, or computed it
+    ("Saturday classes cost £20 more.", [call("s", "Saturday classes cost £20 extra per term.")], []),
+    ("It costs 10% less on a 12-month contract.", [call("s", "12-month contract: 10% off")], []),
+    ("The overhaul is £70 more.", [BOTH, calc("c", "165 - 95", "70")], []),
+    # not a difference: a figure of its own, a bound, a deadline
+    ("You pay a £30 deposit.", [DEPOSIT], []),
+    ("£24 is less than £39.50.", [MENU], []),
+    ("Pay the £30 deposit by Friday.", [DEPOSIT], []),
+]
+
+
+@pytest.mark.parametrize(("answer", "calls", "missing"), DIFFERENCES)
+def test_a_difference_is_found_only_as_a_difference(
+    answer: str, calls: list[dict[str, Any]], missing: list[str]
+) -> None:
+    result = check_answer(answer, "How much more?", calls)
+    assert [c["text"] for c in unsupported(result)] == missing, result["claims"]
+
+
+def test_a_difference_held_only_as_another_figure_says_why() -> None:
+    result = check_answer("The overhaul is £30 more than the full service.", "how much more?", [DEPOSIT])
+    assert unsupported(result)[0]["reason"] == (
+        "the answer gives 30 as a difference, but the results hold it only as a figure of its own, "
+        "and no two of their figures differ by it"
+    )
+    assert summary(result).startswith("⚠ £30: the answer gives 30 as a difference")
+
+
+@pytest.mark.parametrize(
+    ("text", "figure", "said"),
+    [
+        ("It is £30 more than that.", "£30", True),
+        ("It costs £30 more per month than that.", "£30", True),
+        ("cheaper by $24", "$24", True),
+        ("paid by $24 cash", "$24", False),  # "by" with no comparison in the sentence
+        ("The difference is 22 - 15 = 7.", "22", False),  # an operand of a sum written out
+        ("차이는 5,000원입니다.", "5,000원", True),
+        ("5,000원 더 비싸요.", "5,000원", True),
+        ("5,000원이에요.", "5,000원", False),
+    ],
+)
+def test_said_as_difference(text: str, figure: str, said: bool) -> None:
+    at = text.index(figure)
+    assert said_as_difference(text, at, at + len(figure)) is said
+
+
+@pytest.mark.parametrize(
+    ("answer", "goal"),
+    [
+        ("No, 15살은 클럽에 가입할 수 없습니다.", "15살도 클럽 가입할 수 있어요?"),
+        ("Ticket to Ride cannot be played by 6 players.", "can 6 of us play ticket to ride?"),
+        ("Yes, a 10 kg dog is allowed.", "can i bring my 10 kg dog?"),
+    ],
+)
+def test_an_answer_that_only_repeats_the_goals_figures_was_checked_against_nothing(answer: str, goal: str) -> None:
+    result = check_answer(answer, goal, [call("s", "Members must be 18 or over. Dogs are welcome on a lead.")])
+    assert result["status"] == "no_claims"
+    assert not unsupported(result)
+    assert summary(result) == "every number comes from your goal, so nothing was checked against a tool result"
+    assert label(result) == "— nothing to check"
+
+
+def test_arithmetic_on_the_goals_figures_or_a_results_figure_is_still_grounded() -> None:
+    assert check_answer("397.8", "17% of 2,340", [])["status"] == "grounded"
+    mixed = check_answer(
+        "Yes: members must be 18, and you are 15.", "I'm 15, can I join?", [call("s", "Members must be 18 or over.")]
+    )
+    assert mixed["status"] == "grounded"
+
+
+PIANO_GOAL = "one child does 45 min lessons and the other 30 min. what do i pay for the term altogether?"
+
+
+@pytest.mark.parametrize(
+    ("answer", "goal", "expression", "output", "supported"),
+    [
+        ("You pay 120 pounds for the term.", PIANO_GOAL, "45 * 2 + 30 * 1", "120", False),
+        ("Booking the room for 6 hours costs $12.", "what do i pay for 6 hours in the room?", "1 * 2 * 6", "12", False),
+        ("6시간이면 $12 나와요.", "회의실 6시간 빌리면 얼마예요?", "6 * 2", "12", False),
+        # a price in the goal, or a small count the goal writes: arithmetic on a price
+        ("3 nights cost $360.", "3 nights at $120 a night, total?", "3 * 120", "360", True),
+        ("Two tickets cost $30.", "tickets are $15 each, what do 2 cost?", "15 * 2", "30", True),
+    ],
+)
+def test_a_price_computed_from_the_goals_counts_and_measures_alone_is_not_supported(
+    answer: str, goal: str, expression: str, output: str, supported: bool
+) -> None:
+    result = check_answer(answer, goal, [calc("c", expression, output)])
+    money = [c for c in result["claims"] if c["kind"] == "money"]
+    assert (money[0]["source"] is not None) is supported, money
+    if not supported:
+        assert money[0]["reason"].startswith("it is computed from the goal's counts and measures alone")
+
+
+def test_a_calculator_that_only_divided_by_one_supports_nothing_new() -> None:
+    result = check_answer(
+        "Yes, you can pay your €600 plan in instalments.",
+        "my plan is €600, can i pay monthly?",
+        [calc("c", "600 / 1 / 1", "600")],
+    )
+    assert result["status"] == "no_claims"  # the figure is the goal's, not the calculator's
+    assert check_answer("That is €600.", "price?", [calc("c", "600 / 1 / 1", "600")])["status"] == "ungrounded"
+    assert (
+        check_answer("That is €5.", "price?", [call("p", "€10 for two"), calc("c", "10 / 2", "5")])["status"]
+        == "grounded"
+    )
+
+
+REPAIRS = call(
+    "r",
+    '[{"file": "prices.md", "section": "Single repairs", "snippet": "Job: Puncture repair (new inner tube '
+    "fitted), Price: £12 per wheel, Notes: inner tube £7; Job: Tubeless setup, Price: £30 per wheel, Notes: "
+    'sealant included;"}]',
+)
+
+
+def test_the_unit_after_a_figure_in_its_own_cell_does_not_name_the_row() -> None:
+    wrong = check_answer(
+        "Straightening a back wheel costs £12 per wheel.", "how much to straighten my wheel?", [REPAIRS]
+    )
+    assert [c["reason"] for c in unsupported(wrong)] == [
+        "the results give £12 only in the row of Puncture repair (new inner tube fitted), which the answer does not name"
+    ]
+    right = check_answer("A puncture repair costs £12 per wheel.", "puncture?", [REPAIRS])
+    assert right["status"] == "grounded"
+    assert check_answer("A tubeless setup is £30 per wheel.", "tubeless?", [REPAIRS])["status"] == "grounded"
