@@ -252,7 +252,11 @@ cell does not end it)."""
 def _row_start(row: Row, source_text: str) -> int:
     """Where a row sentence begins: one whose cell holds a comma ("Hand trowel (steel, short)") is
     matched by :data:`_ROW_SENTENCE` from that cell on."""
-    return min(row.span[0], max(source_text.rfind(mark, 0, row.span[0]) for mark in ';\n"[') + 1)
+    return _row_start_of(row.span, source_text)
+
+
+def _row_start_of(span: tuple[int, int], source_text: str) -> int:
+    return min(span[0], max(source_text.rfind(mark, 0, span[0]) for mark in ';\n"[') + 1)
 
 
 def _whole_row(row: Row, source_text: str, start: int) -> tuple[tuple[str, str], ...]:
@@ -301,3 +305,27 @@ def unnamed_row(claim: Claim, sentence: str, source_text: str, words: Callable[[
         if said & (named - columns - _figure_words(claim.text)):
             return None
     return next((text for _, text in holding[0] if text and not _figures(text)), holding[0][0][1])
+
+
+_HOW_MANY = re.compile(r"\bhow\s+many\b|몇\s?(?:개|가지|종류|권|곳|대|번)|개수", re.IGNORECASE)
+"""A goal that asks a count of things ("how many co-op games …", "몇 개", "몇 가지")."""
+
+
+def cell_for_a_count(
+    claim: Claim, sentence: str, goal: str, source_text: str, words: Callable[[str], frozenset[str]]
+) -> str | None:
+    """The column of the table cells that give a bare figure the answer offers as the count a
+    "how many" goal asks for, when those cells are all the result holds of it and neither the
+    answer's sentence nor the goal names their column: "There are 36 Italian red wines" from one
+    row's ``bottles_in_cellar: 36`` counts no rows. Else None."""
+    if claim.kind != "number" or not _HOW_MANY.search(goal):
+        return None
+    values = {abs(n) for n in claim.numbers}
+    holding = [cell for cell in cells(source_text) if values & _figures(cell.text)]
+    outside = _outside(source_text, {(_row_start_of(cell.span, source_text), cell.span[1]) for cell in holding})
+    if not holding or values & _figures(outside):
+        return None
+    said = words(sentence) | words(goal)
+    if any(words(cell.column) & said for cell in holding):
+        return None
+    return holding[0].column

@@ -45,15 +45,22 @@ from agent_core.checks.claims import (
     fmt,
     same_phone,
 )
-from agent_core.checks.columns import from_another_column, named_cell_figures, names_a_column, unnamed_row
+from agent_core.checks.columns import (
+    cell_for_a_count,
+    from_another_column,
+    named_cell_figures,
+    names_a_column,
+    unnamed_row,
+)
 from agent_core.checks.columns import from_another_row as table_row
 from agent_core.checks.comparisons import wrong_comparisons
+from agent_core.checks.computed import SMALL_OPERANDS, expressions, of_counts
 from agent_core.checks.differences import stated_differences, temperature_differences
 from agent_core.checks.echo import output_text, returns_its_argument, without_echo
 from agent_core.checks.scaling import counted, counts_only, from_another_row, mismatch
 from agent_core.checks.subjects import contact_for_another_kind, unnamed_subject
 from agent_core.checks.sums import wrong_aggregates, wrong_arithmetic
-from agent_core.checks.units import NUMBER, another_figure
+from agent_core.checks.units import another_figure
 from agent_core.checks.words import NO_TOOL_NOTE, NO_TOOL_NOTE_PLAIN, NO_TOOL_WORKED_NOTE, SCALED
 from agent_core.records.run_record import CallSource, GoalSource, Grounding
 from agent_core.text.lang import is_korean
@@ -94,31 +101,9 @@ class _Source:
     months"): what it gives is no amount of money."""
 
 
-_ARITHMETIC_ONLY = re.compile(r"[\d\s.,()+\-*/×÷%^]+")
-_HAS_OPERATOR = re.compile(r"\d[\d\s.,()]*[+\-*/×÷%^]")
-"""A text argument of digits and operators only, with an operator ("17 / 100 * 2340"): the call
-computed something from it (two simple patterns: one nested one took 0.25 s on 2,000 digits)."""
-
-
-def expressions(call: Mapping[str, Any]) -> list[str]:
-    """The arithmetic a call was given (its text arguments that are expressions), whatever the tool."""
-    args = call.get("arguments")
-    values = list(args.values()) if isinstance(args, Mapping) else [args]
-    return [
-        v
-        for v in values
-        if isinstance(v, str) and _ARITHMETIC_ONLY.fullmatch(v.strip()) and _HAS_OPERATOR.search(v) is not None
-    ]
-
-
 def _source_text(call: Mapping[str, Any]) -> str:
     # A computing call states "expression = result" (its 17 / 100 * 2340); an echoed query states nothing.
     return "\n".join([without_echo(call, output_text(call)), *expressions(call)])
-
-
-SMALL_OPERANDS = frozenset(range(11))
-"""Figures an expression may use that no source need give: small counts ("the average of three
-prices" divides by 3). Not 100: "7 * 100" is the made-up unit price this exists for."""
 
 
 def _inputs_from_nowhere(call: Mapping[str, Any], earlier: Sequence[str], goal: str) -> list[str]:
@@ -152,20 +137,6 @@ def _read_source(text: str, ref: Source, *, words: bool = False, counts: str = "
     )
 
 
-def _of_counts(call: Mapping[str, Any], goal: str, stated: frozenset[float]) -> str:
-    """A call's arithmetic when every number in it is one the goal only counts or measures with
-    ("10 seats", "45 min", "6 hours") and no result states, besides small constants the goal does
-    not write (``45 * 2 + 30 * 1``): its result is no price ($10 for "10 seats"); else ''."""
-    values = {float(m.group().replace(",", "")) for e in expressions(call) for m in NUMBER.finditer(e)}
-    written = {n for c in find_all(goal) for n in c.numbers}
-    values -= {v for v in values if v in SMALL_OPERANDS and v not in written}
-    if not values or values & stated:
-        return ""
-    money = {n for c in find_all(goal) if c.kind == "money" for n in c.numbers}
-    measured = {n for c in find_all(goal) if c.kind == "quantity" for n in c.numbers} - money
-    return "; ".join(expressions(call)) if counted(goal, values - measured) or values <= measured else ""
-
-
 def _why_not(claim: Claim, sources: Sequence[_Source], goal: _Source, answer: str) -> str | None:
     """Why no source that holds the claim's figure backs it, when a rule of :func:`_about` said so."""
     number = fmt(claim.numbers[0]) if claim.numbers else claim.text
@@ -184,6 +155,10 @@ def _why_not(claim: Claim, sources: Sequence[_Source], goal: _Source, answer: st
             return f"the results give {number} in the row of {row[0]}, not of {row[1]}"
         if claim.kind in _COLUMN_CHECKED and (label := _unnamed_row(claim, source, answer)):
             return f"the results give {claim.text.strip()} only in the row of {label}, which the answer does not name"
+        if source.text is not None and (
+            column := cell_for_a_count(claim, _claim_sentence(answer, claim), goal.text or "", source.text, _words)
+        ):
+            return f"the results give {number} only as a table cell under {column}, not as a count of rows"
     if _matches(claim, goal) and counts_only(claim, goal.text or ""):
         return f"the goal gives {number} only as a count of something, not as an amount of money"
     if _matches(claim, goal) and (written := another_figure(claim, goal.text or "")):
@@ -269,6 +244,8 @@ def _about(claim: Claim, source: _Source, answer: str, goal: str = "") -> bool:
         return False  # "$34.99" for the watering can, from the garden hose's row of the same table
     if claim.kind in _COLUMN_CHECKED and _unnamed_row(claim, source, answer):
         return False  # "the seed products' total stock is 24", from the hand trowel's row alone
+    if cell_for_a_count(claim, sentence, goal, source.text, _words):
+        return False  # "there are 36 Italian reds", from one row's bottles_in_cellar
     if claim.kind not in _KIND_CHECKED:
         return True
     if same_script and from_another_row(claim, sentence, source.text, _words):
@@ -450,7 +427,7 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
             _source_text(c),
             {"call_id": str(c.get("call_id", "")), "tool": str(c.get("tool", ""))},
             words=not expressions(c),
-            counts=_of_counts(c, goal or "", stated),
+            counts=of_counts(c, goal or "", stated),
         )
         for c in reversed(usable)
     ]

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agent_core.checks.grounding import expressions
+from agent_core.checks.computed import expressions
 from agent_core.context import ContextBlock, ToolCallRequest
 from agent_core.providers.base import ModelRequest
 from agent_core.providers.local.figures import argument_numbers

@@ -165,3 +165,33 @@ def test_the_unit_after_a_figure_in_its_own_cell_does_not_name_the_row() -> None
     right = check_answer("A puncture repair costs £12 per wheel.", "puncture?", [REPAIRS])
     assert right["status"] == "grounded"
     assert check_answer("A tubeless setup is £30 per wheel.", "tubeless?", [REPAIRS])["status"] == "grounded"
+
+
+WINES = call(
+    "w",
+    '[{"file": "wines.csv", "section": "rows 33–40", "snippet": "bin: 403, wine: Barolo, country: Italy, colour: red, '
+    'bottles_in_cellar: 36; bin: 404, wine: Chianti, country: Italy, colour: red, bottles_in_cellar: 12;"}]',
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "goal", "supported"),
+    [
+        ("There are 36 Italian red wines on the list.", "how many italian reds have you got?", False),
+        (
+            "이탈리아 레드 와인은 36개 있어요.",
+            "이탈리아 레드 와인 몇 개 있어요?",
+            True,
+        ),  # "36개" is a count of its own kind
+        ("We have 36 bottles of Barolo in the cellar.", "how many bottles of barolo are left?", True),
+        ("Barolo has 36 in the cellar.", "how many bottles_in_cellar for barolo?", True),
+        ("Barolo is bin 403.", "what bin is barolo?", True),  # no count asked
+    ],
+)
+def test_a_table_cell_is_no_count_of_rows_unless_its_column_is_named(answer: str, goal: str, supported: bool) -> None:
+    result = check_answer(answer, goal, [WINES])
+    assert (not unsupported(result)) is supported, result["claims"]
+    if not supported:
+        assert unsupported(result)[0]["reason"] == (
+            "the results give 36 only as a table cell under bottles_in_cellar, not as a count of rows"
+        )
