@@ -21,7 +21,7 @@ import itertools
 import re
 from collections.abc import Callable, Collection, Mapping
 
-from agent_core.checks.claims import Claim, find_all, fmt
+from agent_core.checks.claims import Claim, claims_in, fmt
 from agent_core.checks.comparisons import LARGER, SMALLER
 from agent_core.records.run_record import CallSource, GoalSource
 
@@ -85,7 +85,7 @@ def _differ_by(claim: Claim, texts: Mapping[str, str]) -> str | None:
     that differ by its value; None when no two do."""
     held: dict[float, str] = {}
     for key, text in texts.items():
-        for c in find_all(text):
+        for c in claims_in(text):
             if c.kind == claim.kind and c.numbers and _unit(c) == _unit(claim):
                 held.setdefault(c.numbers[0], key)
     values = sorted(held)[:200]
@@ -106,7 +106,7 @@ def _said_in(claim: Claim, text: str) -> bool:
         and c.numbers
         and abs(c.numbers[0] - claim.numbers[0]) <= _tolerance(claim)
         and (said_as_difference(text, c.start, c.end) or _REDUCTION.match(text, c.end))
-        for c in find_all(text)
+        for c in claims_in(text)
     )
 
 
