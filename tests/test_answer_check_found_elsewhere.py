@@ -61,10 +61,10 @@ def test_a_difference_is_found_only_as_a_difference(
 def test_a_difference_held_only_as_another_figure_says_why() -> None:
     result = check_answer("The overhaul is £30 more than the full service.", "how much more?", [DEPOSIT])
     assert unsupported(result)[0]["reason"] == (
-        "the answer gives 30 as a difference, but the results hold it only as a figure of its own, "
+        "it is given as a difference, but the results hold it only as a figure of its own, "
         "and no two of their figures differ by it"
     )
-    assert summary(result).startswith("⚠ £30: the answer gives 30 as a difference")
+    assert summary(result).startswith("⚠ £30: it is given as a difference")
 
 
 @pytest.mark.parametrize(

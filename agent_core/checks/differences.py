@@ -21,7 +21,7 @@ import itertools
 import re
 from collections.abc import Callable, Collection, Mapping
 
-from agent_core.checks.claims import Claim, claims_in, fmt
+from agent_core.checks.claims import Claim, claims_in
 from agent_core.checks.comparisons import LARGER, SMALLER
 from agent_core.records.run_record import CallSource, GoalSource
 
@@ -141,8 +141,8 @@ def stated_differences(
             out.append((claim, None))
         else:
             claim.reason = (
-                f"the answer gives {fmt(claim.numbers[0])} as a difference, but the results hold it only as a "
-                "figure of its own, and no two of their figures differ by it"
+                "it is given as a difference, but the results hold it only as a figure of its own, and no "
+                "two of their figures differ by it"
             )
             out.append((claim, None))
     return out
