@@ -12,7 +12,7 @@ import pytest
 
 from agent_core.checks.differences import said_as_difference
 from agent_core.checks.grounding import check_answer
-from agent_core.checks.words import summary, unsupported
+from agent_core.checks.words import correction, summary, unsupported
 from ui.grounding import label
 
 
@@ -65,6 +65,7 @@ def test_a_difference_held_only_as_another_figure_says_why() -> None:
         "and no two of their figures differ by it"
     )
     assert summary(result).startswith("⚠ £30: it is given as a difference")
+    assert correction(result).startswith("Your answer gives £30 as a difference, but no two figures")
 
 
 @pytest.mark.parametrize(

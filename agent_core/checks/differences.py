@@ -23,6 +23,7 @@ from collections.abc import Callable, Collection, Mapping
 
 from agent_core.checks.claims import Claim, claims_in
 from agent_core.checks.comparisons import LARGER, SMALLER
+from agent_core.checks.words import AS_DIFFERENCE
 from agent_core.records.run_record import CallSource, GoalSource
 
 Source = CallSource | GoalSource
@@ -140,10 +141,7 @@ def stated_differences(
         elif ref is None:
             out.append((claim, None))
         else:
-            claim.reason = (
-                "it is given as a difference, but the results hold it only as a figure of its own, and no "
-                "two of their figures differ by it"
-            )
+            claim.reason = AS_DIFFERENCE
             out.append((claim, None))
     return out
 

@@ -9,6 +9,11 @@ from typing import Any
 
 SCALED = "the question is about"
 """The words of a reason that a figure is given for another quantity than the one asked about."""
+AS_DIFFERENCE = (
+    "it is given as a difference, but the results hold it only as a figure of its own, and no two of "
+    "their figures differ by it"
+)
+"""The reason a figure the answer states as a difference is not supported (:mod:`agent_core.checks.differences`)."""
 
 NO_TOOL_NOTE = (
     "No tool call succeeded in this run, so none of the figures in this answer could be checked "
@@ -114,6 +119,12 @@ def correction(grounding: Mapping[str, Any]) -> str:
             "Answer again from the tool results, with the comparison the right way round."
         )
     reasoned = [c for c in unsupported(grounding) if c.get("reason")]
+    if reasoned and reasoned[0]["reason"] == AS_DIFFERENCE:
+        return (
+            f"Your answer gives {reasoned[0]['text']} as a difference, but no two figures of the tool results "
+            "differ by it. Look up both figures with a tool and subtract them with the calculator, or say that "
+            "the results do not give them."
+        )
     if reasoned:
         scaled = SCALED in str(reasoned[0]["reason"])
         return f"Your answer says {reasoned[0]['text']}, but {reasoned[0]['reason']}. " + (
