@@ -861,3 +861,26 @@ def test_a_snippet_brings_every_row_the_query_names_even_far_apart() -> None:
     assert "…" in snippet and len(snippet) <= SNIPPET_CHARS
     # In the text's order, whatever their scores.
     assert snippet.index("Lift Pro") < snippet.index("Fjord XL")
+
+
+def test_a_row_that_names_the_item_and_its_column_beats_prose_that_names_only_the_column() -> None:
+    """A word every row has (a column's name) tells no row from another, but against prose the row
+    still names it: "golden retriever full groom" is answered by the Large row's "Full Groom: £68",
+    not by "add £10 to the Full Groom price" (which has one more query word than the row's own)."""
+    from agent_core.tools.docsearch import snippet_of, tokenize
+
+    rows = [
+        ("Toy", "Chihuahua, Pomeranian", 28, 38),
+        ("Small", "Pug, Westie", 32, 45),
+        ("Medium", "Cocker Spaniel", 38, 55),
+    ]
+    rows += [("Large", "Labrador, Golden Retriever", 48, 68), ("Giant", "Newfoundland, Great Dane", 65, 90)]
+    text = (
+        "A Full Groom is a bath, a blow-dry, a brush-out and a full haircut or hand-finish in the style you choose.\n\n"
+        "| Size | Breeds | Bath | Full Groom |\n|---|---|---|---|\n"
+        + "".join(f"| {size} | {breeds} | £{bath} | £{full} |\n" for size, breeds, bath, full in rows)
+        + "\nDoodles of any size: add £10 to the Full Groom price for the extra drying and scissor work we do."
+    )
+    snippet = snippet_of(text, tokenize("golden retriever full groom price"))
+    assert "Breeds: Labrador, Golden Retriever, Bath: £48, Full Groom: £68" in snippet
+    assert "Pug" not in snippet

@@ -372,9 +372,14 @@ def snippet_of(text: str, terms: list[str]) -> str:
         return ""
     wanted = set(terms)
     tokens = [set(tokenize(sentence)) for sentence in sentences]
-    # A word every row has is a column's name: it tells no row from another ("deposit" in each).
+    # A word every row has is a column's name: it tells no row from another ("deposit" in each),
+    # so rows are told apart by their other words. Against a sentence of prose, a row still names
+    # its columns: "Golden Retriever … Full Groom: £68" answers "golden retriever full groom" more
+    # than "add £10 to the Full Groom price" does. Scores are (all words, words that tell apart).
     shared = set.intersection(*(tokens[i] for i in rows)) if len(rows) > 1 else set()
-    scores = [len(wanted & (t - shared if i in rows else t)) for i, t in enumerate(tokens)]
+    scores = [
+        (len(wanted & t), len(wanted & (t - shared)) if i in rows else len(wanted & t)) for i, t in enumerate(tokens)
+    ]
     best = scores.index(max(scores))
     chosen = {best}
     size = len(sentences[best])
@@ -387,8 +392,8 @@ def snippet_of(text: str, terms: list[str]) -> str:
     def fits(i: int, room: int = SNIPPET_CHARS) -> bool:
         return size + len(sentences[i]) + 3 <= room
 
-    for i in sorted(range(len(sentences)), key=lambda j: (-scores[j], j)):
-        if scores[i] and i not in chosen and fits(i, budget if scores[i] == scores[best] else SNIPPET_CHARS):
+    for i in sorted(range(len(sentences)), key=lambda j: (-scores[j][0], -scores[j][1], j)):
+        if scores[i][1] and i not in chosen and fits(i, budget if scores[i] == scores[best] else SNIPPET_CHARS):
             chosen.add(i)
             size += len(sentences[i]) + 3
     first = last = best
