@@ -643,6 +643,9 @@ NOT_ASKED = [
     ("얼마나 걸려요?", "3일 걸려요.", "3 days", True),
     # "when" asks a date, a time or a span of time
     ("203동 엘리베이터 점검 언제 해요?", "현재 22°C로 점검해주세요.", '{"city": "Seoul", "temperature": 22}', False),
+    ("토요일에는 몇 시까지 맡길 수 있어요?", "토요일에는 22°C까지 맡길 수 있어요.", '{"temperature": 22}', False),
+    ("What time does the hall close on Fridays?", "It closes at 22 °C.", '{"temperature": 22}', False),
+    ("토요일에는 몇 시까지 맡길 수 있어요?", "토요일에는 17:00까지예요.", "토요일 09:00 – 17:00", True),
     ("When is the payment due?", "It costs $35 if late.", "Late fee: $35, due on 25 May", True),  # not judged
     ("203동 엘리베이터 점검 언제 해요?", "5월 14일 오전 10시입니다.", "203동: 5월 14일 10:00", True),
     ("When can I cancel?", "Within 14 days.", "Cancel within 14 days.", True),

@@ -47,11 +47,12 @@ _ASKED_MONEY_KO = re.compile(
 """A goal that asks a price: "how much does … cost", "what's the price", "이용료가 얼마예요"; not
 "how much does it weigh", "거리가 얼마예요" nor "얼마나 걸려요" (how long)."""
 _ASKED_WHEN = re.compile(
-    r"(?:^|[.?!]\s+|\band\s+)when\s+(?:is|are|was|were|do|does|did|will|would|can|could|should|must)\b|언제(?!든)",
+    r"(?:^|[.?!]\s+|\band\s+)when\s+(?:is|are|was|were|do|does|did|will|would|can|could|should|must)\b|언제(?!든)"
+    r"|\bwhat\s+time\b|몇\s?시(?!간)",
     re.IGNORECASE,
 )
-"""A goal that asks when ("When is …?", "언제 해요?"); not "when" for "if" ("Is there a fee when I
-return late?"), nor "언제든지" (any time)."""
+"""A goal that asks when ("When is …?", "언제 해요?", "what time …", "몇 시까지"); not "when" for
+"if" ("Is there a fee when I return late?"), nor "언제든지" (any time), nor "몇 시간" (how many hours)."""
 _ASKS_TEMPERATURE = re.compile(
     r"warm|hot|cold|cool|heat|temperature|degree|°|celsius|fahrenheit|따뜻|덥|더운|더워|춥|추운|추워|시원|온도|기온|섭씨|화씨",
     re.IGNORECASE,
