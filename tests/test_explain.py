@@ -112,6 +112,9 @@ def test_grounding_sentence(records: dict[str, dict[str, Any]]) -> None:
         },
     }
     assert "Every number in the answer was found" in explain(grounded).text
+    goal_only = {"text": "15", "value": "15", "kind": "number", "source": {"goal": True}}
+    echoed = {**records["completed"], "grounding": {"status": "no_claims", "tools_used": 1, "claims": [goal_only]}}
+    assert "only repeat your goal, so nothing in it was checked against a tool result" in explain(echoed).text
     # a figure the results hold for another row or quantity is "not backed", not "not found"
     other_row = {"text": "$60", "value": "$60", "kind": "money", "source": None, "reason": "the results give …"}
     backed = {**records["completed"], "grounding": {"status": "ungrounded", "tools_used": 1, "claims": [other_row]}}

@@ -334,6 +334,12 @@ def _grounding(record: Mapping[str, Any]) -> Sentence | None:
     missing = [c for c in claims if not c.get("source")]
     if status == "grounded" and claims:
         return Sentence("Every number in the answer was found in the goal or the tool results.", None, "grounding")
+    if status == "no_claims" and claims and not missing:
+        return Sentence(
+            "The answer's numbers only repeat your goal, so nothing in it was checked against a tool result.",
+            None,
+            "grounding",
+        )
     # A figure the results hold, but for another row, quantity or subject, is "not backed", not "not found".
     backed_elsewhere = bool(missing) and all(c.get("reason") for c in missing)
     found = "not backed by" if backed_elsewhere else "not found in"

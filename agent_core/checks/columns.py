@@ -277,9 +277,9 @@ def _before_figure(text: str, values: set[float]) -> str:
 def unnamed_row(claim: Claim, sentence: str, source_text: str, words: Callable[[str], frozenset[str]]) -> str | None:
     """When ``source_text`` gives the claim's figure only in table rows, and the answer's
     ``sentence`` shares no word with what any of those rows says about its subject (its cells'
-    texts up to the figure, not the column names every row has), the first such row's label (its first cell with
-    no figure): "the total stock of the seed products is 24" where 24 is the stock of the hand
-    trowel's row. Else None."""
+    texts up to the figure, not the column names every row has), the first such row's label (its
+    first cell with no figure): "the total stock of the seed products is 24" where 24 is the stock
+    of the hand trowel's row. Else None."""
     values = {abs(n) for n in claim.numbers}
     if not values:
         return None
