@@ -472,6 +472,13 @@ def find_all(text: str) -> list[Claim]:
     return sorted(finder.claims, key=lambda c: c.start)
 
 
+def sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """Where the sentence holding ``text[start:end]`` begins and ends (at ".", "!", "?" or a line break)."""
+    begin = max(text.rfind(mark, 0, start) for mark in ".!?\n") + 1
+    ends = [i for i in (text.find(mark, end) for mark in ".!?\n") if i >= 0]
+    return begin, min(ends, default=len(text))
+
+
 @functools.lru_cache(maxsize=256)
 def claims_in(text: str) -> tuple[Claim, ...]:
     """:func:`find_all`, cached: the answer check reads the same tool outputs for each claim."""

@@ -42,10 +42,11 @@ def of_counts(call: Mapping[str, Any], goal: str, stated: frozenset[float]) -> s
     ("10 seats", "45 min", "6 hours") and no result states, besides small constants the goal does
     not write (``45 * 2 + 30 * 1``): its result is no price ($10 for "10 seats"); else ''."""
     values = {float(m.group().replace(",", "")) for e in expressions(call) for m in NUMBER.finditer(e)}
-    written = {n for c in find_all(goal) for n in c.numbers}
+    figures = find_all(goal)
+    written = {n for c in figures for n in c.numbers}
     values -= {v for v in values if v in SMALL_OPERANDS and v not in written}
     if not values or values & stated:
         return ""
-    money = {n for c in find_all(goal) if c.kind == "money" for n in c.numbers}
-    measured = {n for c in find_all(goal) if c.kind == "quantity" for n in c.numbers} - money
+    money = {n for c in figures if c.kind == "money" for n in c.numbers}
+    measured = {n for c in figures if c.kind == "quantity" for n in c.numbers} - money
     return "; ".join(expressions(call)) if counted(goal, values - measured) or values <= measured else ""

@@ -21,7 +21,7 @@ import itertools
 import re
 from collections.abc import Callable, Collection, Mapping
 
-from agent_core.checks.claims import Claim, claims_in
+from agent_core.checks.claims import Claim, claims_in, sentence_bounds
 from agent_core.checks.comparisons import LARGER, SMALLER
 from agent_core.checks.words import AS_DIFFERENCE
 from agent_core.records.run_record import CallSource, GoalSource
@@ -50,13 +50,6 @@ _BEFORE = re.compile(
 """What comes before one: "cheaper by $24", "a difference of 5", "Price difference: €5", "차이는 5,000원"."""
 _OPERATOR = re.compile(r"\s*[-+*/×÷=]\s*[\d$€£₩(]")
 _COMPARING = re.compile(rf"\b(?:{LARGER}|{SMALLER})\b|difference|differ|차이|보다", re.IGNORECASE)
-_SENTENCE_END = ".!?\n"
-
-
-def _sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
-    begin = max(text.rfind(mark, 0, start) for mark in _SENTENCE_END) + 1
-    ends = [i for i in (text.find(mark, end) for mark in _SENTENCE_END) if i >= 0]
-    return begin, min(ends, default=len(text))
 
 
 def said_as_difference(text: str, start: int, end: int) -> bool:
@@ -69,7 +62,7 @@ def said_as_difference(text: str, start: int, end: int) -> bool:
     before = _BEFORE.search(text[max(0, start - 40) : start])
     if before is None:
         return False
-    begin, finish = _sentence_bounds(text, start, end)
+    begin, finish = sentence_bounds(text, start, end)
     return not before.group(0).lower().lstrip().startswith("by") or bool(_COMPARING.search(text[begin:finish]))
 
 
@@ -161,7 +154,7 @@ def temperature_differences(
     result = []
     for claim, ref in found:
         if ref is None and claim.kind == "temperature" and claim.numbers:
-            begin, finish = _sentence_bounds(answer, claim.start, claim.end)
+            begin, finish = sentence_bounds(answer, claim.start, claim.end)
             if _TEMPERATURE_WORDS.search(answer[begin:finish]):
                 for (a, ref_a), (b, ref_b) in itertools.permutations(known, 2):
                     if a.numbers[0] > b.numbers[0] and same(

@@ -44,6 +44,7 @@ from agent_core.checks.claims import (
     find_claims,
     fmt,
     same_phone,
+    sentence_bounds,
 )
 from agent_core.checks.columns import (
     cell_for_a_count,
@@ -261,9 +262,8 @@ _COLUMN_CHECKED = frozenset({"money", "quantity", "number", "percent"})
 
 
 def _claim_sentence(answer: str, claim: Claim) -> str:
-    start = max(answer.rfind(mark, 0, claim.start) for mark in ".!?\n") + 1
-    ends = [i for i in (answer.find(mark, claim.end) for mark in ".!?\n") if i >= 0]
-    return answer[start : min(ends, default=len(answer))]
+    begin, end = sentence_bounds(answer, claim.start, claim.end)
+    return answer[begin:end]
 
 
 @functools.lru_cache(maxsize=256)
@@ -395,7 +395,7 @@ def _claim_clause(answer: str, claim: Claim) -> str:
     """What the answer's sentence says about ``claim``: from the figure of the same kind before it
     (or the sentence's start) to its end, and on to the sentence's end when no such figure follows
     ("the Atlas costs $449 while the Sola Mesh costs $259": "the Atlas costs $449" for $449)."""
-    start = max(answer.rfind(mark, 0, claim.start) for mark in ".!?\n") + 1
+    start = sentence_bounds(answer, claim.start, claim.end)[0]
     sentence = _claim_sentence(answer, claim)
     at, end = claim.start - start, claim.end - start
     same = [c for c in claims_in(sentence) if c.kind == claim.kind and (c.end <= at or c.start >= end)]

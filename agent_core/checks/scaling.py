@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agent_core.checks.claims import Claim, find_all
+from agent_core.checks.claims import Claim, find_all, sentence_bounds
 from agent_core.checks.units import NUMBER
 from agent_core.text.number_words import with_digits
 
@@ -108,9 +108,8 @@ def _said_for(sentence: str, family: str, value: float) -> bool:
 
 
 def _sentence(answer: str, claim: Claim) -> str:
-    start = max(answer.rfind(mark, 0, claim.start) for mark in ".!?\n") + 1
-    ends = [i for i in (answer.find(mark, claim.end) for mark in ".!?\n") if i >= 0]
-    return answer[start : min(ends, default=len(answer))]
+    begin, end = sentence_bounds(answer, claim.start, claim.end)
+    return answer[begin:end]
 
 
 def mismatch(claim: Claim, answer: str, goal: str, source_text: str) -> Mismatch | None:
