@@ -124,6 +124,9 @@ def test_sequence_check_reads_only_successful_calls() -> None:
         ("answer_number: {value: 397.8, tolerance: 0.01}", _record("The total is 398"), False),
         ("tool_used: get_weather", _record(calls=[("get_weather", {}, True)]), True),
         ("tool_used: get_weather", _record(calls=[("get_weather", {}, False)]), False),
+        ("tool_used_any: [calculator, get_weather]", _record(calls=[("get_weather", {}, True)]), True),
+        ("tool_used_any: [calculator, get_weather]", _record(calls=[("get_weather", {}, False)]), False),
+        ("tool_used_any: [calculator, get_weather]", _record(calls=[("word_count", {}, True)]), False),
         ("tool_not_used: search_web", _record(calls=[("lookup", {}, True)]), True),
         ("tool_not_used: search_web", _record(calls=[("search_web", {}, False)]), False),
         (

@@ -129,6 +129,9 @@ def _one(check: Check, record: dict[str, Any]) -> CheckResult:
     if kind == "tool_used":
         missing = [t for t in arg if t not in calls]
         return _result(check, not missing, f"not called successfully: {', '.join(missing)}" if missing else "")
+    if kind == "tool_used_any":
+        ok = any(t in calls for t in arg)
+        return _result(check, ok, "" if ok else f"none called successfully: {', '.join(arg)}")
     if kind == "tool_not_used":
         attempted = [str(c.get("tool")) for c in record.get("tool_calls") or []]
         used = [t for t in arg if t in attempted]

@@ -35,6 +35,7 @@ CHECK_KINDS = (
     "answer_regex",
     "answer_number",
     "tool_used",
+    "tool_used_any",
     "tool_not_used",
     "tool_sequence",
     "tool_args",
@@ -257,7 +258,7 @@ def _check(raw: Any, where: _Where, path: str) -> Check:
         if tolerance < 0:
             raise where.error(f"{path}.tolerance", "must not be negative")
         return Check(kind, {"value": _number(spec["value"], where, f"{path}.value"), "tolerance": tolerance})
-    if kind in ("tool_used", "tool_not_used"):
+    if kind in ("tool_used", "tool_used_any", "tool_not_used"):
         return Check(kind, _tools(arg, where, path))
     if kind == "tool_sequence":
         spec = _mapping(arg, where, path, ("tools", "mode"), ("tools",))
