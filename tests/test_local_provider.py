@@ -144,31 +144,6 @@ def test_small_talk_is_a_reply_on_the_first_step(
     assert response.raw[0]["thought"] == "A greeting needs no tool"
 
 
-def test_the_first_step_tells_the_model_which_file_names_share_words_with_the_request(
-    fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
-) -> None:
-    def search_documents(query: str) -> str:
-        return query
-
-    search = make_tool(search_documents, description="Search the workspace (harbour_storage_terms.txt).")
-    offered = [*tools, search]
-    server = FakeServer([reply("The terms say", {"search_documents": {"query": "locker week"}})] * 2)
-    install_engine(monkeypatch, fake_model, server)
-    provider = provider_for(fake_model)
-    response = provider.complete(ask(offered, "how much is a locker a week at harbour storage?"))
-    assert response.tool_calls[0].name == "search_documents" and response.tool_calls[0].origin == "model"
-    note = "\n\n(Files whose names share words with this request: harbour_storage_terms.txt (in search_documents).)"
-    assert server.bodies[0]["messages"][-1]["content"] == "how much is a locker a week at harbour storage?" + note
-    assert response.constraint is not None
-    assert response.constraint["notes"] == [
-        FIGURES_NOTE,
-        "the workbench told the model which files' names share words with the request: harbour_storage_terms.txt",
-    ]
-    # A request no file name shares a word with is sent as it is.
-    provider.complete(ask(offered, "What is (24*7)+100?"))
-    assert server.bodies[1]["messages"][-1]["content"] == "What is (24*7)+100?"
-
-
 def test_after_a_result_the_thought_starts_from_it_and_the_answer_holds_its_figures(
     fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
 ) -> None:

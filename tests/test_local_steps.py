@@ -4,14 +4,7 @@ names, descriptions and parameter names; no tool is known by name."""
 
 from __future__ import annotations
 
-from agent_core.providers.local.steps import (
-    FIGURES_NOTE,
-    MAX_OFFERED,
-    constraint,
-    file_hint,
-    offered_tools,
-    relevance,
-)
+from agent_core.providers.local.steps import FIGURES_NOTE, MAX_OFFERED, constraint, offered_tools, relevance
 from agent_core.settings import Settings
 from agent_core.tools.builtins import build_default_registry
 from agent_core.tools.registry import Tool, make_tool
@@ -93,30 +86,3 @@ def test_the_constraint_says_which_tools_and_whether_the_answer_was_allowed() ->
     }
     assert constraint([], answer=False, figures=False) == {"kind": "grammar", "tools": [], "answer": False, "notes": []}
     assert FIGURES_NOTE == "figures in the answer only from the goal or the tool results"
-
-
-FILES = (
-    "Search the documents in the user's workspace (hollins_lane_bakery_products.csv, "
-    "van_hire_prices_2025.md, 한결카센터_정비요금표_2025.md); returns passages."
-)
-
-
-def test_the_first_step_note_names_the_files_whose_names_share_a_word_with_the_request() -> None:
-    search = _tool("search_documents", FILES)
-    table = _tool("query_table", "Rows of a table: hollins_lane_bakery_products.csv (name, price_gbp).")
-    note, files = file_hint("how much is a steak pasty at Hollins Lane bakery?", [search, table])
-    assert files == ["hollins_lane_bakery_products.csv"]
-    assert note == (
-        "\n\n(Files whose names share words with this request: "
-        "hollins_lane_bakery_products.csv (in search_documents and query_table).)"
-    )
-    # Korean: the word itself, not a two-letter piece of it; a year names no file.
-    assert file_hint("한결카센터 토요일엔 몇 시까지 해요?", [search])[1] == ["한결카센터_정비요금표_2025.md"]
-    assert file_hint("카센터 2025년 요금", [search]) == ("", [])
-    assert file_hint("hire a van for 2025?", [search])[1] == ["van_hire_prices_2025.md"]
-
-
-def test_no_note_when_no_file_name_shares_a_word_or_no_tool_names_a_file() -> None:
-    search = _tool("search_documents", FILES)
-    assert file_hint("What's the weather in Paris?", [search]) == ("", [])
-    assert file_hint("how much is a pasty?", [_tool("calculator", "Evaluate arithmetic.")]) == ("", [])

@@ -10,8 +10,7 @@ JSON schema made from the tools' own names, descriptions and parameter schemas
 The program helps only in ways that know no tool, document or topic, and the record says each:
 the step's ``constraint`` (which tools and whether the answer were allowed; an answer's figures
 only from the goal or the results, :mod:`~agent_core.providers.local.figures`), a shortlist when
-many tools are enabled and, on the first step, a note naming the files whose names share words
-with the request (:mod:`~agent_core.providers.local.steps`), an arithmetic argument given
+many tools are enabled (:mod:`~agent_core.providers.local.steps`), an arithmetic argument given
 back its brackets, and the re-asks within a step (:mod:`~agent_core.providers.local.reasks`: a
 call that would repeat an earlier one, an answer that began a sum or left a gap where a figure
 goes, a call that ran on to the token limit). Every call it returns is the model's
@@ -95,11 +94,9 @@ from agent_core.providers.local.redirects import (
     with_note,
 )
 from agent_core.providers.local.steps import (
-    FILE_HINT_NOTE,
     NOTHING_FOUND,
     NOTHING_FOUND_NOTE,
     constraint,
-    file_hint,
     first_time_unfound,
     offered_tools,
     sent_back_answer,
@@ -261,9 +258,6 @@ class LocalProvider(WarmUp, Reasks, Provider):
             # Nothing the tools returned is about the request: an answer now could only say so, or guess.
             unfound = bool(offered) and not tool_only and first_time_unfound(request.goal, request.blocks)
             pick = len(lines) >= 2 and not tool_only and not unfound
-            if not request.blocks and (hint := file_hint(request.goal, offered))[0]:
-                messages = with_note(messages, hint[0])
-                notes.append(FILE_HINT_NOTE.format(", ".join(hint[1])))
             text, calls, usage = self._attempt(turn, messages, offered, answer=not tool_only, stop_at_answer=pick)
             if unfound and not calls and text != ARITHMETIC_STARTED:
                 items[-1]["rejected"] = NOTHING_FOUND

@@ -4,8 +4,7 @@ about how the step's output was held.
 Nothing here knows any tool, document or topic. A shortlist ranks tools by the words they share
 with the goal (their names, descriptions and parameter names) only when more are enabled than a
 small model can read at once; a tool that is another's declared fallback is not offered (the
-engine calls it when the first one fails). On the first step, a note names the files the tools'
-descriptions list whose names share words with the request (:func:`file_hint`).
+engine calls it when the first one fails).
 """
 
 from __future__ import annotations
@@ -50,47 +49,6 @@ def relevance(goal: str, tool: Tool) -> float:
     name = _words(tool.name)
     described = _words(tool.description) | _words(" ".join(tool.parameters.get("properties", {})))
     return 2.0 * len(goal_words & name) + len(goal_words & described)
-
-
-_FILE_NAME = re.compile(r"[\w\-.]+\.(?:md|markdown|txt|csv|tsv|pdf|docx|json)\b", re.IGNORECASE)
-"""A file name as a tool's description writes it ("pricing.md", "한결카센터_정비요금표_2025.md")."""
-
-
-def _name_words(text: str) -> set[str]:
-    """The words of a name or a request that could name a file: each word once, folded as the
-    document search folds it (no character bigrams, no figures, none under three letters)."""
-    words: set[str] = set()
-    for part in re.split(r"[\s_\-.,;:()?!~\"'/]+", text):
-        folded = tokenize(part)[:1]
-        words.update(w for w in folded if not w.isdigit() and len(w) >= 3)
-    return words
-
-
-def file_hint(goal: str, tools: Sequence[Tool]) -> tuple[str, list[str]]:
-    """A note for the first step: the files the offered tools' descriptions name whose names share
-    a word with the request, and the tools that name each; ``("", [])`` when none does.
-
-    The model read "한결카센터 토요일엔 몇 시까지 …" with "한결카센터_정비요금표_2025.md" listed in
-    search_documents' description and asked the weather tool; it queried the bakery's table for a
-    car repair price. The note ties the request to the file by the words both write; which tool
-    to call, and how, stays the model's choice."""
-    words = _name_words(goal)
-    found: dict[str, list[str]] = {}
-    for tool in tools:
-        for match in _FILE_NAME.finditer(tool.description):
-            name = match.group(0)
-            if words & _name_words(name.rsplit(".", 1)[0]):
-                found.setdefault(name, [])
-                if tool.name not in found[name]:
-                    found[name].append(tool.name)
-    if not found:
-        return "", []
-    listed = "; ".join(f"{name} (in {' and '.join(names)})" for name, names in found.items())
-    return f"\n\n(Files whose names share words with this request: {listed}.)", list(found)
-
-
-FILE_HINT_NOTE = "the workbench told the model which files' names share words with the request: {}"
-"""The step's note when :func:`file_hint` added its note (the file names follow)."""
 
 
 def sent_back_answer(blocks: Sequence[ContextBlock]) -> bool:
