@@ -479,6 +479,12 @@ def sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     return begin, min(ends, default=len(text))
 
 
+def claim_sentence(text: str, claim: Claim) -> str:
+    """The sentence of ``text`` that holds ``claim`` (:func:`sentence_bounds`)."""
+    begin, end = sentence_bounds(text, claim.start, claim.end)
+    return text[begin:end]
+
+
 @functools.lru_cache(maxsize=256)
 def claims_in(text: str) -> tuple[Claim, ...]:
     """:func:`find_all`, cached: the answer check reads the same tool outputs for each claim."""

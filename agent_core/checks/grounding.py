@@ -37,6 +37,7 @@ from agent_core.checks.citations import cite
 from agent_core.checks.claims import (
     ANY_DIGITS,
     Claim,
+    claim_sentence,
     claims_in,
     contacts,
     decimals,
@@ -141,7 +142,7 @@ def _read_source(text: str, ref: Source, *, words: bool = False, counts: str = "
 def _why_not(claim: Claim, sources: Sequence[_Source], goal: _Source, answer: str) -> str | None:
     """Why no source that holds the claim's figure backs it, when a rule of :func:`_about` said so."""
     number = fmt(claim.numbers[0]) if claim.numbers else claim.text
-    if claim.kind == "contact" and (called := contact_for_another_kind(claim.value, _claim_sentence(answer, claim))):
+    if claim.kind == "contact" and (called := contact_for_another_kind(claim.value, claim_sentence(answer, claim))):
         return f"it is an e-mail address, given as {called}"
     for source in (s for s in sources if _matches(claim, s)):
         if name := _unnamed(claim, source, answer, goal.text or ""):
@@ -157,7 +158,7 @@ def _why_not(claim: Claim, sources: Sequence[_Source], goal: _Source, answer: st
         if claim.kind in _COLUMN_CHECKED and (label := _unnamed_row(claim, source, answer)):
             return f"the results give {claim.text.strip()} only in the row of {label}, which the answer does not name"
         if source.text is not None and (
-            column := cell_for_a_count(claim, _claim_sentence(answer, claim), goal.text or "", source.text, _words)
+            column := cell_for_a_count(claim, claim_sentence(answer, claim), goal.text or "", source.text, _words)
         ):
             return f"the results give {number} only as a table cell under {column}, not as a count of rows"
     if _matches(claim, goal) and counts_only(claim, goal.text or ""):
@@ -181,7 +182,7 @@ def _unnamed(claim: Claim, source: _Source, answer: str, goal: str) -> str | Non
     def holds(text: str) -> bool:
         return _matches(claim, _read_source(text, {"goal": True}))
 
-    return unnamed_subject(_claim_sentence(answer, claim), goal, source.text, holds)
+    return unnamed_subject(claim_sentence(answer, claim), goal, source.text, holds)
 
 
 def _column(claim: Claim, text: str, answer: str, goal: str) -> tuple[str, str] | None:
@@ -191,7 +192,7 @@ def _column(claim: Claim, text: str, answer: str, goal: str) -> tuple[str, str] 
     (:func:`agent_core.checks.columns.from_another_column`)."""
     if claim.kind not in _COLUMN_CHECKED:
         return None
-    sentence = _claim_sentence(answer, claim)
+    sentence = claim_sentence(answer, claim)
     found = from_another_column(claim, sentence, text, _words)
     if found is None and goal and not names_a_column(claim, sentence, text, _words):
         found = from_another_column(claim, goal, text, _words)
@@ -206,7 +207,7 @@ def _unnamed_row(claim: Claim, source: _Source, answer: str) -> str | None:
     """The label of the only table rows of ``source`` that give ``claim``'s figure, when the
     answer's sentence names none of them; judged on English answers from English results only
     (:func:`agent_core.checks.columns.unnamed_row`)."""
-    sentence = _claim_sentence(answer, claim)
+    sentence = claim_sentence(answer, claim)
     if source.text is None or is_korean(sentence) or is_korean(source.text):
         return None
     return unnamed_row(claim, sentence, source.text, _words)
@@ -220,7 +221,7 @@ def _about(claim: Claim, source: _Source, answer: str, goal: str = "") -> bool:
     section number; an amount of money it never writes as one, or gives in another row of a
     table, in a sentence in the result's script; the goal's count of something ("12 chairs") is
     no amount of money."""
-    if claim.kind == "contact" and contact_for_another_kind(claim.value, _claim_sentence(answer, claim)):
+    if claim.kind == "contact" and contact_for_another_kind(claim.value, claim_sentence(answer, claim)):
         return False  # "the phone number is support@example.com"
     if "goal" in source.ref:
         # "$12" from "12 chairs"; "2 hours" from "my chicken weighs 2 kg"
@@ -233,7 +234,7 @@ def _about(claim: Claim, source: _Source, answer: str, goal: str = "") -> bool:
         return True
     if _unnamed(claim, source, answer, goal):
         return False  # "the claims e-mail of Harbourline is membership@…", from a walking club's contact section
-    sentence = _claim_sentence(answer, claim)
+    sentence = claim_sentence(answer, claim)
     if claim.kind in _COLUMN_CHECKED and _column(claim, source.text, answer, goal):
         return False  # "$750" for the Standard cover, from the Essentials column of the same row
     same_script = is_korean(sentence) == is_korean(source.text)  # a Korean answer on English documents: not judged
@@ -259,11 +260,6 @@ def _about(claim: Claim, source: _Source, answer: str, goal: str = "") -> bool:
 
 _KIND_CHECKED = frozenset({"money"})
 _COLUMN_CHECKED = frozenset({"money", "quantity", "number", "percent"})
-
-
-def _claim_sentence(answer: str, claim: Claim) -> str:
-    begin, end = sentence_bounds(answer, claim.start, claim.end)
-    return answer[begin:end]
 
 
 @functools.lru_cache(maxsize=256)
@@ -395,8 +391,8 @@ def _claim_clause(answer: str, claim: Claim) -> str:
     """What the answer's sentence says about ``claim``: from the figure of the same kind before it
     (or the sentence's start) to its end, and on to the sentence's end when no such figure follows
     ("the Atlas costs $449 while the Sola Mesh costs $259": "the Atlas costs $449" for $449)."""
-    start = sentence_bounds(answer, claim.start, claim.end)[0]
-    sentence = _claim_sentence(answer, claim)
+    start, finish = sentence_bounds(answer, claim.start, claim.end)
+    sentence = answer[start:finish]
     at, end = claim.start - start, claim.end - start
     same = [c for c in claims_in(sentence) if c.kind == claim.kind and (c.end <= at or c.start >= end)]
     lo = max((c.end for c in same if c.end <= at), default=0)

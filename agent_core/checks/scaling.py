@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agent_core.checks.claims import Claim, find_all, sentence_bounds
+from agent_core.checks.claims import Claim, claim_sentence, find_all
 from agent_core.checks.units import NUMBER
 from agent_core.text.number_words import with_digits
 
@@ -107,11 +107,6 @@ def _said_for(sentence: str, family: str, value: float) -> bool:
     return any(float(m.group(1)) == value for m in _SERVES.finditer(sentence)) if family == "people" else False
 
 
-def _sentence(answer: str, claim: Claim) -> str:
-    begin, end = sentence_bounds(answer, claim.start, claim.end)
-    return answer[begin:end]
-
-
 def mismatch(claim: Claim, answer: str, goal: str, source_text: str) -> Mismatch | None:
     """A :class:`Mismatch` when ``claim`` (found in ``source_text``) is given there for another
     quantity than the goal asks about and the answer does not say which; else None."""
@@ -128,7 +123,7 @@ def mismatch(claim: Claim, answer: str, goal: str, source_text: str) -> Mismatch
     places = [c for c in find_all(source_text) if c.numbers and abs(abs(c.numbers[0]) - abs(value)) < 1e-9]
     if not places:
         return None
-    sentence = _sentence(answer, claim)
+    sentence = claim_sentence(answer, claim)
     found: Mismatch | None = None
     for family, (wanted, word) in asked.items():
         if abs(value) == wanted:
