@@ -60,7 +60,7 @@ from agent_core.checks.computed import SMALL_OPERANDS, expressions, of_counts
 from agent_core.checks.differences import stated_differences, temperature_differences
 from agent_core.checks.echo import output_text, returns_its_argument, without_echo
 from agent_core.checks.scaling import counted, counts_only, from_another_row, mismatch
-from agent_core.checks.subjects import contact_for_another_kind, unnamed_subject
+from agent_core.checks.subjects import contact_for_another_kind, passages, unmentioned_word, unnamed_subject
 from agent_core.checks.sums import wrong_aggregates, wrong_arithmetic
 from agent_core.checks.units import another_figure
 from agent_core.checks.words import NO_TOOL_NOTE, NO_TOOL_NOTE_PLAIN, NO_TOOL_WORKED_NOTE, SCALED
@@ -474,6 +474,7 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
     }
     found = stated_differences(answer or "", found, results, computed, goal or "")
     found = [_for_other_quantity(claim, ref, answer or "", goal or "", texts) for claim, ref in found]
+    found = [_of_nothing_found(claim, ref, answer or "", goal_source, texts) for claim, ref in found]
     if not says_not_found(answer or "") and (
         judged := not_what_was_asked([c for c, _ in found], goal or "", answer or "")
     ):
@@ -549,6 +550,23 @@ def _for_other_quantity(
     if found is None:
         return claim, ref
     claim.reason = f"the result gives {claim.text.strip()} for {found.source:g} {found.word}; {SCALED} {found.goal:g}"
+    return claim, None
+
+
+def _of_nothing_found(
+    claim: Claim, ref: Source | None, answer: str, goal: _Source, texts: Mapping[str, str]
+) -> tuple[Claim, Source | None]:
+    """``(claim, None)`` with its reason when its sentence applies it to a word of the goal that no
+    result mentions (:func:`agent_core.checks.subjects.unmentioned_word`), unless the goal states it
+    too; else as it was."""
+    if ref is None or "goal" in ref or len(passages(texts.get(str(ref.get("call_id")), ""))) < 2:
+        return claim, ref  # one answer to what its call asked ('{"temperature": 19}'), not a list of hits
+    word = unmentioned_word(claim_sentence(answer, claim), goal.text or "", list(texts.values()), _words)
+    if word is None:
+        return claim, ref
+    if _matches(claim, goal) and _about(claim, goal, answer):
+        return claim, goal.ref  # "the 10 litre jug": the user's own figure
+    claim.reason = f"the answer gives it for “{word}”, which no tool result mentions"
     return claim, None
 
 

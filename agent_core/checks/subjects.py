@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Callable
+
+from agent_core.checks.claims import claims_in
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\n]\s*|[\"'(\[]\s*)$")
@@ -103,6 +106,51 @@ def unnamed_subject(sentence: str, goal: str, text: str, holds: Callable[[str], 
             if all(parts) or (any(parts) and not _sibling(passage, name)):
                 return None
     return said[0]
+
+
+_FRAME = frozenset(
+    "cost costs price prices total fee fees charge charges much many number amount need needs take takes "
+    "bring full half each every after before across instead being thing things sign cheap cheaper cheapest "
+    "dear dearer dearest fewer more less most least regular normal usual people person hour hours day days "
+    "week weeks weekend month months year years night nights time times long open close closes left "
+    "still also only just able allowed want like would could should does have there their them right now "
+    "today currently available altogether overall item items".split()
+)
+"""Words that ask about an amount, a time or a permission rather than name a thing ("how much
+does it cost for a full day?"): a result need not repeat them to be about the thing."""
+_VENUE = re.compile(r"\b(?:at|from|in)\s+(?:the\s+)?((?:[\w'&-]+\s*){1,4})", re.IGNORECASE)
+"""Where the goal places its question ("at Hollins Lane Bakery"): a table of its prices need not name it."""
+
+
+def _folded(text: str) -> str:
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+
+
+def unmentioned_word(
+    sentence: str, goal: str, results: list[str], words: Callable[[str], frozenset[str]]
+) -> str | None:
+    """A word of four letters or more that the goal and ``sentence`` share and no result mentions,
+    in any form ("popcorn" in "a large popcorn is £25", from results about kennels): the sentence
+    applies its figures to something the results never speak of. Not the words that only frame an
+    amount or a time (:data:`_FRAME`), nor those of the place the goal asks at (:data:`_VENUE`).
+    Judged on Latin-script results only (a result in another script may write the word in its own)."""
+    if not results or not all(_latin(r) for r in results if r.strip()):
+        return None
+    venue = {w for m in _VENUE.finditer(goal) for w in words(m.group(1))}
+    for figure in claims_in(sentence):  # "10 litre" is a figure, not a thing: its unit need not be in the results
+        sentence = sentence.replace(figure.text, " ")
+    shared = sorted(
+        w
+        for w in words(_folded(sentence)) & words(_folded(goal))
+        if len(w) >= 4 and w.isascii() and w.isalpha() and w not in _FRAME and w not in venue
+    )
+    told = _folded(" ".join(results))
+    stems = words(told)
+    for word in shared:
+        if word not in stems and not mentions(told, word):
+            # As the sentence spells it ("perennials", not the folded "perennial").
+            return next((t for t in _WORD.findall(sentence) if word in words(_folded(t))), word)
+    return None
 
 
 _PHONE_WORDS = re.compile(r"\b(?:phone|telephone|tel|call|ring)\b|전화", re.IGNORECASE)

@@ -147,6 +147,8 @@ def another_figure(claim: Claim, source_text: str) -> str | None:
     percentage when it writes it only as a figure of another unit or kind, in a code, as a section
     number or as a year ("1인, 1시간", "T-140", "section 1", "February 2025"): no support for the
     claim. None when it writes it plainly anywhere, or not at all (a rounded or converted figure)."""
+    if claim.kind == "number":
+        return _only_in_dates(claim, source_text)
     if claim.kind not in ("money", "quantity", "temperature", "percent") or not claim.numbers:
         return None
     values = {abs(n) for n in claim.numbers}
@@ -168,6 +170,46 @@ def another_figure(claim: Claim, source_text: str) -> str | None:
             return None
         shown[_as_written(source_text, found, covering)] = None
     return ", ".join(list(shown)[:3]) if shown else None
+
+
+def _only_in_dates(claim: Claim, source_text: str) -> str | None:
+    """The dates and times of day of ``source_text`` that hold a plain number's digits ("2025-03-19"
+    for "2,025 screenings", "19:00" for "19 seats"), or the names and codes ("_2025.csv"), when it
+    writes the number nowhere else; a year said alone ("by 2026") is a date's year."""
+    values = {abs(n) for n in claim.numbers}
+    if not values:
+        return None
+    stamps = [c for c in claims_in(source_text) if c.date is not None or c.minutes is not None]
+    shown: dict[str, None] = {}
+    for found in NUMBER.finditer(source_text):
+        if float(found.group().replace(",", "")) not in values:
+            continue
+        covering = [c for c in stamps if c.start <= found.start() < c.end]
+        start, end = found.span()
+        if (
+            covering
+            and "," not in claim.text
+            and any(c.date and c.date[0] == int(abs(claim.numbers[0])) for c in covering)
+        ):
+            return None  # a year, said alone ("by 2026") from a date of that year
+        if covering:
+            shown[covering[0].text] = None
+        elif _GLUED.match(source_text[start - 1 : start] + source_text[end : end + 1]):
+            shown[_token(source_text, start, end)] = None  # part of a name: "screenings_march_2025.csv"
+        else:
+            return None
+    return ", ".join(list(shown)[:3]) if shown else None
+
+
+_GLUED = re.compile(r"[A-Za-z_].|.[A-Za-z_]", re.DOTALL)
+
+
+def _token(text: str, start: int, end: int) -> str:
+    while start > 0 and not text[start - 1].isspace() and text[start - 1] not in "\"',;(":
+        start -= 1
+    while end < len(text) and not text[end].isspace() and text[end] not in "\"',;)":
+        end += 1
+    return text[start:end]
 
 
 def _a_year(text: str, found: re.Match[str]) -> bool:

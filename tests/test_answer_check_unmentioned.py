@@ -1,0 +1,100 @@
+"""The answer check on two kinds of wrong answers the local model's runs still had marked grounded:
+a count whose digits a result holds only inside a date, a clock time or a name ("2,025 screenings"
+from "2025-03-19"), and a figure applied to a thing no result mentions at all ("a large popcorn is
+£25", from a kennel's price list). Each in other words and other domains than the runs they came
+from; no rule about any topic."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from agent_core.checks.grounding import check_answer
+from agent_core.checks.words import unsupported
+
+
+def call(cid: str, output: str) -> dict[str, Any]:
+    return {"call_id": cid, "tool": "any_tool", "arguments": {}, "output": output, "success": True}
+
+
+def hits(*snippets: tuple[str, str]) -> dict[str, Any]:
+    """A search result: one hit a snippet, with its file name."""
+    return call(
+        "s", json.dumps([{"file": f, "section": "prices", "snippet": s} for f, s in snippets], ensure_ascii=False)
+    )
+
+
+TIMETABLE = hits(
+    ("ferry_timetable_2024.csv", "sailing: S12, date: 2024-06-03, departs: 07:45, vessel: Gull, seats_free: 31;"),
+    ("ferry_timetable_2024.csv", "sailing: S13, date: 2024-06-03, departs: 12:10, vessel: Tern, seats_free: 8;"),
+)
+
+COUNTS = [
+    # (answer, unsupported texts)
+    ("There are 2,024 sailings on the timetable.", ["2,024"]),  # only in the dates and the file name
+    ("There are 12 sailings a day.", ["12"]),  # only in the clock time 12:10
+    ("Sailing S13 has 8 seats free.", []),
+    ("The Gull has 31 free seats.", []),
+]
+
+
+@pytest.mark.parametrize(("answer", "missing"), COUNTS)
+def test_a_count_is_not_found_inside_a_date_a_time_or_a_name(answer: str, missing: list[str]) -> None:
+    result = check_answer(answer, "how many sailings are there?", [TIMETABLE])
+    assert [c["text"] for c in unsupported(result)] == missing, result["claims"]
+
+
+def test_the_reason_names_where_the_digits_were() -> None:
+    result = check_answer("There are 2,024 sailings.", "how many sailings?", [TIMETABLE])
+    (claim,) = unsupported(result)
+    assert "2024-06-03" in claim["reason"]
+
+
+STUDIO = hits(
+    ("harbour_studio_prices.md", "Private lesson (45 min): £38. Group class: £14 a head."),
+    ("harbour_studio_prices.md", "Mat hire £2; towel hire £1.50. Lockers are free."),
+)
+
+
+def test_a_figure_for_a_thing_no_result_mentions_is_not_support() -> None:
+    result = check_answer(
+        "A pottery workshop at the harbour studio costs £38.", "how much is a pottery workshop?", [STUDIO]
+    )
+    (claim,) = unsupported(result)
+    assert claim["text"] == "£38"
+    assert "“pottery”" in claim["reason"] and "no tool result mentions" in claim["reason"]
+
+
+@pytest.mark.parametrize(
+    ("goal", "answer"),
+    [
+        # the thing is in the results, in another form (plural, capitals)
+        ("how much is a private lesson?", "A private lesson costs £38."),
+        ("what do lessons cost?", "Lessons cost £38."),
+        # words that only frame the amount, or the place asked at, need not be in the results
+        ("how much does mat hire cost for a full day at Harbour Studio?", "Mat hire at Harbour Studio costs £2."),
+        (
+            "how much would it cost in total at the harbour studio for a group class?",
+            "A group class costs £14 in total.",
+        ),
+    ],
+)
+def test_a_figure_about_a_thing_the_results_mention_is_found(goal: str, answer: str) -> None:
+    assert unsupported(check_answer(answer, goal, [STUDIO])) == []
+
+
+def test_one_answer_to_what_was_asked_is_not_judged_by_its_words() -> None:
+    # A result that answers the call ('{"temperature": 19}') need not repeat the goal's words.
+    weather = call("w", '{"city": "Oslo", "temperature": 19, "unit": "celsius"}')
+    assert unsupported(check_answer("The weather in Oslo is 19 °C.", "what's the weather in Oslo?", [weather])) == []
+    table = call("t", '[{"price_gbp": 4.2}]')
+    assert (
+        unsupported(check_answer("The price of a cheese scone is £4.20.", "how much is a cheese scone?", [table])) == []
+    )
+
+
+def test_results_in_another_script_are_not_judged() -> None:
+    korean = hits(("가격표.md", "개인 레슨 (45분): 38,000원"), ("가격표.md", "단체 수업: 14,000원"))
+    assert unsupported(check_answer("A pottery class is 38,000원.", "pottery class price?", [korean])) == []
