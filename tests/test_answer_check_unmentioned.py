@@ -1,8 +1,9 @@
-"""The answer check on two kinds of wrong answers the local model's runs still had marked grounded:
+"""The answer check on three kinds of wrong answers the local model's runs still had marked grounded:
 a count whose digits a result holds only inside a date, a clock time or a name ("2,025 screenings"
-from "2025-03-19"), and a figure applied to a thing no result mentions at all ("a large popcorn is
-£25", from a kennel's price list). Each in other words and other domains than the runs they came
-from; no rule about any topic."""
+from "2025-03-19"), a figure applied to a thing no result mentions at all ("a large popcorn is
+£25", from a kennel's price list), and a count of fewer rows than its result counted ("11 co-op
+games under an hour", from a count of every co-op game). Each in other words and other domains
+than the runs they came from; no rule about any topic."""
 
 from __future__ import annotations
 
@@ -98,3 +99,56 @@ def test_one_answer_to_what_was_asked_is_not_judged_by_its_words() -> None:
 def test_results_in_another_script_are_not_judged() -> None:
     korean = hits(("가격표.md", "개인 레슨 (45분): 38,000원"), ("가격표.md", "단체 수업: 14,000원"))
     assert unsupported(check_answer("A pottery class is 38,000원.", "pottery class price?", [korean])) == []
+
+
+COUNTED = [
+    # (goal, result, answer, unsupported texts)
+    (
+        "how many vegan cakes are under £3?",
+        '{"table": "menu.csv", "where": "vegan = yes", "count": 7}',
+        "There are 7 vegan cakes under £3.",
+        ["7"],
+    ),
+    (
+        "how many vegan cakes are under £3?",
+        '{"table": "menu.csv", "where": "vegan = yes and price < 3", "count": 4}',
+        "There are 4 vegan cakes under £3.",
+        [],
+    ),
+    (
+        "몇 개가 만원 이하예요?",
+        '{"table": "menu.csv", "count": 40}',
+        "40개예요.",
+        ["40개"],
+    ),
+    (
+        "how many rooms sleep 4?",
+        '{"table": "rooms.csv", "count": 12}',
+        "There are 12 rooms that sleep 4.",
+        ["12"],
+    ),
+    # a count of every row answers a question about every row
+    ("how many rooms are there?", '{"table": "rooms.csv", "count": 12}', "There are 12 rooms.", []),
+    (
+        "what do the rooms that sleep 4 cost altogether?",
+        '{"table": "rooms.csv", "where": "sleeps = 4", "sum of price": 960, "rows": 6}',
+        "The rooms that sleep 4 cost £960 altogether.",
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(("goal", "output", "answer", "missing"), COUNTED)
+def test_a_count_covers_only_the_rows_its_result_counted(
+    goal: str, output: str, answer: str, missing: list[str]
+) -> None:
+    result = check_answer(answer, goal, [call("t", output)])
+    assert [c["text"] for c in unsupported(result)] == missing, result["claims"]
+
+
+def test_the_reason_says_which_rows_were_counted() -> None:
+    output = '{"table": "menu.csv", "where": "vegan = yes", "count": 7}'
+    (claim,) = unsupported(
+        check_answer("7 vegan cakes are under £3.", "how many vegan cakes under £3?", [call("t", output)])
+    )
+    assert claim["reason"] == "the result counts the rows where vegan = yes, but the question asks for “under” too"
