@@ -152,3 +152,36 @@ def test_the_reason_says_which_rows_were_counted() -> None:
         check_answer("7 vegan cakes are under £3.", "how many vegan cakes under £3?", [call("t", output)])
     )
     assert claim["reason"] == "the result counts the rows where vegan = yes, but the question asks for “under” too"
+
+
+EXTRAS = call(
+    "x",
+    '[{"file": "post_office_prices.md", "section": "Extras", "snippet": "Extra: Gift wrap, Per item: £4, Per box: '
+    "£15, Notes: Not for oversized parcels or pallets.; Extra: Insurance, Per item: £6, Per box: £20, Notes: Up "
+    'to £500 cover.;"}, {"file": "post_office_prices.md", "section": "Sending", "snippet": "Parcels over 20 kg '
+    'go by courier."}]',
+)
+
+
+def test_a_note_after_a_rows_figure_does_not_name_the_row() -> None:
+    """ "oversized parcels" is in the gift wrap row's note, not its name: £4 and £15 are the gift
+    wrap's, though the answer's other figure is from the same row."""
+    wrong = check_answer(
+        "Sending an oversized parcel costs £4 per item and £15 per box.", "oversized parcel?", [EXTRAS]
+    )
+    assert [c["text"] for c in unsupported(wrong)] == ["£4", "£15"], wrong["claims"]
+    right = check_answer("Gift wrap costs £4 per item and £15 per box.", "gift wrap?", [EXTRAS])
+    assert unsupported(right) == []
+
+
+def test_a_sentence_opening_with_a_pronoun_names_its_row_by_the_sentence_before() -> None:
+    table = call(
+        "c",
+        '[{"file": "courses.md", "section": "Timetable", "snippet": "Course: Welsh for Beginners, Time: 18:00 – '
+        "19:30, Hours per week: 3, Max. students: 10; Course: Spanish Advanced, Time: 10:00 – 12:00, Hours per week: "
+        '4, Max. students: 12;"}, {"file": "courses.md", "section": "Fees", "snippet": "Books are extra."}]',
+    )
+    answer = "The Welsh beginners course is on Mondays. It runs from 18:00 to 19:30 with at most 10 students."
+    assert unsupported(check_answer(answer, "when is welsh for beginners?", [table])) == []
+    alone = "It takes at most 10 students."
+    assert [c["text"] for c in unsupported(check_answer(alone, "how big is the class?", [table]))] == ["10"]

@@ -485,6 +485,18 @@ def claim_sentence(text: str, claim: Claim) -> str:
     return text[begin:end]
 
 
+_PRONOUN = re.compile(r"\s*(?:it|its|they|their|this|these|that|those|he|she)\b", re.IGNORECASE)
+
+
+def claim_context(text: str, claim: Claim) -> str:
+    """:func:`claim_sentence`, after the sentence before it when it opens with a pronoun ("The
+    Japanese class is on Mondays. It runs from 18:00 …"): what the pronoun stands for."""
+    begin, end = sentence_bounds(text, claim.start, claim.end)
+    if begin > 1 and _PRONOUN.match(text, begin):
+        begin = sentence_bounds(text, begin - 1, begin - 1)[0]
+    return text[begin:end]
+
+
 @functools.lru_cache(maxsize=256)
 def claims_in(text: str) -> tuple[Claim, ...]:
     """:func:`find_all`, cached: the answer check reads the same tool outputs for each claim."""

@@ -274,6 +274,10 @@ def _before_figure(text: str, values: set[float]) -> str:
     return text[: next(found, len(text))]
 
 
+_SHORT_CELL = 3
+"""The most words of a cell past a row's figure that can name the row (a name, not a note)."""
+
+
 def unnamed_row(claim: Claim, sentence: str, source_text: str, words: Callable[[str], frozenset[str]]) -> str | None:
     """When ``source_text`` gives the claim's figure only in table rows, and the answer's
     ``sentence`` shares no word with what any of those rows says about its subject (its cells'
@@ -300,8 +304,16 @@ def unnamed_row(claim: Claim, sentence: str, source_text: str, words: Callable[[
         columns = frozenset().union(*(words(name) for name, _ in cells))
         # What follows the figure in its own cell says what it measures ("£12 per wheel"), not
         # which row it is ("Garden hose 30 m" names its row before its 30).
-        texts = [_before_figure(text, values) for _, text in cells]
-        named = frozenset().union(*(words(text) | _figure_words(text) for text in texts))
+        # Nor does a note after it ("Notes: not for electric cargo bikes"): past the figure's cell,
+        # a row names its subject by the words of a short cell ("wine: Barolo" after "bin: 403")
+        # if at all; its other figures there are its data ("Per week: £45"), not its name.
+        at = next((i for i, (_, text) in enumerate(cells) if values & _figures(text)), len(cells))
+        texts = [_before_figure(text, values) for _, text in cells[: at + 1]]
+        after = [text for _, text in cells[at + 1 :] if len(text.split()) <= _SHORT_CELL]
+        # A figure names a row inside a name ("Watering can 10 L"), not as a cell of its own ("£4").
+        named = frozenset().union(
+            *(words(text) | (_figure_words(text) if words(text) else frozenset()) for text in texts), *map(words, after)
+        )
         if said & (named - columns - _figure_words(claim.text)):
             return None
     return next((text for _, text in holding[0] if text and not _figures(text)), holding[0][0][1])

@@ -37,6 +37,7 @@ from agent_core.checks.citations import cite
 from agent_core.checks.claims import (
     ANY_DIGITS,
     Claim,
+    claim_context,
     claim_sentence,
     claims_in,
     contacts,
@@ -210,7 +211,7 @@ def _unnamed_row(claim: Claim, source: _Source, answer: str) -> str | None:
     """The label of the only table rows of ``source`` that give ``claim``'s figure, when the
     answer's sentence names none of them; judged on English answers from English results only
     (:func:`agent_core.checks.columns.unnamed_row`)."""
-    sentence = claim_sentence(answer, claim)
+    sentence = claim_context(answer, claim)
     if source.text is None or is_korean(sentence) or is_korean(source.text):
         return None
     return unnamed_row(claim, sentence, source.text, _words)
