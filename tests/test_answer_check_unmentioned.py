@@ -185,3 +185,10 @@ def test_a_sentence_opening_with_a_pronoun_names_its_row_by_the_sentence_before(
     assert unsupported(check_answer(answer, "when is welsh for beginners?", [table])) == []
     alone = "It takes at most 10 students."
     assert [c["text"] for c in unsupported(check_answer(alone, "how big is the class?", [table]))] == ["10"]
+
+
+def test_a_pronoun_sentence_applies_its_figure_to_the_thing_before() -> None:
+    answer = "Yes, there is a pottery workshop on Sunday. It starts at 14:00."
+    studio = hits(("studio.md", "Private lesson: Sunday 14:00, £38."), ("studio.md", "Group class: Monday 18:00."))
+    (claim,) = unsupported(check_answer(answer, "is there a pottery workshop on sunday? what time?", [studio]))
+    assert claim["text"] == "14:00" and "“pottery”" in claim["reason"]

@@ -567,7 +567,7 @@ def _of_nothing_found(
     too; else as it was."""
     if ref is None or "goal" in ref or len(passages(texts.get(str(ref.get("call_id")), ""))) < 2:
         return claim, ref  # one answer to what its call asked ('{"temperature": 19}'), not a list of hits
-    word = unmentioned_word(claim_sentence(answer, claim), goal.text or "", list(texts.values()), _words)
+    word = unmentioned_word(claim_context(answer, claim), goal.text or "", list(texts.values()), _words)
     if word is None:
         return claim, ref
     if _matches(claim, goal) and _about(claim, goal, answer):
