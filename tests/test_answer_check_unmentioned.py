@@ -192,3 +192,16 @@ def test_a_pronoun_sentence_applies_its_figure_to_the_thing_before() -> None:
     studio = hits(("studio.md", "Private lesson: Sunday 14:00, £38."), ("studio.md", "Group class: Monday 18:00."))
     (claim,) = unsupported(check_answer(answer, "is there a pottery workshop on sunday? what time?", [studio]))
     assert claim["text"] == "14:00" and "“pottery”" in claim["reason"]
+
+
+def test_a_document_read_whole_is_judged_a_short_answer_is_not() -> None:
+    document = call(
+        "f",
+        "HARBOUR STUDIO PRICES 2025\n\nPrivate lesson (45 min): £38.\nGroup class: £14 a head, up to 8 people.\n"
+        "Mat hire £2; towel hire £1.50. Lockers are free. Classes run Monday to Saturday; book at the desk or "
+        "online. Cancel 24 hours ahead for a full refund.",
+    )
+    (claim,) = unsupported(check_answer("A pottery workshop costs £38.", "how much is a pottery workshop?", [document]))
+    assert "“pottery”" in claim["reason"]
+    short = call("h", "Opening hours: Mon-Fri 9:00-17:00")
+    assert unsupported(check_answer("The shop opens at 9:00 on Monday.", "when does the shop open?", [short])) == []

@@ -559,13 +559,23 @@ def _for_other_quantity(
     return claim, None
 
 
+_SHORT_RESULT = 200
+"""Fewer characters than this, a text result is one answer to its call ("Opening hours: Mon-Fri 9:00-17:00")."""
+
+
+def _one_answer(text: str) -> bool:
+    """Whether a result is one answer to its call (a JSON object, a list of one, a short text)
+    rather than a document or a list of hits: it need not repeat what the call asked about."""
+    return len(passages(text)) < 2 and (text.strip()[:1] in ("{", "[") or len(text.strip()) < _SHORT_RESULT)
+
+
 def _of_nothing_found(
     claim: Claim, ref: Source | None, answer: str, goal: _Source, texts: Mapping[str, str]
 ) -> tuple[Claim, Source | None]:
     """``(claim, None)`` with its reason when its sentence applies it to a word of the goal that no
     result mentions (:func:`agent_core.checks.subjects.unmentioned_word`), unless the goal states it
     too; else as it was."""
-    if ref is None or "goal" in ref or len(passages(texts.get(str(ref.get("call_id")), ""))) < 2:
+    if ref is None or "goal" in ref or _one_answer(texts.get(str(ref.get("call_id")), "")):
         return claim, ref  # one answer to what its call asked ('{"temperature": 19}'), not a list of hits
     word = unmentioned_word(claim_context(answer, claim), goal.text or "", list(texts.values()), _words)
     if word is None:
