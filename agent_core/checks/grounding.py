@@ -582,7 +582,7 @@ def _of_nothing_found(
         return claim, ref
     if _matches(claim, goal) and _about(claim, goal, answer):
         return claim, goal.ref  # "the 10 litre jug": the user's own figure
-    claim.reason = f"the answer gives it for “{word}”, which no tool result mentions"
+    claim.reason = f"no tool result mentions “{word}”, what the answer gives it for"
     return claim, None
 
 
