@@ -576,7 +576,7 @@ def _of_nothing_found(
     result mentions (:func:`agent_core.checks.subjects.unmentioned_word`), unless the goal states it
     too; else as it was."""
     if ref is None or "goal" in ref or _one_answer(texts.get(str(ref.get("call_id")), "")):
-        return claim, ref  # one answer to what its call asked ('{"temperature": 19}'), not a list of hits
+        return claim, ref  # one answer to what its call asked ('{"temperature": 19}'), not hits or a document
     word = unmentioned_word(claim_context(answer, claim), goal.text or "", list(texts.values()), _words)
     if word is None:
         return claim, ref

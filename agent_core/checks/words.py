@@ -33,7 +33,8 @@ WHAT_IS_CHECKED = (
     "another quantity (200 g for 4 people, when you asked about 10) does not count unless the "
     "answer says so, nor does one a result writes only with another unit, in a code or as a section "
     'number (1 person for "1 week", T-140 for "140 kg"), nor one a table gives in another row or '
-    'column than the one the answer names, nor a figure applied to a thing no result mentions. A comparison the answer states ("480 is less than 500", "Tokyo is warmer '
+    "column than the one the answer names, nor a figure applied to a thing no result mentions. "
+    'A comparison the answer states ("480 is less than 500", "Tokyo is warmer '
     'than London") is recomputed from the figures. '
     "Not checked: the reasoning, a yes or no, names, places, opinions and wording — a found number "
     "can still be used in a wrong sentence."
