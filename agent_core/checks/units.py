@@ -25,6 +25,7 @@ _HEADING = re.compile(r"""(?:^|\n|["'])\s*$""")
 """What comes before a section number ("1. Cover levels" at a line's or a JSON string's start)."""
 _AFTER_HEADING = re.compile(r"\.\s+(?=[^\W\d_])")
 _WORD_AFTER = re.compile(r"[^\W\d_]+")
+_BARE_YEAR = re.compile(r"(?:19|20)\d\d")
 _YEAR = re.compile(rf"(?:\b{_MONTH}\s+)?(?:19|20)\d\d(?:/\d\d\b)?", re.IGNORECASE)
 """A year: after a month ("February 2025") or as a season ("2025/26")."""
 MAX_SECTION = 30
@@ -125,10 +126,26 @@ def _alike(claim: Claim, found: Claim, text: str) -> bool:
 
 
 def _plain(text: str, start: int, end: int) -> bool:
-    """Whether the number at ``text[start:end]`` is no code, no section number and no reference to one."""
+    """Whether the number at ``text[start:end]`` is no code, no name, no section number and no
+    reference to one."""
     if _IN_CODE.search(text[max(0, start - 3) : start]) or _REFERENCE.search(text[max(0, start - 9) : start]):
         return False
-    return not _section_number(text, start, end)
+    return not _in_name(text, start, end) and not _section_number(text, start, end)
+
+
+_NAME_AFTER = re.compile(r"_|\.[A-Za-z]")
+
+
+def _in_name(text: str, start: int, end: int) -> bool:
+    """Whether the number at ``text[start:end]`` is part of a file name or an identifier: after or
+    before an underscore, before a file extension ("prices_2025.txt"), or written with a leading
+    zero ("01422 860 317", a phone number)."""
+    digits = text[start:end]
+    return (
+        text[start - 1 : start] == "_"
+        or bool(_NAME_AFTER.match(text, end))
+        or (len(digits) > 1 and digits[0] == "0" and digits[1].isdigit())
+    )
 
 
 def _section_number(text: str, start: int, end: int) -> bool:
@@ -153,14 +170,25 @@ def another_figure(claim: Claim, source_text: str) -> str | None:
         return None
     values = {abs(n) for n in claim.numbers}
     figures = claims_in(source_text)
+    # A text that writes its prices with a currency, or a document whose file name has the number
+    # ("terms_2025.txt"), writes a bare "2025" as a year ("Terms of Service - 2025").
+    priced = claim.kind == "money" and (
+        any(c.kind == "money" for c in figures)
+        or any(
+            _in_name(source_text, *m.span())
+            for m in NUMBER.finditer(source_text)
+            if float(m.group().replace(",", "")) in values
+        )
+    )
     shown: dict[str, None] = {}
     for found in NUMBER.finditer(source_text):
         if float(found.group().replace(",", "")) not in values:
             continue
-        if _a_year(source_text, found):
+        covering = [c for c in figures if c.start <= found.start() < c.end]
+        bare_year = priced and _BARE_YEAR.fullmatch(found.group()) and all(c.kind == "number" for c in covering)
+        if _a_year(source_text, found) or bare_year:
             shown[f"the year {found.group()}"] = None
             continue
-        covering = [c for c in figures if c.start <= found.start() < c.end]
         if not covering and _plain(source_text, found.start(), found.end()):
             return None  # a number with no unit ("Price: 1,200", "stock: 24")
         if any(
@@ -168,7 +196,9 @@ def another_figure(claim: Claim, source_text: str) -> str | None:
             for c in covering
         ):
             return None
-        shown[_as_written(source_text, found, covering)] = None
+        start, end = found.span()
+        written = _token(source_text, start, end) if _in_name(source_text, start, end) else None
+        shown[written or _as_written(source_text, found, covering)] = None
     return ", ".join(list(shown)[:3]) if shown else None
 
 
@@ -194,14 +224,14 @@ def _only_in_dates(claim: Claim, source_text: str) -> str | None:
             return None  # a year, said alone ("by 2026") from a date of that year
         if covering:
             shown[covering[0].text] = None
-        elif _GLUED.match(source_text[start - 1 : start] + source_text[end : end + 1]):
-            shown[_token(source_text, start, end)] = None  # part of a name: "screenings_march_2025.csv"
+        elif _in_name(source_text, start, end) or _GLUED.match(source_text[end : end + 1]):
+            shown[_token(source_text, start, end)] = None  # part of a name: "screenings_march_2025.csv", "175ml"
         else:
             return None
     return ", ".join(list(shown)[:3]) if shown else None
 
 
-_GLUED = re.compile(r"[A-Za-z_].|.[A-Za-z_]", re.DOTALL)
+_GLUED = re.compile(r"[A-Za-z]")
 
 
 def _token(text: str, start: int, end: int) -> str:
