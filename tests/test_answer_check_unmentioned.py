@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from agent_core.checks.comparisons import wrong_comparisons
 from agent_core.checks.grounding import check_answer
 from agent_core.checks.words import unsupported
 
@@ -223,3 +224,33 @@ def test_an_amount_is_not_a_name_a_phone_number_or_a_years_title(answer: str, mi
     )
     result = check_answer(answer, "how much for a semi?", [price_list])
     assert [c["text"] for c in unsupported(result)] == missing, result["claims"]
+
+
+UNPAIRED = [
+    # (answer, wrong comparisons)
+    (
+        "The 2-person tent costs £18 a night, while the yurt costs £16 a night. Therefore, the 2-person tent is "
+        "cheaper by £2 a night.",
+        ["the 2-person tent is cheaper by £2"],
+    ),
+    ("The yurt costs £16 a night and the tent costs £18. So the yurt is cheaper by £2.", []),
+    ("The yurt costs £16 a night and the tent costs £18. So the yurt is £3 cheaper.", ["the yurt is £3 cheaper"]),
+    ("The yurt costs £16 a night and the tent costs £18. The tent is more expensive.", []),
+    ("The yurt costs £16 a night and the tent costs £18. The tent is cheaper.", ["The tent is cheaper"]),
+    # the other side is unsure (two other figures) or not said: not judged
+    ("The yurt costs £16, the tent £18 and the cabin £24. The tent is cheaper.", []),
+    ("The tent is cheaper.", []),
+    ("A 10-night pass costs £95. Ten single nights cost £120, so the pass is cheaper.", []),
+]
+
+
+@pytest.mark.parametrize(("answer", "wrong"), UNPAIRED)
+def test_a_comparative_with_no_than_is_checked_against_the_answers_other_figure(answer: str, wrong: list[str]) -> None:
+    assert [c.text for c in wrong_comparisons(answer)] == wrong
+
+
+def test_a_wrong_unpaired_comparison_says_what_the_figures_give() -> None:
+    answer = "The yurt costs £16 a night and the tent costs £18. The tent is cheaper."
+    result = check_answer(answer, "which is cheaper, the yurt or the tent?", [call("p", "Yurt £16; tent £18.")])
+    (claim,) = [c for c in unsupported(result) if c["kind"] == "comparison"]
+    assert claim["expected"] == "the answer's own figures give tent 18, 2 above the other figure, 16"

@@ -5,13 +5,15 @@
 be checked exactly. A found figure can still sit in a wrong sentence; a comparison stated the
 wrong way round is one such sentence this catches.
 
-Two shapes are read, in English and Korean, with no word about any topic:
+Three shapes are read, in English and Korean (the third in English), with no word about any topic:
 
 - two figures and a comparison between them ("X is more than Y", "X < Y", "X exceeds Y",
   "X는 Y보다 많다");
 - two names and a comparative ("A is warmer than B", "A가 B보다 비싸다"): each name's figure is
   the one the answer gives beside it in that sentence, else the only figure of a tool-result line
-  (or a short result) that names it. When either figure cannot be read, nothing is claimed.
+  (or a short result) that names it. When either figure cannot be read, nothing is claimed;
+- a name and a comparative with no "than" ("so the tent is cheaper by £2"): the other side is the
+  one other figure of the name's kind the answer gives, the stated difference aside.
 
 Comparatives mean "larger" or "smaller" (warmer: the larger temperature; cheaper: the smaller
 price). Pure functions; claims come back as :class:`~agent_core.checks.claims.Claim` of kind
@@ -247,6 +249,48 @@ def _differences(sentence: str, offset: int, answer: str, outputs: Sequence[str]
     return out
 
 
+_ITEM = r"(?:\d+-)?[A-Za-z][\w'’-]*"
+_UNPAIRED = re.compile(
+    rf"(?P<a>{_ITEM}(?:\s+{_ITEM}){{0,3}})\s+(?:is|are|works out|comes out)\s+"
+    rf"(?:(?P<pre>[$€£₩]?\d+(?:\.\d+)?\s?(?:dollars?|euros?|pounds?|won|원)?)\s+)?"
+    rf"(?P<cmp>{LARGER}|{SMALLER})\b(?!\s+than)(?:\s+by\s+(?P<by>[$€£₩]?\d+(?:\.\d+)?))?",
+    re.IGNORECASE,
+)
+"""A comparative with no "than": "so the semi is cheaper by £2", "the bungalow is £2 cheaper"."""
+
+
+def _unpaired(sentence: str, offset: int, answer: str) -> list[Claim]:
+    """ "A is cheaper (by N)" with the other side left unsaid: it is the one other figure of A's
+    kind the answer gives beside a name (the stated difference aside); the direction, and the
+    difference when stated, must match. Not judged when the answer gives more than one other."""
+    out = []
+    for m in _UNPAIRED.finditer(sentence):
+        larger = _larger(m.group("cmp"))
+        if larger is None or _NEGATION.search(m.group(0)):
+            continue
+        stated = m.group("by") or m.group("pre")
+        start, end = offset + m.start(), offset + m.end()
+        rest = answer[:start] + " " * (end - start) + answer[end:]
+        a_name, a = _read_name(m.group("a").split(), rest, (), from_end=True)
+        if a is None:
+            continue
+        mine = next((c for c in _figures(rest) if c.numbers[0] == a), None)
+        drop = {_figures(stated)[0].numbers[0]} if stated and _figures(stated) else set()
+        others = {c.numbers[0] for c in _figures(rest) if mine and c.kind == mine.kind} - {a} - drop
+        if len(others) != 1:
+            continue
+        b = others.pop()
+        right_way = _holds(a, b, larger, m.group("cmp"))
+        right_size = not drop or abs(abs(a - b) - next(iter(drop))) <= 0.005 + 1e-9
+        if right_way and right_size:
+            continue
+        said = f"{a_name} {a:g}, {abs(a - b):g} {'above' if a > b else 'below'} the other figure, {b:g}"
+        out.append(
+            _claim(sentence, offset, _LEADS.sub("", m.group(0).strip()), f"the answer's own figures give {said}")
+        )
+    return out
+
+
 def wrong_comparisons(answer: str, tool_calls: Sequence[Mapping[str, Any]] = ()) -> list[Claim]:
     """Comparisons the answer states that its own figures (or the results') contradict."""
     outputs = [str(c.get("output") or "") for c in tool_calls if c.get("success")]
@@ -258,7 +302,8 @@ def wrong_comparisons(answer: str, tool_calls: Sequence[Mapping[str, Any]] = ())
             c for c in _between_names(sentence, m.start(), outputs) if not any(_overlap(c, d) for d in differences)
         ]
         numeric = [c for c in _between_figures(sentence, m.start()) if not any(_overlap(c, n) for n in named)]
-        claims += differences + named + numeric
+        unpaired = [c for c in _unpaired(sentence, m.start(), answer) if not any(_overlap(c, d) for d in differences)]
+        claims += differences + named + numeric + unpaired
     return claims
 
 
