@@ -14,7 +14,7 @@ import pytest
 
 from agent_core.checks.comparisons import wrong_comparisons
 from agent_core.checks.grounding import check_answer
-from agent_core.checks.words import unsupported
+from agent_core.checks.words import correction, unsupported
 
 
 def call(cid: str, output: str) -> dict[str, Any]:
@@ -254,3 +254,10 @@ def test_a_wrong_unpaired_comparison_says_what_the_figures_give() -> None:
     result = check_answer(answer, "which is cheaper, the yurt or the tent?", [call("p", "Yurt £16; tent £18.")])
     (claim,) = [c for c in unsupported(result) if c["kind"] == "comparison"]
     assert claim["expected"] == "the answer's own figures give tent 18, 2 above the other figure, 16"
+
+
+def test_the_correction_for_an_unmentioned_word_allows_the_results_own_words() -> None:
+    result = check_answer("A pottery workshop costs £38.", "how much is a pottery workshop?", [STUDIO])
+    message = correction(result)
+    assert message.startswith("Your answer says £38, but no tool result mentions “pottery”")
+    assert "in the result's words" in message and "say that the results do not give it" in message

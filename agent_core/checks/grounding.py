@@ -65,7 +65,7 @@ from agent_core.checks.scaling import counted, counts_only, from_another_row, mi
 from agent_core.checks.subjects import contact_for_another_kind, passages, unmentioned_word, unnamed_subject
 from agent_core.checks.sums import wrong_aggregates, wrong_arithmetic
 from agent_core.checks.units import another_figure
-from agent_core.checks.words import NO_TOOL_NOTE, NO_TOOL_NOTE_PLAIN, NO_TOOL_WORKED_NOTE, SCALED
+from agent_core.checks.words import NO_TOOL_NOTE, NO_TOOL_NOTE_PLAIN, NO_TOOL_WORKED_NOTE, SCALED, UNMENTIONED
 from agent_core.records.run_record import CallSource, GoalSource, Grounding
 from agent_core.text.lang import is_korean
 from agent_core.text.not_found import says_not_found
@@ -582,7 +582,7 @@ def _of_nothing_found(
         return claim, ref
     if _matches(claim, goal) and _about(claim, goal, answer):
         return claim, goal.ref  # "the 10 litre jug": the user's own figure
-    claim.reason = f"no tool result mentions “{word}”, what the answer gives it for"
+    claim.reason = f"{UNMENTIONED} “{word}”, what the answer gives it for"
     return claim, None
 
 

@@ -14,6 +14,9 @@ AS_DIFFERENCE = (
     "their figures differ by it"
 )
 """The reason a figure the answer states as a difference is not supported (:mod:`agent_core.checks.differences`)."""
+UNMENTIONED = "no tool result mentions"
+"""How the reason begins when the answer applies a figure to a word no result has
+(:func:`agent_core.checks.subjects.unmentioned_word`)."""
 
 NO_TOOL_NOTE = (
     "No tool call succeeded in this run, so none of the figures in this answer could be checked "
@@ -125,6 +128,12 @@ def correction(grounding: Mapping[str, Any]) -> str:
             f"Your answer gives {reasoned[0]['text']} as a difference, but no two figures of the tool results "
             "differ by it. Look up both figures with a tool and subtract them with the calculator, or say that "
             "the results do not give them."
+        )
+    if reasoned and str(reasoned[0]["reason"]).startswith(UNMENTIONED):
+        # The user's word may be the results' in other words ("refund window" for "within 30 days").
+        return (
+            f"Your answer says {reasoned[0]['text']}, but {reasoned[0]['reason']}. If a result gives it for the "
+            "same thing in other words, answer in the result's words; if not, say that the results do not give it."
         )
     if reasoned:
         scaled = SCALED in str(reasoned[0]["reason"])
