@@ -1,9 +1,17 @@
-"""The answer check on three kinds of wrong answers the local model's runs still had marked grounded:
-a count whose digits a result holds only inside a date, a clock time or a name ("2,025 screenings"
-from "2025-03-19"), a figure applied to a thing no result mentions at all ("a large popcorn is
-£25", from a kennel's price list), and a count of fewer rows than its result counted ("11 co-op
-games under an hour", from a count of every co-op game). Each in other words and other domains
-than the runs they came from; no rule about any topic."""
+"""The answer check on wrong answers the local model's eval runs still had marked grounded, on
+documents of kinds the sample shop never had:
+
+- a count whose digits a result holds only inside a date, a clock time or a name ("2,025
+  screenings" from "2025-03-19"), and an amount that is a file name's digits, a phone number's or
+  a document's year ("£2025", "1422 pounds" from "01422 860 317");
+- a figure applied to a thing no result mentions at all ("a large popcorn is £25", from a kennel's
+  price list), read with the sentence before when it opens with a pronoun;
+- a count of fewer rows than its result counted ("11 co-op games under an hour", from a count of
+  every co-op game);
+- a figure from a row the answer names only through the row's note or its other figures;
+- a comparative with no "than" that the answer's own figures contradict.
+
+Each in other words and other domains than the runs they came from; no rule about any topic."""
 
 from __future__ import annotations
 
