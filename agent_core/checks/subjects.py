@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from collections.abc import Callable
 
 from agent_core.checks.claims import claims_in
+from agent_core.text.lang import ascii_folded
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\n]\s*|[\"'(\[]\s*)$")
@@ -122,10 +122,6 @@ _VENUE = re.compile(r"\b(?:at|from|in)\s+(?:the\s+)?((?:[\w'&-]+\s*){1,4})", re.
 """Where the goal places its question ("at Hollins Lane Bakery"): a table of its prices need not name it."""
 
 
-def _folded(text: str) -> str:
-    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
-
-
 def unmentioned_word(
     sentence: str, goal: str, results: list[str], words: Callable[[str], frozenset[str]]
 ) -> str | None:
@@ -141,15 +137,15 @@ def unmentioned_word(
         sentence = sentence.replace(figure.text, " ")
     shared = sorted(
         w
-        for w in words(_folded(sentence)) & words(_folded(goal))
+        for w in words(ascii_folded(sentence)) & words(ascii_folded(goal))
         if len(w) >= 4 and w.isascii() and w.isalpha() and w not in _FRAME and w not in venue
     )
-    told = _folded(" ".join(results))
+    told = ascii_folded(" ".join(results))
     stems = words(told)
     for word in shared:
         if word not in stems and not mentions(told, word):
             # As the sentence spells it ("perennials", not the folded "perennial").
-            return next((t for t in _WORD.findall(sentence) if word in words(_folded(t))), word)
+            return next((t for t in _WORD.findall(sentence) if word in words(ascii_folded(t))), word)
     return None
 
 

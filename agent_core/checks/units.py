@@ -168,22 +168,15 @@ def another_figure(claim: Claim, source_text: str) -> str | None:
         return _only_in_dates(claim, source_text)
     if claim.kind not in ("money", "quantity", "temperature", "percent") or not claim.numbers:
         return None
-    values = {abs(n) for n in claim.numbers}
     figures = claims_in(source_text)
+    places = _occurrences(claim, source_text)
     # A text that writes its prices with a currency, or a document whose file name has the number
     # ("terms_2025.txt"), writes a bare "2025" as a year ("Terms of Service - 2025").
     priced = claim.kind == "money" and (
-        any(c.kind == "money" for c in figures)
-        or any(
-            _in_name(source_text, *m.span())
-            for m in NUMBER.finditer(source_text)
-            if float(m.group().replace(",", "")) in values
-        )
+        any(c.kind == "money" for c in figures) or any(_in_name(source_text, *m.span()) for m in places)
     )
     shown: dict[str, None] = {}
-    for found in NUMBER.finditer(source_text):
-        if float(found.group().replace(",", "")) not in values:
-            continue
+    for found in places:
         covering = [c for c in figures if c.start <= found.start() < c.end]
         bare_year = priced and _BARE_YEAR.fullmatch(found.group()) and all(c.kind == "number" for c in covering)
         if _a_year(source_text, found) or bare_year:
@@ -202,18 +195,19 @@ def another_figure(claim: Claim, source_text: str) -> str | None:
     return ", ".join(list(shown)[:3]) if shown else None
 
 
+def _occurrences(claim: Claim, text: str) -> list[re.Match[str]]:
+    """Where ``text`` writes one of ``claim``'s numbers (with or without thousands separators)."""
+    values = {abs(n) for n in claim.numbers}
+    return [m for m in NUMBER.finditer(text) if float(m.group().replace(",", "")) in values]
+
+
 def _only_in_dates(claim: Claim, source_text: str) -> str | None:
     """The dates and times of day of ``source_text`` that hold a plain number's digits ("2025-03-19"
     for "2,025 screenings", "19:00" for "19 seats"), or the names and codes ("_2025.csv"), when it
     writes the number nowhere else; a year said alone ("by 2026") is a date's year."""
-    values = {abs(n) for n in claim.numbers}
-    if not values:
-        return None
     stamps = [c for c in claims_in(source_text) if c.date is not None or c.minutes is not None]
     shown: dict[str, None] = {}
-    for found in NUMBER.finditer(source_text):
-        if float(found.group().replace(",", "")) not in values:
-            continue
+    for found in _occurrences(claim, source_text):
         covering = [c for c in stamps if c.start <= found.start() < c.end]
         start, end = found.span()
         if (

@@ -45,6 +45,7 @@ from agent_core.evals.goalset import (
 )
 from agent_core.evals.not_found import says_not_found
 from agent_core.records.labels import Label
+from agent_core.text.lang import ascii_folded
 
 GOAL_SETS_DIR = "goal_sets"
 """Where goal sets made from runs go by default: ``<data>/goal_sets/``."""
@@ -120,8 +121,7 @@ def _known(name: str) -> bool:
 
 def slug(text: str, run_id: str) -> str:
     """A goal id from its text (ASCII words, at most 48 characters), or from the run id."""
-    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
-    words = re.findall(r"[a-z0-9]+", plain)
+    words = re.findall(r"[a-z0-9]+", ascii_folded(text))
     base = "-".join(words)[:48].strip("-")
     if len(base) < 4:  # a goal in Korean, or only symbols
         base = f"run-{re.sub(r'[^A-Za-z0-9]', '', run_id)[-8:] or 'goal'}"

@@ -1,8 +1,11 @@
-"""Which language a text is in, as far as the engine needs to know: Korean or not."""
+"""Which language a text is in, as far as the engine needs to know: Korean or not; and a text
+folded to plain lower-case ASCII for matching words across accents."""
 
 from __future__ import annotations
 
+import functools
 import re
+import unicodedata
 
 HANGUL = re.compile(r"[\uac00-\ud7a3\u3131-\u318e]")
 """Hangul syllables and compatibility jamo (ㄱ … ㅣ): one character of either makes a text Korean."""
@@ -11,3 +14,10 @@ HANGUL = re.compile(r"[\uac00-\ud7a3\u3131-\u318e]")
 def is_korean(text: str) -> bool:
     """True when the text has Hangul; answers then come in Korean."""
     return bool(HANGUL.search(text))
+
+
+@functools.lru_cache(maxsize=64)
+def ascii_folded(text: str) -> str:
+    """``text`` in lower case with accents dropped and anything not ASCII left out ("Côtes" →
+    "cotes", "한글" → ""). Cached: the answer check folds the same results for each claim."""
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
