@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import json
 
-from agent_core.providers.local.lines import MAX_LINES, answer_note, candidate_lines, choice_question, nothing_found
+from agent_core.providers.local.lines import (
+    MAX_LINES,
+    answer_note,
+    candidate_lines,
+    choice_question,
+    named_cells,
+    nothing_found,
+)
 from tests.local_kit import block
 
 HITS = json.dumps(
@@ -88,3 +95,44 @@ def test_a_result_in_the_words_of_the_calls_own_query_is_a_finding() -> None:
     goal = "스탠딩 책상 모터가 고장나면 몇 년까지 무상 수리 받을 수 있어요?"
     assert not nothing_found(goal, [block(0, "any_search", {"query": "motor warranty"}, hits)])
     assert nothing_found(goal, [block(0, "any_search", {"query": "desk price"}, hits)])
+
+
+def test_a_short_line_sharing_no_word_with_the_request_is_a_label_and_not_offered() -> None:
+    """A search hit's file name and section title: the model picked "garden_centre_inventory.csv"
+    as the answering line. Short lines about the request, and sentences, are still offered."""
+    hits = json.dumps(
+        [
+            {
+                "file": "garden_centre_inventory.csv",
+                "section": "rows 14–25",
+                "snippet": "sku: GL-5001, name: Watering can 10 L, stock: 12, unit_price: 13.99;",
+            },
+            {"file": "notes.md", "section": "Watering", "snippet": "Ask at the till."},
+        ]
+    )
+    lines = candidate_lines("What do we charge for the 10 litre watering can?", [block(0, "any_search", {}, hits)])
+    assert "garden_centre_inventory.csv" not in lines and "rows 14–25" not in lines and "notes.md" not in lines
+    assert lines[0].startswith("sku: GL-5001") and "Watering" in lines and "Ask at the till." in lines
+
+
+ROW = "Feature: Escape of water excess (each claim), Essentials: $750, Standard: $500, Premier: $300;"
+
+
+def test_a_chosen_row_is_narrowed_to_the_figure_columns_the_request_names() -> None:
+    goal = "What's the escape of water excess on the Standard policy?"
+    assert named_cells(goal, ROW) == ("Feature: Escape of water excess (each claim), Standard: $500", ["$750", "$300"])
+    table = "| Plan | Price | Seats | | Pro | $25 | 10 |"
+    assert named_cells("price of the Pro plan", table) == ("Plan: Pro, Price: $25", ["10"])
+    # a label that holds digits ("C-400") is no figure: it stays with the row's name
+    chair = "Code: C-400, Model: Atlas, Max. user weight: 150 kg, Price: $449;"
+    assert named_cells("what is the price of the Atlas?", chair) == (
+        "Code: C-400, Model: Atlas, Price: $449",
+        ["150 kg"],
+    )
+
+
+def test_a_row_is_left_whole_when_the_request_names_none_or_all_of_its_figure_columns() -> None:
+    assert named_cells("How much is the escape of water excess?", ROW) is None
+    assert named_cells("Compare Essentials, Standard and Premier escape of water excess", ROW) is None
+    assert named_cells("What's on the Standard plan?", "The Standard plan costs $10 a month.") is None
+    assert named_cells("Standard?", "Feature: x, Standard: $5") is None  # too few cells to be a row

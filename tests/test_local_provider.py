@@ -163,6 +163,38 @@ def test_after_a_result_the_thought_starts_from_it_and_the_answer_holds_its_figu
     assert body["messages"][-1]["content"].startswith('Tool result for calculator(expression="(24*7)+100"):\n268')
 
 
+def test_a_chosen_row_is_shown_with_the_columns_the_request_names_and_the_others_held_back(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
+) -> None:
+    """Shown the right row, the model wrote its first column's figure ($750, the Essentials
+    policy's) for the Standard policy. The row is shown narrowed, the other columns' figures
+    cannot be written, and the step's notes say so."""
+    goal = "What's the escape of water excess on the Standard HomeSafe policy?"
+    row = "Feature: Escape of water excess (each claim), Essentials: $750, Standard: $500, Premier: $300;"
+    other = "Feature: Standard excess (each claim), Essentials: $500, Standard: $300, Premier: $150;"
+    hits = json.dumps([{"file": "policy.md", "snippet": f"{other} {row}"}])
+    done = [block(0, "lookup", {"topic": "escape of water excess"}, hits)]
+    server = FakeServer(
+        [
+            reply("The last result gives the excess", {"answer": "The excess is $750."}),
+            '{"line": 1}',
+            reply("The last result gives the excess", {"answer": "The Standard escape of water excess is $500."}),
+        ]
+    )
+    install_engine(monkeypatch, fake_model, server)
+    response = provider_for(fake_model).complete(ask(tools, goal, done))
+    assert response.text == "The Standard escape of water excess is $500."
+    choice, answer = server.bodies[1], server.bodies[2]
+    assert "1. " + row in choice["messages"][-1]["content"]
+    shown = answer["messages"][-1]["content"]
+    assert '"Feature: Escape of water excess (each claim), Standard: $500"' in shown and "$750" not in shown[-200:]
+    held = branch(answer, "answer")["pattern"]
+    assert re.fullmatch(held, "It is $500.") and re.fullmatch(held, "The standard excess is $150.")
+    assert not re.fullmatch(held, "It is $750.")  # the chosen row's other columns only
+    assert response.constraint is not None
+    assert any("only the figures under the columns the request names" in n for n in response.constraint["notes"])
+
+
 def test_the_offered_tools_leave_out_a_fallback_and_are_shortlisted_above_the_limit(
     fake_model: Path, monkeypatch: pytest.MonkeyPatch, settings: Settings
 ) -> None:

@@ -24,7 +24,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,10 +51,11 @@ from agent_core.providers.local.figures import (
     answer_pattern,
     argument_numbers,
     argument_pattern,
+    figures_in,
     name_figures,
 )
 from agent_core.providers.local.handover import ModelWait
-from agent_core.providers.local.lines import answer_note, candidate_lines, choice_question
+from agent_core.providers.local.lines import answer_note, candidate_lines, choice_question, named_cells
 from agent_core.providers.local.llama_reply import _timings, _usage, stream
 from agent_core.providers.local.model_files import (
     PART_COUNT,
@@ -324,6 +325,7 @@ class LocalProvider(WarmUp, Reasks, Provider):
         answer: bool,
         stop_at_answer: bool = False,
         sums: bool = True,
+        withheld: Sequence[str] = (),
     ) -> tuple[str, list[ToolCallRequest], Usage]:
         """One constrained generation, parsed; appends its raw item to ``turn.items``. With
         ``stop_at_answer``, a reply that turns out to be the answer stops as soon as it says so,
@@ -332,11 +334,12 @@ class LocalProvider(WarmUp, Reasks, Provider):
 
         The answer (when ``answer``), and every free text argument of a call, may only write
         figures the goal or a successful result has (:mod:`~agent_core.providers.local.figures`):
-        a made-up figure cannot be generated."""
+        a made-up figure cannot be generated; nor can a ``withheld`` one (the chosen line's other
+        columns, :meth:`_answer_from_line`)."""
         engine, request, items = turn.engine, turn.request, turn.items
         tools = [t for t in tools if t.name != turn.ran_on]  # ran on to the token limit in this step
         turn.offered, turn.answer = list(tools), answer or not tools
-        allowed = allowed_numbers(request.goal, request.blocks)
+        allowed = [n for n in allowed_numbers(request.goal, request.blocks) if n not in withheld]
         first = not request.blocks
         schema = output_schema(
             tools,
@@ -451,6 +454,7 @@ class LocalProvider(WarmUp, Reasks, Provider):
         except (ValueError, KeyError, TypeError):
             number = 0
         chosen = lines[number - 1] if 1 <= number <= len(lines) else None
+        narrowed = named_cells(turn.request.goal, chosen) if chosen else None
         turn.items.append(
             {
                 "type": "local_line_choice",
@@ -465,7 +469,16 @@ class LocalProvider(WarmUp, Reasks, Provider):
             if chosen
             else f"the model found none of {len(lines)} result lines answers before answering"
         )
-        text, _, usage = self._attempt(turn, with_note(messages, answer_note(chosen)), [], answer=True)
+        withheld: list[str] = []
+        if narrowed is not None:
+            chosen, left_out = narrowed
+            withheld = [f for value in left_out for f in figures_in(value) if f not in figures_in(chosen)]
+            turn.notes.append(
+                "the line was shown with only the figures under the columns the request names; "
+                f"the answer could not write the others ({', '.join(left_out)})"
+            )
+        note = with_note(messages, answer_note(chosen))
+        text, _, usage = self._attempt(turn, note, [], answer=True, withheld=withheld)
         return text, _usage(final) + usage
 
     def _generate(

@@ -72,6 +72,16 @@ def allowed_numbers(goal: str, blocks: Sequence[ContextBlock]) -> list[str]:
     return sorted(found, key=lambda v: (-len(v), v))
 
 
+def figures_in(text: str) -> set[str]:
+    """The figures ``text`` writes, in every form an answer may write them (:func:`figure_forms`):
+    what holding one back from an answer must remove from :func:`allowed_numbers`."""
+    found: set[str] = set()
+    for raw in _DIGITS.findall(unicodedata.normalize("NFKC", text)):
+        plain = raw.replace(",", "") if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", raw) else raw
+        found.update({raw, plain, *figure_forms(plain)})
+    return found
+
+
 def argument_numbers(goal: str, blocks: Sequence[ContextBlock], allowed: Sequence[str] | None = None) -> list[str]:
     """The figures a tool's text argument may hold: :func:`allowed_numbers` (``allowed``, when the
     caller has them already), and the factors a percentage of the goal or a result gives

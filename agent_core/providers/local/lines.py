@@ -103,9 +103,20 @@ def _scored(goal: str, blocks: Sequence[ContextBlock]) -> list[tuple[int, int, s
     return scored
 
 
+LABEL_WORDS = 6
+"""A line of this many words or fewer, with no sentence end, that shares no word with the request
+is a result's label (its file name, its section title): no finding. Offered, the model picked
+"garden_centre_inventory.csv" as the line that answers, and wrote another row's price."""
+
+
+def _label(shared: int, line: str) -> bool:
+    return shared == 0 and len(line.split()) <= LABEL_WORDS and not line.rstrip().endswith((".", "!", "?", "。", ";"))
+
+
 def candidate_lines(goal: str, blocks: Sequence[ContextBlock], limit: int = MAX_LINES) -> list[str]:
-    """The result lines most likely to answer ``goal``, best first (ties: in the results' order)."""
-    return [line for _, _, line in sorted(_scored(goal, blocks))[:limit]]
+    """The result lines most likely to answer ``goal``, best first (ties: in the results' order),
+    labels left out (:data:`LABEL_WORDS`)."""
+    return [line for shared, _, line in sorted(_scored(goal, blocks)) if not _label(-shared, line)][:limit]
 
 
 SHORT_RESULT_WORDS = 12
@@ -122,6 +133,47 @@ def nothing_found(goal: str, blocks: Sequence[ContextBlock]) -> bool:
         return False
     asked = " ".join(s for b in blocks for c in b.tool_calls for s in _sent(c.arguments))
     return all(shared == 0 for shared, _, _ in _scored(f"{goal} {asked}", blocks))
+
+
+_CELL = re.compile(r",\s+(?=[^\s:;,][^:;,]{0,40}: )")
+"""Between two cells of a row that names its columns ("Essentials: $750, Standard: $500")."""
+_FIGURE_CELL = re.compile(r"^\W{0,2}\d")
+"""A cell whose value is a figure ("$449", "13.99", "150 kg", "₩50,000"), not a label ("C-400")."""
+
+
+def _cells(line: str) -> list[tuple[str, str]] | None:
+    """A table row's ``(column, value)`` cells: a row that names its columns ("A: 1, B: 2;") or a
+    Markdown row after its header; None for any other line."""
+    text = line.strip().rstrip(";").strip()
+    if text.startswith("|"):
+        header, between, row = text.partition("| |")
+        names = [c.strip() for c in header.strip("|").split("|")]
+        values = [c.strip() for c in row.strip("|").split("|")]
+        return list(zip(names, values, strict=True)) if between and len(names) == len(values) else None
+    cells = [cell.partition(": ") for cell in _CELL.split(text)]
+    if any(not colon for _, colon, _ in cells):
+        return None
+    return [(name.strip(), value.strip()) for name, _, value in cells]
+
+
+def named_cells(goal: str, line: str) -> tuple[str, list[str]] | None:
+    """``line`` with only the figures under the columns ``goal`` names, and the figures left out;
+    None when the line is no table row, or the request names none or all of its figure columns.
+
+    Shown the right row ("Feature: Escape of water excess, Essentials: $750, Standard: $500,
+    Premier: $300") for a question about the Standard policy, the model wrote the first figure,
+    $750. Which columns the request names is read from the words they share (the search
+    tokenizer's), nothing else; the row's other cells (its name, its notes) stay."""
+    cells = _cells(line)
+    if cells is None or len(cells) < 3:
+        return None
+    wanted = set(tokenize(goal))
+    figures = [i for i, (_, value) in enumerate(cells) if _FIGURE_CELL.match(value)]
+    named = [i for i in figures if wanted & set(tokenize(cells[i][0]))]
+    if not named or len(named) == len(figures):
+        return None
+    kept = ", ".join(f"{name}: {value}" for i, (name, value) in enumerate(cells) if i not in figures or i in named)
+    return kept, [cells[i][1] for i in figures if i not in named]
 
 
 def choice_question(lines: Sequence[str]) -> str:
