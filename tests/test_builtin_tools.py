@@ -330,6 +330,21 @@ def test_file_tools_are_bound_to_their_own_workspace(tmp_path: Path) -> None:
     assert outputs == ["from a", "from b"]
 
 
+def test_search_documents_names_each_documents_language_when_there_are_several(tmp_path: Path) -> None:
+    """The search matches words: a question in Korean searched in Korean found only the Korean
+    document. With documents in two languages the description says which is which."""
+    s = Settings(data_dir=tmp_path)
+    s.workspace_dir.mkdir(parents=True)
+    (s.workspace_dir / "policy.md").write_text("# Policy\nClaims must be reported within 30 days.\n", encoding="utf-8")
+    (s.workspace_dir / "안내.md").write_text("# 안내\n회의실은 시간당 18,000원입니다.\n", encoding="utf-8")
+    description = build_default_registry(s).get("search_documents").description  # type: ignore[union-attr]
+    assert "in English: policy.md; in Korean: 안내.md" in description
+    assert "write the query in the language of the document" in description
+    (s.workspace_dir / "안내.md").unlink()
+    one = build_default_registry(s).get("search_documents").description  # type: ignore[union-attr]
+    assert "(policy.md)" in one and "language" not in one
+
+
 # --------------------------------------------------------------------------- search_documents
 
 
@@ -381,6 +396,7 @@ def test_search_limit_no_results_and_empty_query() -> None:
     searcher = WorkspaceSearch(SAMPLE_WORKSPACE)
     assert len(json.loads(searcher.search("refund", limit=1))) == 1
     assert searcher.search("xyzzy plugh").startswith("No results for 'xyzzy plugh'")
+    assert "search again with those" in searcher.search("xyzzy plugh")  # a synonym may find it
     assert searcher.search("the of and").startswith("No results")
     with pytest.raises(ValueError, match="empty"):
         searcher.search("   ")

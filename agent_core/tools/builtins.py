@@ -13,6 +13,7 @@ import logging
 import random
 
 from agent_core.settings import Settings
+from agent_core.text.lang import language_of
 from agent_core.tools.calculator import calculate
 from agent_core.tools.documents.tools import make_table_tool
 from agent_core.tools.documents.workspace import Workspace
@@ -77,20 +78,52 @@ SEARCH_LISTS = 15
 """The most file names ``search_documents``' description lists."""
 
 
+LANGUAGE_CHARS = 4000
+"""How much of a document's beginning tells its language (:func:`_language`)."""
+
+
+def _language(workspace: Workspace, name: str) -> str | None:
+    """The language of document ``name`` by the letters of its beginning
+    (:func:`~agent_core.text.lang.language_of`); None when unknown or unreadable."""
+    try:
+        text = workspace.document_text(name)
+        if text is None:
+            with open(workspace.root / name, encoding="utf-8", errors="ignore") as file:
+                text = file.read(LANGUAGE_CHARS)
+    except (OSError, ValueError):  # DocumentError is a ValueError
+        return None
+    return language_of(text[:LANGUAGE_CHARS])
+
+
 def _search_description(workspace: Workspace) -> str:
     """``search_documents``' description, naming the files it searches: what the model reads to
-    know the workspace holds the user's policy or price list, rather than a web page."""
+    know the workspace holds the user's policy or price list, rather than a web page.
+
+    When the documents are in more than one language, it names each one's and asks for the query
+    in the document's language: the search matches words, and a question in Korean searched in
+    Korean found only the Korean documents, never the English one that answered it."""
     names = [n for n in workspace.names() if n != FACTS_FILE]
     if not names:
         return (
             "Search the workspace documents (none yet); returns the best passages with their file and page or section."
         )
-    listed = ", ".join(names[:SEARCH_LISTS]) + (
-        f" and {len(names) - SEARCH_LISTS} more" if len(names) > SEARCH_LISTS else ""
-    )
+    shown = names[:SEARCH_LISTS]
+    more = f" and {len(names) - SEARCH_LISTS} more" if len(names) > SEARCH_LISTS else ""
+    languages = {name: _language(workspace, name) for name in shown}
+    if len(set(languages.values()) - {None}) < 2:
+        listed = ", ".join(shown) + more
+        return (
+            f"Search the documents in the user's workspace ({listed}); returns the best passages with their "
+            "file and page or section."
+        )
+    groups: dict[str, list[str]] = {}
+    for name, language in languages.items():
+        groups.setdefault(f"in {language}" if language else "other", []).append(name)
+    listed = "; ".join(f"{group}: {', '.join(files)}" for group, files in groups.items()) + more
     return (
         f"Search the documents in the user's workspace ({listed}); returns the best passages with their "
-        "file and page or section."
+        "file and page or section. The search matches words: write the query in the language of the "
+        "document that has the answer."
     )
 
 

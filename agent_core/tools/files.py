@@ -184,7 +184,12 @@ class WorkspaceSearch:
         if not hits:
             documents = self.workspace.names()
             listing = ", ".join(documents[:MAX_LISTED]) if documents else "(no documents in the workspace)"
-            return f"No results for {query!r}. Documents searched: {listing}."
+            # A document may say it in other words ("walking poles" for "hiking sticks"): told only
+            # that nothing matched, the model went to the web search instead.
+            return (
+                f"No results for {query!r}. Documents searched: {listing}. The search matches words: "
+                "the documents may use other words for it; search again with those."
+            )
         return "[\n" + ",\n".join(json.dumps(h.as_json(), ensure_ascii=False) for h in hits) + "\n]"
 
 
