@@ -316,8 +316,22 @@ def test_query_table_forgives_what_a_small_model_writes(tmp_path: Path) -> None:
     }
     exact = json.loads(q("stock.csv", where=[{"column": "category", "op": "=", "value": "tools"}]))
     assert [r["sku"] for r in exact] == ["A2"]
-    nothing = json.loads(q("stock.csv", where=[{"column": "name", "op": "=", "value": "Ashcombe Hut"}]))
-    assert nothing["count"] == 0 and nothing["note"] == "no row matched; name holds: Watering can, Trowel, Hose"
+    # A name in no row, even as a part, is no count of 0: the table does not hold it (asked about
+    # another document's hut, the model answered from a count of 0 that the inventory has none).
+    with pytest.raises(
+        ValueError, match="no name in stock.csv holds 'Ashcombe Hut'; name holds: Watering can, Trowel, Hose"
+    ):
+        q("stock.csv", where=[{"column": "name", "op": "=", "value": "Ashcombe Hut"}])
+    with pytest.raises(ValueError, match="no name in stock.csv holds 'hut'"):
+        q("stock.csv", where=[{"column": "name", "op": "contains", "value": "hut"}])
+    # Conditions that each hold but match no row together: a count of 0, with what the table holds
+    none = json.loads(
+        q(
+            "stock.csv",
+            where=[{"column": "name", "op": "=", "value": "Hose"}, {"column": "stock", "op": ">", "value": 50}],
+        )
+    )
+    assert none["count"] == 0 and none["note"] == "no row matched; name holds: Watering can, Trowel, Hose"
     with pytest.raises(ValueError, match="sum needs a column"):
         q("stock.csv", columns=["stock", "sku"], aggregate="sum")
 

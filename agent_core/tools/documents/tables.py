@@ -85,7 +85,7 @@ def _condition(data: pd.DataFrame, cond: Any, table: str) -> tuple[pd.Series, st
     series = data[column]
     shown = f"{column} {op} {value}"
     if op == "contains":
-        return series.astype(str).str.contains(str(value), case=False, regex=False, na=False), shown
+        return _holding(data, column, str(value), table), shown
     other = _named(data, value)
     if other is not None and other != column:  # "stock < reorder_level": the value names another column
         numbers = pd.api.types.is_numeric_dtype(series) and pd.api.types.is_numeric_dtype(data[other])
@@ -106,7 +106,7 @@ def _condition(data: pd.DataFrame, cond: Any, table: str) -> tuple[pd.Series, st
             raise ValueError(f"{column} holds text: use =, != or contains, not {op}")
         if op == "=" and not (left == right).any() and right:
             # No cell is the text: the cells holding it ("water" → "Watering"), said so.
-            return series.astype(str).str.contains(str(value).strip(), case=False, regex=False, na=False), (
+            return _holding(data, column, str(value).strip(), table), (
                 f"{column} contains {str(value).strip()} (no {column} is exactly that)"
             )
     result = {
@@ -120,15 +120,31 @@ def _condition(data: pd.DataFrame, cond: Any, table: str) -> tuple[pd.Series, st
     return result.fillna(False).astype(bool), shown
 
 
+def _holding(data: pd.DataFrame, column: str, text: str, table: str) -> pd.Series:
+    """The rows whose ``column`` holds ``text`` (any case); ValueError when none does: the value
+    names nothing in the table. Given a count of 0 with a note, the model answered "the
+    inventory has no Ashcombe Hut" for a question another document answers; an error is what
+    a name that is not there is, as a file that is not there is for ``read_file``."""
+    mask = data[column].astype(str).str.contains(text, case=False, regex=False, na=False)
+    if text and not mask.any():
+        raise ValueError(f"no {column} in {table} holds {text!r}; {_held(data, column)}")
+    return mask
+
+
+def _held(data: pd.DataFrame, column: str) -> str:
+    """``"name holds: a, b, … and 21 more"``: what a text column holds."""
+    values = list(dict.fromkeys(data[column].astype(str)))
+    more = f" and {len(values) - MAX_SHOWN_VALUES} more" if len(values) > MAX_SHOWN_VALUES else ""
+    return f"{column} holds: {', '.join(values[:MAX_SHOWN_VALUES])}{more}"
+
+
 def _no_match(data: pd.DataFrame, where: Sequence[Any]) -> str:
     """What a query that matched no row says: some values of the first text column it filtered
     on, so the model can see what the table holds (or that it is the wrong place to look)."""
     for cond in where:
         column = _named(data, cond.get("column")) if isinstance(cond, Mapping) else None
         if column is not None and not pd.api.types.is_numeric_dtype(data[column]):
-            values = list(dict.fromkeys(data[column].astype(str)))
-            more = f" and {len(values) - MAX_SHOWN_VALUES} more" if len(values) > MAX_SHOWN_VALUES else ""
-            return f"no row matched; {column} holds: {', '.join(values[:MAX_SHOWN_VALUES])}{more}"
+            return f"no row matched; {_held(data, column)}"
     return "no row matched"
 
 
