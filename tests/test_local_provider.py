@@ -193,6 +193,8 @@ def test_a_chosen_row_is_shown_with_the_columns_the_request_names_and_the_others
     assert not re.fullmatch(held, "It is $750.")  # the chosen row's other columns only
     assert response.constraint is not None
     assert any("only the figures under the columns the request names" in n for n in response.constraint["notes"])
+    (choice_item,) = [item for item in response.raw if item["type"] == "local_line_choice"]
+    assert choice_item["chosen"] == 1 and choice_item["shown"].endswith("Standard: $500")
 
 
 def test_the_offered_tools_leave_out_a_fallback_and_are_shortlisted_above_the_limit(

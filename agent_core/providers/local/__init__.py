@@ -460,6 +460,7 @@ class LocalProvider(WarmUp, Reasks, Provider):
                 "type": "local_line_choice",
                 "lines": lines,
                 "chosen": number,
+                **({"shown": narrowed[0]} if narrowed else {}),
                 "duration_ms": elapsed,
                 "timings": _timings(final),
             }
