@@ -120,13 +120,18 @@ ROW = "Feature: Escape of water excess (each claim), Essentials: $750, Standard:
 
 def test_a_chosen_row_is_narrowed_to_the_figure_columns_the_request_names() -> None:
     goal = "What's the escape of water excess on the Standard policy?"
-    assert named_cells(goal, ROW) == ("Feature: Escape of water excess (each claim), Standard: $500", ["$750", "$300"])
+    assert named_cells(goal, ROW) == (
+        "Feature: Escape of water excess (each claim), Standard: $500",
+        ["Standard"],
+        ["$750", "$300"],
+    )
     table = "| Plan | Price | Seats | | Pro | $25 | 10 |"
-    assert named_cells("price of the Pro plan", table) == ("Plan: Pro, Price: $25", ["10"])
+    assert named_cells("price of the Pro plan", table) == ("Plan: Pro, Price: $25", ["Price"], ["10"])
     # a label that holds digits ("C-400") is no figure: it stays with the row's name
     chair = "Code: C-400, Model: Atlas, Max. user weight: 150 kg, Price: $449;"
     assert named_cells("what is the price of the Atlas?", chair) == (
         "Code: C-400, Model: Atlas, Price: $449",
+        ["Price"],
         ["150 kg"],
     )
 

@@ -199,7 +199,10 @@ def test_a_chosen_row_is_shown_with_the_columns_the_request_names_and_the_others
     assert re.fullmatch(held, "It is $500.") and re.fullmatch(held, "The standard excess is $150.")
     assert not re.fullmatch(held, "It is $750.")  # the chosen row's other columns only
     assert response.constraint is not None
-    assert any("only the figures under the columns the request names" in n for n in response.constraint["notes"])
+    assert response.constraint["notes"][-1] == (
+        "the line was shown with only the figures under the columns the request names (Standard); "
+        "the answer could not write the others ($750, $300)"
+    )
     (choice_item,) = [item for item in response.raw if item["type"] == "local_line_choice"]
     assert choice_item["chosen"] == 1 and choice_item["shown"].endswith("Standard: $500")
 

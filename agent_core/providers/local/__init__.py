@@ -479,10 +479,10 @@ class LocalProvider(WarmUp, Reasks, Provider):
         )
         withheld: list[str] = []
         if narrowed is not None:
-            chosen, left_out = narrowed
+            chosen, named, left_out = narrowed
             withheld = [f for value in left_out for f in figures_in(value) if f not in figures_in(chosen)]
             turn.notes.append(
-                "the line was shown with only the figures under the columns the request names; "
+                f"the line was shown with only the figures under the columns the request names ({', '.join(named)}); "
                 f"the answer could not write the others ({', '.join(left_out)})"
             )
         note = with_note(messages, answer_note(chosen))

@@ -156,9 +156,10 @@ def _cells(line: str) -> list[tuple[str, str]] | None:
     return [(name.strip(), value.strip()) for name, _, value in cells]
 
 
-def named_cells(goal: str, line: str) -> tuple[str, list[str]] | None:
-    """``line`` with only the figures under the columns ``goal`` names, and the figures left out;
-    None when the line is no table row, or the request names none or all of its figure columns.
+def named_cells(goal: str, line: str) -> tuple[str, list[str], list[str]] | None:
+    """``line`` with only the figures under the columns ``goal`` names, those columns, and the
+    figures left out; None when the line is no table row, or the request names none or all of
+    its figure columns.
 
     Shown the right row ("Feature: Escape of water excess, Essentials: $750, Standard: $500,
     Premier: $300") for a question about the Standard policy, the model wrote the first figure,
@@ -173,7 +174,7 @@ def named_cells(goal: str, line: str) -> tuple[str, list[str]] | None:
     if not named or len(named) == len(figures):
         return None
     kept = ", ".join(f"{name}: {value}" for i, (name, value) in enumerate(cells) if i not in figures or i in named)
-    return kept, [cells[i][1] for i in figures if i not in named]
+    return kept, [cells[i][0] for i in named], [cells[i][1] for i in figures if i not in named]
 
 
 def choice_question(lines: Sequence[str]) -> str:
