@@ -15,7 +15,6 @@ import sys
 import threading
 import time
 import types
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,13 +34,7 @@ from agent_core.providers.local.model_files import (
     marker_path,
 )
 from agent_core.providers.local.prompt import build_messages, grammar_schema, output_schema
-from agent_core.providers.local.steps import (
-    FIGURES_NOTE,
-    MAX_OFFERED,
-    NOTHING_FOUND,
-    NOTHING_FOUND_NOTE,
-    REPEAT_UNFOUND,
-)
+from agent_core.providers.local.steps import FIGURES_NOTE, MAX_OFFERED, NOTHING_FOUND, NOTHING_FOUND_NOTE
 from agent_core.settings import Settings
 from agent_core.tools.builtins import BUILTIN_TOOL_NAMES, build_default_registry
 from agent_core.tools.registry import Tool, make_tool
@@ -240,11 +233,11 @@ def test_a_repeated_call_is_asked_again_for_the_answer_and_the_constraint_says_s
 ) -> None:
     """A repeat would only be refused as a duplicate: the model answers from what it has instead."""
     goal = "What is the unit price?"
-    done = [block(0, "lookup", {"topic": "unit price"}, "The unit price depends on the region; ask sales.")]
+    done = [block(0, "lookup", {"topic": "unit price"}, "ERROR: no internal fact about 'unit price'", error=True)]
     server = FakeServer(
         [
-            reply("The last result has no figure, I look it up", {"lookup": {"topic": "unit price"}}),
-            reply("The last result has no figure", {"answer": "I could not find the unit price."}),
+            reply("The last result failed, I look it up", {"lookup": {"topic": "unit price"}}),
+            reply("The last result is an error", {"answer": "I could not find the unit price."}),
         ]
     )
     install_engine(monkeypatch, fake_model, server)
@@ -266,42 +259,6 @@ def test_a_repeated_call_is_asked_again_for_the_answer_and_the_constraint_says_s
     install_engine(monkeypatch, fake_model, server)
     again = provider_for(fake_model).complete(ask(tools, goal, done))
     assert again.tool_calls == [ToolCallRequest("local_2_1", "lookup", {"topic": "price"})] and len(server.bodies) == 1
-
-
-def test_a_repeated_call_before_any_result_was_about_the_request_is_asked_once_for_a_tool_call(
-    fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
-) -> None:
-    """After a failed lookup the model repeated it; asked for the answer then, it could only say
-    it found nothing. It is asked once for a call instead, with other words, and the record says so."""
-    goal = "What is the unit price?"
-    done = [block(0, "lookup", {"topic": "unit price"}, "ERROR: no internal fact about 'unit price'", error=True)]
-    server = FakeServer(
-        [
-            reply("The last result failed, I look it up", {"lookup": {"topic": "unit price"}}),
-            reply("The last result failed, other words", {"lookup": {"topic": "price list"}}),
-        ]
-    )
-    install_engine(monkeypatch, fake_model, server)
-    response = provider_for(fake_model).complete(ask(tools, goal, done))
-    assert response.tool_calls == [ToolCallRequest("local_2_1", "lookup", {"topic": "price list"})]
-    assert [item.get("rejected") for item in response.raw] == [REPEAT_UNFOUND, None]
-    assert branches(server.bodies[1]) == ["calculator", "lookup", "get_weather"]  # no answer
-    assert server.bodies[1]["messages"][-1]["content"].endswith(NOTHING_FOUND_NOTE)
-    assert response.constraint is not None and response.constraint["notes"][-1] == (
-        "no result was about the request yet: the model was asked once to call a tool instead of repeating "
-        "its lookup call"
-    )
-    # Once a run: the step after it answers from what it has when the call is repeated again.
-    asked_once = [*done, replace(block(1, "lookup", {"topic": "price list"}, "ERROR: none"), raw=response.raw)]
-    server = FakeServer(
-        [
-            reply("The last result failed", {"lookup": {"topic": "unit price"}}),
-            reply("The last result failed", {"answer": "I could not find the unit price."}),
-        ]
-    )
-    install_engine(monkeypatch, fake_model, server)
-    again = provider_for(fake_model).complete(ask(tools, goal, asked_once))
-    assert again.text == "I could not find the unit price." and branches(server.bodies[1]) == ["answer"]
 
 
 def test_an_answer_before_any_result_was_about_the_request_is_asked_once_for_a_tool_call(

@@ -97,7 +97,6 @@ from agent_core.providers.local.redirects import (
 from agent_core.providers.local.steps import (
     NOTHING_FOUND,
     NOTHING_FOUND_NOTE,
-    REPEAT_UNFOUND,
     constraint,
     first_time_unfound,
     offered_tools,
@@ -261,16 +260,9 @@ class LocalProvider(WarmUp, Reasks, Provider):
             unfound = bool(offered) and not tool_only and first_time_unfound(request.goal, request.blocks)
             pick = len(lines) >= 2 and not tool_only and not unfound
             text, calls, usage = self._attempt(turn, messages, offered, answer=not tool_only, stop_at_answer=pick)
-            done = previous_calls(request.blocks)
-            repeats = bool(calls) and call_signature(calls[0].name, calls[0].arguments) in done
-            # A repeated call there would only be refused, and the answer asked for next could only
-            # say nothing was found ("$10" for a meeting room, after two web searches).
-            if unfound and (repeats or not calls) and text != ARITHMETIC_STARTED:
-                items[-1]["rejected"] = REPEAT_UNFOUND if repeats else NOTHING_FOUND
-                instead = f" of repeating its {calls[0].name} call" if repeats else ""
-                notes.append(
-                    f"no result was about the request yet: the model was asked once to call a tool instead{instead}"
-                )
+            if unfound and not calls and text != ARITHMETIC_STARTED:
+                items[-1]["rejected"] = NOTHING_FOUND
+                notes.append("no result was about the request yet: the model was asked once to call a tool instead")
                 tool_only = True
                 text, calls, more = self._attempt(turn, with_note(messages, NOTHING_FOUND_NOTE), offered, answer=False)
                 usage = usage + more
@@ -288,6 +280,7 @@ class LocalProvider(WarmUp, Reasks, Provider):
                 text, calls, more = self._attempt(turn, asked, offered, answer=answer)
                 usage = usage + more
             repeated: set[str] = set()
+            done = previous_calls(request.blocks)
             if calls and call_signature(calls[0].name, calls[0].arguments) in done:
                 text, calls, more = self._past_repeat(
                     turn, calls[0].name, messages, offered, lines, repeated, tool_only=tool_only

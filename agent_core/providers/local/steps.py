@@ -58,8 +58,6 @@ def sent_back_answer(blocks: Sequence[ContextBlock]) -> bool:
 
 NOTHING_FOUND = "answers before any result was about the request"
 """The record's reason for an answer sent back by :func:`first_time_unfound`."""
-REPEAT_UNFOUND = "repeats an earlier call before any result was about the request"
-"""The record's reason for a repeated call sent back by :func:`first_time_unfound`."""
 NOTHING_FOUND_NOTE = (
     "\n\n(None of the results above is about the request. Call a tool that could find it, with other "
     "words if it is the same tool.)"
@@ -71,11 +69,11 @@ def first_time_unfound(goal: str, blocks: Sequence[ContextBlock]) -> bool:
     (:func:`~agent_core.providers.local.lines.nothing_found`), and no earlier step was sent back for
     that: an answer now could only say it found nothing, or guess, with tools not yet tried (the
     model searched the web for a question about the user's documents, then answered "not
-    specified"), and a call that repeats an earlier one would only be refused."""
+    specified")."""
     return (
         bool(blocks)
         and nothing_found(goal, blocks)
-        and not any(item.get("rejected") in (NOTHING_FOUND, REPEAT_UNFOUND) for block in blocks for item in block.raw)
+        and not any(item.get("rejected") == NOTHING_FOUND for block in blocks for item in block.raw)
     )
 
 
