@@ -200,6 +200,23 @@ def test_a_chosen_row_is_shown_with_the_columns_the_request_names_and_the_others
     assert choice_item["chosen"] == 1 and choice_item["shown"].endswith("Standard: $500")
 
 
+def test_a_narrowed_row_never_holds_back_a_figure_the_goal_states(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
+) -> None:
+    """A left-out cell may hold the goal's own figure (a "10회권" pass asked about by name): the
+    answer may still write it; the left-out cells' other figures it may not."""
+    goal = "What is the price of the Flex pass for 3 months?"
+    row = "Pass: Flex, Price: $160, Classes: 10, Valid: 3 months;"
+    done = [block(0, "lookup", {"topic": "pass price"}, json.dumps([{"snippet": f"{row} Other passes: ask."}]))]
+    server = FakeServer([reply("x", {"answer": "It is $160."}), '{"line": 1}', reply("x", {"answer": "It is $160."})])
+    install_engine(monkeypatch, fake_model, server)
+    response = provider_for(fake_model).complete(ask(tools, goal, done))
+    held = branch(server.bodies[2], "answer")["pattern"]
+    assert re.fullmatch(held, "The Flex pass for 3 months costs $160.")
+    assert not re.fullmatch(held, "It has 10 classes.")  # a left-out column's own figure
+    assert response.constraint is not None and "(Price)" in response.constraint["notes"][-1]
+
+
 def test_the_offered_tools_leave_out_a_fallback_and_are_shortlisted_above_the_limit(
     fake_model: Path, monkeypatch: pytest.MonkeyPatch, settings: Settings
 ) -> None:

@@ -473,7 +473,10 @@ class LocalProvider(WarmUp, Reasks, Provider):
         withheld: list[str] = []
         if narrowed is not None:
             chosen, named, left_out = narrowed
-            withheld = [f for value in left_out for f in figures_in(value) if f not in figures_in(chosen)]
+            # Never a figure the goal states or the kept cells write ("10" of a "10회권" column
+            # asked about by name).
+            kept = figures_in(chosen) | figures_in(turn.request.goal)
+            withheld = [f for value in left_out for f in figures_in(value) if f not in kept]
             turn.notes.append(
                 f"the line was shown with only the figures under the columns the request names ({', '.join(named)}); "
                 f"the answer could not write the others ({', '.join(left_out)})"
