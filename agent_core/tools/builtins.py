@@ -82,17 +82,27 @@ LANGUAGE_CHARS = 4000
 """How much of a document's beginning tells its language (:func:`_language`)."""
 
 
+_LANGUAGES: dict[tuple[str, int, int], str | None] = {}
+"""Each document's language by (path, mtime, size): the registry is built for every run, and the
+documents are read again only when they change."""
+
+
 def _language(workspace: Workspace, name: str) -> str | None:
     """The language of document ``name`` by the letters of its beginning
     (:func:`~agent_core.text.lang.language_of`); None when unknown or unreadable."""
+    path = workspace.root / name
     try:
-        text = workspace.document_text(name)
-        if text is None:
-            with open(workspace.root / name, encoding="utf-8", errors="ignore") as file:
-                text = file.read(LANGUAGE_CHARS)
+        stat = path.stat()
+        key = (str(path), stat.st_mtime_ns, stat.st_size)
+        if key not in _LANGUAGES:
+            text = workspace.document_text(name)
+            if text is None:
+                with open(path, encoding="utf-8", errors="ignore") as file:
+                    text = file.read(LANGUAGE_CHARS)
+            _LANGUAGES[key] = language_of(text[:LANGUAGE_CHARS])
     except (OSError, ValueError):  # DocumentError is a ValueError
         return None
-    return language_of(text[:LANGUAGE_CHARS])
+    return _LANGUAGES[key]
 
 
 def _search_description(workspace: Workspace) -> str:

@@ -473,8 +473,8 @@ class LocalProvider(WarmUp, Reasks, Provider):
         withheld: list[str] = []
         if narrowed is not None:
             chosen, named, left_out = narrowed
-            # Never a figure the goal states or the kept cells write ("10" of a "10회권" column
-            # asked about by name).
+            # Never a figure the goal states or the kept cells write (a left-out column named by
+            # a figure the goal asks about).
             kept = figures_in(chosen) | figures_in(turn.request.goal)
             withheld = [f for value in left_out for f in figures_in(value) if f not in kept]
             turn.notes.append(

@@ -17,6 +17,7 @@ import json
 import re
 from collections.abc import Sequence
 
+from agent_core.checks.columns import rows
 from agent_core.context import ContextBlock
 from agent_core.tools.docsearch import tokenize
 
@@ -105,8 +106,8 @@ def _scored(goal: str, blocks: Sequence[ContextBlock]) -> list[tuple[int, int, s
 
 LABEL_WORDS = 6
 """A line of this many words or fewer, with no sentence end, that shares no word with the request
-is a result's label (its file name, its section title): no finding. Offered, the model picked
-"garden_centre_inventory.csv" as the line that answers, and wrote another row's price."""
+is a result's label (its file name, its section title): no finding. Offered, the model picked a
+search hit's file name as the line that answers, and wrote another row's price."""
 
 
 def _label(shared: int, line: str) -> bool:
@@ -135,25 +136,22 @@ def nothing_found(goal: str, blocks: Sequence[ContextBlock]) -> bool:
     return all(shared == 0 for shared, _, _ in _scored(f"{goal} {asked}", blocks))
 
 
-_CELL = re.compile(r",\s+(?=[^\s:;,][^:;,]{0,40}: )")
-"""Between two cells of a row that names its columns ("Essentials: $750, Standard: $500")."""
 _FIGURE_CELL = re.compile(r"^\W{0,2}\d")
 """A cell whose value is a figure ("$449", "13.99", "150 kg", "₩50,000"), not a label ("C-400")."""
 
 
 def _cells(line: str) -> list[tuple[str, str]] | None:
-    """A table row's ``(column, value)`` cells: a row that names its columns ("A: 1, B: 2;") or a
-    Markdown row after its header; None for any other line."""
-    text = line.strip().rstrip(";").strip()
+    """A table row's ``(column, value)`` cells, read as the answer check reads rows
+    (:func:`~agent_core.checks.columns.rows`): a row that names its columns ("A: 1, B: 2;") or a
+    Markdown row after its header (:func:`_pieces` joins the two); None for any other line."""
+    text = line.strip()
     if text.startswith("|"):
         header, between, row = text.partition("| |")
-        names = [c.strip() for c in header.strip("|").split("|")]
-        values = [c.strip() for c in row.strip("|").split("|")]
-        return list(zip(names, values, strict=True)) if between and len(names) == len(values) else None
-    cells = [cell.partition(": ") for cell in _CELL.split(text)]
-    if any(not colon for _, colon, _ in cells):
-        return None
-    return [(name.strip(), value.strip()) for name, _, value in cells]
+        found = rows(f"{header}|\n|---|\n|{row}") if between else []
+    else:
+        text = text if text.endswith(";") else text + ";"
+        found = [r for r in rows(text) if r.span == (0, len(text))]  # the whole line one row
+    return list(found[0].cells) if len(found) == 1 else None
 
 
 def named_cells(goal: str, line: str) -> tuple[str, list[str], list[str]] | None:
@@ -161,9 +159,8 @@ def named_cells(goal: str, line: str) -> tuple[str, list[str], list[str]] | None
     figures left out; None when the line is no table row, or the request names none or all of
     its figure columns.
 
-    Shown the right row ("Feature: Escape of water excess, Essentials: $750, Standard: $500,
-    Premier: $300") for a question about the Standard policy, the model wrote the first figure,
-    $750. Which columns the request names is read from the words they share (the search
+    Shown the right row ("Item: …, A: $750, B: $500, C: $300") for a question about B, the model
+    wrote the first column's figure, $750. Which columns the request names is read from the words they share (the search
     tokenizer's), nothing else; the row's other cells (its name, its notes) stay."""
     cells = _cells(line)
     if cells is None or len(cells) < 3:
