@@ -95,6 +95,8 @@ CLAIMS = [
         ],
     ),
     ("Call (555) 123-4567 or 1-800-555-1234", [("contact", "5551234567"), ("contact", "18005551234")]),
+    # a national number written with spaces only: a trunk 0, 10 or 11 digits
+    ("Ring 01632 960 481 or 07700 900123", [("contact", "01632960481"), ("contact", "07700900123")]),
     # Korean text runs on after an address; numbers in a row are no phone number
     (
         "support@example.com으로 보내거나 02-123-4567로 전화하세요",
@@ -212,6 +214,14 @@ GROUNDING = [
     ("E-mail minji@example.com.", "Whom do I email for a refund?", [CONTACTS], "ungrounded", ["minji@example.com"]),
     ("Call 02-555-1234.", "phone number?", [CONTACTS], "grounded", []),
     ("Call 02-555-1235.", "phone number?", [CONTACTS], "ungrounded", ["02-555-1235"]),
+    ("The emergency line is 01632 960 481.", "phone?", [call("lookup", "Emergency: 01632 960 481")], "grounded", []),
+    (
+        "The emergency line is 01632 960 418.",
+        "phone?",
+        [call("lookup", "Emergency: 01632 960 481")],
+        "ungrounded",
+        ["01632 960 418"],
+    ),
     ("The site is https://example.com.", "website?", [CONTACTS], "grounded", []),  # the site of a page given
     (
         "See https://example.com/refunds/form2.",
