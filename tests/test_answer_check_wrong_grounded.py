@@ -234,6 +234,25 @@ def test_an_amount_is_not_a_name_a_phone_number_or_a_years_title(answer: str, mi
     assert [c["text"] for c in unsupported(result)] == missing, result["claims"]
 
 
+@pytest.mark.parametrize(
+    ("answer", "missing"),
+    [
+        # A sentence ends at a point before a space: not inside a file name or a price.
+        ("A root canal on a molar at fees_2025.md is £695.", []),
+        ("A root canal at fees_2025.md is £695.", ["£695"]),
+        ("After the £5.50 check-up, a root canal on a molar is £695.", []),
+        ("The practice's emergency line is 01632 960 481.", []),
+    ],
+)
+def test_the_sentence_of_a_figure_runs_past_a_file_name_and_a_price(answer: str, missing: list[str]) -> None:
+    fees = hits(
+        ("fees_2025.md", "Root canal treatment: Tooth: Premolar, Fee: £550; Tooth: Molar, Fee: £695; Check-up: £5.50;"),
+        ("fees_2025.md", "Emergency line: 01632 960 481 (weekdays 17:30-21:00)"),
+    )
+    result = check_answer(answer, "how much is a root canal on a molar?", [fees])
+    assert [c["text"] for c in unsupported(result)] == missing, result["claims"]
+
+
 UNPAIRED = [
     # (answer, wrong comparisons)
     (

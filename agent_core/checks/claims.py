@@ -472,11 +472,17 @@ def find_all(text: str) -> list[Claim]:
     return sorted(finder.claims, key=lambda c: c.start)
 
 
+_SENTENCE_MARK = re.compile(r"[.!?](?=\s|$)|\n")
+"""A sentence ends at ".", "!" or "?" before a space or the text's end, or at a line break: not at
+the point of "$4.50" or of a file name ("… at Aldermoor Dental Fees 2025.md is £695", whose
+sentence read "md is £695" and named no row)."""
+
+
 def sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
-    """Where the sentence holding ``text[start:end]`` begins and ends (at ".", "!", "?" or a line break)."""
-    begin = max(text.rfind(mark, 0, start) for mark in ".!?\n") + 1
-    ends = [i for i in (text.find(mark, end) for mark in ".!?\n") if i >= 0]
-    return begin, min(ends, default=len(text))
+    """Where the sentence holding ``text[start:end]`` begins and ends (:data:`_SENTENCE_MARK`)."""
+    marks = [m.start() for m in _SENTENCE_MARK.finditer(text)]
+    begin = max((at + 1 for at in marks if at < start), default=0)
+    return begin, min((at for at in marks if at >= end), default=len(text))
 
 
 def claim_sentence(text: str, claim: Claim) -> str:

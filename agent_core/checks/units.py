@@ -109,7 +109,10 @@ def _glued(text: str, end: int) -> tuple[str, str] | None:
 
 def _alike(claim: Claim, found: Claim, text: str) -> bool:
     """Whether a result's figure with the claim's number can be the same measure: always, unless
-    both units (or currencies) are known and differ, or the result's figure is of another kind."""
+    both units (or currencies) are known and differ, or the result's figure is of another kind
+    (a phone number's digits are no figure at all)."""
+    if found.kind == "contact":
+        return False
     if claim.kind == "money":  # nor an amount in another currency ("€168" is not "£168")
         return found.kind not in ("quantity", "percent") and (
             found.kind != "money" or _unit_word(claim) == _unit_word(found)
