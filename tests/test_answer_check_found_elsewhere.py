@@ -73,6 +73,7 @@ def test_a_difference_held_only_as_another_figure_says_why() -> None:
     [
         ("It is £30 more than that.", "£30", True),
         ("It costs £30 more per month than that.", "£30", True),
+        ("It costs £156 per student per term more than a paired lesson.", "£156", True),
         ("cheaper by $24", "$24", True),
         ("paid by $24 cash", "$24", False),  # "by" with no comparison in the sentence
         ("The difference is 22 - 15 = 7.", "22", False),  # an operand of a sum written out

@@ -66,6 +66,26 @@ SCALING = [
 ]
 
 
+TARIFF = call(
+    "t",
+    "pitch_id: G03, max_guests: 5, high_season_per_night: 89.00, extra_person_per_night: 10.00, notes: 3 singles;",
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        # A table row's cell name says what the figure is for, like "per night" after it.
+        ("For 3 nights the bell tent G03 costs £89.", "the result gives £89 per night; the question is about 3"),
+        ("G03 is £89 a night, so 3 nights cost £267.", None),
+        ("The bell tent G03 is £89.00 per night.", None),
+    ],
+)
+def test_a_cell_named_per_night_gives_its_figure_for_one_night(answer: str, reason: str | None) -> None:
+    result = check_answer(answer, "bell tent G03 for 3 nights, what's the total?", [TARIFF])
+    assert [c["reason"] for c in unsupported(result)] == ([reason] if reason else []), result["claims"]
+
+
 @pytest.mark.parametrize(("answer", "goal", "calls", "status", "missing"), SCALING)
 def test_a_figure_for_another_quantity_is_not_support(
     answer: str, goal: str, calls: list[dict[str, Any]], status: str, missing: list[str]

@@ -51,6 +51,9 @@ _DURATION = re.compile(
 )
 """A quantity of time is not scaled by a count of people or items (a recipe's 3 minutes a side)."""
 WINDOW = 600
+_CELL_NAME = re.compile(r"(?:^|[,;|{\n]\s*)\"?([^,;:|{}\n\"]{1,50})\"?\s*:\s*[^\w\s]{0,2}\s*$")
+"""The name of the cell a figure stands in, right before it ("high_season_per_night: ", "\"price per
+night\": £")."""
 """How far before a figure a result's quantity is looked for (a recipe's "Serves 4" heading)."""
 
 
@@ -80,10 +83,14 @@ def _per_family(match: re.Match[str]) -> str | None:
 
 def _source_count(text: str, at: int, end: int, family: str) -> float | None:
     """The quantity of ``family`` a result gives for the figure at ``text[at:end]``: "per X" right
-    after it (1), else the nearest count before it."""
+    after it or in the name of its cell (``high_season_per_night: 89.00``) (1), else the nearest
+    count before it."""
     after = text[end : end + 30]
     for m in _PER.finditer(after):
         if _per_family(m) == family and m.start() <= 12:
+            return 1.0
+    if label := _CELL_NAME.search(text[max(0, at - 60) : at]):
+        if any(_per_family(m) == family for m in _PER.finditer(label.group(1).replace("_", " "))):
             return 1.0
     before = text[max(0, at - WINDOW) : at]
     best: tuple[int, float] | None = None
