@@ -37,7 +37,7 @@ _KO_STEMS = (
     r"많|크|높|길|무겁|비싸|따뜻|덥|더워|늦|넓|빠르|적|작|낮|짧|가볍|싸|저렴|춥|추워|시원|이르|좁|느리|나와|들어|내"
 )
 _AFTER = re.compile(
-    rf"\s*(?:(?:per|a|an|each)\s+\w+\s+){0,2}(?:{LARGER}|{SMALLER}|extra|additional)\b"
+    rf"\s*(?:(?:per|a|an|each)\s+\w+\s+){{0,2}}(?:{LARGER}|{SMALLER}|extra|additional)\b"
     rf"|\s*(?:이|가)?\s*더\s*(?:{_KO_STEMS})|\s*(?:이|가)?\s*(?:정도\s*)?(?:차이|비싸|싸|저렴|추가)",
     re.IGNORECASE,
 )
