@@ -555,7 +555,9 @@ def _for_other_quantity(
     found = mismatch(claim, answer, goal, texts.get(str(ref.get("call_id")), ""))
     if found is None:
         return claim, ref
-    claim.reason = f"the result gives {claim.text.strip()} {_for_count(found.source, found.word)}; {SCALED} {found.goal:g}"
+    claim.reason = (
+        f"the result gives {claim.text.strip()} {_for_count(found.source, found.word)}; {SCALED} {found.goal:g}"
+    )
     return claim, None
 
 
