@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from agent_core.checks.comparisons import wrong_comparisons
+from agent_core.checks.comparisons import flipped_bounds, wrong_comparisons
 from agent_core.checks.grounding import check_answer
 from agent_core.checks.words import correction, unsupported
 
@@ -288,3 +288,29 @@ def test_the_correction_for_an_unmentioned_word_allows_the_results_own_words() -
     message = correction(result)
     assert message.startswith("Your answer says £38, but no tool result mentions “pottery”")
     assert "in the result's words" in message and "say that the results do not give it" in message
+
+
+@pytest.mark.parametrize(
+    ("answer", "goal", "flipped"),
+    [
+        (
+            "There is 1 pitch that costs less than £40 a night.",
+            "how many pitches cost more than £40 a night?",
+            ["less than £40"],
+        ),
+        ("There are 3 pitches under £40.", "how many pitches cost more than £40?", ["under £40"]),
+        ("12 items have more than 10 in stock.", "how many items have fewer than 10 in stock?", ["more than 10"]),
+        ("13 pitches cost more than £40.", "how many pitches cost more than £40?", []),
+        ("13 are over £40 and 20 cost less than £40.", "how many pitches cost more than £40?", []),
+        ("There are 12 items with fewer than 10 in stock.", "how many items have fewer than 10 in stock?", []),
+        ("It is less than £40.", "is it more than £30?", []),  # another figure: a comparison of its own
+    ],
+)
+def test_a_bound_the_other_way_round_from_the_goals_is_flagged(answer: str, goal: str, flipped: list[str]) -> None:
+    assert [c.text for c in flipped_bounds(answer, goal)] == flipped
+    result = check_answer(answer, goal, [call("t", "13 pitches: £42, £45, £50 …")])
+    said = [c for c in result["claims"] if c["kind"] == "comparison"]
+    assert [c["text"] for c in said] == flipped
+    if flipped:
+        assert result["status"] != "grounded"
+        assert said[0]["expected"].startswith("the question asks about ")

@@ -73,6 +73,8 @@ _LINK = re.compile(
 _RELATIVE = re.compile(r"\b(?:with|having|has|have|had|whose|where|containing)\b", re.IGNORECASE)
 """A figure before one of these counts things the comparison describes: "12 items with fewer than 10
 in stock" says no 12 < 10."""
+_COUNTED_THINGS = re.compile(r"\s+[^\W\d_]{2,}s\b")
+"""A plural noun right after a bare number: it counts things ("13 pitches cost more than £40")."""
 _LEADS = re.compile(r"^(?:and|but|so|while|whereas|because|since|yes|no|therefore|thus|however)\s+", re.IGNORECASE)
 
 
@@ -139,6 +141,8 @@ def _between_figures(sentence: str, offset: int) -> list[Claim]:
                 continue  # "8 degrees warmer than", "$100 cheaper than": the figure is the difference
             if not _LINK.fullmatch(between) and ("," in between or len(between) > 40 or _RELATIVE.search(between)):
                 continue  # the figure before belongs to another clause, or counts what the comparison describes
+            if left.kind == "number" and right.kind != "number" and _COUNTED_THINGS.match(between):
+                continue  # "13 pitches cost more than £40": a count of things, not an amount
         if _NEGATION.search(sentence[left.end : m.start()]) or _NEGATION.search(sentence[m.end() : right.start]):
             continue  # "is not more than": left alone
         a, b = left.numbers[0], right.numbers[0]
@@ -309,3 +313,55 @@ def wrong_comparisons(answer: str, tool_calls: Sequence[Mapping[str, Any]] = ())
 
 def _overlap(a: Claim, b: Claim) -> bool:
     return a.start < b.end and b.start < a.end
+
+
+_BOUND_WORDS = re.compile(
+    rf"\b(?:(?P<cmp>{LARGER}|{SMALLER})\s+than|(?P<prep>over|above|under|below|at\s+least|at\s+most))\s+(?=\S)",
+    re.IGNORECASE,
+)
+_PREP_LARGER = ("over", "above", "at least")
+
+
+def _bounds(text: str) -> list[tuple[bool, float, int, int]]:
+    """``(larger, value, start, end)`` for each bound a text sets on a figure: "more than £40",
+    "under 10", "at least 3 nights" (the phrase and its figure)."""
+    out = []
+    figures = _figures(text)
+    for m in _BOUND_WORDS.finditer(text):
+        figure = next((f for f in figures if f.start == m.end()), None)
+        if figure is None:
+            continue
+        word = m.group("cmp") or ""
+        larger = _larger(word) if word else " ".join(m.group("prep").lower().split()) in _PREP_LARGER
+        if larger is not None:
+            digits = re.match(r"\D*\d[\d,.]*%?", figure.text)  # "£40", "10" (not "10 in" of "10 in stock")
+            end = figure.start + (digits.end() if digits else len(figure.text))
+            out.append((larger, abs(figure.numbers[0]), m.start(), end))
+    return out
+
+
+def flipped_bounds(answer: str, goal: str) -> list[Claim]:
+    """The answer's bounds on a figure of the goal's own bound, the other way round: asked how many
+    pitches cost "more than £40", the model answered "1 pitch that costs less than £40". Not when
+    the answer also states the goal's bound ("13 are over £40; 20 are under £40")."""
+    asked = {(value, larger): goal[start:end] for larger, value, start, end in _bounds(goal)}
+    if not asked:
+        return []
+    said = _bounds(answer)
+    stated = {(value, larger) for larger, value, _, _ in said}
+    out = []
+    for larger, value, start, end in said:
+        wanted = asked.get((value, not larger))
+        if wanted is not None and (value, not larger) not in stated:
+            text = answer[start:end]
+            out.append(
+                Claim(
+                    text=text,
+                    value=text,
+                    kind="comparison",
+                    start=start,
+                    end=end,
+                    expected=f"the question asks about {wanted}",
+                )
+            )
+    return out

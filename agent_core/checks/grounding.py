@@ -56,7 +56,7 @@ from agent_core.checks.columns import (
     unnamed_row,
 )
 from agent_core.checks.columns import from_another_row as table_row
-from agent_core.checks.comparisons import wrong_comparisons
+from agent_core.checks.comparisons import flipped_bounds, wrong_comparisons
 from agent_core.checks.computed import SMALL_OPERANDS, expressions, of_counts
 from agent_core.checks.differences import stated_differences, temperature_differences
 from agent_core.checks.echo import output_text, returns_its_argument, without_echo
@@ -514,6 +514,8 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
     found += [(claim, None) for claim in wrong_aggregates(answer or "")]
     # So is a comparison stated the wrong way round ("$480, which is more than $500").
     found += [(claim, None) for claim in wrong_comparisons(answer or "", usable)]
+    # And a bound the other way round from the goal's ("less than £40" for "more than £40").
+    found += [(claim, None) for claim in flipped_bounds(answer or "", goal)]
     result: Grounding = {
         "status": _status(found, goal_source),
         "tools_used": len(ok_calls),
