@@ -176,15 +176,15 @@ def test_a_chosen_row_is_shown_with_the_columns_the_request_names_and_the_others
     done = [block(0, "lookup", {"topic": "escape of water excess"}, hits)]
     server = FakeServer(
         [
-            '{"line": 1}',
             reply("The last result gives the excess", {"answer": "The excess is $750."}),
+            '{"line": 1}',
             reply("The last result gives the excess", {"answer": "The Standard escape of water excess is $500."}),
         ]
     )
     install_engine(monkeypatch, fake_model, server)
     response = provider_for(fake_model).complete(ask(tools, goal, done))
     assert response.text == "The Standard escape of water excess is $500."
-    choice, answer = server.bodies[0], server.bodies[2]
+    choice, answer = server.bodies[1], server.bodies[2]
     assert "1. " + row in choice["messages"][-1]["content"]
     shown = answer["messages"][-1]["content"]
     assert '"Feature: Escape of water excess (each claim), Standard: $500"' in shown and "$750" not in shown[-200:]
@@ -200,34 +200,6 @@ def test_a_chosen_row_is_shown_with_the_columns_the_request_names_and_the_others
     assert choice_item["chosen"] == 1 and choice_item["shown"].endswith("Standard: $500")
 
 
-def test_the_line_is_chosen_before_the_step_and_the_step_may_still_call_a_tool(
-    fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
-) -> None:
-    """With result lines to choose from, the model first picks the line that answers (or none);
-    the step that follows sees that line and still chooses: a tool call here. Answering later in
-    the same step does not ask for the line again."""
-    goal = "How much is the Atlas chair for 3 people?"
-    hits = json.dumps([{"snippet": "Model: Atlas, Price: $449; Model: Sola, Price: $259; Delivery takes a week."}])
-    done = [block(0, "lookup", {"topic": "chairs"}, hits)]
-    server = FakeServer(['{"line": 1}', reply("I multiply", {"calculator": {"expression": "449 * 3"}})])
-    install_engine(monkeypatch, fake_model, server)
-    response = provider_for(fake_model).complete(ask(tools, goal, done))
-    assert [c.name for c in response.tool_calls] == ["calculator"]
-    assert '"Model: Atlas, Price: $449;"' in server.bodies[1]["messages"][-1]["content"]
-    assert [item["type"] for item in response.raw][:1] == ["local_line_choice"]
-    assert response.constraint is not None
-    assert "the model picked result line 1 of 2 before its next step" in response.constraint["notes"]
-
-    server = FakeServer(
-        ['{"line": 0}', reply("x", {"answer": "I found no price for 3 people."}), reply("x", {"answer": "No price."})]
-    )
-    install_engine(monkeypatch, fake_model, server)
-    response = provider_for(fake_model).complete(ask(tools, goal, done))
-    assert "None of the result lines answers the request by itself" in server.bodies[1]["messages"][-1]["content"]
-    assert [item["type"] for item in response.raw].count("local_line_choice") == 1
-    assert len(server.bodies) == 3
-
-
 def test_a_narrowed_row_never_holds_back_a_figure_the_goal_states(
     fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
 ) -> None:
@@ -236,7 +208,7 @@ def test_a_narrowed_row_never_holds_back_a_figure_the_goal_states(
     goal = "What is the price of the Flex pass for 3 months?"
     row = "Pass: Flex, Price: $160, Classes: 10, Valid: 3 months;"
     done = [block(0, "lookup", {"topic": "pass price"}, json.dumps([{"snippet": f"{row} Other passes: ask."}]))]
-    server = FakeServer(['{"line": 1}', reply("x", {"answer": "It is $160."}), reply("x", {"answer": "It is $160."})])
+    server = FakeServer([reply("x", {"answer": "It is $160."}), '{"line": 1}', reply("x", {"answer": "It is $160."})])
     install_engine(monkeypatch, fake_model, server)
     response = provider_for(fake_model).complete(ask(tools, goal, done))
     held = branch(server.bodies[2], "answer")["pattern"]

@@ -55,7 +55,7 @@ from agent_core.providers.local.figures import (
     name_figures,
 )
 from agent_core.providers.local.handover import ModelWait
-from agent_core.providers.local.lines import answer_note, candidate_lines, choice_question, found_note, named_cells
+from agent_core.providers.local.lines import answer_note, candidate_lines, choice_question, named_cells
 from agent_core.providers.local.llama_reply import _timings, _usage, stream
 from agent_core.providers.local.model_files import (
     PART_COUNT,
@@ -81,7 +81,7 @@ from agent_core.providers.local.prompt import (
     uses_llguidance,
 )
 from agent_core.providers.local.prompt_cache import cache_dir as prompt_cache_dir
-from agent_core.providers.local.reasks import LineChoice, Reasks, Turn
+from agent_core.providers.local.reasks import Reasks, Turn
 from agent_core.providers.local.redirects import (
     ANSWER_STARTED,
     ARITHMETIC_STARTED,
@@ -259,15 +259,7 @@ class LocalProvider(WarmUp, Reasks, Provider):
             # Nothing the tools returned is about the request: an answer now could only say so, or guess.
             unfound = bool(offered) and not tool_only and first_time_unfound(request.goal, request.blocks)
             pick = len(lines) >= 2 and not tool_only and not unfound
-            stepped, usage = messages, Usage()
-            if pick and offered:
-                # The line first, then the step: asked "tool or answer?" over raw results, the model
-                # wrote "the results do not directly answer" and searched the web with the answer in
-                # a hit; picking among a few numbered lines is an easier read (docs/providers.md).
-                usage = self._choose_line(turn, messages, lines, before="its next step")
-                stepped = with_note(messages, found_note(turn.line.chosen if turn.line else None))
-            text, calls, more = self._attempt(turn, stepped, offered, answer=not tool_only, stop_at_answer=pick)
-            usage = usage + more
+            text, calls, usage = self._attempt(turn, messages, offered, answer=not tool_only, stop_at_answer=pick)
             if unfound and not calls and text != ARITHMETIC_STARTED:
                 items[-1]["rejected"] = NOTHING_FOUND
                 notes.append("no result was about the request yet: the model was asked once to call a tool instead")
@@ -437,16 +429,7 @@ class LocalProvider(WarmUp, Reasks, Provider):
 
     def _answer_from_line(self, turn: Turn, messages: list[dict[str, str]], lines: list[str]) -> tuple[str, Usage]:
         """The model picks the result line that answers (:mod:`~agent_core.providers.local.lines`),
-        unless it did earlier in this step, then writes the answer with that line in view."""
-        usage = Usage() if turn.line is not None else self._choose_line(turn, messages, lines, before="answering")
-        assert turn.line is not None
-        note = with_note(messages, answer_note(turn.line.chosen))
-        text, _, more = self._attempt(turn, note, [], answer=True, withheld=turn.line.withheld)
-        return text, usage + more
-
-    def _choose_line(self, turn: Turn, messages: list[dict[str, str]], lines: list[str], *, before: str) -> Usage:
-        """The model picks the result line that answers, or none (``turn.line``); a table row is
-        then shown with only the figure columns the goal names."""
+        then writes the answer with that line in view."""
         asked = with_note(messages, choice_question(lines))
         schema = {
             "type": "object",
@@ -483,9 +466,9 @@ class LocalProvider(WarmUp, Reasks, Provider):
             }
         )
         turn.notes.append(
-            f"the model picked result line {number} of {len(lines)} before {before}"
+            f"the model picked result line {number} of {len(lines)} before answering"
             if chosen
-            else f"the model found none of {len(lines)} result lines answers before {before}"
+            else f"the model found none of {len(lines)} result lines answers before answering"
         )
         withheld: list[str] = []
         if narrowed is not None:
@@ -498,8 +481,9 @@ class LocalProvider(WarmUp, Reasks, Provider):
                 f"the line was shown with only the figures under the columns the request names ({', '.join(named)}); "
                 f"the answer could not write the others ({', '.join(left_out)})"
             )
-        turn.line = LineChoice(chosen, withheld)
-        return _usage(final)
+        note = with_note(messages, answer_note(chosen))
+        text, _, usage = self._attempt(turn, note, [], answer=True, withheld=withheld)
+        return text, _usage(final) + usage
 
     def _generate(
         self, turn: Turn, body: dict[str, Any], enough: Callable[[str], str | None] | None = None

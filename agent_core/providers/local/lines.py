@@ -191,10 +191,3 @@ def answer_note(line: str | None) -> str:
             "they do; otherwise say plainly what you could not find.)"
         )
     return f'\n\n(The line that answers: "{line}". Answer the request from it, with its figures.)'
-
-
-def found_note(line: str | None) -> str:
-    """What the step after the line choice is told: the line the model chose, or that none answers."""
-    if line is None:
-        return "\n\n(None of the result lines answers the request by itself.)"
-    return f'\n\n(The line of the results that answers the request: "{line}".)'

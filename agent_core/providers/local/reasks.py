@@ -46,18 +46,6 @@ class Turn:
     """Whether the last attempt let the model answer."""
     ran_on: str | None = None
     """The tool whose call ran on to the token limit in this step (asked again once without it)."""
-    line: LineChoice | None = None
-    """The result line the model chose in this step, once it has (the answer is written with it)."""
-
-
-@dataclass
-class LineChoice:
-    """The model's choice of the result line that answers (:meth:`LocalProvider._choose_line`)."""
-
-    chosen: str | None
-    """The line as the answer turn shows it (a table row narrowed to the columns the goal names), None for none."""
-    withheld: list[str] = field(default_factory=list)
-    """Figures of the chosen row's other columns, which the answer cannot write."""
 
 
 class Reasks:
