@@ -51,10 +51,10 @@ _DURATION = re.compile(
 )
 """A quantity of time is not scaled by a count of people or items (a recipe's 3 minutes a side)."""
 WINDOW = 600
+"""How far before a figure a result's quantity is looked for (a recipe's "Serves 4" heading)."""
 _CELL_NAME = re.compile(r"(?:^|[,;|{\n]\s*)\"?([^,;:|{}\n\"]{1,50})\"?\s*:\s*[^\w\s]{0,2}\s*$")
 """The name of the cell a figure stands in, right before it ("high_season_per_night: ", "\"price per
 night\": £")."""
-"""How far before a figure a result's quantity is looked for (a recipe's "Serves 4" heading)."""
 
 
 @dataclass(frozen=True)
