@@ -301,6 +301,7 @@ def test_the_correction_for_an_unmentioned_word_allows_the_results_own_words() -
         ("There are 3 pitches under £40.", "how many pitches cost more than £40?", ["under £40"]),
         ("12 items have more than 10 in stock.", "how many items have fewer than 10 in stock?", ["more than 10"]),
         ("13 pitches cost more than £40.", "how many pitches cost more than £40?", []),
+        ("There is 1 pitch that costs more than £40.", "how many pitches cost more than £40?", []),
         ("13 are over £40 and 20 cost less than £40.", "how many pitches cost more than £40?", []),
         ("There are 12 items with fewer than 10 in stock.", "how many items have fewer than 10 in stock?", []),
         ("It is less than £40.", "is it more than £30?", []),  # another figure: a comparison of its own

@@ -73,8 +73,9 @@ _LINK = re.compile(
 _RELATIVE = re.compile(r"\b(?:with|having|has|have|had|whose|where|containing)\b", re.IGNORECASE)
 """A figure before one of these counts things the comparison describes: "12 items with fewer than 10
 in stock" says no 12 < 10."""
-_COUNTED_THINGS = re.compile(r"\s+[^\W\d_]{2,}s\b")
-"""A plural noun right after a bare number: it counts things ("13 pitches cost more than £40")."""
+_COUNTED_THINGS = re.compile(r"\s+(?!(?:is|are|was|were|which|that|and|so|it|then)\b)[^\W\d_]{2,}\b", re.IGNORECASE)
+"""A noun right after a bare number (not a verb or a link): it counts things ("13 pitches cost more
+than £40", "1 pitch that costs more than £40")."""
 _LEADS = re.compile(r"^(?:and|but|so|while|whereas|because|since|yes|no|therefore|thus|however)\s+", re.IGNORECASE)
 
 
