@@ -305,6 +305,7 @@ def test_the_correction_for_an_unmentioned_word_allows_the_results_own_words() -
         ("13 are over £40 and 20 cost less than £40.", "how many pitches cost more than £40?", []),
         ("There are 12 items with fewer than 10 in stock.", "how many items have fewer than 10 in stock?", []),
         ("It is less than £40.", "is it more than £30?", []),  # another figure: a comparison of its own
+        ("Yes: only members under 18 need a parent's consent.", "can I join if I'm over 18?", []),  # a yes or no
     ],
 )
 def test_a_bound_the_other_way_round_from_the_goals_is_flagged(answer: str, goal: str, flipped: list[str]) -> None:

@@ -341,10 +341,18 @@ def _bounds(text: str) -> list[tuple[bool, float, int, int]]:
     return out
 
 
+_ASKS_WHICH = re.compile(r"\b(?:how\s+many|how\s+much|which|what|list|count|total)\b", re.IGNORECASE)
+"""A goal whose bound says which things it asks about ("how many pitches cost more than £40"), not
+a yes or no ("can I join if I'm over 18?", whose answer may well state the rule for under 18s)."""
+
+
 def flipped_bounds(answer: str, goal: str) -> list[Claim]:
     """The answer's bounds on a figure of the goal's own bound, the other way round: asked how many
-    pitches cost "more than £40", the model answered "1 pitch that costs less than £40". Not when
-    the answer also states the goal's bound ("13 are over £40; 20 are under £40")."""
+    pitches cost "more than £40", the model answered "1 pitch that costs less than £40". Only where
+    the goal asks which or how many (:data:`_ASKS_WHICH`), and not when the answer also states the
+    goal's bound ("13 are over £40; 20 are under £40")."""
+    if not _ASKS_WHICH.search(goal):
+        return []
     asked = {(value, larger): goal[start:end] for larger, value, start, end in _bounds(goal)}
     if not asked:
         return []
