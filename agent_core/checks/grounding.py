@@ -557,19 +557,8 @@ def _for_other_quantity(
     found = mismatch(claim, answer, goal, texts.get(str(ref.get("call_id")), ""))
     if found is None:
         return claim, ref
-    claim.reason = (
-        f"the result gives {claim.text.strip()} {_for_count(found.source, found.word)}; {SCALED} {found.goal:g}"
-    )
+    claim.reason = f"the result gives {claim.text.strip()} {found.said()}; {SCALED} {found.goal:g}"
     return claim, None
-
-
-def _for_count(count: float, word: str) -> str:
-    """ "for 4 people", "per night" (not "for 1 nights"), "for 1박"."""
-    if count != 1:
-        return f"for {count:g} {word}"
-    if not word.isascii():
-        return f"for 1{word}"
-    return "per " + {"people": "person", "children": "child"}.get(word, word[:-1] if word.endswith("s") else word)
 
 
 _SHORT_RESULT = 200

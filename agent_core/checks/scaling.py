@@ -66,6 +66,15 @@ class Mismatch:
     goal: float
     word: str
 
+    def said(self) -> str:
+        """What the result gives the figure for: "for 4 people", "per night" (not "for 1 nights"), "for 1박"."""
+        if self.source != 1:
+            return f"for {self.source:g} {self.word}"
+        if not self.word.isascii():
+            return f"for 1{self.word}"
+        singular = {"people": "person", "children": "child"}.get(self.word, self.word.removesuffix("s"))
+        return "per " + singular
+
 
 def goal_counts(goal: str) -> dict[str, tuple[float, str]]:
     """The quantities the goal names, by family: ``{"people": (10, "people")}``."""

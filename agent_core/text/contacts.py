@@ -20,12 +20,12 @@ WEB = re.compile(r"(?:https?://|www\.)[A-Za-z0-9._~:/?#@!$&+,;=%-]+", re.IGNOREC
 # groups of 3-6 digits, 10 or 11 digits in all (01632 960 481, 020 7946 0958, 07700 900123): the
 # answer check read a dental practice's "01632 960 481" as three unfound figures and sent a right
 # answer back.
+_NATIONAL = re.compile(r"0\d{1,4}(?: \d{3,6}){1,2}")
 PHONE = re.compile(
     r"(?<![A-Za-z0-9_.+-])(?:(?:\+\d{1,3}[ .-]?|1[ .-])?(?:\(\d{1,4}\)[ .-]?|\d{1,4}[ .-])\d{3,4}[ .-]\d{4}"
-    r"|0\d{1,4}(?: \d{3,6}){1,2})"
+    rf"|{_NATIONAL.pattern})"
     r"(?![A-Za-z0-9_-]|[.,]\d)"
 )
-_NATIONAL = re.compile(r"0\d{1,4}(?: \d{3,6}){1,2}")
 
 
 def is_phone(text: str) -> bool:
