@@ -44,11 +44,11 @@ def published(directory: Path, content: bytes = b"slot state " * 1000, key: str 
 
 def test_a_published_state_is_found_with_its_token_count(tmp_path: Path) -> None:
     cache = published(tmp_path)
-    found = cache.lookup(KEY)
+    found = cache.find(KEY)
     assert found is not None and found.n_tokens == 490
     assert (tmp_path / found.filename).read_bytes() == b"slot state " * 1000
     assert not list(tmp_path.glob("*.tmp"))  # the temporary name is gone
-    assert cache.lookup("f" * 32) is None  # another key: nothing
+    assert cache.find("f" * 32) is None  # another key: nothing
 
 
 @pytest.mark.parametrize(
@@ -57,7 +57,7 @@ def test_a_published_state_is_found_with_its_token_count(tmp_path: Path) -> None
 )
 def test_a_damaged_cache_is_ignored_never_raised(tmp_path: Path, damage: str) -> None:
     cache = published(tmp_path)
-    found = cache.lookup(KEY)
+    found = cache.find(KEY)
     assert found is not None
     slot, index = tmp_path / found.filename, tmp_path / f"{KEY}.json"
     data = slot.read_bytes()
@@ -75,9 +75,9 @@ def test_a_damaged_cache_is_ignored_never_raised(tmp_path: Path, damage: str) ->
         entry = json.loads(index.read_text(encoding="utf-8"))
         entry["file"] = "../" + entry["file"]
         index.write_text(json.dumps(entry), encoding="utf-8")
-    assert cache.lookup(KEY) is None
+    assert cache.find(KEY) is None
     published(tmp_path, b"rebuilt state " * 100)  # rebuilt over the damage
-    rebuilt = cache.lookup(KEY)
+    rebuilt = cache.find(KEY)
     assert rebuilt is not None and (tmp_path / rebuilt.filename).read_bytes() == b"rebuilt state " * 100
 
 
@@ -97,7 +97,7 @@ def test_two_writers_at_once_leave_one_whole_entry(tmp_path: Path) -> None:
         thread.start()
     for thread in threads:
         thread.join()
-    found = PromptCache(tmp_path).lookup(KEY)
+    found = PromptCache(tmp_path).find(KEY)
     # Whichever index was written last may name a slot file a later writer tidied away: then the
     # cache is simply missing (computed again), never a mix of two states.
     if found is not None:

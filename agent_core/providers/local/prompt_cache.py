@@ -119,7 +119,7 @@ class PromptCache:
     def _index(self, key: str) -> Path:
         return self.directory / f"{key}{INDEX_SUFFIX}"
 
-    def lookup(self, key: str) -> CachedPrompt | None:
+    def find(self, key: str) -> CachedPrompt | None:
         """The verified slot file for ``key``, or None (missing, stale or damaged: logged, never raised)."""
         index = self._index(key)
         try:

@@ -167,7 +167,7 @@ class WarmUp:
             return
         started = time.perf_counter()
         cache = PromptCache(engine.slot_dir) if engine.slot_dir is not None else None
-        cached = cache.lookup(key) if cache is not None else None
+        cached = cache.find(key) if cache is not None else None
         if cache is not None and cached is not None:
             yield LoadProgress("load", 1, 2, f"restoring the saved prompt ({cached.n_tokens} tokens)")
             with engine.busy:
