@@ -47,7 +47,7 @@ SCALING = [
     ),
     ("Cook them for 3 minutes per side.", "pancakes for 10 people: how long per side?", [RECIPE], "grounded", []),
     ("Three nights cost €120.", "How much is a double room for 3 nights?", [ROOM], "ungrounded", ["€120"]),
-    ("It is €120 per night.", "How much is a double room for 3 nights?", [ROOM], "grounded", []),
+    ("It is €120 per night, so €360 for 3 nights.", "How much is a double room for 3 nights?", [ROOM], "grounded", []),
     ("Flour: 200 g.", "How much flour do the pancakes need?", [RECIPE], "grounded", []),
     ("For 4 people you need 200 g of flour.", "How much flour for pancakes for 4 people?", [RECIPE], "grounded", []),
     # the answer repeating the question's own quantity is not scaled; a search whose hits hold the

@@ -16,8 +16,13 @@ question about something else ("이용료는 22°C입니다", "현재 22°C로 �
 often answered with days or a percentage ("free for 14 days", "10% off"), a date with an amount
 ("$1,200, due on the 1st"). "How much does it weigh", "거리가 얼마예요" and "얼마나 걸려요" ask no
 price; "when" meaning "if" ("a fee when I return late?") and "언제든지" ask no date; a goal about
-a temperature ("언제 가장 따뜻해요?") is not judged so. English and Korean. Pure functions; nothing
-here knows a topic.
+a temperature ("언제 가장 따뜻해요?") is not judged so.
+
+A price asked for several ("How much do 150 units cost?", "3박이면 얼마예요?") is not answered by
+prices per one alone ("$21.60 per unit"): true figures, and no answer to what was asked. A total
+beside them answers; a goal that asks the price per one ("per night") is not judged so.
+
+English and Korean. Pure functions; nothing here knows a topic.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import re
 from collections.abc import Sequence
 
 from agent_core.checks.claims import Claim, claims_in, find_claims
+from agent_core.checks.scaling import Mismatch, asks_per_one, goal_counts, per_one
 from agent_core.checks.units import unit_of
 from agent_core.text.number_words import with_digits
 
@@ -38,14 +44,18 @@ _ASKED_KO = re.compile(r"며칠|몇\s?(일(?![반부정])|박(?!스)|주(?![소�
 """Korean "how many" of a measure; not "몇 달러" (dollars), "몇 주문" (orders), "몇 박스" (boxes), nor
 "몇 분", which asks minutes or, politely, people."""
 _ASKED_MONEY_EN = re.compile(
-    r"\bhow\s+much\b[^.?!]*\b(?:cost|costs|pay|charge|charged)\b|\bwhat\b[^.?!]*\b(?:cost|costs|price|prices)\b",
+    r"\bhow\s+much\b[^.?!]*\b(?:cost|costs|pay|charge|charged)\b|\bwhat\b[^.?!]*\b(?:cost|costs|price|prices)\b"
+    r"|\bhow\s+much\s+(?:is|are|was|would\s+be|will\s+be)\b(?![^.?!]*\b(?:weigh|weight|heavy|long|far|big|tall)\b)",
     re.IGNORECASE,
 )
 _ASKED_MONEY_KO = re.compile(
     r"(?:비용|요금|가격|이용료|관리비|수수료|금액|회비|값|돈)\S{0,3}\s*(?:은|는|이|가)?\s*(?:총\s*)?얼마(?!나)"
+    r"|(?:면|고|서)\s+(?:총\s*|모두\s*|전부\s*)?얼마(?!나)"
 )
-"""A goal that asks a price: "how much does … cost", "what's the price", "이용료가 얼마예요"; not
-"how much does it weigh", "거리가 얼마예요" nor "얼마나 걸려요" (how long)."""
+"""A goal that asks a price: "how much does … cost", "what's the price", "how much is a student
+membership", "이용료가 얼마예요",
+"하룻밤 맡기면 얼마예요?" (if I leave it a night, how much?); not "how much does it weigh", "거리가
+얼마예요" nor "얼마나 걸려요" (how long)."""
 _ASKED_WHEN = re.compile(
     r"(?:^|[.?!]\s+|\band\s+)when\s+(?:is|are|was|were|do|does|did|will|would|can|could|should|must)\b|언제(?!든)"
     r"|\bwhat\s+time\b|몇\s?시(?!간)",
@@ -130,6 +140,8 @@ def not_what_was_asked(claims: Sequence[Claim], goal: str, answer: str) -> tuple
         ]
 
     figures = own(claims)
+    if measure == "money" and (judged := _per_one_only(figures, goal, answer)):
+        return judged
     if not figures or any(_answers(c, measure) for c in figures):
         return None
     if any(_answers(c, measure) for c in own(find_claims(with_digits(answer)))):
@@ -137,3 +149,21 @@ def not_what_was_asked(claims: Sequence[Claim], goal: str, answer: str) -> tuple
     if measure != "money" and _KO_COUNT_WORDS.search(answer):
         return None
     return f"the question asks for {_NAMES[measure]}, and the answer gives none", figures
+
+
+def _per_one_only(figures: Sequence[Claim], goal: str, answer: str) -> tuple[str, list[Claim]] | None:
+    """A price asked for several ("How much do 150 units cost?", "3박 하면 얼마예요?") answered only
+    with prices per one ("$21.60 per unit"): true figures, and no answer. None when the goal asks
+    a price per one itself, names no count above one, or a money figure is not given per one."""
+    if asks_per_one(goal):
+        return None
+    money = [c for c in figures if c.kind == "money"]
+    counts = {family: count for family, count in goal_counts(goal).items() if count[0] > 1}
+    pers = [per_one(answer, c) for c in money]
+    if not money or not counts or not all(p in counts or p == "units" for p in pers):
+        return None
+    family = next(p for p in pers if p is not None)
+    value, word = counts.get(family) or next(iter(counts.values()))
+    asked = f"{value:g} {word}" if word.isascii() else f"{value:g}{word}"
+    per = Mismatch(family, 1, value, word).said()
+    return f"the question asks the price of {asked}, and the answer gives only a price {per}", money

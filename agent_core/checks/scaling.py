@@ -153,6 +153,22 @@ def mismatch(claim: Claim, answer: str, goal: str, source_text: str) -> Mismatch
     return found
 
 
+def per_one(answer: str, claim: Claim) -> str | None:
+    """The family of the "per one" the answer says right beside ``claim`` ("$24 per unit", "$24
+    each", "개당 24달러", "1인당 €30"): ``"units"``, ``"people"`` …; None when it says none."""
+    for m in _PER.finditer(answer[claim.end : claim.end + 20]):
+        if m.start() <= 3:
+            return _per_family(m)
+    before = answer[max(0, claim.start - 8) : claim.start]
+    found = [m for m in _PER.finditer(before) if "당" in m.group(0) and not before[m.end() :].strip(" :")]
+    return _per_family(found[-1]) if found else None
+
+
+def asks_per_one(goal: str) -> bool:
+    """Whether the goal itself asks a price per one of something ("how much is it per night?")."""
+    return _PER.search(with_digits(goal)) is not None
+
+
 _ROW = re.compile(r"[;\n|]")
 """What separates the rows of a table-like result: a document's table flattened with "; ", lines."""
 

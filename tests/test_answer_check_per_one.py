@@ -1,0 +1,97 @@
+"""A price asked for several things, answered only with a price per one.
+
+"How much do 150 units cost after the volume discount?" was answered "$21.60 per unit": a figure
+the results give, said truly, and no answer to the question. The check flags it with what was
+asked; a total beside the price per one, a goal that asks the price per one, or a goal that names
+no count is left alone. English and Korean, no topic."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_core.checks.grounding import check_answer
+from agent_core.checks.words import unsupported
+from tests.test_answer_check_generic import call
+
+UNIT = call("p", "Volume discount: 150 units or more: $21.60 per unit. Unit price: $24 per unit.")
+ROOM = call("h", "Double room: €120 per night, breakfast included.")
+GUESTS = call("g", "Day pass: €30 per person. 1인당 30,000원.")
+KO_UNIT = call("k", "단가: $24")
+
+
+@pytest.mark.parametrize(
+    ("goal", "answer", "result", "reason"),
+    [
+        (
+            "How much do 150 units cost after the volume discount?",
+            "The price for 150 units after the volume discount is $21.60 per unit.",
+            UNIT,
+            "the question asks the price of 150 units, and the answer gives only a price per unit",
+        ),
+        (
+            "How much would 30 units cost, and would shipping be free?",
+            "30 units would be $24 each, and shipping is free.",
+            UNIT,
+            "the question asks the price of 30 units, and the answer gives only a price per unit",
+        ),
+        (
+            "How much is a double room for 3 nights?",
+            "It is €120 per night.",
+            ROOM,
+            "the question asks the price of 3 nights, and the answer gives only a price per night",
+        ),
+        (
+            "How much is the day pass for 4 people?",
+            "It is €30 per person.",
+            GUESTS,
+            "the question asks the price of 4 people, and the answer gives only a price per person",
+        ),
+        (
+            "제품 10개 사면 총 얼마예요?",
+            "개당 $24입니다.",
+            KO_UNIT,
+            "the question asks the price of 10개, and the answer gives only a price for 1개",
+        ),
+        (
+            "4명이면 얼마예요?",
+            "1인당 30,000원입니다.",
+            GUESTS,
+            "the question asks the price of 4명, and the answer gives only a price for 1명",
+        ),
+    ],
+)
+def test_a_price_per_one_does_not_answer_a_price_for_several(goal: str, answer: str, result: dict, reason: str) -> None:
+    checked = check_answer(answer, goal, [result])
+    assert [c["reason"] for c in unsupported(checked)] == [reason], checked["claims"]
+
+
+@pytest.mark.parametrize(
+    ("goal", "answer", "result"),
+    [
+        # the total is there too
+        ("How much is a double room for 3 nights?", "It is €120 per night, so €360 in all.", ROOM),
+        ("How much is the day pass for 4 people?", "€30 per person: €120 for the four of you.", GUESTS),
+        # the goal asks the price per one, or a price for one
+        ("How much is a double room per night for 3 nights?", "It is €120 per night.", ROOM),
+        ("How much is a night in the double room?", "It is €120 per night.", ROOM),
+        ("How much is the double room?", "It is €120 per night.", ROOM),
+        # no price asked, or no figure of money in the answer
+        ("How many units get the volume discount?", "150 units or more, at $21.60 per unit.", UNIT),
+        ("How long can 4 people stay?", "There is no limit for 4 people.", GUESTS),
+    ],
+)
+def test_a_price_per_one_is_left_alone_where_it_answers(goal: str, answer: str, result: dict) -> None:
+    checked = check_answer(answer, goal, [result])
+    assert unsupported(checked) == [], checked["claims"]
+
+
+@pytest.mark.parametrize(
+    ("goal", "answer"),
+    [
+        ("고양이 하룻밤 맡기면 얼마예요?", "고양이 하룻밤 맡기면 22°C 예요."),
+        ("How much is a student membership?", "It is 22 °C today."),
+    ],
+)
+def test_a_price_asked_in_plain_words_is_not_answered_by_a_temperature(goal: str, answer: str) -> None:
+    checked = check_answer(answer, goal, [call("w", '{"city": "Seoul", "temperature": 22, "unit": "celsius"}')])
+    assert [c["reason"] for c in unsupported(checked)] == ["the question asks for a price, and the answer gives none"]
