@@ -95,6 +95,22 @@ def test_a_figure_about_a_thing_the_results_mention_is_found(goal: str, answer: 
     assert unsupported(check_answer(answer, goal, [STUDIO])) == []
 
 
+def test_a_word_that_names_the_figures_measure_need_not_be_in_the_results() -> None:
+    """A recipe gives "Oven: 190 C" and never the word "temperature": "the temperature is 190
+    degrees" is about the lasagne, which the result does mention."""
+    recipe = hits(
+        ("recipes.txt", "3. VEGETABLE LASAGNE. Serves 6. Prep 30 minutes, bake 45 minutes. Oven: 190 C (170 C fan)."),
+        ("recipes.txt", "You can assemble the lasagne a day ahead and keep it covered in the fridge overnight."),
+    )
+    goal = "What temperature do I bake the vegetable lasagne at?"
+    right = check_answer("The temperature to bake the vegetable lasagne at is 190 degrees Celsius.", goal, [recipe])
+    assert right["status"] == "grounded", right["claims"]
+    wrong = check_answer(
+        "The temperature to bake the moussaka at is 190 degrees Celsius.", goal + " And moussaka?", [recipe]
+    )
+    assert "“moussaka”" in unsupported(wrong)[0]["reason"]
+
+
 def test_one_answer_to_what_was_asked_is_not_judged_by_its_words() -> None:
     # A result that answers the call ('{"temperature": 19}') need not repeat the goal's words.
     weather = call("w", '{"city": "Oslo", "temperature": 19, "unit": "celsius"}')

@@ -114,10 +114,13 @@ _FRAME = frozenset(
     "dear dearer dearest fewer more less most least regular normal usual people person hour hours day days "
     "week weeks weekend month months year years night nights time times long open close closes left "
     "still also only just able allowed want like would could should does have there their them right now "
-    "today currently available altogether overall item items".split()
+    "today currently available altogether overall item items "
+    "temperature temperatures degree degrees celsius fahrenheit weight weigh heavy width wide height "
+    "high tall length distance size".split()
 )
 """Words that ask about an amount, a time or a permission rather than name a thing ("how much
-does it cost for a full day?"): a result need not repeat them to be about the thing."""
+does it cost for a full day?"), or name a measure ("what temperature do I bake it at?": a recipe
+gives "190 C" and never the word): a result need not repeat them to be about the thing."""
 _VENUE = re.compile(r"\b(?:at|from|in)\s+(?:the\s+)?((?:[\w'&-]+\s*){1,4})", re.IGNORECASE)
 """Where the goal places its question ("at Hollins Lane Bakery"): a table of its prices need not name it."""
 
