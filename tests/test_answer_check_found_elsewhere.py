@@ -120,6 +120,9 @@ PIANO_GOAL = "one child does 45 min lessons and the other 30 min. what do i pay 
         ("You pay 120 pounds for the term.", PIANO_GOAL, "45 * 2 + 30 * 1", "120", False),
         ("Booking the room for 6 hours costs $12.", "what do i pay for 6 hours in the room?", "1 * 2 * 6", "12", False),
         ("6시간이면 $12 나와요.", "회의실 6시간 빌리면 얼마예요?", "6 * 2", "12", False),
+        # a measure times a count: "my 10kg dog, 7 nights" gave "10 * 7", then "€70 in total"
+        ("총 70유로 나와요.", "10kg 강아지 7박이면 총 얼마 나와요?", "10 * 7", "70", False),
+        ("That comes to €70.", "my 10 kg dog stays 7 nights, what's the total?", "10 * 7", "70", False),
         # a price in the goal, or a small count the goal writes: arithmetic on a price
         ("3 nights cost $360.", "3 nights at $120 a night, total?", "3 * 120", "360", True),
         ("Two tickets cost $30.", "tickets are $15 each, what do 2 cost?", "15 * 2", "30", True),

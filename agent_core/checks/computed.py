@@ -47,6 +47,13 @@ def of_counts(call: Mapping[str, Any], goal: str, stated: frozenset[float]) -> s
     values -= {v for v in values if v in SMALL_OPERANDS and v not in written}
     if not values or values & stated:
         return ""
-    money = {n for c in figures if c.kind == "money" for n in c.numbers}
-    measured = {n for c in figures if c.kind == "quantity" for n in c.numbers} - money
+    measured = measures(goal)
     return "; ".join(expressions(call)) if counted(goal, values - measured) or values <= measured else ""
+
+
+def measures(goal: str) -> set[float]:
+    """The numbers the goal writes as a quantity with a unit that is no money ("10kg", "45 min",
+    "7박"): none of them is a price."""
+    figures = find_all(goal)
+    money = {n for c in figures if c.kind == "money" for n in c.numbers}
+    return {n for c in figures if c.kind == "quantity" for n in c.numbers} - money

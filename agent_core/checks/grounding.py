@@ -57,7 +57,7 @@ from agent_core.checks.columns import (
 )
 from agent_core.checks.columns import from_another_row as table_row
 from agent_core.checks.comparisons import flipped_bounds, wrong_comparisons
-from agent_core.checks.computed import SMALL_OPERANDS, expressions, of_counts
+from agent_core.checks.computed import SMALL_OPERANDS, expressions, measures, of_counts
 from agent_core.checks.differences import stated_differences, temperature_differences
 from agent_core.checks.echo import output_text, returns_its_argument, without_echo
 from agent_core.checks.filters import counted_fewer
@@ -447,7 +447,9 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
         )
         found.append((claim, ref))
     if any(ref is None for _, ref in found):
-        goal_counts = {n for n, _ in goal_source.numbers if n not in stated and counted(goal or "", {abs(n)})}
+        # A count or a measure of the goal's ("12 chairs", "my 10kg dog"): two of them make no price.
+        plain = {n for n, _ in goal_source.numbers if n not in stated}
+        goal_counts = {n for n in plain if counted(goal or "", {abs(n)}) or abs(n) in measures(goal or "")}
         count_calls = {s.ref.get("call_id") for s in sources if s.counts}
 
         def is_count(value: float, ref: Source) -> bool:
