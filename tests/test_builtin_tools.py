@@ -670,6 +670,17 @@ def test_search_web_failure_rate_extremes() -> None:
     assert cached("python")["source"] == "cache" and cached("python")["results"]
 
 
+def test_the_simulated_web_says_plainly_when_no_page_matches() -> None:
+    """It used to answer any query with a made-up "Search tips" page at search.example.com: the
+    model searched the web again, or quoted the page ("the WiFi password is 'example'")."""
+    search_web, search_cached = make_search_tools(0.0, random.Random(1))
+    for found in (search_web("wifi password at the coworking space"), search_cached("student membership fee")):
+        assert found["results"] == []
+        assert found["note"].startswith("No page matches: this simulated web holds only a few demo pages")
+        assert "does not search the user's documents" in found["note"]
+    assert "note" not in search_web("python tutorial") and search_web("python tutorial")["results"]
+
+
 def test_search_web_failure_rate_is_seeded_and_roughly_right() -> None:
     def outcomes(seed: int) -> list[bool]:
         search_web, _ = make_search_tools(0.3, random.Random(seed))

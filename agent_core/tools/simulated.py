@@ -118,7 +118,6 @@ _PAGES: tuple[tuple[str, str, str], ...] = (
     ("World weather overview", "https://weather.example.com/", "Forecasts for major cities."),
     ("Seoul travel guide", "https://travel.example.com/seoul", "Things to do in Seoul, Korea."),
 )
-_GENERIC = ("Search tips", "https://search.example.com/help", "Try fewer or different words.")
 
 
 def _web_results(query: str, limit: int = 3) -> list[dict[str, str]]:
@@ -129,8 +128,23 @@ def _web_results(query: str, limit: int = 3) -> list[dict[str, str]]:
         if overlap:
             scored.append((-overlap, index, title, url, snippet))
     scored.sort()
-    rows = [(t, u, s) for _, _, t, u, s in scored[:limit]] or [_GENERIC]
-    return [{"title": t, "url": u, "snippet": s} for t, u, s in rows]
+    return [{"title": t, "url": u, "snippet": s} for _, _, t, u, s in scored[:limit]]
+
+
+NO_PAGE = (
+    "No page matches: this simulated web holds only a few demo pages, and it does not search the user's documents."
+)
+"""What the simulated web says when no page matches. It used to return a made-up "Search tips"
+page (search.example.com): the model searched the web again, or quoted the page ("the password is
+'example'")."""
+
+
+def _web_page(query: str, source: str, limit: int) -> dict[str, Any]:
+    results = _web_results(query, limit)
+    found: dict[str, Any] = {"query": query, "source": source, "results": results}
+    if not results:
+        found["note"] = NO_PAGE
+    return found
 
 
 def make_search_tools(
@@ -152,7 +166,7 @@ def make_search_tools(
                 f"simulated search backend timed out (fails {failure_rate:.0%} of the time, "
                 "to demonstrate retries and the search_cached fallback)"
             )
-        return {"query": query, "source": "web", "results": _web_results(query)}
+        return _web_page(query, "web", 3)
 
     def search_cached(query: str) -> dict[str, Any]:
         """Return cached web search results (simulated; the fallback of search_web, may be stale).
@@ -160,6 +174,6 @@ def make_search_tools(
         Args:
             query: What to search for.
         """
-        return {"query": query, "source": "cache", "results": _web_results(query, limit=1)}
+        return _web_page(query, "cache", 1)
 
     return search_web, search_cached
