@@ -53,9 +53,8 @@ _ASKED_MONEY_KO = re.compile(
     r"|(?:면|고|서)\s+(?:총\s*|모두\s*|전부\s*)?얼마(?!나)"
 )
 """A goal that asks a price: "how much does … cost", "what's the price", "how much is a student
-membership", "이용료가 얼마예요",
-"하룻밤 맡기면 얼마예요?" (if I leave it a night, how much?); not "how much does it weigh", "거리가
-얼마예요" nor "얼마나 걸려요" (how long)."""
+membership", "이용료가 얼마예요", "하룻밤 맡기면 얼마예요?" (if I leave it a night, how much?); not
+"how much does it weigh", "거리가 얼마예요" nor "얼마나 걸려요" (how long)."""
 _ASKED_WHEN = re.compile(
     r"(?:^|[.?!]\s+|\band\s+)when\s+(?:is|are|was|were|do|does|did|will|would|can|could|should|must)\b|언제(?!든)"
     r"|\bwhat\s+time\b|몇\s?시(?!간)",
