@@ -95,3 +95,13 @@ def test_a_price_per_one_is_left_alone_where_it_answers(goal: str, answer: str, 
 def test_a_price_asked_in_plain_words_is_not_answered_by_a_temperature(goal: str, answer: str) -> None:
     checked = check_answer(answer, goal, [call("w", '{"city": "Seoul", "temperature": 22, "unit": "celsius"}')])
     assert [c["reason"] for c in unsupported(checked)] == ["the question asks for a price, and the answer gives none"]
+
+
+def test_a_korean_per_one_before_the_figure_gives_it_for_one() -> None:
+    """ "단가: 개당 $24" gives $24 for one, as "$24 per unit" does: "10개 사면 총 $24" applies it
+    to ten."""
+    result = call("l", "Unit price (단가): 개당 $24")
+    wrong = check_answer("제품 10개 사면 총 $24입니다.", "제품 10개 사면 총 얼마예요?", [result])
+    assert [c["reason"] for c in unsupported(wrong)] == ["the result gives $24 for 1개; the question is about 10"]
+    right = check_answer("개당 $24라서 10개는 총 $240입니다.", "제품 10개 사면 총 얼마예요?", [result])
+    assert unsupported(right) == [], right["claims"]

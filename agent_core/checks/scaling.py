@@ -92,12 +92,14 @@ def _per_family(match: re.Match[str]) -> str | None:
 
 def _source_count(text: str, at: int, end: int, family: str) -> float | None:
     """The quantity of ``family`` a result gives for the figure at ``text[at:end]``: "per X" right
-    after it or in the name of its cell (``high_season_per_night: 89.00``) (1), else the nearest
-    count before it."""
+    after it, "X당" right before it or in the name of its cell (``high_season_per_night: 89.00``)
+    (1), else the nearest count before it."""
     after = text[end : end + 30]
     for m in _PER.finditer(after):
         if _per_family(m) == family and m.start() <= 12:
             return 1.0
+    if _per_before(text, at) == family:  # "개당 $24", "1인당 30,000원"
+        return 1.0
     if label := _CELL_NAME.search(text[max(0, at - 60) : at]):
         if any(_per_family(m) == family for m in _PER.finditer(label.group(1).replace("_", " "))):
             return 1.0
@@ -159,7 +161,12 @@ def per_one(answer: str, claim: Claim) -> str | None:
     for m in _PER.finditer(answer[claim.end : claim.end + 20]):
         if m.start() <= 3:
             return _per_family(m)
-    before = answer[max(0, claim.start - 8) : claim.start]
+    return _per_before(answer, claim.start)
+
+
+def _per_before(text: str, at: int) -> str | None:
+    """The family of a Korean "X당" (per X) right before the figure at ``at`` ("개당 $24")."""
+    before = text[max(0, at - 8) : at]
     found = [m for m in _PER.finditer(before) if "당" in m.group(0) and not before[m.end() :].strip(" :")]
     return _per_family(found[-1]) if found else None
 
