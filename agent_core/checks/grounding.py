@@ -448,8 +448,8 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
         found.append((claim, ref))
     if any(ref is None for _, ref in found):
         # A count or a measure of the goal's ("12 chairs", "my 10kg dog"): two of them make no price.
-        plain = {n for n, _ in goal_source.numbers if n not in stated}
-        goal_counts = {n for n in plain if counted(goal or "", {abs(n)}) or abs(n) in measures(goal or "")}
+        plain, measured = {n for n, _ in goal_source.numbers if n not in stated}, measures(goal or "")
+        goal_counts = {n for n in plain if counted(goal or "", {abs(n)}) or abs(n) in measured}
         count_calls = {s.ref.get("call_id") for s in sources if s.counts}
 
         def is_count(value: float, ref: Source) -> bool:

@@ -97,10 +97,9 @@ def part_paths() -> list[Path] | None:
             spec = importlib.util.find_spec(_module_name(index))
         except (ImportError, ValueError):
             return None
-        if spec is None or not spec.submodule_search_locations:
+        if spec is None or not spec.origin:  # each part is a regular package: its __init__.py
             return None
-        base = Path(next(iter(spec.submodule_search_locations)))
-        paths.append(base / "data" / f"part{index:02d}.bin")
+        paths.append(Path(spec.origin).parent / "data" / f"part{index:02d}.bin")
     return paths
 
 
