@@ -295,8 +295,8 @@ def _time(m: re.Match[str], form: str) -> Claim | None:
         hour += 12
     elif ampm == "am" and hour == 12:
         hour = 0
-    if hour > 24 or minute > 59:
-        return None
+    if minute > 59 or hour > (47 if form not in ("hm", "h") else 24):
+        return None  # "25시" is still said as a time of day, one no clock shows ("25시부터 25시까지")
     return Claim(m.group(0).strip(), f"{hour:02d}:{minute:02d}", "time", m.start(), m.end(), minutes=hour * 60 + minute)
 
 

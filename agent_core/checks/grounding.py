@@ -62,9 +62,15 @@ from agent_core.checks.differences import stated_differences, temperature_differ
 from agent_core.checks.echo import output_text, returns_its_argument, without_echo
 from agent_core.checks.filters import counted_fewer
 from agent_core.checks.scaling import counted, counts_only, from_another_row, mismatch
-from agent_core.checks.subjects import contact_for_another_kind, passages, unmentioned_word, unnamed_subject
+from agent_core.checks.subjects import (
+    contact_for_another_kind,
+    one_answer,
+    unmentioned_word,
+    unnamed_subject,
+)
 from agent_core.checks.sums import wrong_aggregates, wrong_arithmetic
 from agent_core.checks.units import another_figure
+from agent_core.checks.weekdays import other_day
 from agent_core.checks.words import NO_TOOL_NOTE, NO_TOOL_NOTE_PLAIN, NO_TOOL_WORKED_NOTE, SCALED, UNMENTIONED
 from agent_core.records.run_record import CallSource, GoalSource, Grounding
 from agent_core.text.lang import is_korean
@@ -553,24 +559,19 @@ def _for_other_quantity(
     claim: Claim, ref: Source | None, answer: str, goal: str, texts: Mapping[str, str]
 ) -> tuple[Claim, Source | None]:
     """``(claim, None)`` with its reason when its result gives it for another quantity than the
-    goal asks about (:mod:`agent_core.checks.scaling`); else as it was."""
+    goal asks about (:mod:`agent_core.checks.scaling`), or a time for another day of the week
+    (:mod:`agent_core.checks.weekdays`); else as it was."""
     if ref is None or "call_id" not in ref:
         return claim, ref
-    found = mismatch(claim, answer, goal, texts.get(str(ref.get("call_id")), ""))
+    text = texts.get(str(ref.get("call_id")), "")
+    if day := other_day(claim, answer, goal, text):
+        claim.reason = f"the result gives {claim.text.strip()} for {day[0]}; the answer gives it for {day[1]}"
+        return claim, None
+    found = mismatch(claim, answer, goal, text)
     if found is None:
         return claim, ref
     claim.reason = f"the result gives {claim.text.strip()} {found.said()}; {SCALED} {found.goal:g}"
     return claim, None
-
-
-_SHORT_RESULT = 200
-"""Fewer characters than this, a text result is one answer to its call ("Opening hours: Mon-Fri 9:00-17:00")."""
-
-
-def _one_answer(text: str) -> bool:
-    """Whether a result is one answer to its call (a JSON object, a list of one, a short text)
-    rather than a document or a list of hits: it need not repeat what the call asked about."""
-    return len(passages(text)) < 2 and (text.strip()[:1] in ("{", "[") or len(text.strip()) < _SHORT_RESULT)
 
 
 def _of_nothing_found(
@@ -579,7 +580,7 @@ def _of_nothing_found(
     """``(claim, None)`` with its reason when its sentence applies it to a word of the goal that no
     result mentions (:func:`agent_core.checks.subjects.unmentioned_word`), unless the goal states it
     too; else as it was."""
-    if ref is None or "goal" in ref or _one_answer(texts.get(str(ref.get("call_id")), "")):
+    if ref is None or "goal" in ref or one_answer(texts.get(str(ref.get("call_id")), "")):
         return claim, ref  # one answer to what its call asked ('{"temperature": 19}'), not hits or a document
     word = unmentioned_word(claim_context(answer, claim), goal.text or "", list(texts.values()), _words)
     if word is None:

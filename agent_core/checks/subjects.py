@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable
 
 from agent_core.checks.claims import claims_in
+from agent_core.checks.weekdays import days_in
 from agent_core.text.lang import ascii_folded
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
@@ -105,6 +106,8 @@ def unnamed_subject(sentence: str, goal: str, text: str, holds: Callable[[str], 
             parts = [mentions(passage, w) for w in name.split()]
             if all(parts) or (any(parts) and not _sibling(passage, name)):
                 return None
+            if (days := days_in(name)) and days <= days_in(passage):
+                return None  # "Thursday" in "Tuesday–Friday" (:mod:`agent_core.checks.weekdays`)
     return said[0]
 
 
@@ -164,3 +167,13 @@ def contact_for_another_kind(value: str, sentence: str) -> str | None:
     if "@" in value and _PHONE_WORDS.search(rest) and not _MAIL_WORDS.search(rest):
         return "a phone number"
     return None
+
+
+SHORT_RESULT = 200
+"""Fewer characters than this, a text result is one answer to its call ("Opening hours: Mon-Fri 9:00-17:00")."""
+
+
+def one_answer(text: str) -> bool:
+    """Whether a result is one answer to its call (a JSON object, a list of one, a short text)
+    rather than a document or a list of hits: it need not repeat what the call asked about."""
+    return len(passages(text)) < 2 and (text.strip()[:1] in ("{", "[") or len(text.strip()) < SHORT_RESULT)
