@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent_core.checks.asked import not_what_was_asked
+from agent_core.checks.bases import for_another
 from agent_core.checks.citations import cite
 from agent_core.checks.claims import (
     ANY_DIGITS,
@@ -70,7 +71,6 @@ from agent_core.checks.subjects import (
 )
 from agent_core.checks.sums import wrong_aggregates, wrong_arithmetic
 from agent_core.checks.units import another_figure
-from agent_core.checks.weekdays import other_day
 from agent_core.checks.words import NO_TOOL_NOTE, NO_TOOL_NOTE_PLAIN, NO_TOOL_WORKED_NOTE, SCALED, UNMENTIONED
 from agent_core.records.run_record import CallSource, GoalSource, Grounding
 from agent_core.text.lang import is_korean
@@ -559,13 +559,13 @@ def _for_other_quantity(
     claim: Claim, ref: Source | None, answer: str, goal: str, texts: Mapping[str, str]
 ) -> tuple[Claim, Source | None]:
     """``(claim, None)`` with its reason when its result gives it for another quantity than the
-    goal asks about (:mod:`agent_core.checks.scaling`), or a time for another day of the week
-    (:mod:`agent_core.checks.weekdays`); else as it was."""
+    goal asks about (:mod:`agent_core.checks.scaling`), for another day of the week or per another
+    thing (:mod:`agent_core.checks.bases`); else as it was."""
     if ref is None or "call_id" not in ref:
         return claim, ref
     text = texts.get(str(ref.get("call_id")), "")
-    if day := other_day(claim, answer, goal, text):
-        claim.reason = f"the result gives {claim.text.strip()} for {day[0]}; the answer gives it for {day[1]}"
+    if why := for_another(claim, answer, goal, text):
+        claim.reason = why
         return claim, None
     found = mismatch(claim, answer, goal, text)
     if found is None:

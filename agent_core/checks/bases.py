@@ -1,0 +1,74 @@
+"""A price a result gives per one thing, applied by the answer per another.
+
+A music school's list reads "£14.00 per student per lesson ........ £182 per student per term";
+asked how much more a term of individual lessons costs, the model wrote "£14.00 per student per
+term". The figure is in the result, said per lesson, and the answer says it per term. So a price
+found in a result counts as support only if, at some place the result states it, what it is per
+("per lesson", "/night", "a month") includes what the answer says it is per, or says nothing;
+judged only when the result states some other price per the answer's word ("£182 per term"), so a
+word of the answer's own for the same thing ("a session" for "per lesson") is not judged.
+
+English; pure functions; nothing here knows a topic. Also :func:`for_another`, the reason a figure
+is given in a result for another day or another basis than the answer gives it for.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent_core.checks.claims import Claim, find_all
+from agent_core.checks.weekdays import other_day
+
+_BASIS = re.compile(r"\s*(?:(?:per|a|an)\s+|/\s*)([a-z]{3,})\b", re.IGNORECASE)
+
+
+def _singular(word: str) -> str:
+    word = word.lower()
+    if word.endswith("sses"):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+def bases_after(text: str, end: int) -> list[str]:
+    """What the figure ending at ``text[end]`` is per, in order: "per student per lesson" →
+    ``["student", "lesson"]``; "/night" → ``["night"]``."""
+    found: list[str] = []
+    while m := _BASIS.match(text, end):
+        found.append(_singular(m.group(1)))
+        end = m.end()
+    return found
+
+
+def other_basis(claim: Claim, answer: str, source_text: str) -> tuple[str, str] | None:
+    """``(what the result gives the price per, what the answer gives it per)`` when ``claim`` is
+    a price that ``source_text`` states only per other things than the answer says, and states
+    another price per the answer's word; else None."""
+    if claim.kind != "money" or not claim.numbers:
+        return None
+    said = bases_after(answer, claim.end)
+    if not said:
+        return None
+    figures = [c for c in find_all(source_text) if c.kind == "money" and c.numbers]
+    places = [c for c in figures if abs(c.numbers[0]) == abs(claim.numbers[0])]
+    given: list[list[str]] = []
+    for place in places:
+        per = bases_after(source_text, place.end)
+        if not per or set(said) <= set(per):
+            return None  # said per nothing, or per what the answer says: it may be that one
+        given.append(per)
+    elsewhere = {w for c in figures if c not in places for w in bases_after(source_text, c.end)}
+    missing = [w for w in said if w not in {w for per in given for w in per} and w in elsewhere]
+    if not given or not missing:
+        return None
+    return " per ".join(given[0]), " per ".join(missing)
+
+
+def for_another(claim: Claim, answer: str, goal: str, source_text: str) -> str | None:
+    """Why a figure found in ``source_text`` is not support because the result gives it for
+    another day of the week (:mod:`agent_core.checks.weekdays`) or per another thing than the
+    answer does; None when neither."""
+    if day := other_day(claim, answer, goal, source_text):
+        return f"the result gives {claim.text.strip()} for {day[0]}; the answer gives it for {day[1]}"
+    if basis := other_basis(claim, answer, source_text):
+        return f"the result gives {claim.text.strip()} per {basis[0]}; the answer gives it per {basis[1]}"
+    return None

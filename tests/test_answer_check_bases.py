@@ -1,0 +1,74 @@
+"""A price a result gives per one thing, applied by the answer per another.
+
+"£14.00 per student per term" was shown ✅ from "£14.00 per student per lesson ........ £182 per
+student per term". Flagged now; the same basis in other words, a result that says nothing of the
+basis, and a basis the result never prices by are left alone. No topic."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_core.checks.bases import bases_after
+from agent_core.checks.grounding import check_answer
+from agent_core.checks.words import unsupported
+from tests.test_answer_check_generic import call
+
+FEES = call(
+    "f",
+    "Individual lessons 45 minutes ........ £26.00 per lesson ........ £338 per term\n"
+    "Paired lessons ........ £14.00 per student per lesson ........ £182 per student per term",
+)
+ROOMS = call("r", "Double room: €120 per night. Breakfast: €15 per person.")
+PLAIN = call("p", "Hire of the hall: £40. Extra hour: £10/hour.")
+
+
+@pytest.mark.parametrize(
+    ("goal", "answer", "result", "reason"),
+    [
+        (
+            "How much is a paired lesson per term?",
+            "A paired lesson is £14.00 per student per term.",
+            FEES,
+            "the result gives £14.00 per student per lesson; the answer gives it per term",
+        ),
+        (
+            "What does an individual lesson cost for a term?",
+            "An individual lesson costs £26 per student per term.",
+            FEES,
+            "the result gives £26 per lesson; the answer gives it per student per term",
+        ),
+        (
+            "How much is breakfast?",
+            "Breakfast is €120 per person.",
+            ROOMS,
+            "the result gives €120 per night; the answer gives it per person",
+        ),
+    ],
+)
+def test_a_price_per_another_thing_is_not_support(goal: str, answer: str, result: dict, reason: str) -> None:
+    grounding = check_answer(answer, goal, [result])
+    assert grounding["status"] in ("ungrounded", "partly")
+    assert reason in [c.get("reason") for c in unsupported(grounding)]
+
+
+@pytest.mark.parametrize(
+    ("answer", "result"),
+    [
+        ("A paired lesson is £14.00 per student per lesson.", FEES),
+        ("A paired lesson costs £14.00 a lesson.", FEES),  # "a lesson" is "per lesson"
+        ("The 45-minute lessons are £338 per term.", FEES),
+        ("The room is €120 a night.", ROOMS),
+        ("The room is €120 per stay.", ROOMS),  # "stay" is no basis the result prices by
+        ("The hall is £40 per booking.", PLAIN),  # the result says nothing of a basis
+        ("An extra hour is £10 per hour.", PLAIN),
+    ],
+)
+def test_the_same_basis_stands(answer: str, result: dict) -> None:
+    assert check_answer(answer, "How much is it?", [result])["status"] == "grounded"
+
+
+def test_bases_after() -> None:
+    text = "£14.00 per student per lessons, £5/night, £3 a classes."
+    assert bases_after(text, 6) == ["student", "lesson"]
+    assert bases_after(text, text.index("/") - 0) == ["night"]
+    assert bases_after(text, text.index(" a class")) == ["class"]
