@@ -3,7 +3,8 @@
 "How much do 150 units cost after the volume discount?" was answered "$21.60 per unit": a figure
 the results give, said truly, and no answer to the question. The check flags it with what was
 asked; a total beside the price per one, a goal that asks the price per one, or a goal that names
-no count is left alone. English and Korean, no topic."""
+no count is left alone. A total asked ("what's the total?") is judged as a price asked. English
+and Korean, no topic."""
 
 from __future__ import annotations
 
@@ -53,6 +54,12 @@ KO_UNIT = call("k", "단가: $24")
             "the question asks the price of 10개, and the answer gives only a price for 1개",
         ),
         (
+            "We're 5 people and want the double room for 3 nights. What's the total?",
+            "The total is €120 per night for 5 people.",
+            ROOM,
+            "the question asks the price of 3 nights, and the answer gives only a price per night",
+        ),
+        (
             "4명이면 얼마예요?",
             "1인당 30,000원입니다.",
             GUESTS,
@@ -75,6 +82,9 @@ def test_a_price_per_one_does_not_answer_a_price_for_several(goal: str, answer: 
         ("How much is a double room per night for 3 nights?", "It is €120 per night.", ROOM),
         ("How much is a night in the double room?", "It is €120 per night.", ROOM),
         ("How much is the double room?", "It is €120 per night.", ROOM),
+        # a total asked, answered with one ("in all"), or a total of no count
+        ("3 nights in the double room: what's the total?", "€120 per night, so €360 in all.", ROOM),
+        ("What's the total for the double room?", "It is €120 per night.", ROOM),
         # no price asked, or no figure of money in the answer
         ("How many units get the volume discount?", "150 units or more, at $21.60 per unit.", UNIT),
         ("How long can 4 people stay?", "There is no limit for 4 people.", GUESTS),

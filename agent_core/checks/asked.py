@@ -18,8 +18,9 @@ often answered with days or a percentage ("free for 14 days", "10% off"), a date
 price; "when" meaning "if" ("a fee when I return late?") and "언제든지" ask no date; a goal about
 a temperature ("언제 가장 따뜻해요?") is not judged so.
 
-A price asked for several ("How much do 150 units cost?", "3박이면 얼마예요?") is not answered by
-prices per one alone ("$21.60 per unit"): true figures, and no answer to what was asked. A total
+A price asked for several ("How much do 150 units cost?", "3박이면 얼마예요?"), or a total asked
+("we're 5 people for 3 nights, what's the total?"), is not answered by prices per one alone
+("$21.60 per unit", "$89 per night"): true figures, and no answer to what was asked. A total
 beside them answers; a goal that asks the price per one ("per night") is not judged so.
 
 English and Korean. Pure functions; nothing here knows a topic.
@@ -55,6 +56,9 @@ _ASKED_MONEY_KO = re.compile(
 """A goal that asks a price: "how much does … cost", "what's the price", "how much is a student
 membership", "이용료가 얼마예요", "하룻밤 맡기면 얼마예요?" (if I leave it a night, how much?); not
 "how much does it weigh", "거리가 얼마예요" nor "얼마나 걸려요" (how long)."""
+_ASKS_TOTAL = re.compile(r"\btotal\b|\bin\s+all\b|\baltogether\b|총\s*(?:얼마|금액|비용|요금)|합계", re.IGNORECASE)
+"""A goal that asks a total ("5 people, 3 nights: what's the total?", "총 얼마"): a price per one of
+what it counts is no answer, whatever it asks the total of."""
 _ASKED_WHEN = re.compile(
     r"(?:^|[.?!]\s+|\band\s+)when\s+(?:is|are|was|were|do|does|did|will|would|can|could|should|must)\b|언제(?!든)"
     r"|\bwhat\s+time\b|몇\s?시(?!간)",
@@ -127,7 +131,7 @@ def not_what_was_asked(claims: Sequence[Claim], goal: str, answer: str) -> tuple
     the goal, no contact. None when a figure answers (one written in words too: "two nights",
     "이틀"), when the answer has no figure of its own, or when the goal asks no such thing."""
     measure = asked_measure(goal)
-    if measure is None:
+    if measure is None and not _ASKS_TOTAL.search(goal):
         return None
     stated = {abs(n) for c in claims_in(goal) for n in c.numbers}
 
@@ -139,9 +143,9 @@ def not_what_was_asked(claims: Sequence[Claim], goal: str, answer: str) -> tuple
         ]
 
     figures = own(claims)
-    if measure == "money" and (judged := _per_one_only(figures, goal, answer)):
+    if measure in ("money", None) and (judged := _per_one_only(figures, goal, answer)):
         return judged
-    if not figures or any(_answers(c, measure) for c in figures):
+    if measure is None or not figures or any(_answers(c, measure) for c in figures):
         return None
     if any(_answers(c, measure) for c in own(find_claims(with_digits(answer)))):
         return None
