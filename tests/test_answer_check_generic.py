@@ -78,7 +78,11 @@ TARIFF = call(
         # A table row's cell name says what the figure is for, like "per night" after it.
         ("For 3 nights the bell tent G03 costs £89.", "the result gives £89 per night; the question is about 3"),
         ("G03 is £89 a night, so 3 nights cost £267.", None),
-        ("The bell tent G03 is £89.00 per night.", None),
+        # true per night, and no total: what the goal asks
+        (
+            "The bell tent G03 is £89.00 per night.",
+            "the question asks the price of 3 nights, and the answer gives only a price per night",
+        ),
     ],
 )
 def test_a_cell_named_per_night_gives_its_figure_for_one_night(answer: str, reason: str | None) -> None:
