@@ -54,7 +54,7 @@ DIFFERENCES = [
 def test_a_difference_is_found_only_as_a_difference(
     answer: str, calls: list[dict[str, Any]], missing: list[str]
 ) -> None:
-    result = check_answer(answer, "How much more?", calls)
+    result = check_answer(answer, "How much?", calls)
     assert [c["text"] for c in unsupported(result)] == missing, result["claims"]
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from agent_core.checks.claims import Claim, claims_in, find_claims
+from agent_core.checks.claims import Claim, claim_sentence, claims_in, find_claims
 from agent_core.checks.scaling import Mismatch, asks_per_one, goal_counts, per_one
 from agent_core.checks.units import unit_of
 from agent_core.text.number_words import with_digits
@@ -59,6 +59,13 @@ membership", "이용료가 얼마예요", "하룻밤 맡기면 얼마예요?" (i
 _ASKS_TOTAL = re.compile(r"\btotal\b|\bin\s+all\b|\baltogether\b|총\s*(?:얼마|금액|비용|요금)|합계", re.IGNORECASE)
 """A goal that asks a total ("5 people, 3 nights: what's the total?", "총 얼마"): a price per one of
 what it counts is no answer, whatever it asks the total of."""
+_ASKS_DIFFERENCE = re.compile(r"\bhow\s+much\s+(?:more|less|cheaper|dearer|extra)\b|\bdifference\b|차이", re.IGNORECASE)
+_SAYS_DIFFERENCE = re.compile(
+    r"\b(?:more|less|cheaper|dearer|extra|differ\w*|save|saves|saving|than|over|under)\b|차이|더|덜|저렴|싸|비싸|절약",
+    re.IGNORECASE,
+)
+"""A goal that asks how much two prices differ, and the words of a sentence that answers with a
+difference: one price alone, said with none of them, answers no difference."""
 _ASKED_WHEN = re.compile(
     r"(?:^|[.?!]\s+|\band\s+)when\s+(?:is|are|was|were|do|does|did|will|would|can|could|should|must)\b|언제(?!든)"
     r"|\bwhat\s+time\b|몇\s?시(?!간)",
@@ -131,7 +138,8 @@ def not_what_was_asked(claims: Sequence[Claim], goal: str, answer: str) -> tuple
     the goal, no contact. None when a figure answers (one written in words too: "two nights",
     "이틀"), when the answer has no figure of its own, or when the goal asks no such thing."""
     measure = asked_measure(goal)
-    if measure is None and not _ASKS_TOTAL.search(goal):
+    difference = _ASKS_DIFFERENCE.search(goal) is not None
+    if measure is None and not difference and not _ASKS_TOTAL.search(goal):
         return None
     stated = {abs(n) for c in claims_in(goal) for n in c.numbers}
 
@@ -143,6 +151,10 @@ def not_what_was_asked(claims: Sequence[Claim], goal: str, answer: str) -> tuple
         ]
 
     figures = own(claims)
+    money = [c for c in figures if c.kind == "money"]
+    if difference and len(money) == 1 and not _SAYS_DIFFERENCE.search(claim_sentence(answer, money[0])):
+        # "how much more is the gold service than silver?" answered "The gold service costs £165."
+        return "the question asks how much the prices differ, and the answer gives one price and no difference", money
     if measure in ("money", None) and (judged := _per_one_only(figures, goal, answer)):
         return judged
     if measure is None or not figures or any(_answers(c, measure) for c in figures):

@@ -1,0 +1,46 @@
+"""A difference asked, answered with one price and no difference.
+
+"how much more is the gold service compared to silver?" was answered "The gold service costs
+£165." and shown ✅: the figure is in the result, and it is no difference. Flagged now; an
+answer that gives the difference, or both prices, or says how they compare is left alone.
+English and Korean, no topic."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_core.checks.grounding import check_answer
+from agent_core.checks.words import unsupported
+from tests.test_answer_check_generic import call
+
+PACKAGES = call("s", "Package: Silver Service, Price: £95; Package: Gold Service, Price: £165;")
+PASSES = call("y", "이용권: 10회권, 가격: 220,000원; 이용권: 20회권, 가격: 400,000원;")
+WHY = "the question asks how much the prices differ, and the answer gives one price and no difference"
+
+
+@pytest.mark.parametrize(
+    ("goal", "answer", "result"),
+    [
+        ("how much more is the gold service compared to silver?", "The gold service costs £165.", PACKAGES),
+        ("What's the price difference between Gold and Silver?", "Silver is £95.", PACKAGES),
+        ("10회권이랑 20회권 중에 얼마 차이 나요?", "10회권의 가격은 220,000원입니다.", PASSES),
+    ],
+)
+def test_one_price_is_no_difference(goal: str, answer: str, result: dict) -> None:
+    checked = check_answer(answer, goal, [result])
+    assert [c["reason"] for c in unsupported(checked)] == [WHY], checked["claims"]
+
+
+@pytest.mark.parametrize(
+    ("goal", "answer", "result"),
+    [
+        ("how much more is gold than silver?", "Gold is £165 and Silver £95.", PACKAGES),
+        ("how much more is gold than silver?", "Gold costs £70 more than Silver.", PACKAGES),
+        ("how much more is gold than silver?", "Gold, at £165, is the dearer one.", PACKAGES),
+        ("10회권이랑 20회권 중에 얼마 차이 나요?", "20회권이 180,000원 더 비싸요.", PASSES),
+        ("How much is the gold service?", "The gold service costs £165.", PACKAGES),  # no difference asked
+    ],
+)
+def test_a_difference_or_both_prices_stand(goal: str, answer: str, result: dict) -> None:
+    checked = check_answer(answer, goal, [result])
+    assert WHY not in [c.get("reason") for c in unsupported(checked)], checked["claims"]
