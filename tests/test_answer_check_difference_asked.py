@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from agent_core.checks.grounding import check_answer
-from agent_core.checks.words import unsupported
+from agent_core.checks.words import correction, unsupported
 from tests.test_answer_check_generic import call
 
 PACKAGES = call("s", "Package: Silver Service, Price: £95; Package: Gold Service, Price: £165;")
@@ -44,3 +44,23 @@ def test_one_price_is_no_difference(goal: str, answer: str, result: dict) -> Non
 def test_a_difference_or_both_prices_stand(goal: str, answer: str, result: dict) -> None:
     checked = check_answer(answer, goal, [result])
     assert WHY not in [c.get("reason") for c in unsupported(checked)], checked["claims"]
+
+
+@pytest.mark.parametrize(
+    ("goal", "answer", "result"),
+    [
+        ("how much more is gold than silver?", "The gold service costs £165.", PACKAGES),
+        ("How much do 3 nights cost?", "It is €120 per night.", call("h", "Double room: €120 per night.")),
+        (
+            "How much is a paired lesson per term?",
+            "It is £14 per term.",
+            call("f", "£14.00 per lesson ........ £182 per term"),
+        ),
+    ],
+)
+def test_the_model_is_asked_to_work_out_what_was_asked(goal: str, answer: str, result: dict) -> None:
+    """A true figure for another quantity than the one asked: looking it up again finds the same
+    figure, so the turn sent back asks for the arithmetic."""
+    assert correction(check_answer(answer, goal, [result])).endswith(
+        "Work it out for the quantity asked (with a tool for the arithmetic), or say which quantity the figure is for."
+    )

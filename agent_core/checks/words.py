@@ -14,6 +14,14 @@ AS_DIFFERENCE = (
     "their figures differ by it"
 )
 """The reason a figure the answer states as a difference is not supported (:mod:`agent_core.checks.differences`)."""
+WORKED_OUT = (
+    "and the answer gives only a price",
+    "the question asks how much the prices differ",
+    "the answer gives it per",
+)
+"""Words of the reasons that a true figure answers another quantity than the one asked (a price per
+one for several, one price for a difference, a price per lesson for one per term): the answer is
+worked out, not looked up again."""
 UNMENTIONED = "no tool result mentions"
 """How the reason begins when the answer applies a figure to a word no result has
 (:func:`agent_core.checks.subjects.unmentioned_word`)."""
@@ -136,7 +144,7 @@ def correction(grounding: Mapping[str, Any]) -> str:
             "same thing in other words, answer in the result's words; if not, say that the results do not give it."
         )
     if reasoned:
-        scaled = SCALED in str(reasoned[0]["reason"])
+        scaled = any(words in str(reasoned[0]["reason"]) for words in (SCALED, *WORKED_OUT))
         return f"Your answer says {reasoned[0]['text']}, but {reasoned[0]['reason']}. " + (
             "Work it out for the quantity asked (with a tool for the arithmetic), or say which quantity the figure is for."
             if scaled
