@@ -2,7 +2,10 @@
 
 "£14.00 per student per term" was shown ✅ from "£14.00 per student per lesson ........ £182 per
 student per term". Flagged now; the same basis in other words, a result that says nothing of the
-basis, and a basis the result never prices by are left alone. No topic."""
+basis, and a basis the result never prices by are left alone. A figure a result gives for another
+weight than the goal's, where the result states a rate by weight ("84 minutes" for a 1.6 kg
+chicken, roasted "20 minutes per 500 g"), is flagged too; a weight that is a limit is not. No
+topic."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import pytest
 
 from agent_core.checks.bases import bases_after
 from agent_core.checks.grounding import check_answer
-from agent_core.checks.words import unsupported
+from agent_core.checks.words import correction, unsupported
 from tests.test_answer_check_generic import call
 
 FEES = call(
@@ -72,3 +75,36 @@ def test_bases_after() -> None:
     assert bases_after(text, 6) == ["student", "lesson"]
     assert bases_after(text, text.index("/") - 0) == ["night"]
     assert bases_after(text, text.index(" a class")) == ["class"]
+
+
+ROAST = call(
+    "c",
+    "Roasting time: Roast for 20 minutes per 500 g, plus an extra 20 minutes. "
+    "A 1.6 kg chicken therefore needs 84 minutes.",
+)
+CHAIRS = call("t", "Model: Atlas Ergonomic, Max user weight: 150 kg, Price: $449;")
+
+
+def test_a_figure_for_another_weight_is_not_support() -> None:
+    """The result's rate by weight ("per 500 g") makes its figure one for its own weight."""
+    grounding = check_answer(
+        "The chicken should be roasted for 84 minutes.", "my chicken weighs 2 kg, how long?", [ROAST]
+    )
+    assert [c.get("reason") for c in unsupported(grounding)] == [
+        "the result gives 84 minutes for 1.6 kg; the question is about 2 kg"
+    ]
+    # The answer's turn asks for the arithmetic, as for a recipe for more people.
+    assert "Work it out for the quantity asked" in correction(grounding)
+
+
+@pytest.mark.parametrize(
+    ("goal", "answer", "result"),
+    [
+        ("my chicken weighs 1.6 kg, how long?", "It needs 84 minutes.", ROAST),  # the result's own weight
+        ("my chicken weighs 1600 g, how long?", "It needs 84 minutes.", ROAST),  # in grams
+        ("my chicken weighs 2 kg, how long?", "A 1.6 kg chicken needs 84 minutes.", ROAST),  # says which
+        ("I weigh 140 kg. How much is the Atlas chair?", "The Atlas Ergonomic is $449.", CHAIRS),  # a limit
+    ],
+)
+def test_a_figure_for_its_own_weight_stands(goal: str, answer: str, result: dict) -> None:
+    assert unsupported(check_answer(answer, goal, [result])) == []

@@ -17,7 +17,9 @@ from __future__ import annotations
 import re
 
 from agent_core.checks.claims import Claim, find_all
+from agent_core.checks.scaling import weighed_for_another
 from agent_core.checks.weekdays import other_day
+from agent_core.checks.words import SCALED
 
 _BASIS = re.compile(r"\s*(?:(?:per|a|an)\s+|/\s*)([a-z]{3,})\b", re.IGNORECASE)
 
@@ -69,6 +71,8 @@ def for_another(claim: Claim, answer: str, goal: str, source_text: str) -> str |
     answer does; None when neither."""
     if day := other_day(claim, answer, goal, source_text):
         return f"the result gives {claim.text.strip()} for {day[0]}; the answer gives it for {day[1]}"
+    if weight := weighed_for_another(claim, answer, goal, source_text):
+        return f"the result gives {claim.text.strip()} for {weight[0]}; {SCALED} {weight[1]}"
     if basis := other_basis(claim, answer, source_text):
         return f"the result gives {claim.text.strip()} per {basis[0]}; the answer gives it per {basis[1]}"
     return None

@@ -232,3 +232,53 @@ def counts_only(claim: Claim, goal: str) -> bool:
     """Whether the goal writes an amount of money's number only as a count of something: the goal's
     count is no support for "$10 per hour" or "$12"."""
     return claim.kind == "money" and bool(claim.numbers) and counted(goal, {abs(n) for n in claim.numbers})
+
+
+_WEIGHT = re.compile(
+    r"(?<![\d.,])(\d+(?:\.\d+)?)\s*(kg|kilos?|kilograms?|g|grams?|lbs?|킬로그램|킬로|그램)(?![a-z])", re.IGNORECASE
+)
+_GRAMS = {"k": 1000.0, "l": 453.6, "킬": 1000.0}
+_BY_WEIGHT = re.compile(
+    r"\b(?:per|every|for\s+each)\s+(?:\d+(?:\.\d+)?\s*)?(?:kg|kilos?|kilograms?|g|grams?|lbs?|pound)\b|/\s*kg\b"
+    r"|(?:kg|킬로그램|킬로|그램|g)\s*당",
+    re.IGNORECASE,
+)
+"""A rate by weight ("20 minutes per 500 g", "£4/kg", "1kg당"): the result's figures scale with weight."""
+
+
+def _grams(match: re.Match[str]) -> float:
+    return float(match.group(1)) * _GRAMS.get(match.group(2)[0].lower(), 1.0)
+
+
+def _rate_unit(text: str, weight: re.Match[str]) -> bool:
+    """Whether ``weight`` is the unit of a rate ("per 500 g", "1kg당"), not a thing's weight."""
+    return bool(_RATE_BEFORE.search(text[: weight.start()])) or text[weight.end() :].lstrip().startswith("당")
+
+
+_RATE_BEFORE = re.compile(r"(?:\bper|\bevery|\bfor\s+each|/)\s*$", re.IGNORECASE)
+
+
+def weighed_for_another(claim: Claim, answer: str, goal: str, source_text: str) -> tuple[str, str] | None:
+    """``(the weight the result gives the figure for, the goal's weight)`` when ``claim`` is found
+    in ``source_text`` only after another weight than the goal's ("A 1.6 kg chicken therefore
+    needs 84 minutes" for "my chicken weighs 2 kg"), where that result states a rate by weight
+    before it ("20 minutes per 500 g"), and the answer's sentence does not say which weight it is
+    for; else None. A weight with no rate beside it is a limit or a size ("max user weight 150
+    kg"), not the quantity the figure is for: not judged."""
+    asked = _WEIGHT.search(with_digits(goal))
+    if claim.kind not in (*_SCALED_KINDS, "quantity") or not claim.numbers or asked is None:
+        return None
+    value = abs(claim.numbers[0])
+    places = [c for c in find_all(source_text) if c.numbers and abs(abs(c.numbers[0]) - value) < 1e-9]
+    said = {round(_grams(m), 3) for m in _WEIGHT.finditer(claim_sentence(answer, claim))}
+    found: str | None = None
+    for place in places:
+        before = source_text[max(0, place.start - WINDOW) : place.start]
+        weights = [m for m in _WEIGHT.finditer(before) if not _rate_unit(before, m)]
+        if not _BY_WEIGHT.search(before) or not weights:
+            return None
+        nearest = weights[-1]
+        if abs(_grams(nearest) - _grams(asked)) < 1e-6 or round(_grams(nearest), 3) in said:
+            return None  # the goal's own weight, or the answer says which: it may be that one
+        found = found or nearest.group(0).strip()
+    return (found, asked.group(0).strip()) if found else None
