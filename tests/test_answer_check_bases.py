@@ -2,10 +2,10 @@
 
 "£14.00 per student per term" was shown ✅ from "£14.00 per student per lesson ........ £182 per
 student per term". Flagged now; the same basis in other words, a result that says nothing of the
-basis, and a basis the result never prices by are left alone. A figure a result gives for another
-weight than the goal's, where the result states a rate by weight ("84 minutes" for a 1.6 kg
-chicken, roasted "20 minutes per 500 g"), is flagged too; a weight that is a limit is not. No
-topic."""
+basis, and a basis the result prices by only in another row or sentence are left alone. A figure
+a result gives for another weight than the goal's, where the result states a rate by weight
+("84 minutes" for a 1.6 kg chicken, roasted "20 minutes per 500 g"), is flagged too; a weight
+that is a limit, or a figure the rate does not give, is not. No topic."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ FEES = call(
     "Individual lessons 45 minutes ........ £26.00 per lesson ........ £338 per term\n"
     "Paired lessons ........ £14.00 per student per lesson ........ £182 per student per term",
 )
-ROOMS = call("r", "Double room: €120 per night. Breakfast: €15 per person.")
+ROOMS = call("r", "Double room: €120 per night, breakfast €15 per person.")
+TWO_SENTENCES = call("s", "Double room: €120 per night. Tickets to the spa: €15 per person.")
 PLAIN = call("p", "Hire of the hall: £40. Extra hour: £10/hour.")
 
 
@@ -38,7 +39,7 @@ PLAIN = call("p", "Hire of the hall: £40. Extra hour: £10/hour.")
             "What does an individual lesson cost for a term?",
             "An individual lesson costs £26 per student per term.",
             FEES,
-            "the result gives £26 per lesson; the answer gives it per student per term",
+            "the result gives £26 per lesson; the answer gives it per term",
         ),
         (
             "How much is breakfast?",
@@ -62,6 +63,7 @@ def test_a_price_per_another_thing_is_not_support(goal: str, answer: str, result
         ("The 45-minute lessons are £338 per term.", FEES),
         ("The room is €120 a night.", ROOMS),
         ("The room is €120 per stay.", ROOMS),  # "stay" is no basis the result prices by
+        ("The room is €120 per person.", TWO_SENTENCES),  # "per person" only in another sentence
         ("The hall is £40 per booking.", PLAIN),  # the result says nothing of a basis
         ("An extra hour is £10 per hour.", PLAIN),
     ],
@@ -104,6 +106,18 @@ def test_a_figure_for_another_weight_is_not_support() -> None:
         ("my chicken weighs 1600 g, how long?", "It needs 84 minutes.", ROAST),  # in grams
         ("my chicken weighs 2 kg, how long?", "A 1.6 kg chicken needs 84 minutes.", ROAST),  # says which
         ("I weigh 140 kg. How much is the Atlas chair?", "The Atlas Ergonomic is $449.", CHAIRS),  # a limit
+        ("my chicken weighs 2 kg", "Let it rest for 10 minutes.", call("r", ROAST["output"] + " Rest for 10 minutes.")),
+        (
+            "My bag weighs 20 kg. What does it cost?",
+            "A checked bag costs $35.",
+            call("b", "Excess baggage: 15 minutes per kg at the desk. Checked bag up to 23 kg: 35 minutes."),
+        ),
+        (
+            "I weigh 80 kg. How much protein is in a scoop?",
+            "One scoop has 24 g of protein.",
+            call("p", "Aim for 1.6 g per kg of body weight. One scoop (30 g) has 24 g protein."),
+        ),
+        ("5킬로미터 달리면 몇 분 걸려요?", "60분 걸려요.", call("k", "1킬로당 6분. 10킬로 코스는 60분입니다.")),
     ],
 )
 def test_a_figure_for_its_own_weight_stands(goal: str, answer: str, result: dict) -> None:

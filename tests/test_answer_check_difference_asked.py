@@ -39,6 +39,9 @@ def test_one_price_is_no_difference(goal: str, answer: str, result: dict) -> Non
         ("how much more is gold than silver?", "Gold, at £165, is the dearer one.", PACKAGES),
         ("10회권이랑 20회권 중에 얼마 차이 나요?", "20회권이 180,000원 더 비싸요.", PASSES),
         ("How much is the gold service?", "The gold service costs £165.", PACKAGES),  # no difference asked
+        ("how much more is gold than silver?", "Gold is £70 pricier.", PACKAGES),
+        ("What's the difference between the gold and silver plans?", "Gold costs £165 and adds a clean.", PACKAGES),
+        ("What's the price difference? And how much is gold?", "Gold is £165.", PACKAGES),  # two questions
     ],
 )
 def test_a_difference_or_both_prices_stand(goal: str, answer: str, result: dict) -> None:

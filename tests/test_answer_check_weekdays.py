@@ -66,6 +66,24 @@ def test_a_time_for_another_day_is_not_support(goal: str, answer: str, result: d
         ("What are the hours on Saturday?", "It is open 10:00 to 19:00.", DAILY),  # no Saturday row
         ("When does it open?", "It opens at 10:00 on weekdays.", HOURS),  # a group of days
         ("Wednesday hours?", "Monday to Friday it opens at 10:00.", HOURS),  # the answer names the days
+        # the day after its times, a list of days, another time on the line, a closed day
+        (
+            "Saturday hours?",
+            "On Saturday it opens at 10:00.",
+            call("a", "Hours: 9:00-17:00 (Mon-Fri), 10:00-14:00 (Sat)."),
+        ),
+        ("Monday hours?", "On Monday it opens at 10:00.", call("l", "Mon, Tue, Wed: 10:00-18:00; Sat: 09:00-14:00")),
+        ("Monday class?", "On Monday it is at 18:00.", call("l", "Classes: Monday and Wednesday 18:00-20:00")),
+        (
+            "I'm leaving on Monday, what time is check-out?",
+            "Check-out is at 11:00.",
+            call("j", '{"breakfast": {"weekdays": "07:00-10:00", "weekend": "08:00-11:00"}, "checkout": "11:00"}'),
+        ),
+        (
+            "Is it open on Sunday?",
+            "It's open until 22:00 except on Sunday.",
+            call("c", "Mon-Sat 08:00-22:00; Sun closed"),
+        ),
     ],
 )
 def test_the_days_own_times_stand(goal: str, answer: str, result: dict) -> None:

@@ -32,6 +32,7 @@ import re
 from collections.abc import Sequence
 
 from agent_core.checks.claims import Claim, claim_sentence, claims_in, find_claims
+from agent_core.checks.comparisons import LARGER, SMALLER
 from agent_core.checks.scaling import Mismatch, asks_per_one, goal_counts, per_one
 from agent_core.checks.units import unit_of
 from agent_core.text.number_words import with_digits
@@ -56,16 +57,31 @@ _ASKED_MONEY_KO = re.compile(
 """A goal that asks a price: "how much does … cost", "what's the price", "how much is a student
 membership", "이용료가 얼마예요", "하룻밤 맡기면 얼마예요?" (if I leave it a night, how much?); not
 "how much does it weigh", "거리가 얼마예요" nor "얼마나 걸려요" (how long)."""
-_ASKS_TOTAL = re.compile(r"\btotal\b|\bin\s+all\b|\baltogether\b|총\s*(?:얼마|금액|비용|요금)|합계", re.IGNORECASE)
-"""A goal that asks a total ("5 people, 3 nights: what's the total?", "총 얼마"): a price per one of
-what it counts is no answer, whatever it asks the total of."""
-_ASKS_DIFFERENCE = re.compile(r"\bhow\s+much\s+(?:more|less|cheaper|dearer|extra)\b|\bdifference\b|차이", re.IGNORECASE)
+_ASKS_TOTAL = re.compile(
+    r"\bwhat(?:'s|\s+is|\s+would\s+be|\s+will\s+be)\s+the\s+total\b(?!\s+(?:time|number|length|count|distance|weight))"
+    r"|\btotal\s+(?:cost|price|amount|bill|fee|charge)s?\b|\bhow\s+much\b[^.?!]*\b(?:in\s+total|altogether|in\s+all)\b"
+    r"|총\s*(?:얼마|금액|비용|요금)|합계\s*금액",
+    re.IGNORECASE,
+)
+"""A goal that asks a total to pay ("5 people, 3 nights: what's the total?", "total cost", "총
+얼마"): a price per one of what it counts is no answer. Not a total of another measure ("how long
+is the tour in total?")."""
+_RATE_WORD = re.compile(r"\b(?:nightly|daily|weekly|monthly|hourly|yearly|annual)\b", re.IGNORECASE)
+"""A price per one asked in one word ("what's the nightly rate?")."""
+_ASKS_DIFFERENCE = re.compile(
+    r"\bhow\s+much\s+(?:more|less|cheaper|dearer|extra)\b|\b(?:price|cost)\s+difference\b"
+    r"|\bdifference\s+in\s+(?:price|cost)\b|가격\s*차이|얼마(?:나)?\s*차이|차이(?:가|는)?\s*얼마",
+    re.IGNORECASE,
+)
 _SAYS_DIFFERENCE = re.compile(
-    r"\b(?:more|less|cheaper|dearer|extra|differ\w*|save|saves|saving|than|over|under)\b|차이|더|덜|저렴|싸|비싸|절약",
+    rf"\b(?:{LARGER}|{SMALLER}|dearer|extra|additional|differ\w*|save|saves|saving|than|over|under|on\s+top)\b"
+    r"|차이|더|덜|저렴|싸|쌉|비싸|비쌉|높|낮|추가|절약",
     re.IGNORECASE,
 )
 """A goal that asks how much two prices differ, and the words of a sentence that answers with a
-difference: one price alone, said with none of them, answers no difference."""
+difference or a comparison: one price alone, said with none of them, answers no difference. A
+goal that also asks a price ("… and how much is the Pro?") is not judged so: the price may answer
+that."""
 _ASKED_WHEN = re.compile(
     r"(?:^|[.?!]\s+|\band\s+)when\s+(?:is|are|was|were|do|does|did|will|would|can|could|should|must)\b|언제(?!든)"
     r"|\bwhat\s+time\b|몇\s?시(?!간)",
@@ -138,7 +154,8 @@ def not_what_was_asked(claims: Sequence[Claim], goal: str, answer: str) -> tuple
     the goal, no contact. None when a figure answers (one written in words too: "two nights",
     "이틀"), when the answer has no figure of its own, or when the goal asks no such thing."""
     measure = asked_measure(goal)
-    difference = _ASKS_DIFFERENCE.search(goal) is not None
+    rest = _ASKS_DIFFERENCE.sub(" ", goal)
+    difference = rest != goal and not (_ASKED_MONEY_EN.search(rest) or _ASKED_MONEY_KO.search(rest))
     if measure is None and not difference and not _ASKS_TOTAL.search(goal):
         return None
     stated = {abs(n) for c in claims_in(goal) for n in c.numbers}
@@ -170,7 +187,7 @@ def _per_one_only(figures: Sequence[Claim], goal: str, answer: str) -> tuple[str
     """A price asked for several ("How much do 150 units cost?", "3박 하면 얼마예요?") answered only
     with prices per one ("$21.60 per unit"): true figures, and no answer. None when the goal asks
     a price per one itself, names no count above one, or a money figure is not given per one."""
-    if asks_per_one(goal):
+    if asks_per_one(goal) or _RATE_WORD.search(goal):
         return None
     money = [c for c in figures if c.kind == "money"]
     counts = {family: count for family, count in goal_counts(goal).items() if count[0] > 1}

@@ -5,8 +5,9 @@ asked how much more a term of individual lessons costs, the model wrote "£14.00
 term". The figure is in the result, said per lesson, and the answer says it per term. So a price
 found in a result counts as support only if, at some place the result states it, what it is per
 ("per lesson", "/night", "a month") includes what the answer says it is per, or says nothing;
-judged only when the result states some other price per the answer's word ("£182 per term"), so a
-word of the answer's own for the same thing ("a session" for "per lesson") is not judged.
+judged only when the result states some other price per the answer's word in the same row or
+sentence ("£182 per term"), so a word of the answer's own for the same thing ("a session" for
+"per lesson", "per room" beside a resort fee "per room per night") is not judged.
 
 English; pure functions; nothing here knows a topic. Also :func:`for_another`, the reason a figure
 is given in a result for another day or another basis than the answer gives it for.
@@ -16,9 +17,9 @@ from __future__ import annotations
 
 import re
 
-from agent_core.checks.claims import Claim, find_all
-from agent_core.checks.scaling import weighed_for_another
+from agent_core.checks.claims import Claim, claims_in
 from agent_core.checks.weekdays import other_day
+from agent_core.checks.weights import weighed_for_another
 from agent_core.checks.words import SCALED
 
 _BASIS = re.compile(r"\s*(?:(?:per|a|an)\s+|/\s*)([a-z]{3,})\b", re.IGNORECASE)
@@ -41,16 +42,27 @@ def bases_after(text: str, end: int) -> list[str]:
     return found
 
 
+_ROW_END = re.compile(r"[;\n|]|\\n|(?<!\.)\.\s")
+"""The end of a row or a sentence; not dot leaders ("Paired ........ £14.00 per lesson")."""
+
+
+def _row(text: str, at: int) -> tuple[int, int]:
+    """The bounds of the row or sentence of ``text`` around ``at``."""
+    starts = [m.end() for m in _ROW_END.finditer(text, 0, at)]
+    end = _ROW_END.search(text, at)
+    return (starts[-1] if starts else 0, end.start() if end else len(text))
+
+
 def other_basis(claim: Claim, answer: str, source_text: str) -> tuple[str, str] | None:
     """``(what the result gives the price per, what the answer gives it per)`` when ``claim`` is
     a price that ``source_text`` states only per other things than the answer says, and states
-    another price per the answer's word; else None."""
+    another price per the answer's word in the same row or sentence; else None."""
     if claim.kind != "money" or not claim.numbers:
         return None
     said = bases_after(answer, claim.end)
     if not said:
         return None
-    figures = [c for c in find_all(source_text) if c.kind == "money" and c.numbers]
+    figures = [c for c in claims_in(source_text) if c.kind == "money" and c.numbers]
     places = [c for c in figures if abs(c.numbers[0]) == abs(claim.numbers[0])]
     given: list[list[str]] = []
     for place in places:
@@ -58,7 +70,13 @@ def other_basis(claim: Claim, answer: str, source_text: str) -> tuple[str, str] 
         if not per or set(said) <= set(per):
             return None  # said per nothing, or per what the answer says: it may be that one
         given.append(per)
-    elsewhere = {w for c in figures if c not in places for w in bases_after(source_text, c.end)}
+    rows = [_row(source_text, p.start) for p in places]
+    elsewhere = {
+        w
+        for c in figures
+        if c not in places and any(a <= c.start < b for a, b in rows)
+        for w in bases_after(source_text, c.end)
+    }
     missing = [w for w in said if w not in {w for per in given for w in per} and w in elsewhere]
     if not given or not missing:
         return None

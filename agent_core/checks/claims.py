@@ -61,7 +61,7 @@ _TIME_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"(?<![\d.,:])(\d{{1,2}})\s?{_AMPM}(?![a-z])", re.IGNORECASE), "h"),
     (
         re.compile(
-            r"(오전|오후|아침|저녁|밤|낮)?\s?(\d{1,2})\s?시(?!간|간의|작|청|장|리|즌)(?:\s?(\d{1,2})\s?분|\s?(반))?"
+            r"(오전|오후|아침|저녁|밤|낮)?\s?(?<![\d.,:])(\d{1,2})\s?시(?!간|간의|작|청|장|리|즌|스|군|·)(?:\s?(\d{1,2})\s?분|\s?(반))?"
         ),
         "ko",
     ),
@@ -295,7 +295,7 @@ def _time(m: re.Match[str], form: str) -> Claim | None:
         hour += 12
     elif ampm == "am" and hour == 12:
         hour = 0
-    if minute > 59 or hour > (47 if form not in ("hm", "h") else 24):
+    if minute > 59 or hour > (29 if form not in ("hm", "h") else 24):
         return None  # "25시" is still said as a time of day, one no clock shows ("25시부터 25시까지")
     return Claim(m.group(0).strip(), f"{hour:02d}:{minute:02d}", "time", m.start(), m.end(), minutes=hour * 60 + minute)
 

@@ -4,10 +4,10 @@ Asked "자전거 수리점 토요일에 몇 시부터 몇 시까지 해요?" (wh
 "토요일에는 10시부터 19시까지" from an opening-hours list whose 10:00 - 19:00 is Monday's; its
 Saturday is 09:30 - 16:00. Both times are in the result, yet not for Saturday. So a time of day
 found in a result counts as support only if, at some place the result states it, the day named
-nearest before it on its line ("Saturday 09:30", "Day: Tuesday–Friday, Hours: 08:30–18:00")
-is one the answer gives it for (or the goal, when the answer's sentence names no day). Judged
-only when the result names that day somewhere: a list that has no row for it ("Open daily
-10:00–19:00") says nothing against the answer.
+nearest before it on its line ("Saturday 09:30", "Day: Tuesday–Friday, Hours: 08:30–18:00",
+"Mon, Wed & Fri 9:00") is one the answer gives it for (or the goal, when the answer's sentence
+names no day). Judged only when the result gives a time for that day too: a list that has no
+row for it ("Open daily 10:00–19:00", "Sun closed") says nothing against the answer.
 
 Days in English (full names, and capitalised short ones: "Sat", "Tue") and Korean ("토요일"),
 ranges ("Tuesday–Friday", "월요일~금요일"), weekdays and weekends ("평일", "주말"). Pure functions.
@@ -15,9 +15,11 @@ ranges ("Tuesday–Friday", "월요일~금요일"), weekdays and weekends ("평�
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Set as AbstractSet
 
-from agent_core.checks.claims import Claim, claim_sentence, find_all
+from agent_core.checks.claims import Claim, claim_sentence, claims_in
 
 NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 _KOREAN = "월화수목금토일"
@@ -73,29 +75,48 @@ def _spans(text: str) -> list[tuple[int, int, set[int]]]:
     return sorted(spans)
 
 
-def days_in(text: str) -> set[int]:
+@functools.lru_cache(maxsize=256)
+def days_in(text: str) -> frozenset[int]:
     """Every day of the week the text names (0 = Monday), ranges and groups spread out."""
-    return {d for _, _, days in _spans(text) for d in days}
+    return frozenset(d for _, _, days in _spans(text) for d in days)
+
+
+_LIST_JOIN = re.compile(r"\s*(?:,|&|/|·|\band\b|및|과|와)\s*$", re.IGNORECASE)
+"""What joins the days of a list ("Mon, Wed & Fri", "월요일과 수요일")."""
+_BREAK = re.compile(r"[;|{}]|\.\s|\",|\d{1,2}(?::\d{2}|\s?시).*\d{1,2}(?::\d{2}|\s?시)")
+"""Between a day and a time, what ends the day's reach: a field, a row or a sentence, or two other
+times ("Breakfast Sat-Sun 8:00-11:00. Check-out 11:00")."""
 
 
 def _day_before(text: str, at: int) -> set[int] | None:
-    """The days named nearest before ``text[at]`` on its line, within :data:`WINDOW`; None if none."""
+    """The days named right before ``text[at]`` on its line, within :data:`WINDOW`: a day, a range,
+    or a list of them ("Mon, Wed & Fri"), with no :data:`_BREAK` between; None if none."""
     start = max(0, at - WINDOW)
     line = _LINE_BREAK.split(text[start:at])[-1]
     spans = _spans(line)
-    return spans[-1][2] if spans else None
+    if not spans or _BREAK.search(line[spans[-1][1] :]):
+        return None
+    days = set(spans[-1][2])
+    for (_, end, more), (begin, _, _) in zip(reversed(spans[:-1]), reversed(spans)):
+        if not _LIST_JOIN.fullmatch(line[end:begin]) and line[end:begin].strip():
+            break
+        days |= more
+    return days
 
 
 def other_day(claim: Claim, answer: str, goal: str, source_text: str) -> tuple[str, str] | None:
     """``(the day the result gives the time for, the day the answer gives it for)`` when
     ``claim`` is a time of day that ``source_text`` states only for other days than the answer's
-    (or the goal's) and the result names the answer's day too; else None."""
+    (or the goal's) and gives some other time for the answer's day; else None."""
     if claim.kind != "time" or claim.minutes is None:
         return None
     wanted = days_in(claim_sentence(answer, claim)) or days_in(goal)
     if not wanted or not wanted & days_in(source_text):
         return None
-    places = [c for c in find_all(source_text) if c.kind == "time" and c.minutes == claim.minutes]
+    times = [c for c in claims_in(source_text) if c.kind == "time"]
+    if not any((days := _day_before(source_text, c.start)) and days & wanted for c in times):
+        return None  # the result gives no time for the answer's day ("Sun closed"): nothing to set against
+    places = [c for c in times if c.minutes == claim.minutes]
     given: list[set[int]] = []
     for place in places:
         days = _day_before(source_text, place.start)
@@ -107,7 +128,7 @@ def other_day(claim: Claim, answer: str, goal: str, source_text: str) -> tuple[s
     return _said(set().union(*given)), _said(wanted)
 
 
-def _said(days: set[int]) -> str:
+def _said(days: AbstractSet[int]) -> str:
     ordered = sorted(days)
     if len(ordered) > 2 and ordered == list(range(ordered[0], ordered[-1] + 1)):
         return f"{NAMES[ordered[0]]} to {NAMES[ordered[-1]]}"
