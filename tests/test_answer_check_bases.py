@@ -64,6 +64,8 @@ def test_a_price_per_another_thing_is_not_support(goal: str, answer: str, result
         ("The room is €120 a night.", ROOMS),
         ("The room is €120 per stay.", ROOMS),  # "stay" is no basis the result prices by
         ("The room is €120 per person.", TWO_SENTENCES),  # "per person" only in another sentence
+        ("Pro is $15 per user per month.", call("m", "Pro: $15/user/mo billed annually or $18 per user per month")),
+        ("Breakfast is €15 per person.", call("g", "Breakfast €15 per guest, dinner €30 per person")),  # one thing
         ("The hall is £40 per booking.", PLAIN),  # the result says nothing of a basis
         ("An extra hour is £10 per hour.", PLAIN),
     ],
@@ -118,6 +120,16 @@ def test_a_figure_for_another_weight_is_not_support() -> None:
             call("p", "Aim for 1.6 g per kg of body weight. One scoop (30 g) has 24 g protein."),
         ),
         ("5킬로미터 달리면 몇 분 걸려요?", "60분 걸려요.", call("k", "1킬로당 6분. 10킬로 코스는 60분입니다.")),
+        (  # a rate of 0 ("Sugar: 0 g per 100 g") gives nothing to judge by
+            "I usually eat about 150 g. How much protein is in a pot?",
+            "A pot has 17 g of protein.",
+            call("y", "Protein: 10 g per 100 g. Sugar: 0 g per 100 g. One 170 g pot has 17 g protein."),
+        ),
+        (  # the goal's weight, written with another beside it
+            "my chicken weighs 2 kg",
+            "It needs 100 minutes.",
+            call("c", "Allow 20 minutes per 500 g plus 20 minutes. A 2kg (4lb) chicken needs 100 minutes."),
+        ),
     ],
 )
 def test_a_figure_for_its_own_weight_stands(goal: str, answer: str, result: dict) -> None:

@@ -42,6 +42,8 @@ def test_one_price_is_no_difference(goal: str, answer: str, result: dict) -> Non
         ("how much more is gold than silver?", "Gold is £70 pricier.", PACKAGES),
         ("What's the difference between the gold and silver plans?", "Gold costs £165 and adds a clean.", PACKAGES),
         ("What's the price difference? And how much is gold?", "Gold is £165.", PACKAGES),  # two questions
+        ("How much extra is breakfast?", "Breakfast is £165 per person.", PACKAGES),  # a supplement, not a difference
+        ("What's the price difference between Gold and Silver?", "Both cost £165 a month.", PACKAGES),
     ],
 )
 def test_a_difference_or_both_prices_stand(goal: str, answer: str, result: dict) -> None:

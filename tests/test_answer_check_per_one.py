@@ -87,6 +87,7 @@ def test_a_price_per_one_does_not_answer_a_price_for_several(goal: str, answer: 
         ("What's the total for the double room?", "It is €120 per night.", ROOM),
         ("We're 2 for 3 nights. Is breakfast included in all rooms?", "Yes; the room is €120 per night.", ROOM),
         ("For 3 nights, what's the total nightly rate?", "It is €120 per night.", ROOM),
+        ("Does the total price include breakfast for 2 adults?", "Yes; the room is €120 per night.", ROOM),
         # no price asked, or no figure of money in the answer
         ("How many units get the volume discount?", "150 units or more, at $21.60 per unit.", UNIT),
         ("How long can 4 people stay?", "There is no limit for 4 people.", GUESTS),

@@ -84,6 +84,22 @@ def test_a_time_for_another_day_is_not_support(goal: str, answer: str, result: d
             "It's open until 22:00 except on Sunday.",
             call("c", "Mon-Sat 08:00-22:00; Sun closed"),
         ),
+        # days after their times, "except", a Korean range "월~금요일"
+        (
+            "Saturday hours?",
+            "On Saturday it's open from 10:00 to 16:00.",
+            call("t", "Open 9:00–17:00 Mon–Fri, 10:00–16:00 Sat, 11:00–15:00 Sun."),
+        ),
+        (
+            "Thursday hours?",
+            "On Thursday it is open from 10:00 to 21:00.",
+            call("e", "Open daily except Monday 10:00–18:00, Thursdays until 21:00."),
+        ),
+        (
+            "수요일 진료시간?",
+            "수요일은 9시부터 18시까지 진료해요.",
+            call("k", "진료시간: 월~금요일 09:00~18:00, 토요일 09:00~13:00"),
+        ),
     ],
 )
 def test_the_days_own_times_stand(goal: str, answer: str, result: dict) -> None:

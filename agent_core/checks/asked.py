@@ -58,9 +58,10 @@ _ASKED_MONEY_KO = re.compile(
 membership", "이용료가 얼마예요", "하룻밤 맡기면 얼마예요?" (if I leave it a night, how much?); not
 "how much does it weigh", "거리가 얼마예요" nor "얼마나 걸려요" (how long)."""
 _ASKS_TOTAL = re.compile(
-    r"\bwhat(?:'s|\s+is|\s+would\s+be|\s+will\s+be)\s+the\s+total\b(?!\s+(?:time|number|length|count|distance|weight))"
-    r"|\btotal\s+(?:cost|price|amount|bill|fee|charge)s?\b|\bhow\s+much\b[^.?!]*\b(?:in\s+total|altogether|in\s+all)\b"
-    r"|총\s*(?:얼마|금액|비용|요금)|합계\s*금액",
+    r"\bwhat(?:'s|\s+is|\s+would\s+be|\s+will\s+be)\s+(?:the\s+|our\s+|my\s+)?total\b"
+    r"(?=\s*(?:[?,.!]|$|for\b|to\s+pay\b|(?:cost|price|amount|bill|fee|charge)s?\b))"
+    r"|\bhow\s+much\b[^.?!]*\b(?:in\s+total|altogether|in\s+all)\b"
+    r"|총\s*(?:얼마(?!씩)|금액|비용|요금)|합계\s*금액",
     re.IGNORECASE,
 )
 """A goal that asks a total to pay ("5 people, 3 nights: what's the total?", "total cost", "총
@@ -69,16 +70,21 @@ is the tour in total?")."""
 _RATE_WORD = re.compile(r"\b(?:nightly|daily|weekly|monthly|hourly|yearly|annual)\b", re.IGNORECASE)
 """A price per one asked in one word ("what's the nightly rate?")."""
 _ASKS_DIFFERENCE = re.compile(
-    r"\bhow\s+much\s+(?:more|less|cheaper|dearer|extra)\b|\b(?:price|cost)\s+difference\b"
-    r"|\bdifference\s+in\s+(?:price|cost)\b|가격\s*차이|얼마(?:나)?\s*차이|차이(?:가|는)?\s*얼마",
+    r"\bhow\s+much\s+(?:cheaper|dearer"
+    r"|(?:more|less|extra)(?=\s+(?:(?:per|a|an)\s+\w+\s+)?(?:is|are|does|do|would|will|expensive)\b)"
+    r"(?=[^.?!]*\b(?:than|compared|vs\.?|versus|between)\b))"
+    r"|\b(?:price|cost)\s+difference\b|\bdifference\s+in\s+(?:price|cost)\b"
+    r"|가격\s*차이|(?<!시간이\s)(?<!시간\s)얼마(?:나)?\s*차이|차이(?:가|는)?\s*얼마",
     re.IGNORECASE,
 )
 _SAYS_DIFFERENCE = re.compile(
-    rf"\b(?:{LARGER}|{SMALLER}|dearer|extra|additional|differ\w*|save|saves|saving|than|over|under|on\s+top)\b"
-    r"|차이|더|덜|저렴|싸|쌉|비싸|비쌉|높|낮|추가|절약",
+    rf"\b(?:{LARGER}|{SMALLER}|dearer|extra|additional|differ\w*|save|saves|saving|than|over|under|on\s+top"
+    r"|same|both|none|premium|upgrad\w*)\b"
+    r"|차이|차액|같|동일|늘|더|덜|저렴|싸|쌉|비싸|비쌉|높|낮|추가|절약",
     re.IGNORECASE,
 )
-"""A goal that asks how much two prices differ, and the words of a sentence that answers with a
+"""A goal that asks how much two prices differ ("how much more is gold than silver?", not "how much
+extra is breakfast?", a supplement), and the words of a sentence that answers with a
 difference or a comparison: one price alone, said with none of them, answers no difference. A
 goal that also asks a price ("… and how much is the Pro?") is not judged so: the price may answer
 that."""

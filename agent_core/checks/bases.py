@@ -18,11 +18,27 @@ from __future__ import annotations
 import re
 
 from agent_core.checks.claims import Claim, claims_in
+from agent_core.checks.scaling import FAMILIES
 from agent_core.checks.weekdays import other_day
 from agent_core.checks.weights import weighed_for_another
 from agent_core.checks.words import SCALED
 
-_BASIS = re.compile(r"\s*(?:(?:per|a|an)\s+|/\s*)([a-z]{3,})\b", re.IGNORECASE)
+_BASIS = re.compile(r"\s*(?:(?:[,(]\s*)?per\s+|(?:a|an)\s+|/\s*)([a-z]{3,}|mo|hr|yr|wk|nt)\b", re.IGNORECASE)
+_SYNONYMS = (
+    {w.removesuffix("s") for w in FAMILIES["people"]} | {"head", "pax", "visitor"},
+    {"lesson", "session", "class"},
+    {"ride", "trip", "journey"},
+)
+"""Words a price may be per that name the same thing ("per person", "a head", "per guest")."""
+
+
+def _same_thing(word: str, given: list[list[str]]) -> bool:
+    """Whether the result gives the price per another word for ``word`` ("a head" for "per person")."""
+    return any(word in group and group & set(per) for group in _SYNONYMS for per in given)
+
+
+_SHORT = {"mo": "month", "hr": "hour", "yr": "year", "wk": "week", "nt": "night"}
+"""Short words a price may be per ("$15/user/mo")."""
 
 
 def _singular(word: str) -> str:
@@ -37,7 +53,7 @@ def bases_after(text: str, end: int) -> list[str]:
     ``["student", "lesson"]``; "/night" → ``["night"]``."""
     found: list[str] = []
     while m := _BASIS.match(text, end):
-        found.append(_singular(m.group(1)))
+        found.append(_SHORT.get(m.group(1).lower(), _singular(m.group(1))))
         end = m.end()
     return found
 
@@ -77,7 +93,9 @@ def other_basis(claim: Claim, answer: str, source_text: str) -> tuple[str, str] 
         if c not in places and any(a <= c.start < b for a, b in rows)
         for w in bases_after(source_text, c.end)
     }
-    missing = [w for w in said if w not in {w for per in given for w in per} and w in elsewhere]
+    missing = [
+        w for w in said if w not in {w for per in given for w in per} and w in elsewhere and not _same_thing(w, given)
+    ]
     if not given or not missing:
         return None
     return " per ".join(given[0]), " per ".join(missing)

@@ -36,6 +36,7 @@ _ONE = (
     r"(?i:\b(?P<full>monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b)"
     r"|\b(?P<short>Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\b\.?"
     r"|(?P<ko>[월화수목금토일])요일"
+    r"|(?P<kob>[월화수목금토일])(?=\s*[~\-–]\s*[월화수목금토일]요일)"
     r"|(?i:\b(?P<group>weekdays?|weekends?)\b)|(?P<kogroup>평일|주말)"
 )
 _DAY = re.compile(_ONE)
@@ -48,7 +49,8 @@ WINDOW = 120
 
 
 def _day(groups: dict[str, str | None], prefix: str = "") -> set[int]:
-    full, short, ko = groups.get(prefix + "full"), groups.get(prefix + "short"), groups.get(prefix + "ko")
+    full, short = groups.get(prefix + "full"), groups.get(prefix + "short")
+    ko = groups.get(prefix + "ko") or groups.get(prefix + "kob")
     group = groups.get(prefix + "group") or groups.get(prefix + "kogroup")
     if full:
         return {NAMES.index(full.capitalize())}
@@ -81,6 +83,11 @@ def days_in(text: str) -> frozenset[int]:
     return frozenset(d for _, _, days in _spans(text) for d in days)
 
 
+_TIME = re.compile(r"\d{1,2}(?::\d{2}|\s?시|\s?[ap]\.?m\b)", re.IGNORECASE)
+"""A time of day, as a line's first figure: the line names each day after its times ("9:00–17:00
+Mon–Fri, 10:00–16:00 Sat"), so the day before a time is the previous one's."""
+_EXCEPT = re.compile(r"(?:\bexcept|\bexcluding|\bclosed(?:\s+on)?|\bnot)\s*$", re.IGNORECASE)
+"""Before a day, a word that says the time is not that day's ("daily except Monday 10:00")."""
 _LIST_JOIN = re.compile(r"\s*(?:,|&|/|·|\band\b|및|과|와)\s*$", re.IGNORECASE)
 """What joins the days of a list ("Mon, Wed & Fri", "월요일과 수요일")."""
 _BREAK = re.compile(r"[;|{}]|\.\s|\",|\d{1,2}(?::\d{2}|\s?시).*\d{1,2}(?::\d{2}|\s?시)")
@@ -95,6 +102,13 @@ def _day_before(text: str, at: int) -> set[int] | None:
     line = _LINE_BREAK.split(text[start:at])[-1]
     spans = _spans(line)
     if not spans or _BREAK.search(line[spans[-1][1] :]):
+        return None
+    newline, escaped = text.rfind("\n", 0, at), text.rfind("\\n", 0, at)
+    whole = text[max(newline + 1, escaped + 2 if escaped >= 0 else 0) : at]  # the whole line up to the time
+    first_time, first_day = _TIME.search(whole), _DAY.search(whole)
+    if first_time and (first_day is None or first_time.start() < first_day.start()):
+        return None  # days after their times
+    if _EXCEPT.search(line[: spans[-1][0]]):
         return None
     days = set(spans[-1][2])
     for (_, end, more), (begin, _, _) in zip(reversed(spans[:-1]), reversed(spans)):

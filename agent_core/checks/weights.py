@@ -83,7 +83,17 @@ def weighed_for_another(claim: Claim, answer: str, goal: str, source_text: str) 
         if not weights or rate is None:
             return None  # no weight of its own, or no rate that makes it one weight's: not judged
         grams = _grams(weights[-1].group(1), weights[-1].group(2))
-        if abs(grams - wanted) < 1e-6 or round(grams, 3) in said or not 0.5 <= value / (rate * grams) <= 3:
+        same = [
+            _grams(w.group(1), w.group(2))
+            for w in weights[-2:]
+            if w is weights[-1] or re.fullmatch(r"\s*[(/=]?\s*", sentence[w.end() : weights[-1].start()])
+        ]
+        if (
+            not rate
+            or any(abs(g - wanted) < 1e-6 for g in same)
+            or round(grams, 3) in said
+            or not 0.5 <= value / (rate * grams) <= 3
+        ):
             return None  # the goal's weight, the answer says which, or the rate does not give it
         found = found or weights[-1].group(0).strip()
     return (found, asked.group(0).strip()) if found else None
