@@ -112,6 +112,12 @@ CLAIMS = [
     ("It weighs 1. 5 kg", [("quantity", "1.5 kg")]),
     ("It costs $40.99. 12 are left", [("money", "40.99 USD"), ("number", "12")]),
     ("It is $40. The 99 others", [("money", "40 USD"), ("number", "99")]),
+    # So is a price written in pieces, its digits around the figures the model could write.
+    ("The total is $4, 4 70.", [("money", "4470 USD")]),
+    (
+        "Sizes 4, 5 and 6 cost $4, $5.",
+        [("number", "4"), ("number", "5"), ("number", "6"), ("money", "4 USD"), ("money", "5 USD")],
+    ),
     ("Hello! How can I help?", []),
 ]
 
@@ -295,6 +301,14 @@ GROUNDING = [
     # 40 and 99 are each in the result; the price the answer reads as, 40.99, is not.
     ("The can is $40. 99.", "Price of the can?", [call("read_file", "Can: $40, hose: $99")], "ungrounded", ["$40. 99"]),
     ("The can is $40. 99.", "Price of the can?", [call("read_file", "Can: $40.99")], "grounded", []),
+    # $4 and 70 are each in the result; the total written in pieces, $4,470, is not.
+    (
+        "25 chairs cost $4, 4 70.",
+        "25 chairs?",
+        [call("read_file", "Chair: $4 off, 70 in stock")],
+        "partly",
+        ["$4, 4 70"],
+    ),
 ]
 
 

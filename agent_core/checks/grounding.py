@@ -511,7 +511,8 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
                 claim.reason = f"computed from {', '.join(made)}, which no earlier tool result or the goal gives"
             elif claim.cut:
                 claim.reason = (
-                    f"written cut short at its decimal point; no result or the goal gives {fmt(claim.numbers[0])}"
+                    f"written cut short {'at its decimal point' if '. ' in claim.text else 'in pieces'}; "
+                    f"no result or the goal gives {fmt(claim.numbers[0])}"
                 )
             else:
                 claim.reason = _why_not(claim, sources, goal_source, answer or "")
