@@ -69,3 +69,11 @@ def test_the_model_is_asked_to_work_out_what_was_asked(goal: str, answer: str, r
     assert correction(check_answer(answer, goal, [result])).endswith(
         "Work it out for the quantity asked (with a tool for the arithmetic), or say which quantity the figure is for."
     )
+
+
+def test_a_word_that_frames_a_comparison_need_not_be_in_the_results() -> None:
+    """ "compared" (stemmed "compar") asks how two things compare; it names no thing a result must
+    mention."""
+    answer = "Gold costs £165 compared to Silver's £95."
+    checked = check_answer(answer, "how much more is gold compared to silver?", [PACKAGES])
+    assert unsupported(checked) == [], checked["claims"]

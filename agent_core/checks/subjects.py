@@ -119,11 +119,12 @@ _FRAME = frozenset(
     "still also only just able allowed want like would could should does have there their them right now "
     "today currently available altogether overall item items "
     "temperature temperatures degree degrees celsius fahrenheit weight weigh heavy width wide height "
-    "high tall length distance size".split()
+    "high tall length distance size compare compared comparison versus difference differ".split()
 )
 """Words that ask about an amount, a time or a permission rather than name a thing ("how much
-does it cost for a full day?"), or name a measure ("what temperature do I bake it at?": a recipe
-gives "190 C" and never the word): a result need not repeat them to be about the thing."""
+does it cost for a full day?", "how much more is gold compared to silver?"), or name a measure
+("what temperature do I bake it at?": a recipe gives "190 C" and never the word): a result need
+not repeat them to be about the thing."""
 _VENUE = re.compile(r"\b(?:at|from|in)\s+(?:the\s+)?((?:[\w'&-]+\s*){1,4})", re.IGNORECASE)
 """Where the goal places its question ("at Hollins Lane Bakery"): a table of its prices need not name it."""
 
@@ -139,12 +140,13 @@ def unmentioned_word(
     if not results or not all(_latin(r) for r in results if r.strip()):
         return None
     venue = {w for m in _VENUE.finditer(goal) for w in words(m.group(1))}
+    frame = _FRAME | words(" ".join(_FRAME))  # as ``words`` spells them ("compar" for "compared")
     for figure in claims_in(sentence):  # "10 litre" is a figure, not a thing: its unit need not be in the results
         sentence = sentence.replace(figure.text, " ")
     shared = sorted(
         w
         for w in words(ascii_folded(sentence)) & words(ascii_folded(goal))
-        if len(w) >= 4 and w.isascii() and w.isalpha() and w not in _FRAME and w not in venue
+        if len(w) >= 4 and w.isascii() and w.isalpha() and w not in frame and w not in venue
     )
     told = ascii_folded(" ".join(results))
     stems = words(told)
