@@ -10,7 +10,7 @@ sentence ("£182 per term"), so a word of the answer's own for the same thing ("
 "per lesson", "per room" beside a resort fee "per room per night") is not judged.
 
 English; pure functions; nothing here knows a topic. Also :func:`for_another`, the reason a figure
-is given in a result for another day or another basis than the answer gives it for.
+is given in a result for another day, another weight or another basis than the answer gives it for.
 """
 
 from __future__ import annotations
@@ -103,8 +103,8 @@ def other_basis(claim: Claim, answer: str, source_text: str) -> tuple[str, str] 
 
 def for_another(claim: Claim, answer: str, goal: str, source_text: str) -> str | None:
     """Why a figure found in ``source_text`` is not support because the result gives it for
-    another day of the week (:mod:`agent_core.checks.weekdays`) or per another thing than the
-    answer does; None when neither."""
+    another day of the week (:mod:`agent_core.checks.weekdays`), for another weight
+    (:mod:`agent_core.checks.weights`) or per another thing than the answer does; None when none."""
     if day := other_day(claim, answer, goal, source_text):
         return f"the result gives {claim.text.strip()} for {day[0]}; the answer gives it for {day[1]}"
     if weight := weighed_for_another(claim, answer, goal, source_text):

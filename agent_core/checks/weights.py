@@ -80,7 +80,7 @@ def weighed_for_another(claim: Claim, answer: str, goal: str, source_text: str) 
         sentence = _SENTENCE_END.split(before)[-1]
         weights = [m for m in _WEIGHT.finditer(sentence) if _its_weight(sentence, m)]
         rate = _rate(before, unit)
-        if not weights or rate is None:
+        if not weights or not rate:
             return None  # no weight of its own, or no rate that makes it one weight's: not judged
         grams = _grams(weights[-1].group(1), weights[-1].group(2))
         same = [
@@ -89,8 +89,7 @@ def weighed_for_another(claim: Claim, answer: str, goal: str, source_text: str) 
             if w is weights[-1] or re.fullmatch(r"\s*[(/=]?\s*", sentence[w.end() : weights[-1].start()])
         ]
         if (
-            not rate
-            or any(abs(g - wanted) < 1e-6 for g in same)
+            any(abs(g - wanted) < 1e-6 for g in same)
             or round(grams, 3) in said
             or not 0.5 <= value / (rate * grams) <= 3
         ):
