@@ -35,6 +35,7 @@ from agent_core.checks.claims import Claim, claim_sentence, claims_in, find_clai
 from agent_core.checks.comparisons import LARGER, SMALLER
 from agent_core.checks.scaling import Mismatch, asks_per_one, goal_counts, per_one
 from agent_core.checks.units import unit_of
+from agent_core.checks.words import ONE_PRICE, PER_ONE_ONLY
 from agent_core.text.number_words import with_digits
 
 _ASKED_EN = re.compile(
@@ -177,7 +178,7 @@ def not_what_was_asked(claims: Sequence[Claim], goal: str, answer: str) -> tuple
     money = [c for c in figures if c.kind == "money"]
     if difference and len(money) == 1 and not _SAYS_DIFFERENCE.search(claim_sentence(answer, money[0])):
         # "how much more is the gold service than silver?" answered "The gold service costs £165."
-        return "the question asks how much the prices differ, and the answer gives one price and no difference", money
+        return ONE_PRICE, money
     if measure in ("money", None) and (judged := _per_one_only(figures, goal, answer)):
         return judged
     if measure is None or not figures or any(_answers(c, measure) for c in figures):
@@ -204,4 +205,4 @@ def _per_one_only(figures: Sequence[Claim], goal: str, answer: str) -> tuple[str
     value, word = counts.get(family) or next(iter(counts.values()))
     asked = f"{value:g} {word}" if word.isascii() else f"{value:g}{word}"
     per = Mismatch(family, 1, value, word).said()
-    return f"the question asks the price of {asked}, and the answer gives only a price {per}", money
+    return f"the question asks the price of {asked}, {PER_ONE_ONLY} {per}", money

@@ -21,7 +21,7 @@ from agent_core.checks.claims import Claim, claims_in
 from agent_core.checks.scaling import FAMILIES
 from agent_core.checks.weekdays import other_day
 from agent_core.checks.weights import weighed_for_another
-from agent_core.checks.words import SCALED
+from agent_core.checks.words import OTHER_BASIS, SCALED
 
 _BASIS = re.compile(r"\s*(?:(?:[,(]\s*)?per\s+|(?:a|an)\s+|/\s*)([a-z]{3,}|mo|hr|yr|wk|nt)\b", re.IGNORECASE)
 _SYNONYMS = (
@@ -110,5 +110,5 @@ def for_another(claim: Claim, answer: str, goal: str, source_text: str) -> str |
     if weight := weighed_for_another(claim, answer, goal, source_text):
         return f"the result gives {claim.text.strip()} for {weight[0]}; {SCALED} {weight[1]}"
     if basis := other_basis(claim, answer, source_text):
-        return f"the result gives {claim.text.strip()} per {basis[0]}; the answer gives it per {basis[1]}"
+        return f"the result gives {claim.text.strip()} per {basis[0]}; {OTHER_BASIS} {basis[1]}"
     return None

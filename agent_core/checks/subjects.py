@@ -14,6 +14,7 @@ passage a hit; any other output is one passage).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -129,6 +130,12 @@ _VENUE = re.compile(r"\b(?:at|from|in)\s+(?:the\s+)?((?:[\w'&-]+\s*){1,4})", re.
 """Where the goal places its question ("at Hollins Lane Bakery"): a table of its prices need not name it."""
 
 
+@functools.lru_cache(maxsize=4)
+def _frame(words: Callable[[str], frozenset[str]]) -> frozenset[str]:
+    """:data:`_FRAME` with each word also as ``words`` spells it ("compar" for "compared")."""
+    return _FRAME | words(" ".join(_FRAME))
+
+
 def unmentioned_word(
     sentence: str, goal: str, results: list[str], words: Callable[[str], frozenset[str]]
 ) -> str | None:
@@ -140,7 +147,7 @@ def unmentioned_word(
     if not results or not all(_latin(r) for r in results if r.strip()):
         return None
     venue = {w for m in _VENUE.finditer(goal) for w in words(m.group(1))}
-    frame = _FRAME | words(" ".join(_FRAME))  # as ``words`` spells them ("compar" for "compared")
+    frame = _frame(words)
     for figure in claims_in(sentence):  # "10 litre" is a figure, not a thing: its unit need not be in the results
         sentence = sentence.replace(figure.text, " ")
     shared = sorted(

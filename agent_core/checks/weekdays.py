@@ -127,13 +127,13 @@ def other_day(claim: Claim, answer: str, goal: str, source_text: str) -> tuple[s
     wanted = days_in(claim_sentence(answer, claim)) or days_in(goal)
     if not wanted or not wanted & days_in(source_text):
         return None
-    times = [c for c in claims_in(source_text) if c.kind == "time"]
-    if not any((days := _day_before(source_text, c.start)) and days & wanted for c in times):
+    times = [(c, _day_before(source_text, c.start)) for c in claims_in(source_text) if c.kind == "time"]
+    if not any(days and days & wanted for _, days in times):
         return None  # the result gives no time for the answer's day ("Sun closed"): nothing to set against
-    places = [c for c in times if c.minutes == claim.minutes]
     given: list[set[int]] = []
-    for place in places:
-        days = _day_before(source_text, place.start)
+    for place, days in times:
+        if place.minutes != claim.minutes:
+            continue
         if days is None or days & wanted:
             return None  # a place with no day, or with the answer's own: it may be that one
         given.append(days)

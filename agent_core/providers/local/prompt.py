@@ -446,8 +446,8 @@ def whole_identifier(goal: str, call: ToolCallRequest) -> ToolCallRequest | None
     such argument, two codes in the goal end with that number, the goal also writes the number on
     its own ("42 units of SKU-42"), or another argument already holds the code.
 
-    Asked "What's the stock level of SKU-42?", the model called ``stock_level(sku="42")`` in some
-    runs and ``sku="SKU-42"`` in others: a number cut from a code finds nothing under any tool.
+    Asked about "SKU-42", the model wrote the argument ``"42"`` in some runs and ``"SKU-42"`` in
+    others: a number cut from a code finds nothing under any tool.
     """
     if not isinstance(call.arguments, dict):
         return None
