@@ -21,6 +21,7 @@ FEES = call(
     "Individual lessons 45 minutes ........ £26.00 per lesson ........ £338 per term\n"
     "Paired lessons ........ £14.00 per student per lesson ........ £182 per student per term",
 )
+FEES_AND_CHOIR = call("fc", FEES["output"] + "\nEnsembles: Chamber Choir (Tuesday 17:00-18:00) ........ £40")
 ROOMS = call("r", "Double room: €120 per night, breakfast €15 per person.")
 TWO_SENTENCES = call("s", "Double room: €120 per night. Tickets to the spa: €15 per person.")
 PLAIN = call("p", "Hire of the hall: £40. Extra hour: £10/hour.")
@@ -39,6 +40,12 @@ PLAIN = call("p", "Hire of the hall: £40. Extra hour: £10/hour.")
             "What does an individual lesson cost for a term?",
             "An individual lesson costs £26 per student per term.",
             FEES,
+            "the result gives £26 per lesson; the answer gives it per term",
+        ),
+        (  # a difference said per term: the figure is the result's price per lesson
+            "How much more per term is a 45 min individual lesson than a paired lesson (per student)?",
+            "A 45-minute individual lesson costs £26 more per term.",
+            FEES_AND_CHOIR,  # £40 − £14 is 26 too: as a difference alone, £26 would stand
             "the result gives £26 per lesson; the answer gives it per term",
         ),
         (
@@ -68,6 +75,8 @@ def test_a_price_per_another_thing_is_not_support(goal: str, answer: str, result
         ("Breakfast is €15 per person.", call("g", "Breakfast €15 per guest, dinner €30 per person")),  # one thing
         ("The hall is £40 per booking.", PLAIN),  # the result says nothing of a basis
         ("An extra hour is £10 per hour.", PLAIN),
+        ("An individual lesson costs £12 more per lesson than a paired one.", FEES),  # 26 − 14, per lesson
+        ("It costs £156 more per term than a paired lesson.", FEES),  # 338 − 182
     ],
 )
 def test_the_same_basis_stands(answer: str, result: dict) -> None:
@@ -79,6 +88,8 @@ def test_bases_after() -> None:
     assert bases_after(text, 6) == ["student", "lesson"]
     assert bases_after(text, text.index("/") - 0) == ["night"]
     assert bases_after(text, text.index(" a class")) == ["class"]
+    assert bases_after("£26 more per term", 3) == ["term"]
+    assert bases_after("£26 more than that", 3) == []
 
 
 ROAST = call(

@@ -48,10 +48,16 @@ def _singular(word: str) -> str:
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
+_COMPARED = re.compile(r"\s*(?:more|less|extra|additional|cheaper|dearer|pricier)\b", re.IGNORECASE)
+"""A word between a difference and what it is per: "£26 more per term"."""
+
+
 def bases_after(text: str, end: int) -> list[str]:
     """What the figure ending at ``text[end]`` is per, in order: "per student per lesson" →
-    ``["student", "lesson"]``; "/night" → ``["night"]``."""
+    ``["student", "lesson"]``; "/night" → ``["night"]``; "£26 more per term" → ``["term"]``."""
     found: list[str] = []
+    if compared := _COMPARED.match(text, end):
+        end = compared.end()
     while m := _BASIS.match(text, end):
         found.append(_SHORT.get(m.group(1).lower(), _singular(m.group(1))))
         end = m.end()
