@@ -174,6 +174,18 @@ def test_based_on_shows_the_sentence_that_carries_the_answer() -> None:
     long = "word " * 80 + "the fee is 4,500 won per parcel " + "more " * 80
     cut = carrying_sentence(long, "It costs 4500 won.")
     assert "4,500 won" in cut and len(cut) <= 160 and cut.startswith("…") and cut.endswith("…")
+    # A JSON result (a document search's hits) reads as key: value lines, with no quotes or braces;
+    # "£26.00" shares its figure with "£26".
+    hits = (
+        '[\n{"file": "fees.txt", "section": "Paired", "snippet": "£14.00 per lesson"},\n'
+        '{"file": "fees.txt", "section": "Individual", "snippet": "£26.00 per lesson"}\n]'
+    )
+    assert (
+        carrying_sentence(hits, "It costs £26 a lesson.")
+        == "file: fees.txt · section: Individual · snippet: £26.00 per lesson"
+    )
+    assert carrying_sentence('{"city": "Tokyo", "temp_c": 18}', "18 °C") == "city: Tokyo · temp_c: 18"
+    assert carrying_sentence("[1, 2]", "x") == "[1, 2]"  # not objects: as it is
 
 
 def test_rule_based_token_counts_are_labelled_estimates(config: Settings) -> None:

@@ -8,6 +8,7 @@ came from a simulated tool.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -49,17 +50,43 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[^\W\d_]{3,}")
 
 
+def _plain(number: str) -> str:
+    """A number as one spelling: "1,000" and "1000", "26.00" and "26" alike."""
+    plain = number.replace(",", "")
+    return plain.rstrip("0").rstrip(".") if "." in plain else plain
+
+
 def _tokens(text: str) -> tuple[set[str], set[str]]:
     """(numbers, words) of ``text``: "1,000" and "1000" alike, words case-folded."""
-    numbers = {n.replace(",", "") for n in _NUMBER.findall(text)}
+    numbers = {_plain(n) for n in _NUMBER.findall(text)}
     return numbers, {w.casefold() for w in _WORD.findall(text)}
+
+
+def _readable(output: Any) -> str:
+    """A result as a person reads it: a JSON object or list of objects (a document search's hits)
+    as one line per object, its scalar fields as ``key: value`` joined by " · "; other text as it is."""
+    text = str("" if output is None else output)
+    if text.strip()[:1] not in ("[", "{"):
+        return text
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    items = value if isinstance(value, list) else [value]
+    if not items or not all(isinstance(item, dict) for item in items):
+        return text
+    return "\n".join(
+        " · ".join(f"{k}: {v}" for k, v in item.items() if isinstance(v, (str, int, float)) and v != "")
+        for item in items
+    )
 
 
 def carrying_sentence(output: Any, answer: Any, limit: int = SOURCE_CHARS) -> str:
     """The sentence (or line) of a tool result that carries the answer: the one sharing the most
     numbers with the answer, then the most words; the result's start when none shares anything.
-    Cut to ``limit`` characters around its first shared number, never in the middle of one."""
-    text = str("" if output is None else output)
+    Cut to ``limit`` characters around its first shared number, never in the middle of one. A JSON
+    result is read as ``key: value`` lines first, so no quotes or braces show (:func:`_readable`)."""
+    text = _readable(output)
     parts = [" ".join(p.split()) for p in _SENTENCE_END.split(text)]
     parts = [p for p in parts if p]
     if not parts:
@@ -77,7 +104,7 @@ def carrying_sentence(output: Any, answer: Any, limit: int = SOURCE_CHARS) -> st
         return best
     start = 0
     for match in _NUMBER.finditer(best):
-        if match.group().replace(",", "") in numbers:
+        if _plain(match.group()) in numbers:
             start = max(0, min(match.start() - limit // 3, len(best) - limit))
             break
     cut = best[start : start + limit - 2].strip()
