@@ -175,6 +175,26 @@ def test_a_provider_that_exits_is_an_error_not_the_end_of_the_process(
     assert record["status"] == "error" and "SystemExit" in record["error"]["message"]
 
 
+@pytest.mark.parametrize("instant", [True, False])
+def test_a_model_call_that_ends_on_the_stop_is_a_stop_not_an_error(
+    registry: ToolRegistry, settings: Settings, instant: bool
+) -> None:
+    """The local model checks for Stop between batches and ends its call with an error; when that
+    came before the loop's wait saw the Stop, the run was saved as an error of type "Cancelled"."""
+    cancel = threading.Event()
+
+    class StopsItself(ScriptedProvider):
+        def complete(self, request):  # type: ignore[override]
+            cancel.set()  # the Stop arrives while the model works, and the model sees it first
+            raise ProviderError("the run was stopped", provider="scripted", error_type="Cancelled")
+
+    provider = StopsItself([])
+    provider.instant = instant
+    record = run_to_end("g", provider=provider, registry=registry, settings=settings, cancel=cancel)
+    assert record["status"] == "cancelled", record.get("error")
+    assert record["error"]["message"] == "The run was stopped by the user."
+
+
 def test_cancel_event_between_events_saves_cancelled(registry: ToolRegistry, settings: Settings) -> None:
     provider = ScriptedProvider([tool_turn(("add", {"a": i, "b": 1})) for i in range(5)] + [{"text": "x"}])
     cancel = threading.Event()

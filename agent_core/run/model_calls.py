@@ -41,7 +41,14 @@ def _model_call(provider: Provider, request: ModelRequest, cancel: threading.Eve
     surprise becomes a non-transient one, so it is not retried)."""
     try:
         return _complete(provider, request, cancel)
-    except (ProviderError, RunCancelled):
+    except RunCancelled:
+        raise
+    except ProviderError:
+        # A provider that stops on the Stop itself (the local model, between batches) may end its
+        # call before the wait above sees the Stop: that call ended because of the Stop, so the
+        # run is stopped, not failed (it was recorded as an error with the type "Cancelled").
+        if cancel.is_set():
+            raise RunCancelled() from None
         raise
     except Exception as exc:
         log.error("provider %s raised\n%s", provider.id, masked_traceback(exc))
