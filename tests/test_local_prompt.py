@@ -27,7 +27,6 @@ from agent_core.providers.local.prompt import (
     output_grammar,
     output_schema,
     parse_output,
-    plain_output,
     previous_calls,
     repair_arguments,
     repaired_call,
@@ -39,6 +38,7 @@ from agent_core.providers.local.prompt import (
     whole_identifier,
     without_examples,
 )
+from agent_core.text.json_lines import plain_output
 from agent_core.tools.registry import Tool, ToolRegistry
 from tests.local_kit import block, three_tools
 

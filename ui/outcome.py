@@ -8,13 +8,13 @@ came from a simulated tool.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from agent_core.records import outcome as _outcome
 from agent_core.records.files import load_record
 from agent_core.records.outcome import WORDS, outcome
+from agent_core.text.json_lines import plain_output
 from ui import common as ui
 
 __all__ = ["WORDS", "outcome", "based_on", "show", "show_sources", "status_word"]
@@ -63,22 +63,10 @@ def _tokens(text: str) -> tuple[set[str], set[str]]:
 
 
 def _readable(output: Any) -> str:
-    """A result as a person reads it: a JSON object or list of objects (a document search's hits)
-    as one line per object, its scalar fields as ``key: value`` joined by " · "; other text as it is."""
-    text = str("" if output is None else output)
-    if text.strip()[:1] not in ("[", "{"):
-        return text
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return text
-    items = value if isinstance(value, list) else [value]
-    if not items or not all(isinstance(item, dict) for item in items):
-        return text
-    return "\n".join(
-        " · ".join(f"{k}: {v}" for k, v in item.items() if isinstance(v, (str, int, float)) and v != "")
-        for item in items
-    )
+    """A result as a person reads it: a JSON result (a document search's hits) as the local model
+    reads it, one ``key: value; …`` line per object, without the list marks; other text as it is."""
+    text = plain_output(str("" if output is None else output))
+    return re.sub(r"(?m)^- ", "", text)
 
 
 def carrying_sentence(output: Any, answer: Any, limit: int = SOURCE_CHARS) -> str:

@@ -21,6 +21,7 @@ from typing import Any
 from agent_core.context import ContextBlock, ToolCallRequest
 from agent_core.context import call_signature as dispatcher_signature
 from agent_core.providers.local.gbnf import SCHEMA_COMMENT, answer_grammar
+from agent_core.text.json_lines import plain_output
 from agent_core.text.lang import is_korean
 from agent_core.tools.registry import Tool
 from agent_core.tools.schema import inline_refs
@@ -318,33 +319,6 @@ def _call_text(call: ToolCallRequest | None, name: str) -> str:
 MAX_SHOWN_CHARS = 2000
 """Most characters of one tool result the model reads (the record keeps it whole): at ~30 ms a
 prompt token on 2 cores, a 4,000-character result is a minute of reading on a busy machine."""
-
-
-def plain_output(output: str) -> str:
-    """A JSON tool output as short plain lines (a list of objects: one line each, its values
-    joined; nested values as compact JSON); any other output as it is.
-
-    Pretty-printed JSON costs the model a token per quote, brace and indent: a search result of
-    three hits read as 230 tokens printed, 120 as lines, at ~30 ms a token on 2 cores."""
-    text = output.strip()
-    if not text or text[0] not in "[{":
-        return output
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return output
-    items = data if isinstance(data, list) else [data]
-    lines = []
-    for item in items:
-        if isinstance(item, dict):
-            parts = []
-            for key, value in item.items():
-                shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-                parts.append(f"{key}: {shown}")
-            lines.append("- " + "; ".join(parts))
-        else:
-            lines.append("- " + (item if isinstance(item, str) else json.dumps(item, ensure_ascii=False)))
-    return "\n".join(lines) if lines else output
 
 
 def tool_results_message(block: ContextBlock) -> str:
