@@ -65,8 +65,9 @@ def _tokens(text: str) -> tuple[set[str], set[str]]:
 def _readable(output: Any) -> str:
     """A result as a person reads it: a JSON result (a document search's hits) as the local model
     reads it, one ``key: value; …`` line per object, without the list marks; other text as it is."""
-    text = plain_output(str("" if output is None else output))
-    return re.sub(r"(?m)^- ", "", text)
+    text = str("" if output is None else output)
+    plain = plain_output(text)
+    return text if plain == text else re.sub(r"(?m)^- ", "", plain)  # a Markdown list stays as written
 
 
 def carrying_sentence(output: Any, answer: Any, limit: int = SOURCE_CHARS) -> str:

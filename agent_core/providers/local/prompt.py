@@ -411,16 +411,16 @@ def repair_arguments(goal: str, call: ToolCallRequest) -> ToolCallRequest | None
 
 
 _IDENTIFIER = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]*[-_](\d+)(?![\w-]|[.,]\d)")
-"""A code the goal writes in capitals with a number after a hyphen or underscore: SKU-42, GL-1001."""
+"""A code the goal writes in capitals with a number after a hyphen or underscore: AB-42, XY_1001."""
 
 
 def whole_identifier(goal: str, call: ToolCallRequest) -> ToolCallRequest | None:
     """A call whose string argument is only the number of a code the goal writes (``"42"`` for
-    the goal's ``SKU-42``), given the whole code back; None when there is nothing to repair: no
+    the goal's ``AB-42``), given the whole code back; None when there is nothing to repair: no
     such argument, two codes in the goal end with that number, the goal also writes the number on
-    its own ("42 units of SKU-42"), or another argument already holds the code.
+    its own ("42 units of AB-42"), or another argument already holds the code.
 
-    Asked about "SKU-42", the model wrote the argument ``"42"`` in some runs and ``"SKU-42"`` in
+    Asked about a code like "AB-42", the model wrote the argument ``"42"`` in some runs and ``"AB-42"`` in
     others: a number cut from a code finds nothing under any tool.
     """
     if not isinstance(call.arguments, dict):
