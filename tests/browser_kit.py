@@ -184,6 +184,28 @@ def wait_idle(page: Page) -> None:
     page.wait_for_timeout(200)
 
 
+def open_first_row(page: Page, grid: Locator, opened: str = "Run detail") -> None:
+    """Click the first row's selection box of a data grid and wait for ``opened`` to show.
+
+    The grid is drawn on a canvas that lays itself out again after a resize or a rerun, so a
+    click can land before the rows are there; the click is tried again (at most three times)
+    rather than failing the test on a layout race.
+    """
+    for attempt in range(3):
+        grid.wait_for()
+        wait_idle(page)
+        box = grid.bounding_box()
+        assert box is not None
+        page.mouse.click(box["x"] + 16, box["y"] + 35 + 17)
+        wait_idle(page)  # a click that landed has started a rerun: let it finish before judging
+        try:
+            page.get_by_text(opened).first.wait_for(timeout=10_000 if attempt < 2 else 30_000)
+            return
+        except sync_api.TimeoutError:
+            if attempt == 2:
+                raise
+
+
 def choose_provider(page: Page, name: str) -> Locator:
     """Pick provider ``name`` (an id such as ``offline``) in the Run page's Provider box, where it
     shows under its plain name ("Instant demo — …"); returns the box."""

@@ -28,6 +28,7 @@ from browser_kit import (
     counting_listener,
     fresh_data_dir,
     needs_chromium,
+    open_first_row,
     start_run,
     streamlit_app,
     sync_api,
@@ -178,10 +179,7 @@ def test_seed_goal_and_every_page(server: AppServer, page: Page) -> None:
         assert not page.get_by_test_id("stException").count()
         shoot(page, name)
         if path == "/history":  # clicking a row opens the run and puts it in the URL
-            box = page.get_by_test_id("stDataFrame").first.bounding_box()
-            assert box is not None
-            page.mouse.click(box["x"] + 16, box["y"] + 35 + 17)
-            page.get_by_text("Run detail").first.wait_for()
+            open_first_row(page, page.get_by_test_id("stDataFrame").first)
             wait_idle(page)
             assert re.search(r"/history\?run=[0-9a-f-]{36}$", page.url)
     page.get_by_test_id("stExpander").first.click()

@@ -22,6 +22,7 @@ from browser_kit import (
     chromium,
     fresh_data_dir,
     needs_chromium,
+    open_first_row,
     streamlit_app,
     wait_idle,
 )
@@ -93,11 +94,10 @@ def test_twenty_flagged_runs_become_goals_in_three_clicks_each(tmp_path: Path) -
         click = Clicks(page)
         per_run = []
         t0 = time.monotonic()
-        grid = page.locator(".st-key-history_wide [data-testid='stDataFrame']").bounding_box()
-        assert grid is not None
-        page.mouse.click(grid["x"] + 16, grid["y"] + 35 + 17)  # the first row: its run opens
-        click.count += 1
-        page.get_by_text("Run 1 of 20 in the table").first.wait_for()
+        open_first_row(
+            page, page.locator(".st-key-history_wide [data-testid='stDataFrame']"), "Run 1 of 20 in the table"
+        )
+        click.count += 1  # the first row: its run opens (a click tried again on a layout race counts once)
         wait_idle(page)
         click(page.get_by_test_id("stExpander").filter(has_text="Add to a goal set").locator("summary"))
         add = page.locator(".st-key-goals_add_run button")

@@ -15,6 +15,7 @@ from browser_kit import (
     chromium,
     fresh_data_dir,
     needs_chromium,
+    open_first_row,
     streamlit_app,
     wait_idle,
 )
@@ -92,11 +93,7 @@ def test_every_page_opens_in_a_new_session_and_history_fits_800_px(tmp_path: Pat
             # A row of the narrow table opens its run (the newest is the first row).
             narrow = page.locator(".st-key-history_narrow [data-testid='stDataFrame']")
             narrow.scroll_into_view_if_needed()  # below the filters at 800 px (cost, retries, label)
-            wait_idle(page)
-            grid = narrow.bounding_box()
-            assert grid is not None
-            page.mouse.click(grid["x"] + 16, grid["y"] + 35 + 17)  # the first row's selection box
-            page.get_by_text("Run detail").first.wait_for()
+            open_first_row(page, narrow)
             assert page.url.endswith("?run=" + records[1]["run_id"])
             page.set_viewport_size({"width": 1400, "height": 1000})  # wider again: every column
             page.get_by_role("button", name="← all runs").click()
