@@ -2,8 +2,8 @@
 
 A second copy would cost ~2 GB, so the engine is the one process-wide object of the local
 provider: a module-level value guarded by a lock; requests take turns on it (:attr:`Engine.busy`).
-Environment: ``LOCAL_MODEL_THREADS`` (default 2), ``OMP_WAIT_POLICY`` (set to ``PASSIVE`` when the
-threads fill every core; ``ACTIVE`` is ~20 % faster on an idle machine, twice as slow on a busy one).
+Environment: ``LOCAL_MODEL_THREADS`` (default 2), ``OMP_WAIT_POLICY`` / ``GOMP_SPINCOUNT`` (how
+llama.cpp's threads wait for each other; see :func:`wait_policy`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -164,13 +164,8 @@ def load_engine(path: Path, *, n_threads: int, n_ctx: int, slot_dir: Path | None
                 old.settle()
                 _ENGINE = None
                 del old.server
-        # llama.cpp's OpenMP threads spin while they wait for each other. When they fill every
-        # core, anything else running (the dashboard, a browser) collapses generation: measured
-        # 4-5 tokens/s with one busy core and stalls of 1 token/s, against 9-10 when waiting
-        # passively; on an idle machine passive costs ~20 %. So: passive unless a core is spare.
         # Set before the import: libgomp reads it when it loads.
-        if "OMP_WAIT_POLICY" not in os.environ and (os.cpu_count() or 1) <= n_threads:
-            os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+        os.environ.update(wait_policy(os.environ, n_threads, os.cpu_count() or 1, other_model_processes()))
         try:
             import xllamacpp
         except ImportError as exc:
@@ -270,6 +265,52 @@ def acquire(lock: threading.Lock, timeout: float, cancel: threading.Event | None
             return True
         if left <= 0:
             return False
+
+
+def wait_policy(env: Mapping[str, str], n_threads: int, cpus: int, others: Sequence[int]) -> dict[str, str]:
+    """The OpenMP setting to add to the environment before llama.cpp loads (``{}`` for none).
+
+    llama.cpp's threads wait for each other at every step of a token. libgomp's own default lets a
+    waiting thread spin a little (300,000 turns) before it sleeps; passive waiting sleeps at once.
+    Measured on 2 cores, 2 threads (``bench/threads.py``, median of 3), ms per generated token:
+
+    ============================  =======  ========
+    the other load on the cores   default  passive
+    ============================  =======  ========
+    none                          47       59
+    a process busy 20 % / 50 %    48 / 63  64 / 84
+    a process busy 100 %          120      81
+    a second model generating     246      81
+    ============================  =======  ========
+
+    A dashboard and a browser load the cores only in part, so the default, unless another model
+    process is there when this one loads: passive then (once measured, the newcomer got 106 and the
+    one before it, still spinning, 221 while both generated; neither can change once loaded). A core
+    kept busy by something else cannot be foreseen; ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` set by
+    the operator win.
+    """
+    if "OMP_WAIT_POLICY" in env or "GOMP_SPINCOUNT" in env or n_threads < cpus or not others:
+        return {}
+    log.info("another model process shares the cores (pid %s): llama.cpp's threads wait passively", others[0])
+    return {"OMP_WAIT_POLICY": "PASSIVE"}
+
+
+def other_model_processes(proc: Path = Path("/proc")) -> list[int]:
+    """Other processes of this user that have a GGUF model mapped (llama.cpp maps its weights from
+    the file), read from ``/proc``; ``[]`` where there is no ``/proc``."""
+    found = []
+    try:
+        entries = [p for p in proc.iterdir() if p.name.isdigit() and int(p.name) != os.getpid()]
+    except OSError:
+        return []
+    for entry in entries:
+        try:
+            with open(entry / "maps", encoding="utf-8", errors="replace") as maps:
+                if any(line.rstrip().endswith(".gguf") for line in maps):
+                    found.append(int(entry.name))
+        except OSError:  # gone meanwhile, or another user's
+            continue
+    return found
 
 
 def threads_from_env(env: Mapping[str, str]) -> int:
