@@ -296,8 +296,8 @@ def wait_policy(env: Mapping[str, str], n_threads: int, cpus: int, others: Seque
 
 
 def other_model_processes(proc: Path = Path("/proc")) -> list[int]:
-    """Other processes of this user that have a GGUF model mapped (llama.cpp maps its weights from
-    the file), read from ``/proc``; ``[]`` where there is no ``/proc``."""
+    """Other processes with a GGUF model mapped (llama.cpp maps its weights from the file), as far
+    as ``/proc`` lets this process read their maps; ``[]`` where there is no ``/proc``."""
     found = []
     try:
         entries = [p for p in proc.iterdir() if p.name.isdigit() and int(p.name) != os.getpid()]
