@@ -27,13 +27,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 MEASURE = r"""
-import json, statistics, sys, time
+import json, os, statistics, sys
 sys.path.insert(0, {root!r})
 from agent_core.providers.local import model_files
 from agent_core.providers.local.engine import load_engine, threads_from_env
-import os
 source = model_files.resolve_source(os.environ)
-path = None
 gen = model_files.ensure_model_file(source)
 try:
     while True:

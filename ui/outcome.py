@@ -64,10 +64,8 @@ def _tokens(text: str) -> tuple[set[str], set[str]]:
 
 def _readable(output: Any) -> str:
     """A result as a person reads it: a JSON result (a document search's hits) as the local model
-    reads it, one ``key: value; …`` line per object, without the list marks; other text as it is."""
-    text = str("" if output is None else output)
-    plain = plain_output(text)
-    return text if plain == text else re.sub(r"(?m)^- ", "", plain)  # a Markdown list stays as written
+    reads it, one ``key: value; …`` line per object, with no list marks; other text as it is."""
+    return plain_output(str("" if output is None else output), mark="")
 
 
 def carrying_sentence(output: Any, answer: Any, limit: int = SOURCE_CHARS) -> str:

@@ -166,7 +166,7 @@ def argument_pattern(numbers: Sequence[str]) -> str:
 
 CURRENCY_SIGNS = "$£¥€₩"
 """Signs an answer writes only right before a figure: blocked from the figure it wanted, the model
-wrote a placeholder ("$X", "$<unit_price>") as its answer."""
+wrote a placeholder ("$X", "$<amount>") as its answer."""
 _TEXT_NO_CURRENCY = (
     TEXT_CHARS.replace(" -/", " -#%-/")
     .replace("\u00a0-\u00b1", "\u00a0-\u00a2\u00a4\u00a6-\u00b1")

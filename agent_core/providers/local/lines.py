@@ -107,7 +107,7 @@ def _scored(goal: str, blocks: Sequence[ContextBlock]) -> list[tuple[int, int, s
 LABEL_WORDS = 6
 """A line of this many words or fewer, with no sentence end, that shares no word with the request
 is a result's label (its file name, its section title): no finding. Offered, the model picked a
-search hit's file name as the line that answers, and wrote another row's price."""
+search hit's file name as the line that answers, and wrote another row's figure."""
 
 
 def _label(shared: int, line: str) -> bool:

@@ -98,7 +98,7 @@ CUT_FIGURE = re.compile(r"\d\.\s+\d")
 """A decimal point followed by a space ("25 * 1. 0"): the model began a figure the grammar does not
 let it write (no result states it) and went on with what it could write."""
 NAMED_OPERAND = re.compile(r"[^\W\d]\w*\s*(?:[*^]|\s/\s)\s*[\w(]|[\w)]\s*(?:[*^]|\s/\s)\s*[^\W\d]")
-"""A name multiplied or divided ("Premier * 0.85", "price / 12"): a quantity the model has not got
+"""A name multiplied or divided ("Plan * 0.85", "total / 12"): a quantity the model has not got
 as a figure yet ("+", "-" and "and/or" stand between words in ordinary text too)."""
 OPERATOR = re.compile(r"\d\s*[-+*/^]\s*\d")
 FORMULA = re.compile(r"[\w\s.,()\[\]'\"%+*/^-]+")
