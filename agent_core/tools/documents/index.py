@@ -20,7 +20,6 @@ import json
 import logging
 import math
 import os
-import re
 import sqlite3
 import threading
 import time
@@ -309,27 +308,6 @@ class DocumentIndex:
         with self.connect() as conn:
             row = conn.execute("SELECT name, file, columns, rows FROM tables WHERE name = ?", (name,)).fetchone()
         return Table(row[0], row[1], json.loads(row[2]), json.loads(row[3])) if row else None
-
-    def places_of(self, text: str, limit: int = 3) -> list[tuple[str, int | None, str | None]]:
-        """Where ``text`` is written — ``(file, page, section)`` of the parts that hold it as whole
-        words in any case (a word's ending may follow in Korean: "데이케어는"), at most ``limit``."""
-        words = text.split()
-        if not words:
-            return []
-        tail = r"(?!\w)" if words[-1][-1].isascii() and words[-1][-1].isalnum() else ""
-        pattern = re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, words)) + tail, re.IGNORECASE)
-        like = "%" + "%".join(w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") for w in words) + "%"
-        places: list[tuple[str, int | None, str | None]] = []
-        with self.connect() as conn:
-            rows = conn.execute(
-                "SELECT file, page, section, text FROM parts WHERE text LIKE ? ESCAPE '\\' ORDER BY id", (like,)
-            )
-            for file, page, section, body in rows:
-                if pattern.search(body) and (file, page, section) not in places:
-                    places.append((file, page, section))
-                    if len(places) >= limit:
-                        break
-        return places
 
     def search(self, query: str, limit: int = 3) -> list[Hit]:
         """The best ``limit`` parts for ``query`` by BM25, one per page or section."""

@@ -120,35 +120,14 @@ def _condition(data: pd.DataFrame, cond: Any, table: str) -> tuple[pd.Series, st
     return result.fillna(False).astype(bool), shown
 
 
-class NotHeld(ValueError):
-    """A value no cell of the column holds, even as a part. ``others``: the table's other columns
-    that do hold it; none, and the table does not name it (the tool may say where it is written)."""
-
-    def __init__(self, column: str, table: str, text: str, held: str, others: Sequence[str] = ()) -> None:
-        self.said = f"no {column} in {table} holds {text!r}"
-        self.text, self.held, self.others = text, held, tuple(others)
-        super().__init__(f"{self.said}; {held}")
-
-
 def _holding(data: pd.DataFrame, column: str, text: str, table: str) -> pd.Series:
     """The rows whose ``column`` holds ``text`` (any case); ValueError when none does: the value
     names nothing in the table. Given a count of 0 with a note, the model answered "the
     inventory has no Ashcombe Hut" for a question another document answers; an error is what
-    a name that is not there is, as a file that is not there is for ``read_file``. The error
-    names the other text columns that hold it ("hilltop" asked of pitch_id, written under area)."""
-    cells = data[column].astype(str)
-    mask = cells.str.contains(text, case=False, regex=False, na=False)
+    a name that is not there is, as a file that is not there is for ``read_file``."""
+    mask = data[column].astype(str).str.contains(text, case=False, regex=False, na=False)
     if text and not mask.any():
-        others = {
-            str(c): int(n)
-            for c in data.columns
-            if c != column and not pd.api.types.is_numeric_dtype(data[c])
-            if (n := data[c].astype(str).str.contains(text, case=False, regex=False, na=False).sum())
-        }
-        if others:
-            rows = ", ".join(f"{c} in {n} row{'s' if n > 1 else ''}" for c, n in others.items())
-            raise NotHeld(column, table, text, f"it is under {rows}", list(others))
-        raise NotHeld(column, table, text, _held(data, column))
+        raise ValueError(f"no {column} in {table} holds {text!r}; {_held(data, column)}")
     return mask
 
 

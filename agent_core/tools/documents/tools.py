@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from agent_core.tools.documents.tables import NotHeld, describe, parameters, run_query
+from agent_core.tools.documents.tables import describe, parameters, run_query
 from agent_core.tools.documents.workspace import Workspace
 from agent_core.tools.registry import Tool, make_tool
 
@@ -31,17 +31,6 @@ def _table_name(wanted: str, names: list[str]) -> str:
     if os.path.splitext(key)[0] in stems:
         return stems[os.path.splitext(key)[0]]
     raise ValueError(f"no table {wanted!r}; the tables are: {', '.join(names)}")
-
-
-def _places(places: list[tuple[str, int | None, str | None]]) -> str:
-    """``"a.md (Huts; Fees), b.pdf (page 3)"``: files in their order, each with its sections or pages."""
-    where: dict[str, list[str]] = {}
-    for file, page, section in places:
-        part = section or (f"page {page}" if page else "")
-        where.setdefault(file, [])
-        if part and part not in where[file]:
-            where[file].append(part)
-    return ", ".join(f"{f} ({'; '.join(parts)})" if parts else f for f, parts in where.items())
 
 
 def make_table_tool(workspace: Workspace) -> Tool | None:
@@ -78,21 +67,15 @@ def make_table_tool(workspace: Workspace) -> Tool | None:
         table = workspace.table(_table_name(file, names))
         if table is None:
             raise ValueError(f"no table {file!r}; the tables are: {', '.join(names)}")
-        try:
-            return run_query(
-                table,
-                where=where or (),
-                columns=columns or (),
-                aggregate=aggregate,
-                column=column,
-                group_by=group_by,
-                limit=limit,
-            )
-        except NotHeld as exc:
-            places = [] if exc.others else workspace.places_of(exc.text, besides=table.file)
-            if not places:
-                raise
-            raise ValueError(f"{exc.said}; the documents write it in {_places(places)}; {exc.held}") from None
+        return run_query(
+            table,
+            where=where or (),
+            columns=columns or (),
+            aggregate=aggregate,
+            column=column,
+            group_by=group_by,
+            limit=limit,
+        )
 
     description = (
         "Query a table's rows: filter (where), pick columns, count, sum, mean, min, max, group by. "

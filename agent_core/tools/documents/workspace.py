@@ -301,12 +301,6 @@ class Workspace:
         hits = self.index.search(query, limit + 1)
         return [h for h in hits if h.file != FACTS_FILE][:limit]
 
-    def places_of(self, text: str, *, besides: str = "") -> list[tuple[str, int | None, str | None]]:
-        """Where ``text`` is written in the files, as :meth:`DocumentIndex.places_of` finds it;
-        not in lookup's facts file (see :meth:`search`) nor in ``besides``."""
-        self.sync()
-        return [p for p in self.index.places_of(text, limit=6) if p[0] not in (FACTS_FILE, besides)][:3]
-
     def document_text(self, name: str) -> str | None:
         """What ``read_file`` shows for a PDF or DOCX (None for a text file: read it as it is)."""
         if kind_of(name) not in ("pdf", "docx"):
