@@ -14,7 +14,7 @@ from agent_core.providers.local.engine import other_model_processes, wait_policy
 @pytest.mark.parametrize(
     ("env", "threads", "cpus", "others", "added"),
     [
-        ({}, 2, 2, [], {}),  # alone on the cores: libgomp's default (a short spin) is ~30 % faster
+        ({}, 2, 2, [], {}),  # alone on the cores: libgomp's default (a short spin) is ~20 % faster
         ({}, 2, 2, [4242], {"OMP_WAIT_POLICY": "PASSIVE"}),  # a second model: spinning starves both
         ({}, 1, 2, [4242], {}),  # a spare core: nobody is starved
         ({"OMP_WAIT_POLICY": "ACTIVE"}, 2, 2, [4242], {}),  # the operator's choice

@@ -1,7 +1,7 @@
 """Where a local answer has said enough: stop the generation once it has.
 
-The answer step asks for one to three sentences, and the answer grammar makes it state every
-required figure (:func:`~agent_core.providers.local.plan.required_facts`). Free to go on after
+The answer step asks for one to three sentences (the provider names no required figure: which
+figures answer is the model's choice, held only to the goal's and the results'). Free to go on after
 that, the 1.5B model rambled to the token limit on multi-part questions ("A is larger than B. …
 15% of 240 is 36. Therefore, the largest is A … The final answer is: A is larger than B… [cut]"):
 146 generated tokens, ~27 s on 2 cores, and an answer that ends mid-word.

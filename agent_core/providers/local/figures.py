@@ -1,7 +1,7 @@
 """Which figures a local answer may write: those of the goal and of the successful tool results.
 
-A 1.5B model asked to answer from tool results still writes figures from its head ("London is
-20 °C" with no result saying so). So the answer's text is held by a pattern: any text without
+A 1.5B model asked to answer from tool results still writes figures from its head ("it is
+20 degrees" with no result saying so). So the answer's text is held by a pattern: any text without
 digits, and digits only as one of the figures the goal or a successful result (or the call that
 produced it: an arithmetic argument) has, in the usual spellings. This knows nothing about
 any tool or document: it reads digits. The Run page says so ("figures only from the goal or the
@@ -97,8 +97,8 @@ _FILE_NAME = re.compile(r"[^\s,;:()\[\]{}\"'|]*\d[^\s,;:()\[\]{}\"'|]*\.[A-Za-z]
 
 def name_figures(tools: Sequence[Tool]) -> list[str]:
     """The figures inside the file names the tools' descriptions and argument lists give
-    ("the_anchor_wine_list_2025.csv" → "2025"): an argument may name a file. Held to the goal's and
-    the results' figures, the model wrote "Barolo in the_anchor_wine_list_2 0 2  1 . csv"."""
+    ("report_2025.csv" → "2025"): an argument may name a file. Held to the goal's and the results'
+    figures, the model wrote "… in report_2 0 2  1 . csv"."""
     texts = [t.description for t in tools] + [json.dumps(t.parameters, ensure_ascii=False) for t in tools]
     return sorted({d for text in texts for name in _FILE_NAME.findall(text) for d in re.findall(r"\d+", name)})
 

@@ -84,8 +84,8 @@ def _scored(goal: str, blocks: Sequence[ContextBlock]) -> list[tuple[int, int, s
     """``(-words shared with the goal, position, line)`` for each distinct result line.
 
     A line that only writes back an argument of the call (a search's own query) is no finding: it
-    shares the most words with the request, and the model picked it as the answer ("Standard
-    Plan hotel fee")."""
+    shares the most words with the request, and the model picked it as the answer (its own
+    query's words, given back as a hit's title)."""
     wanted = set(tokenize(goal))
     seen: set[str] = set()
     scored: list[tuple[int, int, str]] = []
