@@ -78,6 +78,43 @@ def test_a_figure_for_a_thing_no_result_mentions_is_not_support() -> None:
 
 
 @pytest.mark.parametrize(
+    "echo",
+    [
+        # a web search that found nothing writes the model's own query back
+        {
+            "tool": "web",
+            "arguments": {"query": "pottery workshop price"},
+            "output": {"query": "pottery workshop price", "results": []},
+        },
+        # a document search that found nothing quotes it
+        {
+            "tool": "docs",
+            "arguments": {"query": "pottery"},
+            "output": "No results for 'pottery'. Documents searched: a.md.",
+        },
+    ],
+)
+def test_a_result_that_repeats_the_query_does_not_mention_its_words(echo: dict[str, Any]) -> None:
+    """Only the model's query said "pottery": no result speaks of it, so £38 is still no support."""
+    calls = [STUDIO, {"call_id": "e", "success": True, **echo}]
+    result = check_answer("A pottery workshop costs £38.", "how much is a pottery workshop?", calls)
+    (claim,) = unsupported(result)
+    assert "“pottery”" in claim["reason"]
+
+
+def test_a_result_that_mentions_the_word_beside_the_echo_still_counts() -> None:
+    said = {
+        "call_id": "e",
+        "tool": "web",
+        "success": True,
+        "arguments": {"query": "pottery"},
+        "output": {"query": "pottery", "results": [{"snippet": "Pottery evenings at the studio"}]},
+    }
+    result = check_answer("Pottery costs £38.", "how much is pottery?", [STUDIO, said])
+    assert unsupported(result) == []
+
+
+@pytest.mark.parametrize(
     ("goal", "answer"),
     [
         # the thing is in the results, in another form (plural, capitals)

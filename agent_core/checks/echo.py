@@ -16,17 +16,25 @@ from collections.abc import Mapping
 from typing import Any
 
 
-def without_echo(call: Mapping[str, Any], output: str) -> str:
+def without_echo(call: Mapping[str, Any], output: str, *, words: bool = False) -> str:
     """``output`` with each text argument that holds a digit removed where the result writes it
-    back under the same name (``"query": "…"``)."""
+    back under the same name (``"query": "…"``).
+
+    With ``words``, every text argument is removed, and also where the result quotes it
+    ("No results for 'deductible'"): a result that repeats the model's query does not mention
+    what the query was about. A simulated web answered ``{"query": "Premier plan deductible",
+    "results": []}``, and "the deductible is $1,050" (the premium) read as backed by a result that
+    speaks of deductibles."""
     args = call.get("arguments")
     if not isinstance(args, Mapping):
         return output
     for name, value in args.items():
-        if isinstance(value, str) and any(ch.isdigit() for ch in value):
+        if isinstance(value, str) and value.strip() and (words or any(ch.isdigit() for ch in value)):
             for quoted in {json.dumps(value), json.dumps(value, ensure_ascii=False)}:
                 pattern = rf"{re.escape(json.dumps(str(name)))}\s*:\s*{re.escape(quoted)}"
                 output = re.sub(pattern, f"{json.dumps(str(name))}: null", output)
+            if words:
+                output = re.sub(rf"['\"‘“]{re.escape(value)}['\"’”]", " ", output)
     return output
 
 

@@ -488,7 +488,8 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
     }
     found = stated_differences(answer or "", found, results, computed, goal or "")
     found = [_for_other_quantity(claim, ref, answer or "", goal or "", texts) for claim, ref in found]
-    found = [_of_nothing_found(claim, ref, answer or "", goal_source, texts) for claim, ref in found]
+    told = [without_echo(c, output_text(c), words=True) for c in usable]
+    found = [_of_nothing_found(claim, ref, answer or "", goal_source, texts, told) for claim, ref in found]
     if not says_not_found(answer or "") and (
         judged := not_what_was_asked([c for c, _ in found], goal or "", answer or "")
     ):
@@ -576,14 +577,13 @@ def _for_other_quantity(
 
 
 def _of_nothing_found(
-    claim: Claim, ref: Source | None, answer: str, goal: _Source, texts: Mapping[str, str]
+    claim: Claim, ref: Source | None, answer: str, goal: _Source, texts: Mapping[str, str], told: list[str]
 ) -> tuple[Claim, Source | None]:
     """``(claim, None)`` with its reason when its sentence applies it to a word of the goal that no
-    result mentions (:func:`agent_core.checks.subjects.unmentioned_word`), unless the goal states it
-    too; else as it was."""
+    result in ``told`` mentions (:func:`agent_core.checks.subjects.unmentioned_word`), unless the goal states it too."""
     if ref is None or "goal" in ref or one_answer(texts.get(str(ref.get("call_id")), "")):
         return claim, ref  # one answer to what its call asked ('{"temperature": 19}'), not hits or a document
-    word = unmentioned_word(claim_context(answer, claim), goal.text or "", list(texts.values()), _words)
+    word = unmentioned_word(claim_context(answer, claim), goal.text or "", told, _words)
     if word is None:
         return claim, ref
     if _matches(claim, goal) and _about(claim, goal, answer):
