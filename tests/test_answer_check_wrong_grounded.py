@@ -56,6 +56,19 @@ def test_a_count_is_not_found_inside_a_date_a_time_or_a_name(answer: str, missin
     assert [c["text"] for c in unsupported(result)] == missing, result["claims"]
 
 
+@pytest.mark.parametrize(
+    ("section", "count"), [("rows 1–13", 1), ("rows 1–13", 13), ("rows 14-25", 25), ("page 3", 3), ("lines 9–13", 9)]
+)
+def test_a_count_is_not_found_in_the_part_of_a_document_a_hit_names(section: str, count: int) -> None:
+    """A hit's section ("rows 1–13" of a table) says where it is, not how many of anything there are."""
+    found = call(
+        "s",
+        json.dumps([{"file": "ferries.csv", "section": section, "snippet": "sailing: S12, vessel: Gull"}] * 2),
+    )
+    answer = f"There are {count} sailings below capacity."
+    assert [c["kind"] for c in unsupported(check_answer(answer, "how many sailings are full?", [found]))] == ["number"]
+
+
 def test_the_reason_names_where_the_digits_were() -> None:
     result = check_answer("There are 2,024 sailings.", "how many sailings?", [TIMETABLE])
     (claim,) = unsupported(result)

@@ -18,9 +18,11 @@ _IN_CODE = re.compile(r"(?:[A-Za-z]{1,4}[-_]|(?<![A-Za-z])[A-Za-z])$")
 """What comes right before a number that is part of a code ("D-140", "GL-1001", "HS_2025", "Q3");
 not a glued currency code ("USD1200") or a run of letters ("PT2H")."""
 _REFERENCE = re.compile(
-    r"(?:\b(?:section|chapter|page|clause|article|step|item|no\.)|#|§|(?<![가-힣])제)\s?$", re.IGNORECASE
+    r"(?:\b(?:section|chapter|pages?|clause|article|step|item|rows?|lines?|no\.)(?:\s?\d+\s?[–-])?|#|§|(?<![가-힣])제)\s?$",
+    re.IGNORECASE,
 )
-"""What comes before a number that points to a part of a document ("section 1", "page 3", "제 2")."""
+"""What comes before a number that points to a part of a document ("section 1", "page 3", "제 2",
+either end of "rows 1–13")."""
 _HEADING = re.compile(r"""(?:^|\n|["'])\s*$""")
 """What comes before a section number ("1. Cover levels" at a line's or a JSON string's start)."""
 _AFTER_HEADING = re.compile(r"\.\s+(?=[^\W\d_])")
@@ -131,7 +133,7 @@ def _alike(claim: Claim, found: Claim, text: str) -> bool:
 def _plain(text: str, start: int, end: int) -> bool:
     """Whether the number at ``text[start:end]`` is no code, no name, no section number and no
     reference to one."""
-    if _IN_CODE.search(text[max(0, start - 3) : start]) or _REFERENCE.search(text[max(0, start - 9) : start]):
+    if _IN_CODE.search(text[max(0, start - 3) : start]) or _REFERENCE.search(text[max(0, start - 16) : start]):
         return False
     return not _in_name(text, start, end) and not _section_number(text, start, end)
 
@@ -223,6 +225,8 @@ def _only_in_dates(claim: Claim, source_text: str) -> str | None:
             shown[covering[0].text] = None
         elif _in_name(source_text, start, end) or _GLUED.match(source_text[end : end + 1]):
             shown[_token(source_text, start, end)] = None  # part of a name: "screenings_march_2025.csv", "175ml"
+        elif reference := _REFERENCE.search(source_text[max(0, start - 16) : start]):
+            shown[source_text[max(0, start - 16) + reference.start() : end]] = None  # "rows 1–13", "page 3"
         else:
             return None
     return ", ".join(list(shown)[:3]) if shown else None
@@ -253,7 +257,7 @@ def _as_written(text: str, found: re.Match[str], covering: list[Claim]) -> str:
     """How a result writes a number that backs nothing: "1,200 m", "1인", "1 March 2025", "T-140",
     "section 1", "1. Scope"."""
     start, end = found.span()
-    window = text[max(0, start - 9) : start]
+    window = text[max(0, start - 16) : start]
     if reference := _REFERENCE.search(window):
         return window[reference.start() :] + found.group()
     heading = _AFTER_HEADING.match(text, end)
