@@ -22,9 +22,9 @@ def without_echo(call: Mapping[str, Any], output: str, *, words: bool = False) -
 
     With ``words``, every text argument is removed, and also where the result quotes it
     ("No results for 'deductible'"): a result that repeats the model's query does not mention
-    what the query was about. A simulated web answered ``{"query": "Premier plan deductible",
-    "results": []}``, and "the deductible is $1,050" (the premium) read as backed by a result that
-    speaks of deductibles."""
+    what the query was about. A web search answered ``{"query": "gold plan deductible",
+    "results": []}``, and "the deductible on gold is $900" (a premium, from another result) read as
+    backed by a result that speaks of deductibles."""
     args = call.get("arguments")
     if not isinstance(args, Mapping):
         return output
