@@ -16,9 +16,7 @@ from agent_core.providers.local.figures import (
     figure_forms,
     goal_scripts,
     name_figures,
-    opening_letters,
 )
-from agent_core.providers.local.steps import constraint
 from agent_core.text.percent import factors
 from tests.local_kit import block
 
@@ -186,27 +184,3 @@ def test_a_file_name_the_tools_list_may_be_written_whole_in_an_argument() -> Non
     assert re.fullmatch(pattern, "Barolo in the_anchor_wine_list_2025.csv")
     assert not re.fullmatch(pattern, "Barolo 2018")  # a vintage the model has not read
     assert name_figures([make_tool(search, description="Costs 25 a month, version 3.5.")]) == []
-
-
-@pytest.mark.parametrize(
-    ("goal", "opening"),
-    [
-        ("렌틸 수프를 6인분 만들려면 얼마나 필요해?", "\uac00-\ud7a3"),
-        ("Sola Task Chair 25개 주문하면 배송비까지 해서 총 얼마예요?", "\uac00-\ud7a3"),  # a Latin name in it
-        ("What does 환불 mean in the policy?", ""),  # mostly English
-        ("How much are 7 units?", ""),
-        ("", ""),
-    ],
-)
-def test_a_goal_mostly_in_another_script_is_answered_in_it(goal: str, opening: str) -> None:
-    assert opening_letters(goal) == opening
-    pattern = matcher(answer_pattern(["25"], goal=goal))
-    assert bool(pattern.fullmatch("The total is 25.")) is (opening == "")
-    assert pattern.fullmatch("총 25개입니다.")  # a Korean answer is always allowed
-
-
-def test_the_record_says_when_the_answer_must_begin_in_the_goals_language() -> None:
-    held = constraint([], answer=True, figures=True, goal="서울 날씨 어때?")
-    assert "the answer begins in the request's language (Korean)" in held["notes"]
-    assert len(constraint([], answer=True, figures=True, goal="Weather in Seoul?")["notes"]) == 1
-    assert len(constraint([], answer=False, figures=True, goal="서울 날씨 어때?")["notes"]) == 1  # no answer offered

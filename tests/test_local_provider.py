@@ -394,7 +394,6 @@ def test_lost_brackets_are_restored_recorded_and_noted(
     }
     assert response.constraint["notes"] == [  # type: ignore[index]
         FIGURES_NOTE,
-        "the answer begins in the request's language (Korean)",
         "an arithmetic argument was given back the goal's brackets",
     ]
 
@@ -424,12 +423,7 @@ def test_a_run_records_the_models_calls_and_each_steps_constraint(
     ]
     offered = [t for t in registry.names() if t != "search_cached"]
     assert [s["constraint"] for s in record["steps"]] == [
-        {
-            "kind": "grammar",
-            "tools": offered,
-            "answer": True,
-            "notes": [FIGURES_NOTE, "the answer begins in the request's language (Korean)"],
-        }
+        {"kind": "grammar", "tools": offered, "answer": True, "notes": [FIGURES_NOTE]}
     ] * 3
     assert [s["text"] for s in record["steps"][:2]] == ["I need the unit price", "The last result says $24 per unit"]
     assert len(server.warm_ups) == 1  # the run's prompt was read once, before the first step

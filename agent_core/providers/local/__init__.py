@@ -294,7 +294,7 @@ class LocalProvider(WarmUp, Reasks, Provider):
             if gap_rejected(items) and not calls and (marked := mark_gaps(text, request.goal)) != text:
                 text = marked
                 notes.append("the answer kept a gap where a figure no result has goes: marked as such")
-            held = constraint(turn.offered, answer=turn.answer, figures=True, goal=request.goal)
+            held = constraint(turn.offered, answer=turn.answer, figures=True)
             held["notes"] = [*held.get("notes", []), *notes]
         finally:
             engine.prompt_key = self._prompt_key  # the slot now starts with this run's system prompt

@@ -19,7 +19,6 @@ from collections.abc import Sequence
 
 from agent_core.context import ContextBlock
 from agent_core.text.contacts import EMAIL
-from agent_core.text.lang import HANGUL
 from agent_core.text.percent import factors
 from agent_core.tools.registry import Tool
 
@@ -150,20 +149,6 @@ def goal_scripts(goal: str) -> str:
     return "".join(f"{chr(a)}-{chr(b)}" for a, b in sorted(ranges))
 
 
-def opening_letters(goal: str) -> str:
-    """Character ranges an answer to ``goal`` begins with, when most of the goal's letters are
-    outside the Latin script: the answer is then in the goal's language. Asked in Korean, the
-    model answered in English 12 times in 20 (the results it read were in English), though every
-    step's note names the language. "" for a goal in a Latin script (or with no letters)."""
-    letters = [c for c in goal if c.isalpha()]
-    other = [c for c in letters if not re.match(f"[{TEXT_CHARS}]", c) or HANGUL.match(c)]
-    if not letters or len(other) * 2 < len(letters):
-        return ""
-    if any(HANGUL.match(c) for c in other):
-        return "\uac00-\ud7a3"  # any Hangul syllable, not only the goal's blocks
-    return goal_scripts(goal)
-
-
 SMALL_COUNTS = ("0", "1", "2")
 """Figures a tool's text argument may always hold: halves and doubles. Not the other digits: let
 to write any, the model wrote "12 * 5" for a figure it had not read from any result yet."""
@@ -193,8 +178,7 @@ _TEXT_NO_CURRENCY = (
 def answer_pattern(numbers: Sequence[str], *, goal: str = "") -> str:
     """A regex for an answer whose digits all belong to ``numbers``: any text without digits,
     and digits only as one of those numbers (the model cannot write a figure no result has); a
-    currency sign only right before one of them. A goal in another script than Latin is
-    answered in it: the answer's first letter is of that script (:func:`opening_letters`)."""
+    currency sign only right before one of them."""
     options = "|".join(re.escape(n) for n in numbers)
     scripts = goal_scripts(goal)
     other = f"[{_TEXT_NO_CURRENCY}{scripts}]"
@@ -204,5 +188,4 @@ def answer_pattern(numbers: Sequence[str], *, goal: str = "") -> str:
     after = f"(?:[{_TEXT_NO_SEPARATOR}{scripts}]|[.,][{TEXT_CHARS}{scripts}])"
     core = f"(?:{other}|[{CURRENCY_SIGNS}]?(?:{options}){after})*" if options else f"{other}*"
     tail = f"(?:[{CURRENCY_SIGNS}]?(?:{options})[.,]?)?" if options else ""
-    opening = opening_letters(goal)
-    return f"^{f'[{opening}]' if opening else ''}{core}{tail}$"
+    return f"^{core}{tail}$"

@@ -13,10 +13,8 @@ import re
 from collections.abc import Sequence
 
 from agent_core.context import ContextBlock
-from agent_core.providers.local.figures import opening_letters
 from agent_core.providers.local.lines import nothing_found
 from agent_core.records.run_record import Constraint
-from agent_core.text.lang import language_of
 from agent_core.tools.docsearch import tokenize
 from agent_core.tools.registry import Tool
 
@@ -79,17 +77,7 @@ def first_time_unfound(goal: str, blocks: Sequence[ContextBlock]) -> bool:
     )
 
 
-def language_note(goal: str) -> str | None:
-    """What the record says when the answer must begin in the goal's script
-    (:func:`~agent_core.providers.local.figures.opening_letters`); None when it need not."""
-    if not opening_letters(goal):
-        return None
-    return f"the answer begins in the request's language ({language_of(goal) or 'its script'})"
-
-
-def constraint(tools: Sequence[Tool], *, answer: bool, figures: bool, goal: str = "") -> Constraint:
+def constraint(tools: Sequence[Tool], *, answer: bool, figures: bool) -> Constraint:
     """The step's ``constraint`` for the record."""
     notes = [FIGURES_NOTE] if figures else []
-    if answer and (language := language_note(goal)):
-        notes.append(language)
     return {"kind": "grammar", "tools": [t.name for t in tools], "answer": answer, "notes": notes}
