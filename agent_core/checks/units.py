@@ -223,16 +223,23 @@ def _only_in_dates(claim: Claim, source_text: str) -> str | None:
             return None  # a year, said alone ("by 2026") from a date of that year
         if covering:
             shown[covering[0].text] = None
-        elif _in_name(source_text, start, end) or _GLUED.match(source_text[end : end + 1]):
-            shown[_token(source_text, start, end)] = None  # part of a name: "screenings_march_2025.csv", "175ml"
+        elif (
+            _in_name(source_text, start, end)
+            or _GLUED.match(source_text[end : end + 1])
+            or _IN_CODE.search(source_text[max(0, start - 3) : start])
+        ):
+            shown[_token(source_text, start, end)] = None  # a name or code: "…_2025.csv", "175ml", "A1", "GL-1001"
         elif reference := _REFERENCE.search(source_text[max(0, start - 16) : start]):
-            shown[source_text[max(0, start - 16) + reference.start() : end]] = None  # "rows 1–13", "page 3"
+            upto = _RANGE_END.match(source_text, end)
+            shown[source_text[max(0, start - 16) + reference.start() : upto.end() if upto else end]] = None
         else:
             return None
     return ", ".join(list(shown)[:3]) if shown else None
 
 
 _GLUED = re.compile(r"[A-Za-z]")
+_RANGE_END = re.compile(r"\s?[–-]\s?\d+")
+"""The rest of a range a reference starts ("rows 1" + "–13"), to show it whole."""
 
 
 def _token(text: str, start: int, end: int) -> str:
