@@ -118,3 +118,45 @@ def test_a_korean_per_one_before_the_figure_gives_it_for_one() -> None:
     assert [c["reason"] for c in unsupported(wrong)] == ["the result gives $24 for 1개; the question is about 10"]
     right = check_answer("개당 $24라서 10개는 총 $240입니다.", "제품 10개 사면 총 얼마예요?", [result])
     assert unsupported(right) == [], right["claims"]
+
+
+FEES = call(
+    "f",
+    "Studio hire: £40 per hour, £250 per day. Deposit: £100 per booking. "
+    "Pottery course: £18 per session, £150 per term.",
+)
+
+
+@pytest.mark.parametrize(
+    ("goal", "answer", "reason"),
+    [
+        (
+            "How much is the studio per hour?",
+            "The deposit is £100 per booking.",
+            "the question asks the price per hour, and the answer gives it per booking",
+        ),
+        (
+            "how much is a term of the pottery course?",
+            "The pottery course is £18 per session.",
+            "the question asks the price per term, and the answer gives it per session",
+        ),
+    ],
+)
+def test_a_price_asked_per_one_thing_is_not_answered_per_another(goal: str, answer: str, reason: str) -> None:
+    (claim,) = unsupported(check_answer(answer, goal, [FEES]))
+    assert claim["reason"] == reason
+
+
+@pytest.mark.parametrize(
+    ("goal", "answer"),
+    [
+        ("How much is the studio per hour?", "The studio is £40 per hour."),
+        ("How much is the studio per hour?", "The studio costs £40."),  # said per nothing
+        ("How much is the studio per hour?", "£40 per hour, or £250 per day."),
+        ("how much is a term of the pottery course?", "A term costs £150."),
+        ("what does the pottery course cost per class?", "It is £18 per session."),  # the same thing, other words
+        ("how much is a pottery course?", "It is £18 per session."),  # "a course" asks no price per one
+    ],
+)
+def test_a_price_per_what_was_asked_or_per_nothing_is_left_alone(goal: str, answer: str) -> None:
+    assert unsupported(check_answer(answer, goal, [FEES])) == []
