@@ -28,7 +28,6 @@ _SYNONYMS = (
     {w.removesuffix("s") for w in FAMILIES["people"]} | {"head", "pax", "visitor"},
     {"lesson", "session", "class"},
     {"ride", "trip", "journey"},
-    {"unit", "item", "piece"},
 )
 """Words a price may be per that name the same thing ("per person", "a head", "per guest")."""
 
