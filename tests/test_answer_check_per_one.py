@@ -156,9 +156,7 @@ def test_a_price_asked_per_one_thing_is_not_answered_per_another(goal: str, answ
         ("how much is a term of the pottery course?", "A term costs £150."),
         ("what does the pottery course cost per class?", "It is £18 per session."),  # the same thing, other words
         ("how much is a pottery course?", "It is £18 per session."),  # "a course" asks no price per one
-        ("how much is a day pass?", "A day pass is £30 per person."),  # "a day" names the pass
     ],
 )
 def test_a_price_per_what_was_asked_or_per_nothing_is_left_alone(goal: str, answer: str) -> None:
-    fees = call("f", FEES["output"] + " Day pass: £30 per person.")
-    assert unsupported(check_answer(answer, goal, [fees])) == []
+    assert unsupported(check_answer(answer, goal, [FEES])) == []

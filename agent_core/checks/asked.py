@@ -216,13 +216,9 @@ def _per_one_only(figures: Sequence[Claim], goal: str, answer: str) -> tuple[str
     return f"the question asks the price of {asked}, {PER_ONE_ONLY} {per}", money
 
 
-_ASKED_PER = re.compile(
-    r"\bper\s+([a-z]{3,})\b|\b(?:a|an|each)\s+([a-z]{3,})\b(?=\s*(?:(?:of|at|in|for|with)\b|[?.!,]|$))",
-    re.IGNORECASE,
-)
+_ASKED_PER = re.compile(r"\bper\s+([a-z]{3,})\b|\b(?:a|an|each)\s+([a-z]{3,})\b", re.IGNORECASE)
 _PERIODS = frozenset("hour night day week month year term semester season lesson session class".split())
-"""What "a …" in a goal asks a price per ("how much is a term of lessons", "a night at …"), when
-it is not a word of a name ("a day pass"); after "per", any word."""
+"""What "a …" in a goal asks a price per ("how much is a term of lessons"); after "per", any word."""
 
 
 def _per_another(money: Sequence[Claim], goal: str, answer: str) -> tuple[str, list[Claim]] | None:
