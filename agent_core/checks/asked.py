@@ -18,11 +18,6 @@ often answered with days or a percentage ("free for 14 days", "10% off"), a date
 price; "when" meaning "if" ("a fee when I return late?") and "언제든지" ask no date; a goal about
 a temperature ("언제 가장 따뜻해요?") is not judged so.
 
-A price asked per one thing ("the meeting room per hour", "a term of lessons") is not answered by
-prices said only per other things ("$2,500 per claim", "£26.00 per lesson"); a price said per
-nothing, or per the same thing in other words ("a session" for "per lesson"), is not judged
-(English only).
-
 A price asked for several ("How much do 150 units cost?", "3박이면 얼마예요?"), or a total asked
 ("we're 5 people for 3 nights, what's the total?"), is not answered by prices per one alone
 ("$21.60 per unit", "$89 per night"): true figures, and no answer to what was asked. A total
@@ -36,12 +31,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from agent_core.checks.bases import bases_after, same_thing, singular
 from agent_core.checks.claims import Claim, claim_sentence, claims_in, find_claims
 from agent_core.checks.comparisons import LARGER, SMALLER
 from agent_core.checks.scaling import Mismatch, asks_per_one, goal_counts, per_one
 from agent_core.checks.units import unit_of
-from agent_core.checks.words import ONE_PRICE, OTHER_BASIS, PER_ONE_ONLY
+from agent_core.checks.words import ONE_PRICE, PER_ONE_ONLY
 from agent_core.text.number_words import with_digits
 
 _ASKED_EN = re.compile(
@@ -185,8 +179,6 @@ def not_what_was_asked(claims: Sequence[Claim], goal: str, answer: str) -> tuple
     if difference and len(money) == 1 and not _SAYS_DIFFERENCE.search(claim_sentence(answer, money[0])):
         # "how much more is the gold service than silver?" answered "The gold service costs £165."
         return ONE_PRICE, money
-    if measure == "money" and (judged := _per_another(money, goal, answer)):
-        return judged
     if measure in ("money", None) and (judged := _per_one_only(figures, goal, answer)):
         return judged
     if measure is None or not figures or any(_answers(c, measure) for c in figures):
@@ -214,25 +206,3 @@ def _per_one_only(figures: Sequence[Claim], goal: str, answer: str) -> tuple[str
     asked = f"{value:g} {word}" if word.isascii() else f"{value:g}{word}"
     per = Mismatch(family, 1, value, word).said()
     return f"the question asks the price of {asked}, {PER_ONE_ONLY} {per}", money
-
-
-_ASKED_PER = re.compile(r"\bper\s+([a-z]{3,})\b|\b(?:a|an|each)\s+([a-z]{3,})\b", re.IGNORECASE)
-_PERIODS = frozenset("hour night day week month year term semester season lesson session class".split())
-"""What "a …" in a goal asks a price per ("how much is a term of lessons"); after "per", any word."""
-
-
-def _per_another(money: Sequence[Claim], goal: str, answer: str) -> tuple[str, list[Claim]] | None:
-    """A price asked per one thing ("per hour", "a term") answered only with prices per other
-    things ("$2,500 per claim", "£26.00 per lesson"): the reason, and the figures. None when a
-    price is said per nothing or per what was asked (or the same thing in other words)."""
-    asked = [
-        singular(m.group(1) or m.group(2))
-        for m in _ASKED_PER.finditer(goal)
-        if m.group(1) or singular(m.group(2)) in _PERIODS
-    ]
-    if not asked or not money:
-        return None
-    said = [bases_after(answer, c.end) for c in money]
-    if not all(per and not set(per) & set(asked) and not same_thing(asked[0], [per]) for per in said):
-        return None
-    return f"the question asks the price per {asked[0]}, and {OTHER_BASIS} {' per '.join(said[0])}", list(money)

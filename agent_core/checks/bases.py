@@ -32,7 +32,7 @@ _SYNONYMS = (
 """Words a price may be per that name the same thing ("per person", "a head", "per guest")."""
 
 
-def same_thing(word: str, given: list[list[str]]) -> bool:
+def _same_thing(word: str, given: list[list[str]]) -> bool:
     """Whether the result gives the price per another word for ``word`` ("a head" for "per person")."""
     return any(word in group and group & set(per) for group in _SYNONYMS for per in given)
 
@@ -41,7 +41,7 @@ _SHORT = {"mo": "month", "hr": "hour", "yr": "year", "wk": "week", "nt": "night"
 """Short words a price may be per ("$15/user/mo")."""
 
 
-def singular(word: str) -> str:
+def _singular(word: str) -> str:
     word = word.lower()
     if word.endswith("sses"):
         return word[:-2]
@@ -59,7 +59,7 @@ def bases_after(text: str, end: int) -> list[str]:
     if compared := _COMPARED.match(text, end):
         end = compared.end()
     while m := _BASIS.match(text, end):
-        found.append(_SHORT.get(m.group(1).lower(), singular(m.group(1))))
+        found.append(_SHORT.get(m.group(1).lower(), _singular(m.group(1))))
         end = m.end()
     return found
 
@@ -100,7 +100,7 @@ def other_basis(claim: Claim, answer: str, source_text: str) -> tuple[str, str] 
         for w in bases_after(source_text, c.end)
     }
     missing = [
-        w for w in said if w not in {w for per in given for w in per} and w in elsewhere and not same_thing(w, given)
+        w for w in said if w not in {w for per in given for w in per} and w in elsewhere and not _same_thing(w, given)
     ]
     if not given or not missing:
         return None
