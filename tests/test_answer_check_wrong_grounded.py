@@ -56,9 +56,7 @@ def test_a_count_is_not_found_inside_a_date_a_time_or_a_name(answer: str, missin
     assert [c["text"] for c in unsupported(result)] == missing, result["claims"]
 
 
-@pytest.mark.parametrize(
-    ("section", "count"), [("rows 1–13", 1), ("rows 1–13", 13), ("rows 14-25", 25), ("page 3", 3), ("lines 9–13", 9)]
-)
+@pytest.mark.parametrize(("section", "count"), [("rows 1–13", 1), ("rows 14-25", 14), ("page 3", 3), ("lines 9–13", 9)])
 def test_a_count_is_not_found_in_the_part_of_a_document_a_hit_names(section: str, count: int) -> None:
     """A hit's section ("rows 1–13" of a table) says where it is, not how many of anything there are."""
     found = call(
@@ -73,11 +71,23 @@ def test_a_count_is_not_found_in_the_part_of_a_document_a_hit_names(section: str
     assert claim["reason"] == f"the results give {count} only as {section}"
 
 
-def test_a_count_is_not_found_in_a_code() -> None:
-    """ "location: A1" is a place's code, not one of anything."""
-    found = hits(("stock.csv", "sku: GL-1001, name: Hand fork, stock: 24, location: A1;"))
-    (claim,) = unsupported(check_answer("There is 1 fork in stock.", "how many forks are in stock?", [found]))
-    assert claim["reason"] == "the results give 1 only as A1"
+@pytest.mark.parametrize(
+    ("goal", "answer", "output"),
+    [
+        # the end of a range may count what it ranges over
+        ("How many rows are reserved?", "12 rows are reserved.", "Rows 1-12 are reserved for members."),
+        # an answer that points to a part of a document cites it; it claims no count
+        ("Where is the refund rule?", "It is on page 12 of the handbook.", "Handbook, page 12: refunds."),
+        ("How many seats are in row 12?", "Row 12 has 20 seats.", "Row 12 - 20 seats; Row 13 - 22 seats"),
+        (
+            "설치 방법은 몇 페이지에 있나요?",
+            "설치 방법은 9페이지부터 20페이지까지 나와 있습니다.",
+            "pages 9–20: Installation.",
+        ),
+    ],
+)
+def test_counts_and_citations_of_a_documents_parts_are_left_alone(goal: str, answer: str, output: str) -> None:
+    assert unsupported(check_answer(answer, goal, [call("c", output)])) == []
 
 
 def test_the_reason_names_where_the_digits_were() -> None:
@@ -111,11 +121,6 @@ def test_a_figure_for_a_thing_no_result_mentions_is_not_support() -> None:
             "output": {"query": "pottery workshop price", "results": []},
         },
         # a document search that found nothing quotes it
-        {
-            "tool": "docs",
-            "arguments": {"query": "pottery"},
-            "output": "No results for 'pottery'. Documents searched: a.md.",
-        },
     ],
 )
 def test_a_result_that_repeats_the_query_does_not_mention_its_words(echo: dict[str, Any]) -> None:
@@ -124,6 +129,18 @@ def test_a_result_that_repeats_the_query_does_not_mention_its_words(echo: dict[s
     result = check_answer("A pottery workshop costs £38.", "how much is a pottery workshop?", calls)
     (claim,) = unsupported(result)
     assert "“pottery”" in claim["reason"]
+
+
+def test_rows_that_name_what_the_call_asked_for_still_mention_it() -> None:
+    """Only an echo at the top of one JSON object is left out, not a row that names the thing."""
+    rows = {
+        "call_id": "r",
+        "tool": "table",
+        "success": True,
+        "arguments": {"name": "pottery"},
+        "output": [{"name": "pottery", "price": "£38"}, {"name": "weaving", "price": "£30"}],
+    }
+    assert unsupported(check_answer("Pottery costs £38.", "how much is pottery?", [rows])) == []
 
 
 def test_a_result_that_mentions_the_word_beside_the_echo_still_counts() -> None:

@@ -4,7 +4,7 @@ phone numbers), found and normalised for :mod:`agent_core.checks.grounding`.
 
 ``1,000`` = ``1000``, ``$24`` = ``24 USD``, 19 °C = 66.2 °F, ``2026-09-09`` = ``September 9,
 2026`` = ``9월 9일``, ``2만 5천 원`` = 25000 KRW. Numbers inside URLs, code spans, file names,
-version strings, identifiers and list markers are not claims. Pure functions, no I/O.
+version strings, identifiers, citations ("page 12") and list markers are not claims. Pure functions.
 """
 
 from __future__ import annotations
@@ -124,6 +124,9 @@ _LIST_MARKER = re.compile(
     r"^[ \t>]*(?:#{1,6}[ \t]*)?(?:(?:step|단계)[ \t]*)?\(?\d{1,3}[.):](?=[ \t]|$)", re.IGNORECASE | re.MULTILINE
 )
 _VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+\.\d+(?:[.\d]*)\b", re.IGNORECASE)
+_CITATION = re.compile(
+    r"\b(?:pages?|pp?\.|section|chapter|rows?)\s?\d+(?:\s?[–-]\s?\d+)?|\d+\s?(?:페이지|쪽)|제\s?\d+\s?[조장항]", re.I
+)
 _IDENT = re.compile(r"[A-Za-z_]+[-_]?\d[\w.-]*|\d+[A-Za-z_][\w-]*")
 
 
@@ -226,10 +229,10 @@ def _blank(text: str, spans: Iterable[tuple[int, int]]) -> str:
 
 
 def masked_answer(text: str) -> str:
-    """The answer with code, URLs, e-mail addresses, file names, versions, identifiers and list
-    markers blanked out (same length, so offsets still point into the original)."""
+    """The answer with code, URLs, e-mail addresses, file names, versions, identifiers, citations and
+    list markers blanked out (same length, so offsets still point into the original)."""
     spans: list[tuple[int, int]] = []
-    for pattern in (_FENCE, _CODE, _URL, _PATHLIKE, _VERSION):
+    for pattern in (_FENCE, _CODE, _URL, _PATHLIKE, _VERSION, _CITATION):
         spans += [m.span() for m in pattern.finditer(text)]
     text = _blank(text, spans)
     text = _blank(text, [m.span() for m in _LIST_MARKER.finditer(text)])

@@ -18,11 +18,12 @@ _IN_CODE = re.compile(r"(?:[A-Za-z]{1,4}[-_]|(?<![A-Za-z])[A-Za-z])$")
 """What comes right before a number that is part of a code ("D-140", "GL-1001", "HS_2025", "Q3");
 not a glued currency code ("USD1200") or a run of letters ("PT2H")."""
 _REFERENCE = re.compile(
-    r"(?:\b(?:section|chapter|pages?|clause|article|step|item|rows?|lines?|no\.)(?:\s?\d+\s?[–-])?|#|§|(?<![가-힣])제)\s?$",
-    re.IGNORECASE,
+    r"(?:\b(?:section|chapter|page|clause|article|step|item|no\.)|#|§|(?<![가-힣])제)\s?$", re.IGNORECASE
 )
-"""What comes before a number that points to a part of a document ("section 1", "page 3", "제 2",
-either end of "rows 1–13")."""
+"""What comes before a number that points to a part of a document ("section 1", "page 3", "제 2")."""
+_RANGE_START = re.compile(r"\b(?:rows?|lines?|pages?)\s?$", re.IGNORECASE)
+"""What comes before the first number of a range of a document's parts ("rows 1–13", a table's
+search hit); its last number may count them ("rows 1-12 are reserved")."""
 _HEADING = re.compile(r"""(?:^|\n|["'])\s*$""")
 """What comes before a section number ("1. Cover levels" at a line's or a JSON string's start)."""
 _AFTER_HEADING = re.compile(r"\.\s+(?=[^\W\d_])")
@@ -133,7 +134,7 @@ def _alike(claim: Claim, found: Claim, text: str) -> bool:
 def _plain(text: str, start: int, end: int) -> bool:
     """Whether the number at ``text[start:end]`` is no code, no name, no section number and no
     reference to one."""
-    if _IN_CODE.search(text[max(0, start - 3) : start]) or _REFERENCE.search(text[max(0, start - 16) : start]):
+    if _IN_CODE.search(text[max(0, start - 3) : start]) or _REFERENCE.search(text[max(0, start - 9) : start]):
         return False
     return not _in_name(text, start, end) and not _section_number(text, start, end)
 
@@ -223,23 +224,21 @@ def _only_in_dates(claim: Claim, source_text: str) -> str | None:
             return None  # a year, said alone ("by 2026") from a date of that year
         if covering:
             shown[covering[0].text] = None
-        elif (
-            _in_name(source_text, start, end)
-            or _GLUED.match(source_text[end : end + 1])
-            or _IN_CODE.search(source_text[max(0, start - 3) : start])
+        elif _in_name(source_text, start, end) or _GLUED.match(source_text[end : end + 1]):
+            shown[_token(source_text, start, end)] = None  # part of a name: "screenings_march_2025.csv", "175ml"
+        elif (reference := _REFERENCE.search(window := source_text[max(0, start - 9) : start])) or (
+            _RANGE_END.match(source_text, end) and (reference := _RANGE_START.search(window))
         ):
-            shown[_token(source_text, start, end)] = None  # a name or code: "…_2025.csv", "175ml", "A1", "GL-1001"
-        elif reference := _REFERENCE.search(source_text[max(0, start - 16) : start]):
-            upto = _RANGE_END.match(source_text, end)
-            shown[source_text[max(0, start - 16) + reference.start() : upto.end() if upto else end]] = None
+            upto = _RANGE_END.match(source_text, end)  # "rows 1–13", "page 3"
+            shown[window[reference.start() :] + source_text[start : upto.end() if upto else end]] = None
         else:
             return None
     return ", ".join(list(shown)[:3]) if shown else None
 
 
 _GLUED = re.compile(r"[A-Za-z]")
-_RANGE_END = re.compile(r"\s?[–-]\s?\d+")
-"""The rest of a range a reference starts ("rows 1" + "–13"), to show it whole."""
+_RANGE_END = re.compile(r"[–-]\d+")
+"""The rest of a range ("rows 1" + "–13")."""
 
 
 def _token(text: str, start: int, end: int) -> str:
@@ -264,7 +263,7 @@ def _as_written(text: str, found: re.Match[str], covering: list[Claim]) -> str:
     """How a result writes a number that backs nothing: "1,200 m", "1인", "1 March 2025", "T-140",
     "section 1", "1. Scope"."""
     start, end = found.span()
-    window = text[max(0, start - 16) : start]
+    window = text[max(0, start - 9) : start]
     if reference := _REFERENCE.search(window):
         return window[reference.start() :] + found.group()
     heading = _AFTER_HEADING.match(text, end)
