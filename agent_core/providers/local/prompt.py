@@ -252,34 +252,20 @@ def without_examples(text: str) -> str:
     return re.sub(r"\s{2,}", " ", "".join(out)).strip()
 
 
-SHOWN_ONCE = 40
-"""Characters from which a list of choices that several parameters share is written once: a
-table tool's three column parameters wrote its column names three times, its line five times
-as long as any other tool's."""
-
-
 def describe_tool(tool: Tool) -> str:
     """One compact line per tool: ``- name(arg: type, opt?: type = default): description``.
 
     Argument descriptions are left out: they cost prompt time on every first step and mostly
-    repeat the signature; the schema still constrains the arguments. A long list of choices
-    that a later parameter shares is written there as ``one of <the first parameter>``.
+    repeat the signature; the schema still constrains the arguments.
     """
     params = tool_parameters(tool)
     required = set(params.get("required", []))
     args = []
-    shown: dict[str, str] = {}  # a long list of choices -> the parameter that showed it first
     for name, prop in params.get("properties", {}).items():
         prop = prop if isinstance(prop, dict) else {}
-        kind = _type_of(prop)
-        choices = _type_of(prop.get("items", {})) if prop.get("type") == "array" else kind
-        if len(choices) >= SHOWN_ONCE and choices in shown:
-            kind = kind.replace(choices, f"one of {shown[choices]}")
-        elif len(choices) >= SHOWN_ONCE and "|" in choices:
-            shown[choices] = name
-        text = f"{name}: {kind}"
+        text = f"{name}: {_type_of(prop)}"
         if name not in required:
-            text = f"{name}?: {kind}"
+            text = f"{name}?: {_type_of(prop)}"
             if "default" in prop:
                 text += f" = {json.dumps(prop['default'], ensure_ascii=False)}"
         args.append(text)
