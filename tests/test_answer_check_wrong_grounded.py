@@ -111,48 +111,33 @@ def test_a_figure_for_a_thing_no_result_mentions_is_not_support() -> None:
     assert "“pottery”" in claim["reason"] and "no tool result mentions" in claim["reason"]
 
 
-@pytest.mark.parametrize(
-    "echo",
-    [
-        # a web search that found nothing writes the model's own query back
-        {
-            "tool": "web",
-            "arguments": {"query": "pottery workshop price"},
-            "output": {"query": "pottery workshop price", "results": []},
-        },
-        # a document search that found nothing quotes it
-    ],
-)
-def test_a_result_that_repeats_the_query_does_not_mention_its_words(echo: dict[str, Any]) -> None:
-    """Only the model's query said "pottery": no result speaks of it, so £38 is still no support."""
-    calls = [STUDIO, {"call_id": "e", "success": True, **echo}]
-    result = check_answer("A pottery workshop costs £38.", "how much is a pottery workshop?", calls)
+def test_a_result_that_repeats_the_query_does_not_mention_its_words() -> None:
+    """A web search that found nothing writes the model's own query back: only the query said
+    "pottery", no result speaks of it, so £38 is still no support."""
+    echo = {
+        "call_id": "e",
+        "tool": "web",
+        "success": True,
+        "arguments": {"query": "pottery workshop price"},
+        "output": {"query": "pottery workshop price", "results": []},
+    }
+    result = check_answer("A pottery workshop costs £38.", "how much is a pottery workshop?", [STUDIO, echo])
     (claim,) = unsupported(result)
     assert "“pottery”" in claim["reason"]
 
 
-def test_rows_that_name_what_the_call_asked_for_still_mention_it() -> None:
-    """Only an echo at the top of one JSON object is left out, not a row that names the thing."""
-    rows = {
-        "call_id": "r",
-        "tool": "table",
-        "success": True,
-        "arguments": {"name": "pottery"},
-        "output": [{"name": "pottery", "price": "£38"}, {"name": "weaving", "price": "£30"}],
-    }
-    assert unsupported(check_answer("Pottery costs £38.", "how much is pottery?", [rows])) == []
-
-
-def test_a_result_that_mentions_the_word_beside_the_echo_still_counts() -> None:
-    said = {
-        "call_id": "e",
-        "tool": "web",
-        "success": True,
-        "arguments": {"query": "pottery"},
-        "output": {"query": "pottery", "results": [{"snippet": "Pottery evenings at the studio"}]},
-    }
-    result = check_answer("Pottery costs £38.", "how much is pottery?", [STUDIO, said])
-    assert unsupported(result) == []
+@pytest.mark.parametrize(
+    "output",
+    [
+        # rows that name what the call asked for (only an echo at the top of one object is left out)
+        [{"name": "pottery", "price": "£38"}, {"name": "weaving", "price": "£30"}],
+        # the query written back beside a hit that mentions the word
+        {"name": "pottery", "results": [{"snippet": "Pottery evenings at the studio"}]},
+    ],
+)
+def test_a_result_that_names_the_asked_thing_still_mentions_it(output: Any) -> None:
+    said = {"call_id": "r", "tool": "any_tool", "success": True, "arguments": {"name": "pottery"}, "output": output}
+    assert unsupported(check_answer("Pottery costs £38.", "how much is pottery?", [STUDIO, said])) == []
 
 
 @pytest.mark.parametrize(
