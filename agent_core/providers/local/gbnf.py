@@ -7,7 +7,7 @@ one at a time. So the answer-only schema, ``{"answer": "<text matching a pattern
 the answer step of a planned run sends, goes to llama.cpp as GBNF; every other schema (tool calls,
 an answer with a length limit) stays llguidance's JSON schema.
 
-The answer patterns are this package's own (:func:`~agent_core.providers.local.plan.answer_pattern`):
+The answer patterns are this package's own (:func:`~agent_core.providers.local.figures.answer_pattern`):
 anchors, literals, escaped punctuation, character classes with ranges, non-capturing groups,
 alternation and the ``* + ? {m,n}`` quantifiers. Anything else raises :class:`Unsupported`, and the
 caller keeps llguidance. The pattern constrains the JSON string's *value*, so ``"`` and ``\\`` are

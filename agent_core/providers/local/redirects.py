@@ -36,7 +36,7 @@ FIGURE_GAP = "\x00gap"
 """What an answer stopped at a gap where a figure goes returns (:meth:`LocalProvider._attempt`)."""
 GAP = re.compile(r"(?<=[^\s.!?:;,|]) {2,}")
 """Spaces where a figure goes: blocked from a figure no result has, the model wrote white space in
-its place ("The student membership costs     dollars.", "is  +  degrees warmer"): in the runs of
+its place ("The fee is     dollars.", "is  +  degrees warmer"): in the runs of
 2026-12-03/04, 18 of 264 eval answers had such a gap, all 18 wrong; no other answer had one.
 Not two spaces after a sentence's or a clause's end, nor a table's padding."""
 GAP_REASON = "leaves a gap where a figure no result has goes"
@@ -160,7 +160,7 @@ def unusable_call(call: ToolCallRequest, request: ModelRequest, names: Sequence[
 
 def started_sum(content: str) -> str:
     """The answer's words up to the end of the sum it began (``Seven units cost $24 × 7 =``), or
-    up to its gap (``The student membership costs …``)."""
+    up to its gap (``The fee is …``)."""
     text = (cut_answer(content) or "").strip()
     if found := SUM_IN_ANSWER.search(text):
         return text[: found.end()]
@@ -187,7 +187,7 @@ def has_gap(text: str) -> bool:
 
 def mark_gaps(text: str, goal: str) -> str:
     """An answer whose gaps stand marked (:data:`MISSING_FIGURE`, in Korean for a Korean goal):
-    "The student membership costs [no result gives this figure] dollars." """
+    "The fee is [no result gives this figure] dollars." """
     mark = MISSING_FIGURE["ko" if re.search("[\uac00-\ud7a3]", goal) else "en"]
 
     def marked(line: str) -> str:
