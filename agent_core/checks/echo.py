@@ -16,34 +16,36 @@ from collections.abc import Mapping
 from typing import Any
 
 
-def without_echo(call: Mapping[str, Any], output: str, *, words: bool = False) -> str:
+def without_echo(call: Mapping[str, Any], output: str) -> str:
     """``output`` with each text argument that holds a digit removed where the result writes it
-    back under the same name (``"query": "…"``).
-
-    With ``words``, any text argument is removed where a result that is one JSON object writes it
-    back under its own name at the top: a result that repeats the model's query does not mention
-    what the query was about. A web search answered ``{"query": "gold plan deductible",
-    "results": []}``, and "the deductible on gold is $900" (a premium, from another result) read as
-    backed by a result that speaks of deductibles. Rows that name what was asked for
-    (``[{"name": "Hand trowel", "price": 9}]`` for ``name="Hand trowel"``) are kept."""
+    back under the same name (``"query": "…"``)."""
     args = call.get("arguments")
     if not isinstance(args, Mapping):
         return output
-    if words:
-        try:
-            data = json.loads(output)
-        except ValueError:
-            data = None
-        if isinstance(data, dict):
-            kept = {k: v for k, v in data.items() if not (isinstance(v, str) and v.strip() and args.get(k) == v)}
-            if len(kept) < len(data):
-                output = json.dumps(kept, ensure_ascii=False)
     for name, value in args.items():
         if isinstance(value, str) and any(ch.isdigit() for ch in value):
             for quoted in {json.dumps(value), json.dumps(value, ensure_ascii=False)}:
                 pattern = rf"{re.escape(json.dumps(str(name)))}\s*:\s*{re.escape(quoted)}"
                 output = re.sub(pattern, f"{json.dumps(str(name))}: null", output)
     return output
+
+
+def without_query(call: Mapping[str, Any], output: str) -> str:
+    """``output`` without the text arguments that a result of one JSON object writes back under
+    their own names at its top: a result that repeats the model's query does not mention what
+    the query was about. A web search answered ``{"query": "gold plan deductible", "results":
+    []}``, and "the deductible on gold is $900" (a premium, from another result) read as backed by
+    a result that speaks of deductibles. Rows that name what was asked for (``[{"name": "Hand
+    trowel", "price": 9}]`` for ``name="Hand trowel"``) are kept."""
+    args = call.get("arguments")
+    try:
+        data = json.loads(output)
+    except ValueError:
+        return output
+    if not isinstance(args, Mapping) or not isinstance(data, dict):
+        return output
+    kept = {k: v for k, v in data.items() if not (isinstance(v, str) and v.strip() and args.get(k) == v)}
+    return json.dumps(kept, ensure_ascii=False) if len(kept) < len(data) else output
 
 
 def output_text(call: Mapping[str, Any]) -> str:

@@ -60,7 +60,7 @@ from agent_core.checks.columns import from_another_row as table_row
 from agent_core.checks.comparisons import flipped_bounds, wrong_comparisons
 from agent_core.checks.computed import SMALL_OPERANDS, expressions, measures, of_counts
 from agent_core.checks.differences import stated_differences, temperature_differences
-from agent_core.checks.echo import output_text, returns_its_argument, without_echo
+from agent_core.checks.echo import output_text, returns_its_argument, without_echo, without_query
 from agent_core.checks.filters import counted_fewer
 from agent_core.checks.scaling import counted, counts_only, from_another_row, mismatch
 from agent_core.checks.subjects import (
@@ -488,7 +488,7 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
     }
     found = stated_differences(answer or "", found, results, computed, goal or "")
     found = [_for_other_quantity(claim, ref, answer or "", goal or "", texts) for claim, ref in found]
-    told = [without_echo(c, output_text(c), words=True) for c in usable]
+    told = [without_query(c, without_echo(c, output_text(c))) for c in usable]
     found = [_of_nothing_found(claim, ref, answer or "", goal_source, texts, told) for claim, ref in found]
     if not says_not_found(answer or "") and (
         judged := not_what_was_asked([c for c, _ in found], goal or "", answer or "")

@@ -226,11 +226,8 @@ def _only_in_dates(claim: Claim, source_text: str) -> str | None:
             shown[covering[0].text] = None
         elif _in_name(source_text, start, end) or _GLUED.match(source_text[end : end + 1]):
             shown[_token(source_text, start, end)] = None  # part of a name: "screenings_march_2025.csv", "175ml"
-        elif (reference := _REFERENCE.search(window := source_text[max(0, start - 9) : start])) or (
-            _RANGE_END.match(source_text, end) and (reference := _RANGE_START.search(window))
-        ):
-            upto = _RANGE_END.match(source_text, end)  # "rows 1–13", "page 3"
-            shown[window[reference.start() :] + source_text[start : upto.end() if upto else end]] = None
+        elif part := _part_of_document(source_text, start, end):
+            shown[part] = None
         else:
             return None
     return ", ".join(list(shown)[:3]) if shown else None
@@ -239,6 +236,15 @@ def _only_in_dates(claim: Claim, source_text: str) -> str | None:
 _GLUED = re.compile(r"[A-Za-z]")
 _RANGE_END = re.compile(r"[–-]\d+")
 """The rest of a range ("rows 1" + "–13")."""
+
+
+def _part_of_document(text: str, start: int, end: int) -> str | None:
+    """How ``text`` writes the number at ``text[start:end]`` where it points to a part of a
+    document ("page 3", "section 1", the start of "rows 1–13"), the range whole; None elsewhere."""
+    window = text[max(0, start - 9) : start]
+    upto = _RANGE_END.match(text, end)
+    reference = _REFERENCE.search(window) or (_RANGE_START.search(window) if upto else None)
+    return window[reference.start() :] + text[start : upto.end() if upto else end] if reference else None
 
 
 def _token(text: str, start: int, end: int) -> str:
