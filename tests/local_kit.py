@@ -32,8 +32,17 @@ class FakeServer:
     A request without a callback is the warm-up of the run's prompt (one token, nothing
     streamed): it is recorded in :attr:`warm_ups` and takes no scripted content."""
 
-    def __init__(self, contents: list[str], *, final_extra: dict[str, Any] | None = None, finish: str = "stop") -> None:
+    def __init__(
+        self,
+        contents: list[str],
+        *,
+        final_extra: dict[str, Any] | None = None,
+        finish: str = "stop",
+        logprobs: dict[int, list[dict[str, Any]]] | None = None,
+    ) -> None:
         self.contents = list(contents)
+        self.logprobs = logprobs or {}
+        """Token probabilities to stream with the n-th reply (0-based), when the request asks for them."""
         self.bodies: list[dict[str, Any]] = []
         self.warm_ups: list[dict[str, Any]] = []
         self.final_extra = final_extra or {}
@@ -45,9 +54,13 @@ class FakeServer:
             return {}
         self.bodies.append(body)
         content = self.contents.pop(0)
+        tokens = self.logprobs.get(len(self.bodies) - 1) if body.get("logprobs") else None
         timings = {"cache_n": 100, "prompt_n": 20, "predicted_n": 7}
         for piece in (content[: len(content) // 2], content[len(content) // 2 :]):
             chunk: dict[str, Any] = {"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+            if tokens is not None:  # llama.cpp sends each token's with its piece; all of them at once here
+                chunk["choices"][0]["logprobs"] = {"content": tokens}
+                tokens = []
             if body.get("timings_per_token"):  # as llama.cpp does: the counts so far in every chunk
                 chunk["timings"] = timings
             if callback(chunk):

@@ -107,7 +107,9 @@ GLOSSARY: dict[str, str] = {
     "scripted": "A scripted demo replays fixed model turns to show engine behaviour on purpose; no model is asked.",
     "cost": "Estimated price of the tokens used, from a price table; free for local/offline models.",
     "origin": "Who decided: 🧠 the model chose the tool and its inputs itself (perhaps held to a schema "
-    "that lists the tools); ⚙ the workbench chose it for the model, by the rule named.",
+    "that lists the tools); ⚙ the workbench chose it for the model, by the rule named. "
+    "A model's probability, where shown, is how strongly it preferred its choice over the others it "
+    "was offered (from its own token probabilities): not a sign that the choice was right.",
 }
 
 

@@ -70,7 +70,27 @@ def constraint_words(constraint: Mapping[str, Any] | None, *, answered: bool = F
     notes = [str(n) for n in constraint.get("notes") or [] if n]
     if notes:
         text += " " + " ".join(n[:1].upper() + n[1:] + ("" if n.endswith(".") else ".") for n in notes)
+    if sure := certainty_words(constraint.get("certainty")):
+        text += " " + sure
     return text
+
+
+def certainty_words(certainty: Mapping[str, Any] | None, *, others: int = 2) -> str:
+    """How sure the model was of its choice: "The model's probability for search_documents: 62%
+    (query_table 21%, the answer 9%)."; empty when not recorded."""
+    if not certainty or not certainty.get("chosen"):
+        return ""
+
+    def named(name: Any) -> str:
+        return " or ".join("the answer" if n in ("answer", "reply") else n for n in str(name).split(" or "))
+
+    try:
+        shown = [o for o in certainty.get("others") or [] if float(o["p"]) >= 0.005][:others]  # not "0%"
+        rivals = [f"{named(o['name'])} {float(o['p']):.0%}" for o in shown]
+        text = f"The model's probability for {named(certainty['chosen'])}: {float(certainty['p']):.0%}"
+    except (KeyError, TypeError, ValueError):  # a record edited by hand
+        return ""
+    return text + (f" ({', '.join(rivals)})." if rivals else ".")
 
 
 def origin_counts(tool_calls: Sequence[Mapping[str, Any]]) -> dict[str, int]:

@@ -122,6 +122,25 @@ class Step(TypedDict):
     ]
 
 
+class Alternative(TypedDict):
+    """A branch the model did not take, and how likely it was."""
+
+    name: str
+    p: float
+
+
+class Certainty(TypedDict):
+    """How sure the model was of the branch it took (a tool, or the answer), from the token
+    probabilities its runtime reported; only when it chose among several."""
+
+    chosen: Annotated[str, Field(description="the tool (or answer key) the output named")]
+    p: Annotated[float, Field(description="the model's probability for it, 0-1, among the offered branches")]
+    others: Annotated[
+        list[Alternative],
+        Field(description="the other branches with the probability of leaving the chosen one towards them"),
+    ]
+
+
 class Constraint(TypedDict):
     """How a model step's output was held: free (``none``), to a JSON schema, to a grammar, or made
     by rules with no model at all (``rules``: the offline demo planner)."""
@@ -137,6 +156,7 @@ class Constraint(TypedDict):
             Field(description="what else the constraint held, in plain words (e.g. figures only from results)"),
         ]
     ]
+    certainty: NotRequired[Certainty]
 
 
 class AnswerCheck(TypedDict):

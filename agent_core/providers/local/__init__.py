@@ -33,6 +33,12 @@ from agent_core.errors import ProviderError
 from agent_core.providers.base import ModelRequest, ModelResponse, Provider, ProviderSpec, Usage
 from agent_core.providers.local import prompt
 from agent_core.providers.local.answer_end import enough_said
+from agent_core.providers.local.confidence import (
+    MAX_ALTERNATIVES,
+    branch_probabilities,
+    choice_probabilities,
+    decided_by,
+)
 from agent_core.providers.local.engine import (
     INSTALL_LINE,
     MAX_TOKENS,
@@ -296,6 +302,8 @@ class LocalProvider(WarmUp, Reasks, Provider):
                 notes.append("the answer kept a gap where a figure no result has goes: marked as such")
             held = constraint(turn.offered, answer=turn.answer, figures=True)
             held["notes"] = [*held.get("notes", []), *notes]
+            if certainty := decided_by(items):
+                held["certainty"] = certainty
         finally:
             engine.prompt_key = self._prompt_key  # the slot now starts with this run's system prompt
             self._waiting_since = None
@@ -351,6 +359,7 @@ class LocalProvider(WarmUp, Reasks, Provider):
             ),
         )
         grammar = output_grammar(schema, lead="" if first else RESULT_LEAD)
+        branches = [t.name for t in tools] + ([prompt.SMALL_TALK_KEY if first else "answer"] if turn.answer else [])
         body = {
             "messages": messages,
             "grammar": grammar,
@@ -364,6 +373,9 @@ class LocalProvider(WarmUp, Reasks, Provider):
             # Held to the figures the results have, the model looped on a phrase until the token
             # limit ("약한 비가 약한 비가 …"); a mild penalty ends that.
             "repeat_penalty": ANSWER_REPEAT_PENALTY,
+            # How sure the model was of the tool (or the answer) it chose: the step's certainty.
+            "logprobs": True,
+            "top_logprobs": min(MAX_ALTERNATIVES, len(branches) + 2),
         }
         content, final, elapsed = self._generate(
             turn, body, stopping_at_answer(enough_said([]), stop_at_answer, sums=answer and sums)
@@ -373,6 +385,8 @@ class LocalProvider(WarmUp, Reasks, Provider):
         cut = final.get("finish_reason") == "length"
         said = final.get("said")
         thought = split_thought(content)[0]
+        certainty = branch_probabilities(final.get("logprobs") or [], branches) if len(branches) > 1 else None
+        sure = {"certainty": certainty} if certainty else {}
         if said in STOPS:
             items.append(
                 {
@@ -381,6 +395,7 @@ class LocalProvider(WarmUp, Reasks, Provider):
                     "thought": thought,
                     "stopped": STOPS[said][0],
                     "rejected": STOPS[said][1],
+                    **sure,
                     "duration_ms": elapsed,
                     "timings": _timings(final),
                 }
@@ -421,6 +436,7 @@ class LocalProvider(WarmUp, Reasks, Provider):
                 **generated,
                 "offered": [t.name for t in tools],
                 "finish_reason": final.get("finish_reason"),
+                **sure,
                 "duration_ms": elapsed,
                 "timings": _timings(final),
             }
@@ -447,6 +463,8 @@ class LocalProvider(WarmUp, Reasks, Provider):
             "stream": True,
             "return_progress": True,
             "timings_per_token": True,
+            "logprobs": True,  # how sure the model was of the line (the step's notes say it)
+            "top_logprobs": len(lines) + 2,
         }
         content, final, elapsed = self._generate(turn, body)
         try:
@@ -455,20 +473,23 @@ class LocalProvider(WarmUp, Reasks, Provider):
             number = 0
         chosen = lines[number - 1] if 1 <= number <= len(lines) else None
         narrowed = named_cells(turn.request.goal, chosen) if chosen else None
+        chances = choice_probabilities(final.get("logprobs") or [], len(lines) + 1)
+        sure = f" (its probability {chances[number]:.0%})" if chances and number in chances else ""
         turn.items.append(
             {
                 "type": "local_line_choice",
                 "lines": lines,
                 "chosen": number,
+                **({"probabilities": chances} if chances else {}),
                 **({"shown": narrowed[0]} if narrowed else {}),
                 "duration_ms": elapsed,
                 "timings": _timings(final),
             }
         )
         turn.notes.append(
-            f"the model picked result line {number} of {len(lines)} before answering"
+            f"the model picked result line {number} of {len(lines)}{sure} before answering"
             if chosen
-            else f"the model found none of {len(lines)} result lines answers before answering"
+            else f"the model found none of {len(lines)} result lines answers{sure} before answering"
         )
         withheld: list[str] = []
         if narrowed is not None:

@@ -84,6 +84,8 @@ def stream(
                         final["finish_reason"] = "stop"
                 if choice.get("finish_reason"):
                     final["finish_reason"] = choice["finish_reason"]
+                if isinstance(choice.get("logprobs"), dict):
+                    final.setdefault("logprobs", []).extend(choice["logprobs"].get("content") or [])
             for key in ("timings", "usage"):
                 if chunk.get(key):
                     final[key] = chunk[key]

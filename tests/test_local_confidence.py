@@ -1,0 +1,145 @@
+"""How sure the local model was: token probabilities read from llama.cpp's ``logprobs``."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from agent_core.providers import local
+from agent_core.providers.local.confidence import branch_probabilities, choice_probabilities
+from agent_core.records.decided import constraint_words
+from tests.local_kit import FakeServer, ask, block, fake_model, install_engine, reply, three_tools
+
+__all__ = ["fake_model"]  # a fixture, used by name
+
+
+def _token(text: str, p: float, *others: tuple[str, float]) -> dict[str, object]:
+    top = [{"token": text, "logprob": math.log(p)}, *({"token": t, "logprob": math.log(q)} for t, q in others)]
+    return {"token": text, "logprob": math.log(p), "top_logprobs": top}
+
+
+def test_a_numbered_choice_is_read_at_its_digit_among_the_numbers_allowed() -> None:
+    logprobs = [
+        _token('{"', 0.25, ("The", 0.2)),
+        _token("line", 0.99),
+        _token('":', 0.99),
+        _token(" ", 0.99),
+        # "7" is a digit the grammar did not allow (3 lines and "none"): left out before normalising.
+        _token("2", 0.6, ("1", 0.2), ("7", 0.1), ("0", 0.1)),
+        _token("}", 0.99),
+    ]
+    assert choice_probabilities(logprobs, 4) == pytest.approx({0: 0.1111, 1: 0.2222, 2: 0.6667}, abs=1e-4)
+
+
+def test_no_number_written_gives_no_probabilities() -> None:
+    assert choice_probabilities([_token('{"', 0.5), _token("}", 0.9)], 3) is None
+    assert choice_probabilities([], 3) is None
+
+
+NAMES = ["search_documents", "search_web", "query_table", "answer"]
+
+
+def test_a_branch_is_read_at_the_tokens_of_its_name() -> None:
+    logprobs = [
+        _token("Thought", 0.9),
+        _token(": I need the documents\n", 0.9),
+        _token('{"', 0.9),
+        # "Sure" leads to no offered name: left out before normalising (0.6 + 0.2 + 0.2 = 1).
+        _token("search", 0.6, ("query", 0.2), ("answer", 0.2), ("Sure", 0.5)),
+        _token("_documents", 0.75, ("_web", 0.25)),
+        _token('":', 0.99),
+        _token(' {"', 0.99),
+        _token("query", 0.99),
+    ]
+    found = branch_probabilities(logprobs, NAMES)
+    assert found is not None
+    assert found["chosen"] == "search_documents" and found["p"] == pytest.approx(0.45)
+    assert {o["name"]: o["p"] for o in found["others"]} == pytest.approx(
+        {"query_table": 0.2, "answer": 0.2, "search_web": 0.15}
+    )
+
+
+def test_a_token_that_could_still_become_two_other_names_counts_for_both_together() -> None:
+    logprobs = [_token('{"', 0.9), _token("answer", 0.7, ("search", 0.3)), _token('":', 0.99)]
+    found = branch_probabilities(logprobs, NAMES)
+    assert found == {"chosen": "answer", "p": 0.7, "others": [{"name": "search_documents or search_web", "p": 0.3}]}
+
+
+def test_no_offered_name_written_gives_nothing() -> None:
+    assert branch_probabilities([_token("Thought", 0.9), _token(": hello", 0.9)], NAMES) is None
+    assert branch_probabilities([_token('{"', 0.9), _token("weather", 0.9)], NAMES) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# In a step: the record says how sure the model was
+
+
+def test_a_step_records_how_sure_the_model_was_of_its_tool_and_of_the_line_it_picked(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tools = list(three_tools())
+    goal = "What's the escape of water excess on the Standard HomeSafe policy?"
+    hits = json.dumps([{"snippet": "The escape of water excess is $500 each claim. The policy renews each January."}])
+    done = [block(0, "lookup", {"topic": "escape of water excess"}, hits)]
+    server = FakeServer(
+        [
+            reply("The last result gives the excess", {"answer": "The excess is $500."}),
+            '{"line": 1}',
+            reply("The last result gives the excess", {"answer": "The escape of water excess is $500."}),
+        ],
+        logprobs={
+            0: [
+                _token("Thought", 0.9),
+                _token(": the excess\n", 0.9),
+                _token('{"', 0.9),
+                _token("answer", 0.8, ("lookup", 0.2)),
+            ],
+            1: [
+                _token('{"', 0.9),
+                _token("line", 0.99),
+                _token('":', 0.99),
+                _token(" ", 0.99),
+                _token("1", 0.6, ("2", 0.3), ("0", 0.1)),
+            ],
+        },
+    )
+    install_engine(monkeypatch, fake_model, server)
+    response = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)}).complete(ask(tools, goal, done))
+    assert response.text == "The escape of water excess is $500."
+    first, choice, answer = server.bodies
+    assert first["logprobs"] is True and first["top_logprobs"] == 6  # 3 tools and the answer, and 2
+    assert choice["logprobs"] is True and "logprobs" in answer
+    assert response.constraint is not None
+    # The step's choice was to answer (its first reply); the answer turn offered nothing else.
+    assert response.constraint["certainty"] == {"chosen": "answer", "p": 0.8, "others": [{"name": "lookup", "p": 0.2}]}
+    assert "the model picked result line 1 of 2 (its probability 60%) before answering" in response.constraint["notes"]
+    (item,) = [i for i in response.raw if i["type"] == "local_line_choice"]
+    assert item["probabilities"] == {0: 0.1, 1: 0.6, 2: 0.3}
+    words = constraint_words(response.constraint, answered=True)
+    assert words.endswith(
+        "(its probability 60%) before answering. The model's probability for the answer: 80% (lookup 20%)."
+    )
+
+
+def test_without_token_probabilities_the_step_has_no_certainty(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An older runtime (or a server that ignores ``logprobs``): nothing is made up."""
+    server = FakeServer([reply("I need the calculator", {"calculator": {"expression": "(24*7)+100"}})])
+    install_engine(monkeypatch, fake_model, server)
+    response = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)}).complete(
+        ask(list(three_tools()), "What is (24*7)+100?")
+    )
+    assert response.constraint is not None and "certainty" not in response.constraint
+    assert "probability" not in constraint_words(response.constraint)
+
+
+def test_the_words_leave_out_what_would_read_zero_and_records_edited_by_hand() -> None:
+    certainty = {"chosen": "answer", "p": 0.99, "others": [{"name": "search_documents or search_web", "p": 0.004}]}
+    assert constraint_words({"kind": "grammar", "answer": True, "certainty": certainty}, answered=True).endswith(
+        "The model's probability for the answer: 99%."
+    )
+    assert "probability" not in constraint_words({"kind": "grammar", "certainty": {"chosen": "x", "p": "high"}})
