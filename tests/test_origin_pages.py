@@ -109,6 +109,46 @@ def test_history_shows_the_local_models_constraint_in_plain_words(data_dir: Path
     ) in text
 
 
+def test_history_and_the_export_say_how_sure_the_model_was_of_each_choice(data_dir: Path) -> None:
+    """A step's ``certainty`` (the local model's probability for the tool it chose, from its token
+    probabilities) is said on History, in the HTML export and on the step's OTel span."""
+    from agent_core.analysis.export_html import export_html
+    from agent_core.context import ToolCallRequest
+    from agent_core.otel.export import record_to_trace
+    from agent_core.providers.base import ModelResponse
+
+    settings = Settings(data_dir=data_dir)
+    held = {
+        "kind": "grammar",
+        "tools": ["calculator", "search_documents"],
+        "answer": True,
+        "certainty": {
+            "chosen": "calculator",
+            "p": 0.6234,
+            "others": [{"name": "search_documents", "p": 0.3}, {"name": "answer", "p": 0.0766}],
+        },
+    }
+    provider = ScriptedProvider(
+        [
+            ModelResponse(
+                text="I need the sum.",
+                tool_calls=[ToolCallRequest("c1", "calculator", {"expression": "24 * 7"})],
+                constraint=held,
+            ),
+            ModelResponse(text="It is 168.", constraint={"kind": "grammar", "tools": [], "answer": True}),
+        ]
+    )
+    record = run_to_end("24 times 7?", provider=provider, registry=build_default_registry(settings), settings=settings)
+    assert record["steps"][0]["constraint"] == held
+    words = "The model's probability for calculator: 62% (search_documents 30%, the answer 8%)."
+    assert words in shown(history(record["run_id"]))
+    assert words.replace("'", "&#x27;") in export_html(record)
+    spans = record_to_trace(record).spans
+    (step,) = [s for s in spans if s.attributes.get("agent_workbench.step") == 1 and s.name.startswith("chat")]
+    assert step.attributes["agent_workbench.choice.chosen"] == "calculator"
+    assert step.attributes["agent_workbench.choice.probability"] == 0.6234
+
+
 def test_the_offline_demo_is_never_called_a_model(data_dir: Path) -> None:
     """The offline planner is rules, not an LLM: each step records ``constraint.kind: rules`` and
     the page says the rule-based demo chose the call and wrote the answer, not "🧠 Model"."""

@@ -24,7 +24,7 @@ from typing import Any
 from agent_core.analysis.explain import explain
 from agent_core.checks.words import summary as check_summary
 from agent_core.masking import mask
-from agent_core.records.decided import choice_words
+from agent_core.records.decided import choice_words, constraint_words
 from agent_core.records.outcome import WORDS
 from agent_core.records.outcome import outcome as outcome_of
 from agent_core.records.stats import approval_words
@@ -250,6 +250,9 @@ def _steps(record: dict[str, Any], *, hide_outputs: bool) -> str:
             f'<div class="meta">Context sent: the goal and {_e(sent)}'
             f"{f' · trimmed: {_e(trimmed)}' if trimmed else ''}</div>",
         ]
+        if isinstance(step.get("constraint"), dict):
+            held = constraint_words(step["constraint"], answered=not step.get("tool_call_ids"))
+            parts.append(f'<div class="meta">{_e(held)}</div>')
         for a in failed:
             parts.append(
                 f'<div class="meta">Model attempt {_e(a.get("attempt"))} failed: {_e(a.get("error_type"))} — '
