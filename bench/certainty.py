@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 from pathlib import Path
@@ -25,8 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from agent_core.providers.local import model_files  # noqa: E402
-from agent_core.providers.local.engine import load_engine, threads_from_env  # noqa: E402
+from agent_core.providers.local import LocalProvider  # noqa: E402
+from agent_core.providers.local.engine import current  # noqa: E402
 from agent_core.providers.local.prompt import build_messages, output_grammar, output_schema  # noqa: E402
 from agent_core.settings import Settings  # noqa: E402
 from agent_core.tools.builtins import build_default_registry  # noqa: E402
@@ -39,14 +38,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--tokens", type=int, default=64)
     args = parser.parse_args()
-    source = model_files.resolve_source(os.environ)
-    making = model_files.ensure_model_file(source)
-    try:
-        while True:
-            next(making)
-    except StopIteration as done:
-        path = done.value
-    engine, _ = load_engine(path, n_threads=threads_from_env(os.environ), n_ctx=4096)
+    for _ in LocalProvider().prepare():  # the model file made ready and loaded, as a run does
+        pass
+    engine = current()
+    assert engine is not None
     tools = list(build_default_registry(Settings(), external=False))
     messages = build_messages("You are a helpful assistant.", GOAL, [], tools)
     grammar = output_grammar(output_schema(tools, answer=False))

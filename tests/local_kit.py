@@ -55,12 +55,18 @@ class FakeServer:
         self.bodies.append(body)
         content = self.contents.pop(0)
         tokens = self.logprobs.get(len(self.bodies) - 1) if body.get("logprobs") else None
+        sent = spelled = 0
         timings = {"cache_n": 100, "prompt_n": 20, "predicted_n": 7}
         for piece in (content[: len(content) // 2], content[len(content) // 2 :]):
             chunk: dict[str, Any] = {"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
-            if tokens is not None:  # llama.cpp sends each token's with its piece; all of them at once here
-                chunk["choices"][0]["logprobs"] = {"content": tokens}
-                tokens = []
+            if tokens is not None:  # llama.cpp sends each token's with its text: those that fit this piece
+                sent += len(piece)
+                fit = 0
+                while fit < len(tokens) and spelled + len(str(tokens[fit]["token"])) <= sent:
+                    spelled += len(str(tokens[fit]["token"]))
+                    fit += 1
+                chunk["choices"][0]["logprobs"] = {"content": tokens[:fit]}
+                tokens = tokens[fit:]
             if body.get("timings_per_token"):  # as llama.cpp does: the counts so far in every chunk
                 chunk["timings"] = timings
             if callback(chunk):

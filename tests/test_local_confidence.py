@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from agent_core.providers import local
-from agent_core.providers.local.confidence import branch_probabilities, choice_probabilities
+from agent_core.providers.local.confidence import (
+    MAX_ALTERNATIVES,
+    branch_probabilities,
+    choice_probabilities,
+    decided_by,
+    written,
+)
 from agent_core.records.decided import constraint_words
 from tests.local_kit import FakeServer, ask, block, fake_model, install_engine, reply, three_tools
 
@@ -68,6 +74,44 @@ def test_a_token_that_could_still_become_two_other_names_counts_for_both_togethe
     assert found == {"chosen": "answer", "p": 0.7, "others": [{"name": "search_documents or search_web", "p": 0.3}]}
 
 
+def test_the_token_that_opens_the_key_may_already_choose() -> None:
+    """A tokenizer may write ``{"search`` as one token: that token is the choice."""
+    logprobs = [
+        _token("Thought: x\n", 0.9),
+        _token('{"search', 0.5, ('{"answer', 0.4), ("The", 0.1)),
+        _token("_web", 1.0),
+    ]
+    found = branch_probabilities(logprobs, ["search_web", "answer"])
+    assert found == {
+        "chosen": "search_web",
+        "p": pytest.approx(0.5556, abs=1e-4),
+        "others": [{"name": "answer", "p": 0.4444}],
+    }
+
+
+def test_another_spelling_of_the_same_name_counts_for_it_and_an_undecided_token_for_nobody() -> None:
+    logprobs = [
+        _token('{"', 1.0),
+        # "ans" is the answer too; "a" could still become the answer or ask_user (no choice made).
+        _token("answer", 0.5, ("ans", 0.2), ("query", 0.1), ("a", 0.2)),
+        _token('":', 1.0),
+    ]
+    found = branch_probabilities(logprobs, [*NAMES, "ask_user"])
+    assert found == {"chosen": "answer", "p": pytest.approx(0.875), "others": [{"name": "query_table", "p": 0.125}]}
+
+
+def test_rivals_crowded_out_of_the_report_give_no_figure_rather_than_a_false_certainty() -> None:
+    """The alternatives are reported before the grammar: tokens no offered name begins with may
+    take every place, and the written token alone would read 100%."""
+    logprobs = [_token('{"', 1.0), _token("query", 0.05, ("The", 0.3), ("To", 0.3), ("I", 0.2)), _token("_table", 1.0)]
+    assert branch_probabilities(logprobs, NAMES) is None
+
+
+def test_only_plain_digits_are_numbers() -> None:
+    logprobs = [_token("1", 0.6, ("²", 0.2), ("３", 0.1), ("0", 0.1))]
+    assert choice_probabilities(logprobs, 3) == {0: pytest.approx(0.1429, abs=1e-4), 1: pytest.approx(0.8571, abs=1e-4)}
+
+
 def test_no_offered_name_written_gives_nothing() -> None:
     assert branch_probabilities([_token("Thought", 0.9), _token(": hello", 0.9)], NAMES) is None
     assert branch_probabilities([_token('{"', 0.9), _token("weather", 0.9)], NAMES) is None
@@ -93,7 +137,7 @@ def test_a_step_records_how_sure_the_model_was_of_its_tool_and_of_the_line_it_pi
         logprobs={
             0: [
                 _token("Thought", 0.9),
-                _token(": the excess\n", 0.9),
+                _token(": The last result gives the excess\n", 0.9),
                 _token('{"', 0.9),
                 _token("answer", 0.8, ("lookup", 0.2)),
             ],
@@ -110,8 +154,8 @@ def test_a_step_records_how_sure_the_model_was_of_its_tool_and_of_the_line_it_pi
     response = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)}).complete(ask(tools, goal, done))
     assert response.text == "The escape of water excess is $500."
     first, choice, answer = server.bodies
-    assert first["logprobs"] is True and first["top_logprobs"] == 6  # 3 tools and the answer, and 2
-    assert choice["logprobs"] is True and "logprobs" in answer
+    assert first["logprobs"] is True and first["top_logprobs"] == choice["top_logprobs"] == MAX_ALTERNATIVES
+    assert "logprobs" not in answer  # the answer alone was offered: no choice to read
     assert response.constraint is not None
     # The step's choice was to answer (its first reply); the answer turn offered nothing else.
     assert response.constraint["certainty"] == {"chosen": "answer", "p": 0.8, "others": [{"name": "lookup", "p": 0.2}]}
@@ -120,7 +164,7 @@ def test_a_step_records_how_sure_the_model_was_of_its_tool_and_of_the_line_it_pi
     assert item["probabilities"] == {0: 0.1, 1: 0.6, 2: 0.3}
     words = constraint_words(response.constraint, answered=True)
     assert words.endswith(
-        "(its probability 60%) before answering. The model's probability for the answer: 80% (lookup 20%)."
+        "(its probability 60%) before answering. How sure the model was of its choice: the answer 80% (lookup 20%)."
     )
 
 
@@ -134,12 +178,34 @@ def test_without_token_probabilities_the_step_has_no_certainty(
         ask(list(three_tools()), "What is (24*7)+100?")
     )
     assert response.constraint is not None and "certainty" not in response.constraint
-    assert "probability" not in constraint_words(response.constraint)
+    assert "sure" not in constraint_words(response.constraint)
 
 
 def test_the_words_leave_out_what_would_read_zero_and_records_edited_by_hand() -> None:
     certainty = {"chosen": "answer", "p": 0.99, "others": [{"name": "search_documents or search_web", "p": 0.004}]}
     assert constraint_words({"kind": "grammar", "answer": True, "certainty": certainty}, answered=True).endswith(
-        "The model's probability for the answer: 99%."
+        "How sure the model was of its choice: the answer 99%."
     )
-    assert "probability" not in constraint_words({"kind": "grammar", "certainty": {"chosen": "x", "p": "high"}})
+    for edited in ({"chosen": "x", "p": "high"}, "sure", ["x"]):
+        assert "sure" not in constraint_words({"kind": "grammar", "certainty": edited})
+
+
+def test_a_steps_certainty_is_that_of_the_attempt_its_output_came_from() -> None:
+    began = {"type": "local_output", "certainty": {"chosen": "answer", "p": 0.8, "others": []}, "rejected": None}
+    line = {"type": "local_line_choice", "chosen": 1}
+    gap = {"type": "local_output", "stopped": "the answer left a gap for a figure", "rejected": "gap"}
+    # Re-asked for the call that gives the figure, with that one tool offered: no choice was made.
+    call = {"type": "local_output", "offered": ["lookup"]}
+    assert decided_by([began, line, gap, call], "lookup") is None
+    assert decided_by([began, line, {"type": "local_output"}], "answer") == began["certainty"]
+    repeat = {"type": "local_output", "certainty": {"chosen": "lookup", "p": 0.9, "others": []}, "rejected": "repeat"}
+    other = {"type": "local_output", "certainty": {"chosen": "lookup", "p": 0.6, "others": []}}
+    assert decided_by([other, repeat], "lookup") == other["certainty"]  # the one sent back is not it
+
+
+def test_probabilities_that_do_not_spell_the_reply_are_not_read() -> None:
+    tokens = [_token('{"', 0.9), _token("answer", 0.8)]
+    assert written(tokens, '{"answer": "Hi"}') == tokens
+    assert written(tokens, '{"an') == tokens  # the reply was cut where the stream was stopped
+    assert written(tokens[1:], '{"answer": "Hi"}') == []  # a token streamed without its probability
+    assert written([], '{"answer": "Hi"}') == []

@@ -140,7 +140,7 @@ def test_history_and_the_export_say_how_sure_the_model_was_of_each_choice(data_d
     )
     record = run_to_end("24 times 7?", provider=provider, registry=build_default_registry(settings), settings=settings)
     assert record["steps"][0]["constraint"] == held
-    words = "The model's probability for calculator: 62% (search_documents 30%, the answer 8%)."
+    words = "How sure the model was of its choice: calculator 62% (search_documents 30%, the answer 8%)."
     assert words in shown(history(record["run_id"]))
     assert words.replace("'", "&#x27;") in export_html(record)
     spans = record_to_trace(record).spans

@@ -108,8 +108,9 @@ GLOSSARY: dict[str, str] = {
     "cost": "Estimated price of the tokens used, from a price table; free for local/offline models.",
     "origin": "Who decided: 🧠 the model chose the tool and its inputs itself (perhaps held to a schema "
     "that lists the tools); ⚙ the workbench chose it for the model, by the rule named. "
-    "A model's probability, where shown, is how strongly it preferred its choice over the others it "
-    "was offered (from its own token probabilities): not a sign that the choice was right.",
+    "How sure the model was, where shown, is its own probability for its choice and for the others it "
+    "was offered (from its token probabilities, before the workbench's grammar): how close the "
+    "choice was, not a sign that it was right.",
 }
 
 

@@ -63,13 +63,13 @@ class Trace:
     spans: list[SpanData]
 
 
-
 def _certainty(step: Mapping[str, Any]) -> dict[str, Any]:
     """The step's choice and the model's probability for it (the constraint's ``certainty``)."""
     certainty = _mapping(_mapping(step.get("constraint")).get("certainty"))
     if not isinstance(certainty.get("chosen"), str) or not isinstance(certainty.get("p"), (int, float)):
         return {}
     return {W + "choice.chosen": certainty["chosen"], W + "choice.probability": float(certainty["p"])}
+
 
 def _mapping(value: Any) -> dict[str, Any]:
     """``value`` when it is an object, else an empty one (a foreign record may hold anything)."""

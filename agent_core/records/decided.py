@@ -75,10 +75,10 @@ def constraint_words(constraint: Mapping[str, Any] | None, *, answered: bool = F
     return text
 
 
-def certainty_words(certainty: Mapping[str, Any] | None, *, others: int = 2) -> str:
-    """How sure the model was of its choice: "The model's probability for search_documents: 62%
-    (query_table 21%, the answer 9%)."; empty when not recorded."""
-    if not certainty or not certainty.get("chosen"):
+def certainty_words(certainty: Any, *, others: int = 2) -> str:
+    """How sure the model was of its choice: "How sure the model was of its choice:
+    search_documents 62% (query_table 21%, the answer 9%)."; empty when not recorded."""
+    if not isinstance(certainty, Mapping) or not certainty.get("chosen"):
         return ""
 
     def named(name: Any) -> str:
@@ -87,7 +87,7 @@ def certainty_words(certainty: Mapping[str, Any] | None, *, others: int = 2) -> 
     try:
         shown = [o for o in certainty.get("others") or [] if float(o["p"]) >= 0.005][:others]  # not "0%"
         rivals = [f"{named(o['name'])} {float(o['p']):.0%}" for o in shown]
-        text = f"The model's probability for {named(certainty['chosen'])}: {float(certainty['p']):.0%}"
+        text = f"How sure the model was of its choice: {named(certainty['chosen'])} {float(certainty['p']):.0%}"
     except (KeyError, TypeError, ValueError):  # a record edited by hand
         return ""
     return text + (f" ({', '.join(rivals)})." if rivals else ".")

@@ -125,8 +125,8 @@ class Step(TypedDict):
 class Alternative(TypedDict):
     """A branch the model did not take, and how likely it was."""
 
-    name: str
-    p: float
+    name: Annotated[str, Field(description='its name ("a or b": a token that could still have become either)')]
+    p: Annotated[float, Field(description="the share of the model's probability that would have gone to it, 0-1")]
 
 
 class Certainty(TypedDict):
@@ -134,7 +134,10 @@ class Certainty(TypedDict):
     probabilities its runtime reported; only when it chose among several."""
 
     chosen: Annotated[str, Field(description="the tool (or answer key) the output named")]
-    p: Annotated[float, Field(description="the model's probability for it, 0-1, among the offered branches")]
+    p: Annotated[
+        float,
+        Field(description="the model's probability for it, 0-1, among the reported alternatives; with others' p, 1"),
+    ]
     others: Annotated[
         list[Alternative],
         Field(description="the other branches with the probability of leaving the chosen one towards them"),

@@ -38,6 +38,7 @@ from agent_core.providers.local.confidence import (
     branch_probabilities,
     choice_probabilities,
     decided_by,
+    written,
 )
 from agent_core.providers.local.engine import (
     INSTALL_LINE,
@@ -302,7 +303,8 @@ class LocalProvider(WarmUp, Reasks, Provider):
                 notes.append("the answer kept a gap where a figure no result has goes: marked as such")
             held = constraint(turn.offered, answer=turn.answer, figures=True)
             held["notes"] = [*held.get("notes", []), *notes]
-            if certainty := decided_by(items):
+            taken = calls[0].name if calls else prompt.SMALL_TALK_KEY if not request.blocks else "answer"
+            if certainty := decided_by(items, taken):
                 held["certainty"] = certainty
         finally:
             engine.prompt_key = self._prompt_key  # the slot now starts with this run's system prompt
@@ -373,10 +375,9 @@ class LocalProvider(WarmUp, Reasks, Provider):
             # Held to the figures the results have, the model looped on a phrase until the token
             # limit ("약한 비가 약한 비가 …"); a mild penalty ends that.
             "repeat_penalty": ANSWER_REPEAT_PENALTY,
-            # How sure the model was of the tool (or the answer) it chose: the step's certainty.
-            "logprobs": True,
-            "top_logprobs": min(MAX_ALTERNATIVES, len(branches) + 2),
         }
+        if choosing := len(branches) > 1:  # how sure the model was of its choice: the step's certainty
+            body.update(logprobs=True, top_logprobs=MAX_ALTERNATIVES)
         content, final, elapsed = self._generate(
             turn, body, stopping_at_answer(enough_said([]), stop_at_answer, sums=answer and sums)
         )
@@ -385,7 +386,7 @@ class LocalProvider(WarmUp, Reasks, Provider):
         cut = final.get("finish_reason") == "length"
         said = final.get("said")
         thought = split_thought(content)[0]
-        certainty = branch_probabilities(final.get("logprobs") or [], branches) if len(branches) > 1 else None
+        certainty = branch_probabilities(written(final.get("logprobs") or [], content), branches) if choosing else None
         sure = {"certainty": certainty} if certainty else {}
         if said in STOPS:
             items.append(
@@ -464,7 +465,7 @@ class LocalProvider(WarmUp, Reasks, Provider):
             "return_progress": True,
             "timings_per_token": True,
             "logprobs": True,  # how sure the model was of the line (the step's notes say it)
-            "top_logprobs": len(lines) + 2,
+            "top_logprobs": MAX_ALTERNATIVES,
         }
         content, final, elapsed = self._generate(turn, body)
         try:
@@ -473,7 +474,7 @@ class LocalProvider(WarmUp, Reasks, Provider):
             number = 0
         chosen = lines[number - 1] if 1 <= number <= len(lines) else None
         narrowed = named_cells(turn.request.goal, chosen) if chosen else None
-        chances = choice_probabilities(final.get("logprobs") or [], len(lines) + 1)
+        chances = choice_probabilities(written(final.get("logprobs") or [], content), len(lines) + 1)
         sure = f" (its probability {chances[number]:.0%})" if chances and number in chances else ""
         turn.items.append(
             {

@@ -20,7 +20,7 @@ MAX_ALTERNATIVES = 10
 
 def _number(token: str) -> int | None:
     text = token.strip()
-    return int(text) if text.isdigit() else None
+    return int(text) if text.isascii() and text.isdigit() else None  # not "²" or "３"
 
 
 def choice_probabilities(logprobs: Sequence[Mapping[str, Any]], choices: int) -> dict[int, float] | None:
@@ -42,65 +42,89 @@ def choice_probabilities(logprobs: Sequence[Mapping[str, Any]], choices: int) ->
     return None
 
 
+KEY_START = '{"'
+"""Where the branch's name begins: the reply's JSON object and its key's opening quote."""
+MIN_COVERED = 0.5
+"""Least probability the reported alternatives leading to an offered name must hold at a token
+that decides: below it, the rivals that would have taken the rest are unknown."""
+
+
 def branch_probabilities(logprobs: Sequence[Mapping[str, Any]], names: Sequence[str]) -> Certainty | None:
     """How sure the model was of the branch its reply took (``{"<name>": …}``: a tool, or the
-    answer), read at the tokens that wrote the name: the chosen name's probability (the product,
-    over those tokens, of each one's share among the tokens that still lead to an offered name)
-    and, for the others, the share of the tokens that would have left it towards them where they
-    first could (``"a or b"`` for a token that could still become either). None when the reply
-    wrote no offered name.
+    answer), read at the tokens that wrote the name until one name alone could follow.
 
-    The alternatives are the ``top_logprobs`` llama.cpp reports (a few per token): a name whose
-    tokens were all below them counts as 0."""
-    text = ""
-    start = None
-    for i, token in enumerate(logprobs):
-        text += str(token.get("token", ""))
-        if '{"' in text:
-            start = i + 1
-            after = text.split('{"', 1)[1]
-            break
-    if start is None:
-        return None
-    prefix = after
+    At each of those tokens, the reported alternatives (``top_logprobs``) are sorted by where they
+    lead: on along the name written (another spelling of the same way: its weight joins the
+    written token's), away to other offered names (``"a or b"`` when a token could still become
+    either), or to no offered name (left out: the grammar did not allow it). Alternatives that
+    could still become the written name and others too are left out as well. The chosen name's
+    ``p`` is the product of the written token's shares, and each rival's the share of the token
+    that would have left towards it, so ``p`` and the rivals add up to 1.
+
+    None when the reply wrote no offered name, or when at a deciding token the alternatives that
+    lead to an offered name hold less than :data:`MIN_COVERED` of the model's probability (the
+    rivals that hold the rest were not reported)."""
+    before = ""
+    key: str | None = None
     p = 1.0
     others: dict[str, float] = {}
-    chosen: str | None = None
-    for token in logprobs[start:]:
-        if chosen is not None:
-            break
+    for token in logprobs:
         written = str(token.get("token", ""))
-        reach: dict[str, tuple[str, ...]] = {}
-        weights: dict[str, float] = {}
+        if key is None and KEY_START not in before + written:
+            before += written
+            continue
+        written_key = _key_with(key, before, written)
+        assert written_key is not None
+        ahead = {n for n in names if _leads_to(written_key, n)}
+        if not ahead:
+            return None
+        same = away_weight = 0.0
+        away: dict[str, float] = {}
+        seen: set[str] = set()
         for alternative in [token, *(token.get("top_logprobs") or [])]:
             piece = str(alternative.get("token", ""))
-            if piece in weights:
+            if piece in seen:
                 continue
-            led = tuple(n for n in names if _leads_to(prefix + piece, n))
-            if led:
-                reach[piece] = led
-                weights[piece] = math.exp(float(alternative.get("logprob", -math.inf)))
-        total = sum(weights.values())
-        if written not in weights or total <= 0:
+            seen.add(piece)
+            weight = math.exp(float(alternative.get("logprob", -math.inf)))
+            made = _key_with(key, before, piece)
+            led = {n for n in names if made is not None and _leads_to(made, n)}
+            if not led:
+                continue
+            if led <= ahead:
+                same += weight
+            elif not led & ahead:
+                label = " or ".join(n for n in names if n in led)
+                away[label] = away.get(label, 0.0) + weight
+                away_weight += weight
+        total = same + away_weight
+        open_before = [n for n in names if key is None or _leads_to(key, n)]
+        if len(ahead) == len(open_before) and not away:
+            key = written_key  # nothing decided here (the opening quote, a name's shared start)
+            continue
+        if total < MIN_COVERED:
             return None
-        for piece, led in reach.items():
-            if piece == written:
-                continue
-            away = " or ".join(n for n in led if not _leads_to(prefix + written, n))
-            if away:
-                others[away] = others.get(away, 0.0) + p * weights[piece] / total
-        p *= weights[written] / total
-        prefix += written
-        # Decided once one name alone can follow (the rest of its tokens are forced).
-        chosen = reach[written][0] if len(reach[written]) == 1 else None
-    if chosen is None:
-        return None
-    ranked = sorted(others.items(), key=lambda x: -x[1])
-    return {
-        "chosen": chosen,
-        "p": round(p, 4),
-        "others": [{"name": n, "p": round(q, 4)} for n, q in ranked if q >= 0.0005],
-    }
+        for label, weight in away.items():
+            others[label] = others.get(label, 0.0) + p * weight / total
+        p *= same / total
+        key = written_key
+        if len(ahead) == 1:  # one name alone can follow: the rest of its tokens are forced
+            ranked = sorted(others.items(), key=lambda x: -x[1])
+            return {
+                "chosen": ahead.pop(),
+                "p": round(p, 4),
+                "others": [{"name": n, "p": round(q, 4)} for n, q in ranked if q >= 0.0005],
+            }
+    return None
+
+
+def _key_with(key: str | None, before: str, piece: str) -> str | None:
+    """The key a token makes: ``key`` (written so far) and the token, or, before the key began, what
+    follows :data:`KEY_START` in the reply's text with the token (None: the key has not begun)."""
+    if key is not None:
+        return key + piece
+    whole = before + piece
+    return whole.split(KEY_START, 1)[1] if KEY_START in whole else None
 
 
 def _leads_to(written: str, name: str) -> bool:
@@ -109,12 +133,23 @@ def _leads_to(written: str, name: str) -> bool:
     return key.startswith(written) or written.startswith(key)
 
 
-def decided_by(items: Sequence[Mapping[str, Any]]) -> Certainty | None:
-    """The certainty of the choice a step's output came from: that of its last attempt that
-    chose among several branches and was not sent back (a step that answered after a line choice
-    keeps the certainty with which it chose to answer)."""
+def decided_by(items: Sequence[Mapping[str, Any]], taken: str) -> Certainty | None:
+    """The certainty of the choice the step's output came from: that of its last attempt that
+    chose ``taken`` (the tool called, or the answer's key) among several branches and was not
+    sent back (a step that answered after a line choice keeps the certainty with which it chose to
+    answer; a step re-asked for a call after its answer began has none, unless that call was
+    chosen among others)."""
     for item in reversed(items):
-        if item.get("certainty") and not item.get("rejected"):
-            certainty: Certainty = item["certainty"]
-            return certainty
+        certainty = item.get("certainty")
+        if certainty and certainty.get("chosen") == taken and not item.get("rejected"):
+            found: Certainty = certainty
+            return found
     return None
+
+
+def written(logprobs: Sequence[Mapping[str, Any]], content: str) -> Sequence[Mapping[str, Any]]:
+    """``logprobs`` when their tokens spell the start of ``content`` (or all of it and the reply
+    was completed without them); none when they do not (a token llama.cpp streamed without its
+    probabilities would shift every later one)."""
+    spelled = "".join(str(t.get("token", "")) for t in logprobs)
+    return logprobs if spelled and (content.startswith(spelled) or spelled.startswith(content)) else []
