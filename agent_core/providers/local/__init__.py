@@ -71,7 +71,6 @@ from agent_core.providers.local.model_files import (
     missing_parts,
 )
 from agent_core.providers.local.prompt import (
-    GOAL_LEAD,
     RAW_TYPE,
     RESULT_LEAD,
     THOUGHT,
@@ -361,7 +360,7 @@ class LocalProvider(WarmUp, Reasks, Provider):
                 [*argument_numbers(request.goal, request.blocks, allowed), *name_figures(request.tools)]
             ),
         )
-        grammar = output_grammar(schema, lead=GOAL_LEAD if first else RESULT_LEAD)
+        grammar = output_grammar(schema, lead="" if first else RESULT_LEAD)
         branches = [t.name for t in tools] + ([prompt.SMALL_TALK_KEY if first else "answer"] if turn.answer else [])
         body = {
             "messages": messages,

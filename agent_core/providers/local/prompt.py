@@ -454,8 +454,6 @@ class OutputError(ValueError):
     """The model's output is not one of the allowed JSON shapes."""
 
 
-GOAL_LEAD = "The user wants "
-"""How the first thought begins: from the request itself (trial)."""
 RESULT_LEAD = "The last result "
 """How the thought begins once a tool result is in: the model copied its first thought ("I need
 to look up X") at every later step and repeated the call it named; made to
