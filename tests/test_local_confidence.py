@@ -182,7 +182,7 @@ def test_without_token_probabilities_the_step_has_no_certainty(
 
 
 def test_the_words_leave_out_what_would_read_zero_and_records_edited_by_hand() -> None:
-    certainty = {"chosen": "answer", "p": 0.99, "others": [{"name": "search_documents or search_web", "p": 0.004}]}
+    certainty = {"chosen": "answer", "p": 0.99, "others": [{"name": "search_documents or search_web", "p": 0.005}]}
     assert constraint_words({"kind": "grammar", "answer": True, "certainty": certainty}, answered=True).endswith(
         "How sure the model was of its choice: the answer 99%."
     )

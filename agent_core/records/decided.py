@@ -85,7 +85,7 @@ def certainty_words(certainty: Any, *, others: int = 2) -> str:
         return " or ".join("the answer" if n in ("answer", "reply") else n for n in str(name).split(" or "))
 
     try:
-        shown = [o for o in certainty.get("others") or [] if float(o["p"]) >= 0.005][:others]  # not "0%"
+        shown = [o for o in certainty.get("others") or [] if f"{float(o['p']):.0%}" != "0%"][:others]
         rivals = [f"{named(o['name'])} {float(o['p']):.0%}" for o in shown]
         text = f"How sure the model was of its choice: {named(certainty['chosen'])} {float(certainty['p']):.0%}"
     except (KeyError, TypeError, ValueError):  # a record edited by hand
