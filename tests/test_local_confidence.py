@@ -209,3 +209,21 @@ def test_probabilities_that_do_not_spell_the_reply_are_not_read() -> None:
     assert written(tokens, '{"an') == tokens  # the reply was cut where the stream was stopped
     assert written(tokens[1:], '{"answer": "Hi"}') == []  # a token streamed without its probability
     assert written([], '{"answer": "Hi"}') == []
+
+
+def test_what_the_grammar_kept_the_model_from_is_recorded_with_its_choice() -> None:
+    """Seen on a first step (which offers the tools and a reply, not the answer): the model wanted
+    to answer at once, or to write a key of its own; among what it was offered it chose a tool."""
+    logprobs = [
+        _token('{"', 0.96, ("{\n", 0.02)),
+        _token("get", 0.021, ("answer", 0.612), ("weather", 0.316), ("reply", 0.009), ("query", 0.001), ("To", 0.03)),
+        _token("_weather", 1.0),
+    ]
+    found = branch_probabilities(logprobs, ["get_weather", "query_table", "reply"])
+    assert found is not None and found["chosen"] == "get_weather" and found["p"] == pytest.approx(0.6774, abs=1e-4)
+    assert found["unoffered"] == {"p": 0.958, "keys": [{"name": "answer", "p": 0.612}, {"name": "weather", "p": 0.316}]}
+    words = constraint_words({"kind": "grammar", "certainty": found})
+    assert words.endswith(
+        "How sure the model was of its choice: get_weather 68% (the answer 29%, query_table 3%). "
+        "Keys it was not offered took 96% of its probability (“answer” 61%, “weather” 32%)."
+    )

@@ -77,7 +77,8 @@ def constraint_words(constraint: Mapping[str, Any] | None, *, answered: bool = F
 
 def certainty_words(certainty: Any, *, others: int = 2) -> str:
     """How sure the model was of its choice: "How sure the model was of its choice:
-    search_documents 62% (query_table 21%, the answer 9%)."; empty when not recorded."""
+    get_weather 68% (the answer 29%). Keys it was not offered took 97% of its probability
+    (“answer” 61%, “weather” 32%)."; empty when not recorded."""
     if not isinstance(certainty, Mapping) or not certainty.get("chosen"):
         return ""
 
@@ -88,9 +89,16 @@ def certainty_words(certainty: Any, *, others: int = 2) -> str:
         shown = [o for o in certainty.get("others") or [] if f"{float(o['p']):.0%}" != "0%"][:others]
         rivals = [f"{named(o['name'])} {float(o['p']):.0%}" for o in shown]
         text = f"How sure the model was of its choice: {named(certainty['chosen'])} {float(certainty['p']):.0%}"
-    except (KeyError, TypeError, ValueError):  # a record edited by hand
+        text += f" ({', '.join(rivals)})." if rivals else "."
+        held = certainty.get("unoffered")
+        if isinstance(held, Mapping) and float(held["p"]) >= 0.005:
+            keys = ", ".join(f"“{k['name']}” {float(k['p']):.0%}" for k in held.get("keys") or [])
+            text += f" Keys it was not offered took {float(held['p']):.0%} of its probability" + (
+                f" ({keys})." if keys else "."
+            )
+    except (KeyError, TypeError, ValueError, AttributeError):  # a record edited by hand
         return ""
-    return text + (f" ({', '.join(rivals)})." if rivals else ".")
+    return text
 
 
 def origin_counts(tool_calls: Sequence[Mapping[str, Any]]) -> dict[str, int]:

@@ -129,6 +129,14 @@ class Alternative(TypedDict):
     p: Annotated[float, Field(description="the share of the model's probability that would have gone to it, 0-1")]
 
 
+class Unoffered(TypedDict):
+    """What the model would have written that no offered branch begins with (the grammar kept it
+    from it): its share of the model's probability, and the likeliest such keys."""
+
+    p: Annotated[float, Field(description="the probability of keys no offered branch begins with, 0-1")]
+    keys: Annotated[list[Alternative], Field(description="the likeliest of them (as far as written at that token)")]
+
+
 class Certainty(TypedDict):
     """How sure the model was of the branch it took (a tool, or the answer), from the token
     probabilities its runtime reported; only when it chose among several."""
@@ -142,6 +150,7 @@ class Certainty(TypedDict):
         list[Alternative],
         Field(description="the other branches with the probability of leaving the chosen one towards them"),
     ]
+    unoffered: NotRequired[Unoffered]
 
 
 class Constraint(TypedDict):

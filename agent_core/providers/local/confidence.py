@@ -44,9 +44,8 @@ def choice_probabilities(logprobs: Sequence[Mapping[str, Any]], choices: int) ->
 
 KEY_START = '{"'
 """Where the branch's name begins: the reply's JSON object and its key's opening quote."""
-MIN_COVERED = 0.5
-"""Least probability the reported alternatives leading to an offered name must hold at a token
-that decides: below it, the rivals that would have taken the rest are unknown."""
+WANTED_SHOWN = 0.05
+"""Least probability of a key the grammar did not allow for the record to name it."""
 
 
 def branch_probabilities(logprobs: Sequence[Mapping[str, Any]], names: Sequence[str]) -> Certainty | None:
@@ -61,13 +60,20 @@ def branch_probabilities(logprobs: Sequence[Mapping[str, Any]], names: Sequence[
     ``p`` is the product of the written token's shares, and each rival's the share of the token
     that would have left towards it, so ``p`` and the rivals add up to 1.
 
-    None when the reply wrote no offered name, or when at a deciding token the alternatives that
-    lead to an offered name hold less than :data:`MIN_COVERED` of the model's probability (the
-    rivals that hold the rest were not reported)."""
+    At the first token that decides, the keys the model would have written that no offered name
+    begins with (``{"answer"`` on a step that offers only tools and a reply; a key of its own,
+    ``{"weather"``) are recorded as ``unoffered``: their share of its probability, and the
+    likeliest of them. The grammar kept the model from them, so they show what it wanted most
+    when that was not among its choices.
+
+    None when the reply wrote no offered name, or when at a deciding token the probability the
+    report leaves out (the alternatives below its last) could be more than all the offered names
+    it holds: a rival there could outweigh what was read."""
     before = ""
     key: str | None = None
     p = 1.0
     others: dict[str, float] = {}
+    unoffered: dict[str, Any] | None = None
     for token in logprobs:
         written = str(token.get("token", ""))
         if key is None and KEY_START not in before + written:
@@ -78,8 +84,9 @@ def branch_probabilities(logprobs: Sequence[Mapping[str, Any]], names: Sequence[
         ahead = {n for n in names if _leads_to(written_key, n)}
         if not ahead:
             return None
-        same = away_weight = 0.0
+        same = away_weight = reported = 0.0
         away: dict[str, float] = {}
+        wanted: dict[str, float] = {}
         seen: set[str] = set()
         for alternative in [token, *(token.get("top_logprobs") or [])]:
             piece = str(alternative.get("token", ""))
@@ -87,9 +94,12 @@ def branch_probabilities(logprobs: Sequence[Mapping[str, Any]], names: Sequence[
                 continue
             seen.add(piece)
             weight = math.exp(float(alternative.get("logprob", -math.inf)))
+            reported += weight
             made = _key_with(key, before, piece)
             led = {n for n in names if made is not None and _leads_to(made, n)}
             if not led:
+                if made:  # a key the grammar did not allow
+                    wanted[made] = wanted.get(made, 0.0) + weight
                 continue
             if led <= ahead:
                 same += weight
@@ -102,19 +112,28 @@ def branch_probabilities(logprobs: Sequence[Mapping[str, Any]], names: Sequence[
         if len(ahead) == len(open_before) and not away:
             key = written_key  # nothing decided here (the opening quote, a name's shared start)
             continue
-        if total < MIN_COVERED:
+        if total <= 0 or 1.0 - reported > total:
             return None
+        if unoffered is None:
+            top = sorted(wanted.items(), key=lambda x: -x[1])
+            unoffered = {
+                "p": round(sum(wanted.values()), 4),
+                "keys": [{"name": k.strip(), "p": round(w, 4)} for k, w in top if w >= WANTED_SHOWN][:3],
+            }
         for label, weight in away.items():
             others[label] = others.get(label, 0.0) + p * weight / total
         p *= same / total
         key = written_key
         if len(ahead) == 1:  # one name alone can follow: the rest of its tokens are forced
             ranked = sorted(others.items(), key=lambda x: -x[1])
-            return {
+            found: Certainty = {
                 "chosen": ahead.pop(),
                 "p": round(p, 4),
                 "others": [{"name": n, "p": round(q, 4)} for n, q in ranked if q >= 0.0005],
             }
+            if unoffered and unoffered["p"] >= WANTED_SHOWN:
+                found["unoffered"] = {"p": unoffered["p"], "keys": unoffered["keys"]}
+            return found
     return None
 
 
