@@ -227,3 +227,10 @@ def test_what_the_grammar_kept_the_model_from_is_recorded_with_its_choice() -> N
         "How sure the model was of its choice: get_weather 68% (the answer 29%, query_table 3%). "
         "Keys it was not offered took 96% of its probability (“answer” 61%, “weather” 32%)."
     )
+
+
+def test_a_key_not_offered_is_seen_where_the_offered_names_still_share_their_start() -> None:
+    logprobs = [_token('{"', 1.0), _token("search", 0.3, ("answer", 0.7)), _token("_web", 0.9, ("_documents", 0.1))]
+    found = branch_probabilities(logprobs, ["search_documents", "search_web", "reply"])
+    assert found is not None and found["chosen"] == "search_web" and found["p"] == pytest.approx(0.9)
+    assert found["unoffered"] == {"p": 0.7, "keys": [{"name": "answer", "p": 0.7}]}

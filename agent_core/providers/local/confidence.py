@@ -109,7 +109,7 @@ def branch_probabilities(logprobs: Sequence[Mapping[str, Any]], names: Sequence[
                 away_weight += weight
         total = same + away_weight
         open_before = [n for n in names if key is None or _leads_to(key, n)]
-        if len(ahead) == len(open_before) and not away:
+        if len(ahead) == len(open_before) and not away and not wanted:
             key = written_key  # nothing decided here (the opening quote, a name's shared start)
             continue
         if total <= 0 or 1.0 - reported > total:
