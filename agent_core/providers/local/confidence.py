@@ -61,8 +61,8 @@ def branch_probabilities(logprobs: Sequence[Mapping[str, Any]], names: Sequence[
     that would have left towards it, so ``p`` and the rivals add up to 1.
 
     At the first token that decides, the keys the model would have written that no offered name
-    begins with (``{"answer"`` on a step that offers only tools and a reply; a key of its own,
-    ``{"weather"``) are recorded as ``unoffered``: their share of its probability, and the
+    begins with (``{"answer"`` on a step that offers only tools and a reply; a key of its own
+    making, a word of the request) are recorded as ``unoffered``: their share of its probability, and the
     likeliest of them. The grammar kept the model from them, so they show what it wanted most
     when that was not among its choices.
 
