@@ -142,7 +142,9 @@ def test_history_and_the_export_say_how_sure_the_model_was_of_each_choice(data_d
     assert record["steps"][0]["constraint"] == held
     words = "How sure the model was of its choice: calculator 62% (search_documents 30%, the answer 8%)."
     assert words in shown(history(record["run_id"]))
-    assert words.replace("'", "&#x27;") in export_html(record)
+    page = export_html(record)
+    assert words.replace("'", "&#x27;") in page
+    assert "Context sent: the goal only (no blocks yet)" in page and "the goal and none" not in page
     spans = record_to_trace(record).spans
     (step,) = [s for s in spans if s.attributes.get("agent_workbench.step") == 1 and s.name.startswith("chat")]
     assert step.attributes["agent_workbench.choice.chosen"] == "calculator"

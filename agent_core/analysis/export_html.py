@@ -240,15 +240,15 @@ def _steps(record: dict[str, Any], *, hide_outputs: bool) -> str:
         attempts = [a for a in step.get("model_attempts") or [] if isinstance(a, dict)]
         failed = [a for a in attempts if not a.get("success")]
         made_in = _made_in(record)
-        sent = _blocks_named(step.get("blocks_sent"), made_in) or "none"
+        named = _blocks_named(step.get("blocks_sent"), made_in)
+        sent = f"the goal and {named}" if named else "the goal only (no blocks yet)"  # as the Run page says
         trimmed = _blocks_named(step.get("blocks_trimmed"), made_in)
         parts = [
             f'<section class="box step" id="step-{_e(index)}"><b>Step {_e(index)}</b> '
             f'<span class="meta">· {_ms(step.get("duration_ms"))} · model {_ms(step.get("model_duration_ms"))} · '
             f"{_e(usage.get('total_tokens', 0))} tokens"
             f"{f' · {len(attempts)} model attempts' if len(attempts) > 1 else ''}</span>",
-            f'<div class="meta">Context sent: the goal and {_e(sent)}'
-            f"{f' · trimmed: {_e(trimmed)}' if trimmed else ''}</div>",
+            f'<div class="meta">Context sent: {_e(sent)}{f" · trimmed: {_e(trimmed)}" if trimmed else ""}</div>',
         ]
         if isinstance(step.get("constraint"), dict):
             held = constraint_words(step["constraint"], answered=not step.get("tool_call_ids"))
