@@ -1,7 +1,7 @@
 """Which figures a local answer may write: those of the goal and of the successful tool results.
 
 A 1.5B model asked to answer from tool results still writes figures from its head ("it is
-20 degrees" with no result saying so). So the answer's text is held by a pattern: any text without
+20" with no result saying so). So the answer's text is held by a pattern: any text without
 digits, and digits only as one of the figures the goal or a successful result (or the call that
 produced it: an arithmetic argument) has, in the usual spellings. This knows nothing about
 any tool or document: it reads digits. The Run page says so ("figures only from the goal or the

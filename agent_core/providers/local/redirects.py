@@ -36,7 +36,7 @@ FIGURE_GAP = "\x00gap"
 """What an answer stopped at a gap where a figure goes returns (:meth:`LocalProvider._attempt`)."""
 GAP = re.compile(r"(?<=[^\s.!?:;,|]) {2,}")
 """Spaces where a figure goes: blocked from a figure no result has, the model wrote white space in
-its place ("The fee is     dollars.", "is  +  degrees warmer"): in the runs of
+its place ("The fee is     dollars.", "is  +  more"): in the runs of
 2026-12-03/04, 18 of 264 eval answers had such a gap, all 18 wrong; no other answer had one.
 Not two spaces after a sentence's or a clause's end, nor a table's padding."""
 GAP_REASON = "leaves a gap where a figure no result has goes"
