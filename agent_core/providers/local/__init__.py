@@ -373,7 +373,7 @@ class LocalProvider(WarmUp, Reasks, Provider):
             "return_progress": True,  # a chunk per prompt batch: a Stop is seen during a long prompt too
             "timings_per_token": True,  # the counts are there when the reply stops early (complete_reply)
             # Held to the figures the results have, the model looped on a phrase until the token
-            # limit ("약한 비가 약한 비가 …"); a mild penalty ends that.
+            # limit (a Korean phrase, over and over); a mild penalty ends that.
             "repeat_penalty": ANSWER_REPEAT_PENALTY,
         }
         if choosing := len(branches) > 1:  # how sure the model was of its choice: the step's certainty

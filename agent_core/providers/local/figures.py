@@ -121,7 +121,7 @@ def figure_forms(written: str) -> list[str]:
 
 # What an answer may write between its figures: printable ASCII but the digits and "@", Latin-1 and
 # Latin Extended-A (°, ×, é) without the superscript digits and the fractions ¼ ½ ¾ (blocked from
-# a figure, the model wrote "¾ Fahrenheit"), dashes, quotes and ellipses, the
+# a figure, the model wrote "¾" in its place), dashes, quotes and ellipses, the
 # currency and degree signs, Hangul and CJK punctuation. (Characters, not escapes: the pattern
 # travels as JSON to llguidance and is also compiled by Python in the tests.) Blocked from a digit
 # it wanted, the model once ran on in Thai combining marks until the token limit: hence a list of
