@@ -31,7 +31,6 @@ from typing import Any
 from agent_core.context import ToolCallRequest
 from agent_core.errors import ProviderError
 from agent_core.providers.base import ModelRequest, ModelResponse, Provider, ProviderSpec, Usage
-from agent_core.providers.local import prompt
 from agent_core.providers.local.answer_end import enough_said
 from agent_core.providers.local.confidence import (
     MAX_ALTERNATIVES,
@@ -75,6 +74,7 @@ from agent_core.providers.local.prompt import (
     RESULT_LEAD,
     THOUGHT,
     OutputError,
+    answer_key,
     build_messages,
     call_signature,
     cut_answer,
@@ -303,7 +303,7 @@ class LocalProvider(WarmUp, Reasks, Provider):
                 notes.append("the answer kept a gap where a figure no result has goes: marked as such")
             held = constraint(turn.offered, answer=turn.answer, figures=True)
             held["notes"] = [*held.get("notes", []), *notes]
-            taken = calls[0].name if calls else prompt.SMALL_TALK_KEY if not request.blocks else "answer"
+            taken = calls[0].name if calls else answer_key(request.blocks)
             if certainty := decided_by(items, taken):
                 held["certainty"] = certainty
         finally:
@@ -354,14 +354,14 @@ class LocalProvider(WarmUp, Reasks, Provider):
         schema = output_schema(
             tools,
             answer=answer,
-            answer_key=prompt.SMALL_TALK_KEY if first else "answer",
+            answer_key=answer_key(request.blocks),
             answer_pattern=answer_pattern(allowed, goal=request.goal),
             text_pattern=argument_pattern(
                 [*argument_numbers(request.goal, request.blocks, allowed), *name_figures(request.tools)]
             ),
         )
         grammar = output_grammar(schema, lead="" if first else RESULT_LEAD)
-        branches = [t.name for t in tools] + ([prompt.SMALL_TALK_KEY if first else "answer"] if turn.answer else [])
+        branches = [t.name for t in tools] + ([answer_key(request.blocks)] if turn.answer else [])
         body = {
             "messages": messages,
             "grammar": grammar,

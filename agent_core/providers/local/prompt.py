@@ -56,6 +56,12 @@ ANSWER_KEYS = ("answer", SMALL_TALK_KEY)
 the first step instead of ``answer``: a 1.5B model offered "answer" before any result answered
 a made-up fact from its head)."""
 
+
+def answer_key(blocks: Sequence[ContextBlock]) -> str:
+    """The key of a final reply on a step with these earlier blocks: ``reply`` before any result."""
+    return "answer" if blocks else SMALL_TALK_KEY
+
+
 MAX_ANSWER_CHARS = 600
 """Longest answer text: a bound on a run-on answer (one to three sentences are asked for)."""
 
