@@ -83,7 +83,11 @@ def test_the_key_tool_against_the_answer_is_a_tool_call_and_two_names_are_either
     assert found == {"chosen": "answer", "p": 0.7, "others": [{"name": "a tool call", "p": 0.3}]}
     logprobs = [_token('{"', 0.9), _token("tool", 1.0), *CALL, _token("query", 0.7, ("search", 0.3))]
     found = branch_probabilities(logprobs, NAMES)
-    assert found == {"chosen": "query_table", "p": 0.7, "others": [{"name": "search_documents or search_web", "p": 0.3}]}
+    assert found == {
+        "chosen": "query_table",
+        "p": 0.7,
+        "others": [{"name": "search_documents or search_web", "p": 0.3}],
+    }
 
 
 def test_the_token_that_opens_the_key_may_already_choose() -> None:
@@ -112,7 +116,9 @@ def test_another_spelling_of_the_same_name_counts_for_it_and_an_undecided_token_
         _token("search", 0.5, ("sear", 0.2), ("query", 0.1), ("s", 0.2)),
         _token("_web", 1.0),
     ]
-    found = branch_probabilities(logprobs, {"search_web": branch_spelling("search_web", tool=True), **branches("query_table", "stock_level")})
+    found = branch_probabilities(
+        logprobs, {"search_web": branch_spelling("search_web", tool=True), **branches("query_table", "stock_level")}
+    )
     assert found == {"chosen": "search_web", "p": pytest.approx(0.875), "others": [{"name": "query_table", "p": 0.125}]}
 
 
@@ -199,7 +205,9 @@ def test_without_token_probabilities_the_step_has_no_certainty(
     fake_model: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An older runtime (or a server that ignores ``logprobs``): nothing is made up."""
-    server = FakeServer([reply("I need the calculator", {"tool": "calculator", "arguments": {"expression": "(24*7)+100"}})])
+    server = FakeServer(
+        [reply("I need the calculator", {"tool": "calculator", "arguments": {"expression": "(24*7)+100"}})]
+    )
     install_engine(monkeypatch, fake_model, server)
     response = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)}).complete(
         ask(list(three_tools()), "What is (24*7)+100?")
@@ -259,7 +267,13 @@ def test_what_the_grammar_kept_the_model_from_is_recorded_with_its_choice() -> N
 
 
 def test_a_name_not_offered_is_named_by_itself() -> None:
-    logprobs = [_token('{"', 1.0), _token("tool", 1.0), *CALL, _token("search", 0.3, ("weather", 0.7)), _token("_web", 1.0)]
+    logprobs = [
+        _token('{"', 1.0),
+        _token("tool", 1.0),
+        *CALL,
+        _token("search", 0.3, ("weather", 0.7)),
+        _token("_web", 1.0),
+    ]
     found = branch_probabilities(logprobs, branches("search_web", "query_table", answer=""))
     assert found is not None and found["chosen"] == "search_web" and found["p"] == 1.0
     assert found["unoffered"] == {"p": 0.7, "keys": [{"name": "weather", "p": 0.7}]}

@@ -285,7 +285,11 @@ def test_blocks_become_the_models_own_output_and_plain_tool_results(tools: list[
     done = block(0, "calculator", {"expression": "24*7"}, "168")
     done.raw.extend(
         [
-            {"type": "local_output", "content": '{"tool": "calculator", "arguments": {"expression": "1"}}', "rejected": "repeats"},
+            {
+                "type": "local_output",
+                "content": '{"tool": "calculator", "arguments": {"expression": "1"}}',
+                "rejected": "repeats",
+            },
             {"type": "local_output", "content": emitted},
         ]
     )
@@ -411,7 +415,9 @@ def test_a_number_cut_from_the_goals_code_is_given_the_whole_code(goal: str, sen
         ("Is the sku-42 in stock?", "SKU-42", None),  # the goal writes no code in capitals
     ],
 )
-def test_the_goals_code_in_other_letter_case_is_given_the_goals_spelling(goal: str, sent: str, used: str | None) -> None:
+def test_the_goals_code_in_other_letter_case_is_given_the_goals_spelling(
+    goal: str, sent: str, used: str | None
+) -> None:
     call = ToolCallRequest("c1", "stock_level", {"sku": sent})
     note = repaired_call(goal, call)
     assert (note[0].arguments if note else None) == ({"sku": used} if used else None)
@@ -470,7 +476,10 @@ def test_parse_rejects_other_shapes(content: str) -> None:
         ('{"answer": "The total is $168."}', '{"answer": "The total is $168."}'),
         ('{"answer": "He said \\"hi\\""', '{"answer": "He said \\"hi\\""}'),
         ('Thought: say hi\n{"reply": "Hi!"', 'Thought: say hi\n{"reply": "Hi!"}'),
-        ('Thought: price\n{"tool": "lookup", "arguments": {"topic": "단가"}', 'Thought: price\n{"tool": "lookup", "arguments": {"topic": "단가"}}'),
+        (
+            'Thought: price\n{"tool": "lookup", "arguments": {"topic": "단가"}',
+            'Thought: price\n{"tool": "lookup", "arguments": {"topic": "단가"}}',
+        ),
         ('{"tool": "lookup", "arguments": {"topic": "단가"}}', '{"tool": "lookup", "arguments": {"topic": "단가"}}'),
         ('Thought: say "hi"', None),  # the thought line is still being written
         ('{"answer": "He said \\"', None),  # an escaped quote: the string goes on

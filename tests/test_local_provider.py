@@ -81,7 +81,9 @@ def test_the_first_step_offers_every_tool_or_a_small_talk_reply_and_the_model_ch
     fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
 ) -> None:
     goal = "What is (24*7)+100?"
-    server = FakeServer([reply("I need the calculator", {"tool": "calculator", "arguments": {"expression": "(24*7)+100"}})])
+    server = FakeServer(
+        [reply("I need the calculator", {"tool": "calculator", "arguments": {"expression": "(24*7)+100"}})]
+    )
     install_engine(monkeypatch, fake_model, server)
     provider = provider_for(fake_model)
     assert list(provider.prepare()) == []  # already loaded: nothing to show
@@ -502,7 +504,12 @@ def test_a_repaired_call_that_repeats_an_earlier_one_is_caught_as_a_repeat(
     """The repair runs before the repeat check: lookup(topic="42") is lookup(topic="SKU-42") again."""
     goal = "What is the price of SKU-42?"
     done = [block(0, "lookup", {"topic": "SKU-42"}, "SKU-42 costs $5 each")]
-    server = FakeServer([reply("The last result is the price", {"tool": "lookup", "arguments": {"topic": "42"}}), '{"answer": "It is $5."}'])
+    server = FakeServer(
+        [
+            reply("The last result is the price", {"tool": "lookup", "arguments": {"topic": "42"}}),
+            '{"answer": "It is $5."}',
+        ]
+    )
     install_engine(monkeypatch, fake_model, server)
     response = provider_for(fake_model).complete(ask(tools, goal, done))
     assert response.text == "It is $5." and response.tool_calls == []
@@ -532,7 +539,9 @@ def test_a_call_that_runs_on_to_the_token_limit_is_asked_again_without_its_tool(
     assert "calculator" not in response.constraint["tools"]
     # A second run-on in the same step ends it with the error: it is not asked a third time.
     install_engine(
-        monkeypatch, fake_model, FakeServer([ran_on, 'Thought: x\n{"tool": "lookup", "arguments": {"topic": "pri'], finish="length")
+        monkeypatch,
+        fake_model,
+        FakeServer([ran_on, 'Thought: x\n{"tool": "lookup", "arguments": {"topic": "pri'], finish="length"),
     )
     with pytest.raises(
         ProviderError, match=r"\(it stopped at the token limit, again after it was asked without calculator\)"

@@ -56,7 +56,10 @@ def test_a_call_with_another_tool_inside_is_asked_again_without_it(
 ) -> None:
     server = FakeServer(
         [
-            reply("I need the price times 7", {"tool": "calculator", "arguments": {"expression": "lookup('unit price') * 7"}}),
+            reply(
+                "I need the price times 7",
+                {"tool": "calculator", "arguments": {"expression": "lookup('unit price') * 7"}},
+            ),
             reply("First the price", {"tool": "lookup", "arguments": {"topic": "unit price"}}),
         ]
     )
