@@ -16,7 +16,6 @@ from agent_core.providers.local.confidence import (
     decided_by,
     written,
 )
-from agent_core.providers.local.prompt import branch_spelling
 from agent_core.records.decided import constraint_words
 from tests.local_kit import FakeServer, ask, block, fake_model, install_engine, reply, three_tools
 
@@ -46,28 +45,20 @@ def test_no_number_written_gives_no_probabilities() -> None:
     assert choice_probabilities([], 3) is None
 
 
-def branches(*tools: str, answer: str = "answer") -> dict[str, str]:
-    """The offered branches as a step spells them: calls of ``tools``, and the answer."""
-    spelled = {t: branch_spelling(t, tool=True) for t in tools}
-    return {**spelled, answer: branch_spelling(answer, tool=False)} if answer else spelled
+NAMES = ["search_documents", "search_web", "query_table", "answer"]
 
 
-NAMES = branches("search_documents", "search_web", "query_table")
-CALL = [_token('":', 0.99), _token(' "', 0.99)]
-"""The tokens between the key "tool" and the tool's name: nothing is decided there."""
-
-
-def test_a_branch_is_read_at_the_tokens_of_its_key_and_then_its_name() -> None:
+def test_a_branch_is_read_at_the_tokens_of_its_name() -> None:
     logprobs = [
         _token("Thought", 0.9),
         _token(": I need the documents\n", 0.9),
         _token('{"', 0.9),
-        # "Sure" leads to no offered branch: left out before normalising (0.6 + 0.15 = 0.75).
-        _token("tool", 0.6, ("answer", 0.15), ("Sure", 0.2)),
-        *CALL,
-        _token("search", 0.75, ("query", 0.25)),
+        # "Sure" leads to no offered name: left out before normalising (0.6 + 0.2 + 0.2 = 1).
+        _token("search", 0.6, ("query", 0.2), ("answer", 0.2), ("Sure", 0.5)),
         _token("_documents", 0.75, ("_web", 0.25)),
-        _token('",', 0.99),
+        _token('":', 0.99),
+        _token(' {"', 0.99),
+        _token("query", 0.99),
     ]
     found = branch_probabilities(logprobs, NAMES)
     assert found is not None
@@ -77,29 +68,20 @@ def test_a_branch_is_read_at_the_tokens_of_its_key_and_then_its_name() -> None:
     )
 
 
-def test_the_key_tool_against_the_answer_is_a_tool_call_and_two_names_are_either() -> None:
-    logprobs = [_token('{"', 0.9), _token("answer", 0.7, ("tool", 0.3)), _token('":', 0.99)]
+def test_a_token_that_could_still_become_two_other_names_counts_for_both_together() -> None:
+    logprobs = [_token('{"', 0.9), _token("answer", 0.7, ("search", 0.3)), _token('":', 0.99)]
     found = branch_probabilities(logprobs, NAMES)
-    assert found == {"chosen": "answer", "p": 0.7, "others": [{"name": "a tool call", "p": 0.3}]}
-    logprobs = [_token('{"', 0.9), _token("tool", 1.0), *CALL, _token("query", 0.7, ("search", 0.3))]
-    found = branch_probabilities(logprobs, NAMES)
-    assert found == {
-        "chosen": "query_table",
-        "p": 0.7,
-        "others": [{"name": "search_documents or search_web", "p": 0.3}],
-    }
+    assert found == {"chosen": "answer", "p": 0.7, "others": [{"name": "search_documents or search_web", "p": 0.3}]}
 
 
 def test_the_token_that_opens_the_key_may_already_choose() -> None:
-    """A tokenizer may write ``{"tool`` as one token: with one tool offered, that token is the choice."""
+    """A tokenizer may write ``{"search`` as one token: that token is the choice."""
     logprobs = [
         _token("Thought: x\n", 0.9),
-        _token('{"tool', 0.5, ('{"answer', 0.4), ("The", 0.1)),
-        *CALL,
-        _token("search", 1.0),
+        _token('{"search', 0.5, ('{"answer', 0.4), ("The", 0.1)),
         _token("_web", 1.0),
     ]
-    found = branch_probabilities(logprobs, branches("search_web"))
+    found = branch_probabilities(logprobs, ["search_web", "answer"])
     assert found == {
         "chosen": "search_web",
         "p": pytest.approx(0.5556, abs=1e-4),
@@ -110,28 +92,18 @@ def test_the_token_that_opens_the_key_may_already_choose() -> None:
 def test_another_spelling_of_the_same_name_counts_for_it_and_an_undecided_token_for_nobody() -> None:
     logprobs = [
         _token('{"', 1.0),
-        _token("tool", 1.0),
-        *CALL,
-        # "sear" is search_… too; "s" could still become search_… or stock_level (no choice made).
-        _token("search", 0.5, ("sear", 0.2), ("query", 0.1), ("s", 0.2)),
-        _token("_web", 1.0),
+        # "ans" is the answer too; "a" could still become the answer or ask_user (no choice made).
+        _token("answer", 0.5, ("ans", 0.2), ("query", 0.1), ("a", 0.2)),
+        _token('":', 1.0),
     ]
-    found = branch_probabilities(
-        logprobs, {"search_web": branch_spelling("search_web", tool=True), **branches("query_table", "stock_level")}
-    )
-    assert found == {"chosen": "search_web", "p": pytest.approx(0.875), "others": [{"name": "query_table", "p": 0.125}]}
+    found = branch_probabilities(logprobs, [*NAMES, "ask_user"])
+    assert found == {"chosen": "answer", "p": pytest.approx(0.875), "others": [{"name": "query_table", "p": 0.125}]}
 
 
 def test_rivals_crowded_out_of_the_report_give_no_figure_rather_than_a_false_certainty() -> None:
     """The alternatives are reported before the grammar: tokens no offered name begins with may
     take every place, and the written token alone would read 100%."""
-    logprobs = [
-        _token('{"', 1.0),
-        _token("tool", 1.0),
-        *CALL,
-        _token("query", 0.05, ("The", 0.3), ("To", 0.3), ("I", 0.2)),
-        _token("_table", 1.0),
-    ]
+    logprobs = [_token('{"', 1.0), _token("query", 0.05, ("The", 0.3), ("To", 0.3), ("I", 0.2)), _token("_table", 1.0)]
     assert branch_probabilities(logprobs, NAMES) is None
 
 
@@ -143,7 +115,6 @@ def test_only_plain_digits_are_numbers() -> None:
 def test_no_offered_name_written_gives_nothing() -> None:
     assert branch_probabilities([_token("Thought", 0.9), _token(": hello", 0.9)], NAMES) is None
     assert branch_probabilities([_token('{"', 0.9), _token("weather", 0.9)], NAMES) is None
-    assert branch_probabilities([_token('{"', 0.9), _token("tool", 0.9), *CALL, _token("weather", 0.9)], NAMES) is None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -168,7 +139,7 @@ def test_a_step_records_how_sure_the_model_was_of_its_tool_and_of_the_line_it_pi
                 _token("Thought", 0.9),
                 _token(": The last result gives the excess\n", 0.9),
                 _token('{"', 0.9),
-                _token("answer", 0.8, ("tool", 0.2)),
+                _token("answer", 0.8, ("lookup", 0.2)),
             ],
             1: [
                 _token('{"', 0.9),
@@ -187,17 +158,13 @@ def test_a_step_records_how_sure_the_model_was_of_its_tool_and_of_the_line_it_pi
     assert "logprobs" not in answer  # the answer alone was offered: no choice to read
     assert response.constraint is not None
     # The step's choice was to answer (its first reply); the answer turn offered nothing else.
-    assert response.constraint["certainty"] == {
-        "chosen": "answer",
-        "p": 0.8,
-        "others": [{"name": "a tool call", "p": 0.2}],
-    }
+    assert response.constraint["certainty"] == {"chosen": "answer", "p": 0.8, "others": [{"name": "lookup", "p": 0.2}]}
     assert "the model picked result line 1 of 2 (its probability 60%) before answering" in response.constraint["notes"]
     (item,) = [i for i in response.raw if i["type"] == "local_line_choice"]
     assert item["probabilities"] == {0: 0.1, 1: 0.6, 2: 0.3}
     words = constraint_words(response.constraint, answered=True)
     assert words.endswith(
-        "(its probability 60%) before answering. How sure the model was of its choice: the answer 80% (a tool call 20%)."
+        "(its probability 60%) before answering. How sure the model was of its choice: the answer 80% (lookup 20%)."
     )
 
 
@@ -205,9 +172,7 @@ def test_without_token_probabilities_the_step_has_no_certainty(
     fake_model: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An older runtime (or a server that ignores ``logprobs``): nothing is made up."""
-    server = FakeServer(
-        [reply("I need the calculator", {"tool": "calculator", "arguments": {"expression": "(24*7)+100"}})]
-    )
+    server = FakeServer([reply("I need the calculator", {"calculator": {"expression": "(24*7)+100"}})])
     install_engine(monkeypatch, fake_model, server)
     response = local.LocalProvider(env={"LOCAL_MODEL_PATH": str(fake_model)}).complete(
         ask(list(three_tools()), "What is (24*7)+100?")
@@ -251,42 +216,21 @@ def test_what_the_grammar_kept_the_model_from_is_recorded_with_its_choice() -> N
     to answer at once, or to write a key of its own; among what it was offered it chose a tool."""
     logprobs = [
         _token('{"', 0.96, ("{\n", 0.02)),
-        _token("tool", 0.021, ("answer", 0.612), ("weather", 0.316), ("reply", 0.009), ("To", 0.03)),
-        *CALL,
-        _token("get", 0.9, ("query", 0.1)),
+        _token("get", 0.021, ("answer", 0.612), ("weather", 0.316), ("reply", 0.009), ("query", 0.001), ("To", 0.03)),
         _token("_weather", 1.0),
     ]
-    found = branch_probabilities(logprobs, branches("get_weather", "query_table", answer="reply"))
-    assert found is not None and found["chosen"] == "get_weather" and found["p"] == pytest.approx(0.63)
+    found = branch_probabilities(logprobs, ["get_weather", "query_table", "reply"])
+    assert found is not None and found["chosen"] == "get_weather" and found["p"] == pytest.approx(0.6774, abs=1e-4)
     assert found["unoffered"] == {"p": 0.958, "keys": [{"name": "answer", "p": 0.612}, {"name": "weather", "p": 0.316}]}
     words = constraint_words({"kind": "grammar", "certainty": found})
     assert words.endswith(
-        "How sure the model was of its choice: get_weather 63% (the answer 30%, query_table 7%). "
+        "How sure the model was of its choice: get_weather 68% (the answer 29%, query_table 3%). "
         "Keys it was not offered took 96% of its probability (“answer” 61%, “weather” 32%)."
     )
 
 
-def test_a_name_not_offered_is_named_by_itself() -> None:
-    logprobs = [
-        _token('{"', 1.0),
-        _token("tool", 1.0),
-        *CALL,
-        _token("search", 0.3, ("weather", 0.7)),
-        _token("_web", 1.0),
-    ]
-    found = branch_probabilities(logprobs, branches("search_web", "query_table", answer=""))
-    assert found is not None and found["chosen"] == "search_web" and found["p"] == 1.0
-    assert found["unoffered"] == {"p": 0.7, "keys": [{"name": "weather", "p": 0.7}]}
-
-
 def test_a_key_not_offered_is_seen_where_the_offered_names_still_share_their_start() -> None:
-    logprobs = [
-        _token('{"', 1.0),
-        _token("tool", 0.3, ("answer", 0.7)),
-        *CALL,
-        _token("search", 1.0),
-        _token("_web", 0.9, ("_documents", 0.1)),
-    ]
-    found = branch_probabilities(logprobs, branches("search_documents", "search_web", answer="reply"))
+    logprobs = [_token('{"', 1.0), _token("search", 0.3, ("answer", 0.7)), _token("_web", 0.9, ("_documents", 0.1))]
+    found = branch_probabilities(logprobs, ["search_documents", "search_web", "reply"])
     assert found is not None and found["chosen"] == "search_web" and found["p"] == pytest.approx(0.9)
     assert found["unoffered"] == {"p": 0.7, "keys": [{"name": "answer", "p": 0.7}]}

@@ -63,22 +63,20 @@ def test_the_schema_is_one_branch_per_offered_tool_then_the_reply_with_text_held
             {
                 "type": "object",
                 "properties": {
-                    "tool": {"const": "lookup"},
-                    "arguments": {
+                    "lookup": {
                         "type": "object",
                         "properties": {"topic": {"type": "string", "pattern": "^[a-z]*$"}},
                         "required": ["topic"],
                         "additionalProperties": False,
-                    },
+                    }
                 },
-                "required": ["tool", "arguments"],
+                "required": ["lookup"],
                 "additionalProperties": False,
             },
             {
                 "type": "object",
                 "properties": {
-                    "tool": {"const": "get_weather"},
-                    "arguments": {
+                    "get_weather": {
                         "type": "object",
                         "properties": {
                             # free text is held to the pattern; an enum keeps its own values
@@ -87,9 +85,9 @@ def test_the_schema_is_one_branch_per_offered_tool_then_the_reply_with_text_held
                         },
                         "required": ["city"],
                         "additionalProperties": False,
-                    },
+                    }
                 },
-                "required": ["tool", "arguments"],
+                "required": ["get_weather"],
                 "additionalProperties": False,
             },
             {
@@ -106,16 +104,16 @@ def test_the_schema_accepts_answers_and_each_tools_own_arguments_only(tools: lis
     schema = output_schema(tools)
     for good in (
         {"answer": "hi"},
-        {"tool": "calculator", "arguments": {"expression": "24*7"}},
-        {"tool": "get_weather", "arguments": {"city": "Seoul", "unit": "fahrenheit"}},
-        {"tool": "get_weather", "arguments": {"city": "Seoul"}},
+        {"calculator": {"expression": "24*7"}},
+        {"get_weather": {"city": "Seoul", "unit": "fahrenheit"}},
+        {"get_weather": {"city": "Seoul"}},
     ):
         jsonschema.validate(good, schema)
     bad = [
-        {"tool": "calculator", "arguments": {"topic": "price"}},  # another tool's argument
-        {"tool": "lookup", "arguments": {}},  # missing argument
-        {"tool": "search_web", "arguments": {"query": "x"}},  # not offered
-        {"tool": "get_weather", "arguments": {"city": "Seoul", "unit": "kelvin"}},  # not in the enum
+        {"calculator": {"topic": "price"}},  # another tool's argument
+        {"lookup": {}},  # missing argument
+        {"search_web": {"query": "x"}},  # not offered
+        {"get_weather": {"city": "Seoul", "unit": "kelvin"}},  # not in the enum
         {"answer": "hi", "calculator": {"expression": "1"}},  # two at once
         {"reply": "hi"},  # the small-talk key is only offered on the first step
         {"answer": 3},
@@ -129,7 +127,7 @@ def test_the_schema_accepts_answers_and_each_tools_own_arguments_only(tools: lis
 
 def test_without_the_answer_only_tools_and_without_tools_only_the_answer(tools: list[Tool]) -> None:
     calls_only = output_schema(tools, answer=False)
-    assert [b["properties"]["tool"]["const"] for b in calls_only["anyOf"]] == ["calculator", "lookup", "get_weather"]
+    assert [b["required"] for b in calls_only["anyOf"]] == [["calculator"], ["lookup"], ["get_weather"]]
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"answer": "168"}, calls_only)
     assert output_schema([], answer=False) == {
@@ -139,7 +137,7 @@ def test_without_the_answer_only_tools_and_without_tools_only_the_answer(tools: 
         "additionalProperties": False,
     }
     # One tool and no answer: the branch itself, no anyOf.
-    assert output_schema(named(tools, "lookup"), answer=False)["properties"]["tool"] == {"const": "lookup"}
+    assert output_schema(named(tools, "lookup"), answer=False)["required"] == ["lookup"]
 
 
 def test_an_answer_pattern_replaces_the_length_bound() -> None:
@@ -162,12 +160,12 @@ def test_text_held_only_where_the_argument_is_free_text() -> None:
     tool = reg.get("order")
     assert tool is not None
     tool.parameters["properties"]["code"]["pattern"] = "^[A-Z]$"  # a pattern of its own is kept
-    arguments = output_schema([tool], answer=False, text_pattern="^x$")["properties"]["arguments"]["properties"]
+    arguments = output_schema([tool], answer=False, text_pattern="^x$")["properties"]["order"]["properties"]
     assert arguments["sku"]["pattern"] == "^x$"
     assert "pattern" not in arguments["quantity"] and arguments["quantity"]["type"] == "integer"
     assert arguments["code"]["pattern"] == "^[A-Z]$"
     assert "pattern" not in json.dumps(arguments["note"])  # a string-or-null is not plain free text
-    assert output_schema([tool], answer=False)["properties"]["arguments"]["properties"]["sku"] == {"type": "string"}
+    assert output_schema([tool], answer=False)["properties"]["order"]["properties"]["sku"] == {"type": "string"}
 
 
 def test_an_optional_number_with_a_default_is_left_to_its_default() -> None:
@@ -181,7 +179,7 @@ def test_an_optional_number_with_a_default_is_left_to_its_default() -> None:
 
     tool = reg.get("search")
     assert tool is not None
-    arguments = output_schema([tool], answer=False)["properties"]["arguments"]
+    arguments = output_schema([tool], answer=False)["properties"]["search"]
     assert list(arguments["properties"]) == ["query", "page", "exact"]  # "page" is no plain number
     assert arguments["required"] == ["query"]
     assert describe_tool(tool).startswith("- search(query: string, page?: ")
@@ -192,7 +190,7 @@ def test_an_optional_number_with_a_default_is_left_to_its_default() -> None:
 def test_enum_refs_are_inlined(tools: list[Tool]) -> None:
     schema = output_schema(named(tools, "get_weather"), answer=False)
     assert "$ref" not in json.dumps(schema) and "$defs" not in json.dumps(schema)
-    assert schema["properties"]["arguments"]["properties"]["unit"]["enum"] == ["celsius", "fahrenheit"]
+    assert schema["properties"]["get_weather"]["properties"]["unit"]["enum"] == ["celsius", "fahrenheit"]
 
 
 def test_a_parameter_named_title_survives_the_clean_up() -> None:
@@ -205,7 +203,7 @@ def test_a_parameter_named_title_survives_the_clean_up() -> None:
 
     tool = reg.get("save_note")
     assert tool is not None
-    arguments = output_schema([tool], answer=False)["properties"]["arguments"]
+    arguments = output_schema([tool], answer=False)["properties"]["save_note"]
     assert set(arguments["properties"]) == {"title", "body"} and arguments["required"] == ["title"]
     assert "title" not in arguments["properties"]["title"]  # the keyword is dropped, not the name
 
@@ -281,15 +279,11 @@ def test_the_system_message_is_the_instructions_the_tools_and_the_format(tools: 
 
 
 def test_blocks_become_the_models_own_output_and_plain_tool_results(tools: list[Tool]) -> None:
-    emitted = 'Thought: I compute it\n{"tool": "calculator", "arguments": {"expression": "24*7"}}'
+    emitted = 'Thought: I compute it\n{"calculator": {"expression": "24*7"}}'
     done = block(0, "calculator", {"expression": "24*7"}, "168")
     done.raw.extend(
         [
-            {
-                "type": "local_output",
-                "content": '{"tool": "calculator", "arguments": {"expression": "1"}}',
-                "rejected": "repeats",
-            },
+            {"type": "local_output", "content": '{"calculator": {"expression": "1"}}', "rejected": "repeats"},
             {"type": "local_output", "content": emitted},
         ]
     )
@@ -300,7 +294,7 @@ def test_blocks_become_the_models_own_output_and_plain_tool_results(tools: list[
         {"role": "user", "content": "goal?"},
         {"role": "assistant", "content": emitted},  # verbatim: llama.cpp's prompt cache still matches
         {"role": "user", "content": 'Tool result for calculator(expression="24*7"):\n168' + note},
-        {"role": "assistant", "content": '{"tool": "lookup", "arguments": {"topic": "x"}}'},  # no raw output: rebuilt
+        {"role": "assistant", "content": '{"lookup": {"topic": "x"}}'},  # no raw output: rebuilt
         {"role": "user", "content": "Tool error for lookup(topic=\"x\"):\nERROR: no fact about 'x'" + note},
     ]
     assert messages[0] == {"role": "system", "content": system_message("sys", tools)}
@@ -405,36 +399,14 @@ def test_a_number_cut_from_the_goals_code_is_given_the_whole_code(goal: str, sen
     )
 
 
-@pytest.mark.parametrize(
-    ("goal", "sent", "used"),
-    [
-        ("What's the stock level of SKU-42?", "sku-42", "SKU-42"),
-        ("Is GL-1001 still in stock?", "Gl-1001", "GL-1001"),
-        ("What's the stock level of SKU-42?", "SKU-42", None),  # as the goal writes it
-        ("What's the stock level of SKU-42?", "sku-43", None),  # another code
-        ("Is the sku-42 in stock?", "SKU-42", None),  # the goal writes no code in capitals
-    ],
-)
-def test_the_goals_code_in_other_letter_case_is_given_the_goals_spelling(
-    goal: str, sent: str, used: str | None
-) -> None:
-    call = ToolCallRequest("c1", "stock_level", {"sku": sent})
-    note = repaired_call(goal, call)
-    assert (note[0].arguments if note else None) == ({"sku": used} if used else None)
-    if used:
-        assert note is not None and note[1] == (
-            "an argument that wrote the goal's code in other letter case was given the goal's spelling"
-        )
-
-
 # ---------------------------------------------------------------------------------------------
 # Parsing
 
 
 def test_the_thought_line_is_set_apart() -> None:
-    assert split_thought('Thought: I need the price \n{"tool": "lookup", "arguments": {"topic": "price"}}') == (
+    assert split_thought('Thought: I need the price \n{"lookup": {"topic": "price"}}') == (
         "I need the price",
-        '{"tool": "lookup", "arguments": {"topic": "price"}}',
+        '{"lookup": {"topic": "price"}}',
     )
     assert split_thought('{"answer": "hi"}') == ("", '{"answer": "hi"}')
 
@@ -443,11 +415,11 @@ def test_parse_answers_replies_and_tool_calls() -> None:
     assert parse_output('Thought: done\n{"answer": "The total is 168."}', step=3) == ("The total is 168.", [])
     assert parse_output('Thought: a greeting\n{"reply": "Hello!"}', step=1) == ("Hello!", [])
     assert parse_output('{"answer": "no thought"}', step=2) == ("no thought", [])
-    text, calls = parse_output('Thought: compute\n{"tool": "calculator", "arguments": {"expression": "24*7"}}', step=3)
+    text, calls = parse_output('Thought: compute\n{"calculator": {"expression": "24*7"}}', step=3)
     assert text == ""
     assert calls == [ToolCallRequest("local_3_1", "calculator", {"expression": "24*7"}, "model", None)]
     # An unknown tool is passed on: the dispatcher answers it with the list of tools.
-    assert parse_output('{"tool": "send_email", "arguments": {}}', step=1)[1][0].name == "send_email"
+    assert parse_output('{"send_email": {}}', step=1)[1][0].name == "send_email"
 
 
 @pytest.mark.parametrize(
@@ -476,16 +448,13 @@ def test_parse_rejects_other_shapes(content: str) -> None:
         ('{"answer": "The total is $168."}', '{"answer": "The total is $168."}'),
         ('{"answer": "He said \\"hi\\""', '{"answer": "He said \\"hi\\""}'),
         ('Thought: say hi\n{"reply": "Hi!"', 'Thought: say hi\n{"reply": "Hi!"}'),
-        (
-            'Thought: price\n{"tool": "lookup", "arguments": {"topic": "단가"}',
-            'Thought: price\n{"tool": "lookup", "arguments": {"topic": "단가"}}',
-        ),
-        ('{"tool": "lookup", "arguments": {"topic": "단가"}}', '{"tool": "lookup", "arguments": {"topic": "단가"}}'),
+        ('Thought: price\n{"lookup": {"topic": "단가"}', 'Thought: price\n{"lookup": {"topic": "단가"}}'),
+        ('{"lookup": {"topic": "단가"}}', '{"lookup": {"topic": "단가"}}'),
         ('Thought: say "hi"', None),  # the thought line is still being written
         ('{"answer": "He said \\"', None),  # an escaped quote: the string goes on
         ('{"answer": "', None),
-        ('{"tool": "lookup", "arguments": {"topic": "', None),
-        ('{"tool": "read_file", "arguments": {"path": "a.txt"', None),  # another argument may follow
+        ('{"lookup": {"topic": "', None),
+        ('{"read_file": {"path": "a.txt"', None),  # another argument may follow
         ('{"answer": "The total', None),
     ],
 )
@@ -499,7 +468,7 @@ def test_complete_reply_knows_when_only_the_closing_brace_is_left(content: str, 
         ('Thought: hi\n{"answer": "A very long sto', "A very long sto"),
         ('Thought: hi\n{"reply": "Hello the', "Hello the"),
         ('{"answer": "ends in a backslash \\', "ends in a backslash \\"),  # the escape is closed
-        ('{"tool": "lookup", "arguments": {"topic": "pri', None),  # a call cut off is no answer
+        ('{"lookup": {"topic": "pri', None),  # a call cut off is no answer
         ("Thought: still thinking", None),
     ],
 )

@@ -54,23 +54,16 @@ def provider_for(path: Path) -> local.LocalProvider:
     return local.LocalProvider(env={"LOCAL_MODEL_PATH": str(path)})
 
 
-def _name(branch: dict[str, Any]) -> str:
-    """A branch's name: the tool it calls, or the answer's key."""
-    tool = branch["properties"].get("tool")
-    return str(tool["const"]) if isinstance(tool, dict) and "const" in tool else str(branch["required"][0])
-
-
 def branches(body: dict[str, Any]) -> list[str]:
-    """The branches a request's grammar allowed: one per tool offered, then the answer's key."""
+    """The keys a request's grammar allowed: one per tool offered, then the answer's."""
     schema = grammar_schema(body["grammar"])
-    return [_name(b) for b in schema.get("anyOf", [schema])]
+    return [b["required"][0] for b in schema.get("anyOf", [schema])]
 
 
-def branch(body: dict[str, Any], name: str) -> dict[str, Any]:
-    """What a branch holds: a tool's arguments, or the answer's text."""
+def branch(body: dict[str, Any], key: str) -> dict[str, Any]:
     schema = grammar_schema(body["grammar"])
-    (found,) = [b for b in schema.get("anyOf", [schema]) if _name(b) == name]
-    return dict(found["properties"]["arguments" if "tool" in found["properties"] else name])
+    (found,) = [b["properties"][key] for b in schema.get("anyOf", [schema]) if b["required"] == [key]]
+    return dict(found)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -81,9 +74,7 @@ def test_the_first_step_offers_every_tool_or_a_small_talk_reply_and_the_model_ch
     fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
 ) -> None:
     goal = "What is (24*7)+100?"
-    server = FakeServer(
-        [reply("I need the calculator", {"tool": "calculator", "arguments": {"expression": "(24*7)+100"}})]
-    )
+    server = FakeServer([reply("I need the calculator", {"calculator": {"expression": "(24*7)+100"}})])
     install_engine(monkeypatch, fake_model, server)
     provider = provider_for(fake_model)
     assert list(provider.prepare()) == []  # already loaded: nothing to show
@@ -103,7 +94,7 @@ def test_the_first_step_offers_every_tool_or_a_small_talk_reply_and_the_model_ch
     (raw,) = response.raw
     assert raw == {
         "type": "local_output",
-        "content": 'Thought: I need the calculator\n{"tool": "calculator", "arguments": {"expression": "(24*7)+100"}}',
+        "content": 'Thought: I need the calculator\n{"calculator": {"expression": "(24*7)+100"}}',
         "thought": "I need the calculator",
         "offered": ["calculator", "lookup", "get_weather"],
         "finish_reason": "stop",
@@ -230,7 +221,7 @@ def test_the_offered_tools_leave_out_a_fallback_and_are_shortlisted_above_the_li
     fake_model: Path, monkeypatch: pytest.MonkeyPatch, settings: Settings
 ) -> None:
     registry = build_default_registry(settings)
-    server = FakeServer([reply("I search", {"tool": "search_web", "arguments": {"query": "python"}})] * 2)
+    server = FakeServer([reply("I search", {"search_web": {"query": "python"}})] * 2)
     install_engine(monkeypatch, fake_model, server)
     provider = provider_for(fake_model)
     response = provider.complete(ask(list(registry), "Search the web for python"))
@@ -262,7 +253,7 @@ def test_a_repeated_call_is_asked_again_for_the_answer_and_the_constraint_says_s
     done = [block(0, "lookup", {"topic": "unit price"}, "ERROR: no internal fact about 'unit price'", error=True)]
     server = FakeServer(
         [
-            reply("The last result failed, I look it up", {"tool": "lookup", "arguments": {"topic": "unit price"}}),
+            reply("The last result failed, I look it up", {"lookup": {"topic": "unit price"}}),
             reply("The last result is an error", {"answer": "I could not find the unit price."}),
         ]
     )
@@ -281,7 +272,7 @@ def test_a_repeated_call_is_asked_again_for_the_answer_and_the_constraint_says_s
         "notes": [FIGURES_NOTE, "the model repeated its lookup call: asked for the answer instead"],
     }
     # The same tool with other arguments is no repeat.
-    server = FakeServer([reply("again", {"tool": "lookup", "arguments": {"topic": "price"}})])
+    server = FakeServer([reply("again", {"lookup": {"topic": "price"}})])
     install_engine(monkeypatch, fake_model, server)
     again = provider_for(fake_model).complete(ask(tools, goal, done))
     assert again.tool_calls == [ToolCallRequest("local_2_1", "lookup", {"topic": "price"})] and len(server.bodies) == 1
@@ -300,7 +291,7 @@ def test_an_answer_before_any_result_was_about_the_request_is_asked_once_for_a_t
     server = FakeServer(
         [
             reply("The result has nothing", {"answer": "The unit price is not specified."}),
-            reply("I look it up", {"tool": "lookup", "arguments": {"topic": "unit price"}}),
+            reply("I look it up", {"lookup": {"topic": "unit price"}}),
         ]
     )
     install_engine(monkeypatch, fake_model, server)
@@ -353,7 +344,7 @@ def test_the_step_after_an_answer_sent_back_calls_a_tool(
     goal = "What is the unit price times 7?"
     done = [block(0, "lookup", {"topic": "unit price"}, "The unit price is $24.")]
     sent_back = ContextBlock(index=1, step=2, provider="local", text="It is $170.", feedback="Your answer says $170 …")
-    server = FakeServer([reply("I compute it", {"tool": "calculator", "arguments": {"expression": "24 * 7"}})])
+    server = FakeServer([reply("I compute it", {"calculator": {"expression": "24 * 7"}})])
     install_engine(monkeypatch, fake_model, server)
     provider = provider_for(fake_model)
     response = provider.complete(ask(tools, goal, [*done, sent_back]))
@@ -368,8 +359,8 @@ def test_the_step_after_an_answer_sent_back_calls_a_tool(
     # A repeat of an earlier call there is asked once more, for another call; a second repeat
     # gets the answer instead.
     server.contents += [
-        reply("I look it up", {"tool": "lookup", "arguments": {"topic": "unit price"}}),
-        reply("I compute it", {"tool": "calculator", "arguments": {"expression": "24 * 7"}}),
+        reply("I look it up", {"lookup": {"topic": "unit price"}}),
+        reply("I compute it", {"calculator": {"expression": "24 * 7"}}),
     ]
     again = provider.complete(ask(tools, goal, [*done, sent_back]))
     assert again.tool_calls == [ToolCallRequest("local_3_1", "calculator", {"expression": "24 * 7"})]
@@ -378,7 +369,7 @@ def test_the_step_after_an_answer_sent_back_calls_a_tool(
         "(Not lookup with the same arguments again: that call was made and its result is above.)"
     )
     assert again.constraint["notes"][-1] == "the model repeated its lookup call: asked again"  # type: ignore[index]
-    server.contents += [reply("I look it up", {"tool": "lookup", "arguments": {"topic": "unit price"}})] * 2
+    server.contents += [reply("I look it up", {"lookup": {"topic": "unit price"}})] * 2
     server.contents.append(reply("The unit price is $24", {"answer": "I could not work out the total."}))
     last = provider.complete(ask(tools, goal, [*done, sent_back]))
     assert last.text == "I could not work out the total." and last.tool_calls == []
@@ -392,7 +383,7 @@ def test_the_step_after_an_answer_sent_back_calls_a_tool(
 def test_lost_brackets_are_restored_recorded_and_noted(
     fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
 ) -> None:
-    server = FakeServer([reply("I compute it", {"tool": "calculator", "arguments": {"expression": "350 - 120 / 5"}})])
+    server = FakeServer([reply("I compute it", {"calculator": {"expression": "350 - 120 / 5"}})])
     install_engine(monkeypatch, fake_model, server)
     response = provider_for(fake_model).complete(ask(tools, "(350 - 120) / 5 를 계산해 주세요."))
     assert response.tool_calls == [ToolCallRequest("local_1_1", "calculator", {"expression": "(350 - 120) / 5"})]
@@ -416,8 +407,8 @@ def test_a_run_records_the_models_calls_and_each_steps_constraint(
     goal = "단가를 확인해서 제품 7개의 총 가격을 계산해 주세요."
     server = FakeServer(
         [
-            reply("I need the unit price", {"tool": "lookup", "arguments": {"topic": "단가"}}),
-            reply("The last result says $24 per unit", {"tool": "calculator", "arguments": {"expression": "24 * 7"}}),
+            reply("I need the unit price", {"lookup": {"topic": "단가"}}),
+            reply("The last result says $24 per unit", {"calculator": {"expression": "24 * 7"}}),
             reply("The last result is 168", {"answer": "제품 7개의 총 가격은 $168입니다."}),
         ]
     )
@@ -504,12 +495,7 @@ def test_a_repaired_call_that_repeats_an_earlier_one_is_caught_as_a_repeat(
     """The repair runs before the repeat check: lookup(topic="42") is lookup(topic="SKU-42") again."""
     goal = "What is the price of SKU-42?"
     done = [block(0, "lookup", {"topic": "SKU-42"}, "SKU-42 costs $5 each")]
-    server = FakeServer(
-        [
-            reply("The last result is the price", {"tool": "lookup", "arguments": {"topic": "42"}}),
-            '{"answer": "It is $5."}',
-        ]
-    )
+    server = FakeServer([reply("The last result is the price", {"lookup": {"topic": "42"}}), '{"answer": "It is $5."}'])
     install_engine(monkeypatch, fake_model, server)
     response = provider_for(fake_model).complete(ask(tools, goal, done))
     assert response.text == "It is $5." and response.tool_calls == []
@@ -523,8 +509,8 @@ def test_a_repaired_call_that_repeats_an_earlier_one_is_caught_as_a_repeat(
 def test_a_call_that_runs_on_to_the_token_limit_is_asked_again_without_its_tool(
     fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
 ) -> None:
-    ran_on = 'Thought: x\n{"tool": "calculator", "arguments": {"expression": "1.  0  0  0  0'
-    server = FakeServer([ran_on, 'Thought: y\n{"tool": "lookup", "arguments": {"topic": "price"}}'], finish="length")
+    ran_on = 'Thought: x\n{"calculator": {"expression": "1.  0  0  0  0'
+    server = FakeServer([ran_on, 'Thought: y\n{"lookup": {"topic": "price"}}'], finish="length")
     install_engine(monkeypatch, fake_model, server)
     response = provider_for(fake_model).complete(ask(tools, "What is the price?"))
     assert [c.name for c in response.tool_calls] == ["lookup"]
@@ -539,9 +525,7 @@ def test_a_call_that_runs_on_to_the_token_limit_is_asked_again_without_its_tool(
     assert "calculator" not in response.constraint["tools"]
     # A second run-on in the same step ends it with the error: it is not asked a third time.
     install_engine(
-        monkeypatch,
-        fake_model,
-        FakeServer([ran_on, 'Thought: x\n{"tool": "lookup", "arguments": {"topic": "pri'], finish="length"),
+        monkeypatch, fake_model, FakeServer([ran_on, 'Thought: x\n{"lookup": {"topic": "pri'], finish="length")
     )
     with pytest.raises(
         ProviderError, match=r"\(it stopped at the token limit, again after it was asked without calculator\)"
@@ -737,13 +721,7 @@ def test_a_reply_ends_at_its_closing_quote_and_the_server_is_let_settle(
     call = [
         *thought,
         '{"',
-        "tool",
-        '":',
-        ' "',
         "calculator",
-        '",',
-        ' "',
-        "arguments",
         '":',
         ' {"',
         "expression",

@@ -56,11 +56,8 @@ def test_a_call_with_another_tool_inside_is_asked_again_without_it(
 ) -> None:
     server = FakeServer(
         [
-            reply(
-                "I need the price times 7",
-                {"tool": "calculator", "arguments": {"expression": "lookup('unit price') * 7"}},
-            ),
-            reply("First the price", {"tool": "lookup", "arguments": {"topic": "unit price"}}),
+            reply("I need the price times 7", {"calculator": {"expression": "lookup('unit price') * 7"}}),
+            reply("First the price", {"lookup": {"topic": "unit price"}}),
         ]
     )
     install_engine(monkeypatch, fake_model, server)
@@ -79,8 +76,8 @@ def test_arithmetic_on_no_known_figure_is_asked_again_without_that_tool(
 ) -> None:
     server = FakeServer(
         [
-            reply("Total of 7", {"tool": "calculator", "arguments": {"expression": "1 * 2 + 1 * 2 + 1 * 2"}}),
-            reply("First the price", {"tool": "lookup", "arguments": {"topic": "unit price"}}),
+            reply("Total of 7", {"calculator": {"expression": "1 * 2 + 1 * 2 + 1 * 2"}}),
+            reply("First the price", {"lookup": {"topic": "unit price"}}),
         ]
     )
     install_engine(monkeypatch, fake_model, server)
@@ -125,8 +122,8 @@ def test_a_figure_cut_short_is_asked_again_without_that_tool(
 ) -> None:
     server = FakeServer(
         [
-            reply("Total of 7 with shipping", {"tool": "calculator", "arguments": {"expression": "7 * 1. 0 + 1. 0"}}),
-            reply("First the price", {"tool": "lookup", "arguments": {"topic": "unit price"}}),
+            reply("Total of 7 with shipping", {"calculator": {"expression": "7 * 1. 0 + 1. 0"}}),
+            reply("First the price", {"lookup": {"topic": "unit price"}}),
         ]
     )
     install_engine(monkeypatch, fake_model, server)
@@ -149,8 +146,8 @@ def test_an_answer_that_works_out_a_sum_is_sent_to_a_tool_and_a_repeat_asked_onc
     server = FakeServer(
         [
             reply("The price is known", {"answer": "Seven units cost $24 × 7 = $168."}),
-            reply("I look it up", {"tool": "lookup", "arguments": {"topic": "unit price"}}),
-            reply("Now the product", {"tool": "calculator", "arguments": {"expression": "24 * 7"}}),
+            reply("I look it up", {"lookup": {"topic": "unit price"}}),
+            reply("Now the product", {"calculator": {"expression": "24 * 7"}}),
         ]
     )
     install_engine(monkeypatch, fake_model, server)
@@ -202,7 +199,7 @@ def test_an_answer_with_a_gap_is_sent_to_a_tool_once_a_run(
     server = FakeServer(
         [
             reply("The fee", {"answer": "The student membership costs     dollars."}),
-            reply("Look for it", {"tool": "lookup", "arguments": {"topic": "student fee"}}),
+            reply("Look for it", {"lookup": {"topic": "student fee"}}),
         ]
     )
     install_engine(monkeypatch, fake_model, server)

@@ -75,7 +75,6 @@ from agent_core.providers.local.prompt import (
     THOUGHT,
     OutputError,
     answer_key,
-    branch_spelling,
     build_messages,
     call_signature,
     cut_answer,
@@ -362,9 +361,7 @@ class LocalProvider(WarmUp, Reasks, Provider):
             ),
         )
         grammar = output_grammar(schema, lead="" if first else RESULT_LEAD)
-        branches = {t.name: branch_spelling(t.name, tool=True) for t in tools}
-        if turn.answer:
-            branches[answer_key(request.blocks)] = branch_spelling(answer_key(request.blocks), tool=False)
+        branches = [t.name for t in tools] + ([answer_key(request.blocks)] if turn.answer else [])
         body = {
             "messages": messages,
             "grammar": grammar,

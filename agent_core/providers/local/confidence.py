@@ -48,18 +48,14 @@ WANTED_SHOWN = 0.05
 """Least probability of a key the grammar did not allow for the record to name it."""
 
 
-def branch_probabilities(logprobs: Sequence[Mapping[str, Any]], branches: Mapping[str, str]) -> Certainty | None:
-    """How sure the model was of the branch its reply took (a tool, or the answer), read at the
-    tokens that wrote the branch until one alone could follow. ``branches`` maps each offered
-    branch's name to what a reply writes after its opening ``{"`` up to where the branch is
-    decided (:func:`~agent_core.providers.local.prompt.branch_spelling`: ``tool": "<name>"`` for a
-    call, ``answer"`` for the answer), so a call's probability is that of "tool" times that of
-    its name after it.
+def branch_probabilities(logprobs: Sequence[Mapping[str, Any]], names: Sequence[str]) -> Certainty | None:
+    """How sure the model was of the branch its reply took (``{"<name>": …}``: a tool, or the
+    answer), read at the tokens that wrote the name until one name alone could follow.
 
     At each of those tokens, the reported alternatives (``top_logprobs``) are sorted by where they
     lead: on along the name written (another spelling of the same way: its weight joins the
     written token's), away to other offered names (``"a or b"`` when a token could still become
-    either, "a tool call" for three or more calls), or to no offered name (left out: the grammar did not allow it). Alternatives that
+    either), or to no offered name (left out: the grammar did not allow it). Alternatives that
     could still become the written name and others too are left out as well. The chosen name's
     ``p`` is the product of the written token's shares, and each rival's the share of the token
     that would have left towards it, so ``p`` and the rivals add up to 1.
@@ -73,8 +69,6 @@ def branch_probabilities(logprobs: Sequence[Mapping[str, Any]], branches: Mappin
     None when the reply wrote no offered name, or when at a deciding token the probability the
     report leaves out (the alternatives below its last) could be more than all the offered names
     it holds: a rival there could outweigh what was read."""
-    names = list(branches)
-    calls = {n for n, spelled in branches.items() if spelled != f'{n}"'}
     before = ""
     key: str | None = None
     p = 1.0
@@ -87,7 +81,7 @@ def branch_probabilities(logprobs: Sequence[Mapping[str, Any]], branches: Mappin
             continue
         written_key = _key_with(key, before, written)
         assert written_key is not None
-        ahead = {n for n in names if _leads_to(written_key, branches[n])}
+        ahead = {n for n in names if _leads_to(written_key, n)}
         if not ahead:
             return None
         same = away_weight = reported = 0.0
@@ -102,7 +96,7 @@ def branch_probabilities(logprobs: Sequence[Mapping[str, Any]], branches: Mappin
             weight = math.exp(float(alternative.get("logprob", -math.inf)))
             reported += weight
             made = _key_with(key, before, piece)
-            led = {n for n in names if made is not None and _leads_to(made, branches[n])}
+            led = {n for n in names if made is not None and _leads_to(made, n)}
             if not led:
                 if made:  # a key the grammar did not allow
                     wanted[made] = wanted.get(made, 0.0) + weight
@@ -110,11 +104,11 @@ def branch_probabilities(logprobs: Sequence[Mapping[str, Any]], branches: Mappin
             if led <= ahead:
                 same += weight
             elif not led & ahead:
-                label = _label([n for n in names if n in led], calls)
+                label = " or ".join(n for n in names if n in led)
                 away[label] = away.get(label, 0.0) + weight
                 away_weight += weight
         total = same + away_weight
-        open_before = [n for n in names if key is None or _leads_to(key, branches[n])]
+        open_before = [n for n in names if key is None or _leads_to(key, n)]
         if len(ahead) == len(open_before) and not away and not wanted:
             key = written_key  # nothing decided here (the opening quote, a name's shared start)
             continue
@@ -124,7 +118,7 @@ def branch_probabilities(logprobs: Sequence[Mapping[str, Any]], branches: Mappin
             top = sorted(wanted.items(), key=lambda x: -x[1])
             unoffered = {
                 "p": round(sum(wanted.values()), 4),
-                "keys": [{"name": _shown(k), "p": round(w, 4)} for k, w in top if w >= WANTED_SHOWN][:3],
+                "keys": [{"name": k.strip(), "p": round(w, 4)} for k, w in top if w >= WANTED_SHOWN][:3],
             }
         for label, weight in away.items():
             others[label] = others.get(label, 0.0) + p * weight / total
@@ -143,15 +137,6 @@ def branch_probabilities(logprobs: Sequence[Mapping[str, Any]], branches: Mappin
     return None
 
 
-def _label(led: Sequence[str], calls: set[str]) -> str:
-    """A rival as the record names it: its name, ``"a or b"`` for a token that could still become
-    either, or "a tool call" for one that could become any of three or more calls (the key
-    "tool" against the answer)."""
-    if len(led) > 2 and set(led) <= calls:
-        return "a tool call"
-    return " or ".join(led)
-
-
 def _key_with(key: str | None, before: str, piece: str) -> str | None:
     """The key a token makes: ``key`` (written so far) and the token, or, before the key began, what
     follows :data:`KEY_START` in the reply's text with the token (None: the key has not begun)."""
@@ -161,14 +146,10 @@ def _key_with(key: str | None, before: str, piece: str) -> str | None:
     return whole.split(KEY_START, 1)[1] if KEY_START in whole else None
 
 
-def _leads_to(written: str, spelling: str) -> bool:
-    """Whether what was written after ``{"`` can still be, or already is, a branch's ``spelling``."""
-    return spelling.startswith(written) or written.startswith(spelling)
-
-
-def _shown(key: str) -> str:
-    """A wanted key as the record names it: its last quoted word (``tool": "weat`` → ``weat``)."""
-    return key.strip().rstrip('"').rsplit('"', 1)[-1].strip()
+def _leads_to(written: str, name: str) -> bool:
+    """Whether a key written so far can still be, or already is, ``"<name>"``."""
+    key = name + '"'
+    return key.startswith(written) or written.startswith(key)
 
 
 def decided_by(items: Sequence[Mapping[str, Any]], taken: str) -> Certainty | None:
