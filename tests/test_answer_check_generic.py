@@ -673,6 +673,18 @@ NOT_ASKED = [
     ("When is the payment due?", "It costs $35 if late.", "Late fee: $35, due on 25 May", True),  # not judged
     ("203동 엘리베이터 점검 언제 해요?", "5월 14일 오전 10시입니다.", "203동: 5월 14일 10:00", True),
     ("When can I cancel?", "Within 14 days.", "Cancel within 14 days.", True),
+    # a time of day asked: a time answers, or a bare number that can be an hour; dates do not
+    ("사진관 토요일엔 몇 시에 문 닫아요?", "토요일엔 71.6 시에 문 닫아요.", '{"temperature": 71.6}', False),
+    ("What time are the quiet hours?", "The site is open from 27 March to 1 November.", "Open 27 March - 1 November", False),
+    ("What time does the studio close on Saturdays?", "It closes at 18:00.", "Saturday: 10:00 - 18:00", True),
+    ("사진관 토요일엔 몇 시에 문 닫아요?", "토요일엔 오후 6시에 닫아요.", "토요일 오전 10시 ~ 오후 6시", True),
+    ("What time of year is cheapest?", "Prices are lowest from 1 November.", "Low season from 1 November", True),
+    ("What time does it close on 24 December?", "On 24 December it is closed.", "24 December: closed", True),
+    # a temperature asked: a temperature answers, or a bare number; the baking time does not
+    ("What temperature do I bake the lasagne at?", "Bake it for 45 minutes.", "Bake at 190°C for 45 minutes.", False),
+    ("오븐 몇 도로 구워요?", "40분 구우면 돼요.", "190°C에서 40분 굽는다", False),
+    ("What temperature do I bake the lasagne at?", "Bake it at 190°C.", "Bake at 190°C for 45 minutes.", True),
+    ("What temperature do I bake the lasagne at?", "Gas mark 5.", "Bake at gas mark 5 for 45 minutes.", True),
 ]
 
 

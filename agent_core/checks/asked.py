@@ -10,6 +10,12 @@ weeks, months, years) is not answered by less than a day of hours or minutes: "�
 예약할 수 있어요?" answered "최대 1시간" is another measure. A count written in words ("two
 nights", "이틀") answers.
 
+A goal that asks a time of day ("what time do we have to leave?", "몇 시에 닫아요?") is not
+answered by figures none of which is a time or a number that can be an hour: "71.6 시에 닫아요" (a
+temperature's figure) and "open from 27 March to 1 November" (dates) give no time. A goal that
+asks a temperature ("What temperature do I bake it at?", "몇 도예요?") is not answered by figures
+none of which is a temperature or a bare number: "45 minutes" is the baking time.
+
 A goal that asks a price ("how much does it cost", "이용료가 얼마예요") or asks when ("When is
 …?", "언제 해요?") is judged only against a temperature, the figure a weather call gave for a
 question about something else ("이용료는 22°C입니다", "현재 22°C로 점검해주세요"): a price is
@@ -91,11 +97,24 @@ goal that also asks a price ("… and how much is the Pro?") is not judged so: t
 that."""
 _ASKED_WHEN = re.compile(
     r"(?:^|[.?!]\s+|\band\s+)when\s+(?:is|are|was|were|do|does|did|will|would|can|could|should|must)\b|언제(?!든)"
-    r"|\bwhat\s+time\b|몇\s?시(?!간)",
+    r"|\bwhat\s+time\b",
     re.IGNORECASE,
 )
-"""A goal that asks when ("When is …?", "언제 해요?", "what time …", "몇 시까지"); not "when" for
-"if" ("Is there a fee when I return late?"), nor "언제든지" (any time), nor "몇 시간" (how many hours)."""
+"""A goal that asks when ("When is …?", "언제 해요?", "what time of year …"); not "when" for "if"
+("Is there a fee when I return late?"), nor "언제든지" (any time). A time of day is asked apart
+(:data:`_ASKED_CLOCK`)."""
+_ASKED_CLOCK = re.compile(r"\bwhat\s+time\b(?!\s+(?:of|zone)\b)|몇\s?시(?!간)", re.IGNORECASE)
+"""A goal that asks a time of day ("what time do we have to leave?", "몇 시에 문 닫아요?", "몇 시부터
+몇 시까지"); not "what time of year", nor "몇 시간" (how many hours)."""
+_LATEST_HOUR = 24
+"""A bare number that can be an hour of the day ("It closes at 6."): 0 to 24."""
+_ASKED_TEMPERATURE = re.compile(
+    r"\bwhat\s+temperature\b|\bhow\s+(?:hot|warm|cold)\s+(?:is|does|do|should|must|will|was)\b|몇\s?도(?![시록])"
+    r"|(?:온도|기온)\S{0,2}\s*(?:몇|얼마)",
+    re.IGNORECASE,
+)
+"""A goal that asks a temperature ("What temperature do I bake it at?", "how hot should the oven
+be?", "오븐 몇 도로 해요?", "기온이 몇 도예요?"); not "몇 도시" (how many cities)."""
 _ASKS_TEMPERATURE = re.compile(
     r"warm|hot|cold|cool|heat|temperature|degree|°|celsius|fahrenheit|따뜻|덥|더운|더워|춥|추운|추워|시원|온도|기온|섭씨|화씨",
     re.IGNORECASE,
@@ -110,6 +129,8 @@ _NAMES = {
     "people": "a number of people",
     "money": "a price",
     "when": "a date or a time",
+    "clock": "a time of day",
+    "temperature": "a temperature",
 }
 _KO_COUNT_WORDS = re.compile(
     r"하루|이틀|사흘|나흘|닷새|엿새|이레|열흘|보름|일주일|한\s?달|(?:한|두|세|네|다섯|여섯)\s?(?:명|분|사람)"
@@ -119,8 +140,13 @@ _KO_COUNT_WORDS = re.compile(
 
 def asked_measure(goal: str) -> str | None:
     """The measure the goal asks a count of: ``"days"`` (days, nights, weeks, months, years),
-    ``"hours"`` (hours, minutes), ``"people"``, ``"money"`` (a price), ``"when"`` or None."""
+    ``"hours"`` (hours, minutes), ``"people"``, ``"money"`` (a price), ``"temperature"``,
+    ``"clock"`` (a time of day), ``"when"`` or None."""
     found = _ASKED_EN.search(goal) or _ASKED_KO.search(goal)
+    if found is None and _ASKED_TEMPERATURE.search(goal):
+        return "temperature"
+    if found is None and _ASKED_CLOCK.search(goal):
+        return "clock"
     if found is None:
         if _ASKS_TEMPERATURE.search(goal):
             return None
@@ -135,6 +161,10 @@ def _answers(claim: Claim, measure: str) -> bool:
     """Whether ``claim`` can be the count asked for: a bare number, a quantity of that measure,
     a date for days ("며칠" also asks which day), a time of day for hours; a day or more of hours
     or minutes for days ("48 hours")."""
+    if measure == "clock":  # a time of day, or a bare number that can be its hour ("at 6")
+        return claim.kind == "time" or (claim.kind == "number" and 0 <= claim.numbers[0] <= _LATEST_HOUR)
+    if measure == "temperature":  # "bake at 190°C", or a bare number ("gas mark 5")
+        return claim.kind in ("temperature", "number")
     if claim.kind == "number" or (claim.kind, measure) in (("date", "days"), ("time", "hours")):
         return True
     if measure in ("money", "when"):
@@ -165,14 +195,20 @@ def not_what_was_asked(claims: Sequence[Claim], goal: str, answer: str) -> tuple
     difference = rest != goal and not (_ASKED_MONEY_EN.search(rest) or _ASKED_MONEY_KO.search(rest))
     if measure is None and not difference and not _ASKS_TOTAL.search(goal):
         return None
-    stated = {abs(n) for c in claims_in(goal) for n in c.numbers}
+    in_goal = claims_in(goal)
+    stated = {abs(n) for c in in_goal for n in c.numbers}
+    # A date or a time has no plain numbers: repeated from the goal if the goal gives its value.
+    # It is judged only where a time of day or a temperature is asked (as before elsewhere).
+    dated = measure in ("clock", "temperature")
+    values = {c.value for c in in_goal}
+
+    def repeated(c: Claim) -> bool:
+        if not c.numbers:
+            return not dated or c.value in values
+        return {abs(n) for n in c.numbers} <= stated
 
     def own(found: Sequence[Claim]) -> list[Claim]:
-        return [
-            c
-            for c in found
-            if c.kind not in ("contact", "verdict", "comparison") and not {abs(n) for n in c.numbers} <= stated
-        ]
+        return [c for c in found if c.kind not in ("contact", "verdict", "comparison") and not repeated(c)]
 
     figures = own(claims)
     money = [c for c in figures if c.kind == "money"]
