@@ -119,6 +119,8 @@ def _said_for(sentence: str, family: str, value: float) -> bool:
     """Whether the answer's sentence says the figure is for ``value`` of ``family``."""
     if value == 1 and any(_per_family(m) in (family, "units") for m in _PER.finditer(sentence)):
         return True
+    if value == 1 and family == "months" and _MONTHLY_FIGURE.search(sentence):  # "월 240,000원이라서 …"
+        return True
     for m in _COUNT.finditer(with_digits(sentence)):
         if _WORD_FAMILY[m.group(2).lower()] == family and float(m.group(1)) == value:
             return True
@@ -164,11 +166,22 @@ def per_one(answer: str, claim: Claim) -> str | None:
     return _per_before(answer, claim.start)
 
 
+_MONTHLY = re.compile(r"(?:매|(?<![\d가-힣]))월\s*:?\s*$")
+"""Korean "월" or "매월" (a month, monthly) right before a figure: "요금: 월 240,000원"; not "5월"
+(May) nor a word that ends in 월."""
+
+
+_MONTHLY_FIGURE = re.compile(r"(?:매|(?<![\d가-힣]))월\s*:?\s*[$€£₩]?\d")
+
+
 def _per_before(text: str, at: int) -> str | None:
-    """The family of a Korean "X당" (per X) right before the figure at ``at`` ("개당 $24")."""
+    """The family of a Korean "X당" (per X) right before the figure at ``at`` ("개당 $24"), or
+    ``"months"`` for "월 240,000원"."""
     before = text[max(0, at - 8) : at]
     found = [m for m in _PER.finditer(before) if "당" in m.group(0) and not before[m.end() :].strip(" :")]
-    return _per_family(found[-1]) if found else None
+    if found:
+        return _per_family(found[-1])
+    return "months" if _MONTHLY.search(before) else None
 
 
 def asks_per_one(goal: str) -> bool:
