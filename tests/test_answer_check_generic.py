@@ -675,7 +675,12 @@ NOT_ASKED = [
     ("When can I cancel?", "Within 14 days.", "Cancel within 14 days.", True),
     # a time of day asked: a time answers, or a bare number that can be an hour; dates do not
     ("사진관 토요일엔 몇 시에 문 닫아요?", "토요일엔 71.6 시에 문 닫아요.", '{"temperature": 71.6}', False),
-    ("What time are the quiet hours?", "The site is open from 27 March to 1 November.", "Open 27 March - 1 November", False),
+    (
+        "What time are the quiet hours?",
+        "The site is open from 27 March to 1 November.",
+        "Open 27 March - 1 November",
+        False,
+    ),
     ("What time does the studio close on Saturdays?", "It closes at 18:00.", "Saturday: 10:00 - 18:00", True),
     ("사진관 토요일엔 몇 시에 문 닫아요?", "토요일엔 오후 6시에 닫아요.", "토요일 오전 10시 ~ 오후 6시", True),
     ("What time of year is cheapest?", "Prices are lowest from 1 November.", "Low season from 1 November", True),

@@ -121,12 +121,14 @@ def test_a_korean_per_one_before_the_figure_gives_it_for_one() -> None:
 
 
 def test_a_korean_monthly_price_before_the_figure_gives_it_for_one_month() -> None:
-    """"요금: 월 240,000원" is a price per month: said as the total for 12 months, it is another
+    """ "요금: 월 240,000원" is a price per month: said as the total for 12 months, it is another
     quantity's figure; said per month, with its total, it answers. "5월" (May) is no rate."""
     result = call("c", "요금제: 24시간 자유석, 요금: 월 240,000원, 회의실 무료 이용: 월 8시간")
     goal = "24시간 자유석을 12개월치 한 번에 결제하면 총 얼마예요?"
     wrong = check_answer("12개월치 한 번에 결제하면 총 240,000원입니다.", goal, [result])
-    assert [c["reason"] for c in unsupported(wrong)] == ["the result gives 240,000원 for 1개월; the question is about 12"]
+    assert [c["reason"] for c in unsupported(wrong)] == [
+        "the result gives 240,000원 for 1개월; the question is about 12"
+    ]
     right = check_answer("월 240,000원이라서 12개월은 총 2,880,000원입니다.", goal, [result])
     assert unsupported(right) == [], right["claims"]
     may = call("m", "5월 240,000원 특가")

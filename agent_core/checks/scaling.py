@@ -166,12 +166,11 @@ def per_one(answer: str, claim: Claim) -> str | None:
     return _per_before(answer, claim.start)
 
 
-_MONTHLY = re.compile(r"(?:매|(?<![\d가-힣]))월\s*:?\s*$")
-"""Korean "월" or "매월" (a month, monthly) right before a figure: "요금: 월 240,000원"; not "5월"
-(May) nor a word that ends in 월."""
-
-
-_MONTHLY_FIGURE = re.compile(r"(?:매|(?<![\d가-힣]))월\s*:?\s*[$€£₩]?\d")
+_MONTH_RATE = r"(?:매|(?<![\d가-힣]))월\s*:?\s*"
+"""Korean "월" or "매월" (a month, monthly) before a figure: "요금: 월 240,000원"; not "5월" (May)
+nor a word that ends in 월."""
+_MONTHLY = re.compile(_MONTH_RATE + "$")
+_MONTHLY_FIGURE = re.compile(_MONTH_RATE + r"[$€£₩]?\d")
 
 
 def _per_before(text: str, at: int) -> str | None:
