@@ -160,7 +160,8 @@ def asked_measure(goal: str) -> str | None:
 def _answers(claim: Claim, measure: str) -> bool:
     """Whether ``claim`` can be the count asked for: a bare number, a quantity of that measure,
     a date for days ("며칠" also asks which day), a time of day for hours; a day or more of hours
-    or minutes for days ("48 hours")."""
+    or minutes for days ("48 hours"). A time of day asked: a time, or a bare number that can be
+    an hour; a temperature asked: a temperature or a bare number."""
     if measure == "clock":  # a time of day, or a bare number that can be its hour ("at 6")
         return claim.kind == "time" or (claim.kind == "number" and 0 <= claim.numbers[0] <= _LATEST_HOUR)
     if measure == "temperature":  # "bake at 190°C", or a bare number ("gas mark 5")
@@ -197,8 +198,9 @@ def not_what_was_asked(claims: Sequence[Claim], goal: str, answer: str) -> tuple
         return None
     in_goal = claims_in(goal)
     stated = {abs(n) for c in in_goal for n in c.numbers}
-    # A date or a time has no plain numbers: repeated from the goal if the goal gives its value.
-    # It is judged only where a time of day or a temperature is asked (as before elsewhere).
+    # A date or a time has no plain numbers: it is the goal's own if the goal gives its value. It
+    # is judged only where a time of day or a temperature is asked; for the other measures a date
+    # or a time is left alone, as it always was.
     dated = measure in ("clock", "temperature")
     values = {c.value for c in in_goal}
 
