@@ -282,7 +282,7 @@ class LocalProvider(WarmUp, Reasks, Provider):
                 offered = [t for t in offered if t.name != calls[0].name]
                 asked = with_note(messages, why[2]) if why[2] else messages
                 # Before any result the other tools only: offered a reply as well, the model put
-                # the figure it lacked into one ("the 10 litre can is $10", from the goal's 10).
+                # the figure it lacked into one (a size the goal gives, written as the price).
                 answer = (bool(request.blocks) and not tool_only) or not offered
                 text, calls, more = self._attempt(turn, asked, offered, answer=answer)
                 usage = usage + more

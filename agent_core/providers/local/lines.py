@@ -137,7 +137,7 @@ def nothing_found(goal: str, blocks: Sequence[ContextBlock]) -> bool:
 
 
 _FIGURE_CELL = re.compile(r"^\W{0,2}\d")
-"""A cell whose value is a figure ("$449", "13.99", "150 kg", "₩50,000"), not a label ("C-400")."""
+"""A cell whose value is a figure ("$12", "13.99", "3.5 kg", "₩9,000"), not a label ("AB-1")."""
 
 
 def _cells(line: str) -> list[tuple[str, str]] | None:
@@ -159,8 +159,8 @@ def named_cells(goal: str, line: str) -> tuple[str, list[str], list[str]] | None
     figures left out; None when the line is no table row, or the request names none or all of
     its figure columns.
 
-    Shown the right row ("Item: …, A: $750, B: $500, C: $300") for a question about B, the model
-    wrote the first column's figure, $750. Which columns the request names is read from the words they share (the search
+    Shown the right row ("Item: …, A: $70, B: $50, C: $30") for a question about B, the model
+    wrote the first column's figure, $70. Which columns the request names is read from the words they share (the search
     tokenizer's), nothing else; the row's other cells (its name, its notes) stay."""
     cells = _cells(line)
     if cells is None or len(cells) < 3:

@@ -234,7 +234,7 @@ _EXAMPLE_MARKER = re.compile(r"(\(\s*)?(?:,\s*)?\b(?:e\.g\.|for example|such as)
 
 def without_examples(text: str) -> str:
     """``text`` minus its "e.g. …" clauses: a 1.5B model copies examples verbatim into calls
-    (it sent ``(24*7)+100`` for "the total for 7 units" after reading it in a description)."""
+    (it sent a description's example expression as its own arithmetic)."""
     out = []
     position = 0
     while (match := _EXAMPLE_MARKER.search(text, position)) is not None:

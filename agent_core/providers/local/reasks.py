@@ -100,7 +100,7 @@ class Reasks:
         self, turn: Turn, messages: list[dict[str, str]], tools: list[Tool], repeated: set[str], *, gap: bool
     ) -> tuple[str, list[ToolCallRequest], Usage]:
         """The answer began to work out a sum, or left a gap (``gap``), where a figure goes that no
-        result has (the grammar forbids it: "$24 × 7 = $24 × (7 + 7) = …", "costs     dollars"):
+        result has (the grammar forbids it: "$A × 7 = $A × (7 + 7) = …", a run of spaces):
         asked for a tool call instead, with the answer's start in a note. After a gap once in the
         run, and when no tool is left, asked for the answer (one without the figure, after a gap).
 

@@ -28,8 +28,8 @@ ANSWER_STARTED = "\x00answer"
 ARITHMETIC_STARTED = "\x00arithmetic"
 """What an answer stopped where it began to work out a sum returns (:meth:`LocalProvider._attempt`)."""
 SUM_IN_ANSWER = re.compile(r"\d[\d,.]*\s*[×xX*÷/+]\s*\$?\d[\d,.]*\s*=")
-"""An answer writing out arithmetic ("$24 × 7 ="): its result is a figure the grammar does not let
-it write (no result has it), and it looped ("$24 × 7 = $24 × (7 + 7) = …") to the token limit."""
+"""An answer writing out arithmetic ("$A × 7 ="): its result is a figure the grammar does not let
+it write (no result has it), and it looped ("$A × 7 = $A × (7 + 7) = …") to the token limit."""
 
 
 FIGURE_GAP = "\x00gap"
@@ -159,7 +159,7 @@ def unusable_call(call: ToolCallRequest, request: ModelRequest, names: Sequence[
 
 
 def started_sum(content: str) -> str:
-    """The answer's words up to the end of the sum it began (``Seven units cost $24 × 7 =``), or
+    """The answer's words up to the end of the sum it began (``… cost $A × 7 =``), or
     up to its gap (``The fee is …``)."""
     text = (cut_answer(content) or "").strip()
     if found := SUM_IN_ANSWER.search(text):
