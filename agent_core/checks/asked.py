@@ -143,11 +143,11 @@ def asked_measure(goal: str) -> str | None:
     ``"hours"`` (hours, minutes), ``"people"``, ``"money"`` (a price), ``"temperature"``,
     ``"clock"`` (a time of day), ``"when"`` or None."""
     found = _ASKED_EN.search(goal) or _ASKED_KO.search(goal)
-    if found is None and _ASKED_TEMPERATURE.search(goal):
-        return "temperature"
-    if found is None and _ASKED_CLOCK.search(goal):
-        return "clock"
     if found is None:
+        if _ASKED_TEMPERATURE.search(goal):
+            return "temperature"
+        if _ASKED_CLOCK.search(goal):
+            return "clock"
         if _ASKS_TEMPERATURE.search(goal):
             return None
         if _ASKED_MONEY_EN.search(goal) or _ASKED_MONEY_KO.search(goal):
