@@ -1,9 +1,9 @@
-"""A difference asked, answered with one price and no difference.
+"""A difference asked, answered with prices and no difference.
 
 "how much more is the gold service compared to silver?" was answered "The gold service costs
-£165." and shown ✅: the figure is in the result, and it is no difference. Flagged now; an
-answer that gives the difference, or both prices, or says how they compare is left alone.
-English and Korean, no topic."""
+£165." and shown ✅: the figure is in the result, and it is no difference. So was "The fixed desk
+costs $289 per month, while the hot desk costs $349 per month." Both are flagged; an answer that
+gives the difference, or says how the prices compare, is left alone. English and Korean, no topic."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from tests.test_answer_check_generic import call
 PACKAGES = call("s", "Package: Silver Service, Price: £95; Package: Gold Service, Price: £165;")
 PASSES = call("y", "이용권: 10회권, 가격: 220,000원; 이용권: 20회권, 가격: 400,000원;")
 WHY = "the question asks how much the prices differ, and the answer gives one price and no difference"
+BOTH = "the question asks how much the prices differ, and the answer gives the prices and no difference"
 
 
 @pytest.mark.parametrize(
@@ -34,8 +35,8 @@ def test_one_price_is_no_difference(goal: str, answer: str, result: dict) -> Non
 @pytest.mark.parametrize(
     ("goal", "answer", "result"),
     [
-        ("how much more is gold than silver?", "Gold is £165 and Silver £95.", PACKAGES),
         ("how much more is gold than silver?", "Gold costs £70 more than Silver.", PACKAGES),
+        ("how much more is gold than silver?", "Gold is £165 and Silver £95. The difference is £70.", PACKAGES),
         ("how much more is gold than silver?", "Gold, at £165, is the dearer one.", PACKAGES),
         ("10회권이랑 20회권 중에 얼마 차이 나요?", "20회권이 180,000원 더 비싸요.", PASSES),
         ("How much is the gold service?", "The gold service costs £165.", PACKAGES),  # no difference asked
@@ -46,15 +47,28 @@ def test_one_price_is_no_difference(goal: str, answer: str, result: dict) -> Non
         ("What's the price difference between Gold and Silver?", "Both cost £165 a month.", PACKAGES),
     ],
 )
-def test_a_difference_or_both_prices_stand(goal: str, answer: str, result: dict) -> None:
+def test_a_difference_or_a_comparison_stands(goal: str, answer: str, result: dict) -> None:
     checked = check_answer(answer, goal, [result])
-    assert WHY not in [c.get("reason") for c in unsupported(checked)], checked["claims"]
+    assert {WHY, BOTH}.isdisjoint(c.get("reason") for c in unsupported(checked)), checked["claims"]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Gold is £165 and Silver £95.",
+        "The gold service costs £165, while the silver service costs £95.",
+    ],
+)
+def test_both_prices_side_by_side_are_no_difference(answer: str) -> None:
+    checked = check_answer(answer, "how much more is gold than silver?", [PACKAGES])
+    assert [c["reason"] for c in unsupported(checked)] == [BOTH, BOTH], checked["claims"]
 
 
 @pytest.mark.parametrize(
     ("goal", "answer", "result"),
     [
         ("how much more is gold than silver?", "The gold service costs £165.", PACKAGES),
+        ("how much more is gold than silver?", "Gold is £165 and Silver £95.", PACKAGES),
         ("How much do 3 nights cost?", "It is €120 per night.", call("h", "Double room: €120 per night.")),
         (
             "How much is a paired lesson per term?",
@@ -80,6 +94,6 @@ def test_a_word_that_frames_a_comparison_need_not_be_in_the_results() -> None:
         'included: wheel truing, Price: £95; Package: Gold Service, What is included: full strip-down, Price: £165;"},\n'
         '{"file": "prices.md", "section": "Discounts", "snippet": "10% off everything except service plans."}]',
     )
-    answer = "Gold costs £165 compared to Silver's £95."
+    answer = "Gold costs £165 compared to Silver's £95: £70 more."
     checked = check_answer(answer, "how much more is gold compared to silver?", [hits])
     assert unsupported(checked) == [], checked["claims"]

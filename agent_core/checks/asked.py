@@ -29,6 +29,11 @@ A price asked for several ("How much do 150 units cost?", "3박이면 얼마예�
 ("$21.60 per unit", "$89 per night"): true figures, and no answer to what was asked. A total
 beside them answers; a goal that asks the price per one ("per night") is not judged so.
 
+A price difference asked ("how much more is gold than silver?") is not answered by prices said
+with no word of comparison, one alone or both side by side. A price asked per one thing ("per
+hour", "the nightly rate", "시간당") is not answered by prices the answer itself says are per
+another ("up to $2,500 per claim").
+
 English and Korean. Pure functions; nothing here knows a topic.
 """
 
@@ -37,11 +42,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from agent_core.checks.bases import bases_after, same_thing
 from agent_core.checks.claims import Claim, claim_sentence, claims_in, find_claims
 from agent_core.checks.comparisons import LARGER, SMALLER
 from agent_core.checks.scaling import Mismatch, asks_per_one, goal_counts, per_one
 from agent_core.checks.units import unit_of
-from agent_core.checks.words import ONE_PRICE, PER_ONE_ONLY
+from agent_core.checks.words import ONE_PRICE, PER_ONE_ONLY, PRICES_ONLY
 from agent_core.text.number_words import with_digits
 
 _ASKED_EN = re.compile(
@@ -92,9 +98,23 @@ _SAYS_DIFFERENCE = re.compile(
 )
 """A goal that asks how much two prices differ ("how much more is gold than silver?", not "how much
 extra is breakfast?", a supplement), and the words of a sentence that answers with a
-difference or a comparison: one price alone, said with none of them, answers no difference. A
+difference or a comparison: prices said with none of them (one alone, or both side by side)
+answer no difference. A
 goal that also asks a price ("… and how much is the Pro?") is not judged so: the price may answer
 that."""
+_ASKED_BASIS = re.compile(
+    r"\bper\s+([a-z]{3,})\b"
+    r"|\ban?\s+(hour|night|day|week|month|year|person|head)\b(?=\s*(?:[?.,!]|$|is\b|are\b|for\b|in\b|on\b|at\b))"
+    r"|\b(hourly|nightly|daily|weekly|monthly|yearly|annual|annually)\b|(시간|1?박|1?인|개)당|(하룻밤)",
+    re.IGNORECASE,
+)
+"""What a goal asks a price per: "per hour", "how much is it a night?", "the nightly rate", "시간당",
+"하룻밤에"; not "a day trip"."""
+_BASIS_WORDS = {
+    "hourly": "hour", "nightly": "night", "daily": "day", "weekly": "week", "monthly": "month", "yearly": "year",
+    "annual": "year", "annually": "year", "시간": "hour", "박": "night", "1박": "night", "하룻밤": "night",
+    "인": "person", "1인": "person", "개": "unit",
+}  # fmt: skip
 _ASKED_WHEN = re.compile(
     r"(?:^|[.?!]\s+|\band\s+)when\s+(?:is|are|was|were|do|does|did|will|would|can|could|should|must)\b|언제(?!든)"
     r"|\bwhat\s+time\b",
@@ -194,7 +214,7 @@ def not_what_was_asked(claims: Sequence[Claim], goal: str, answer: str) -> tuple
     measure = asked_measure(goal)
     rest = _ASKS_DIFFERENCE.sub(" ", goal)
     difference = rest != goal and not (_ASKED_MONEY_EN.search(rest) or _ASKED_MONEY_KO.search(rest))
-    if measure is None and not difference and not _ASKS_TOTAL.search(goal):
+    if measure is None and not difference and not _ASKS_TOTAL.search(goal) and not _ASKED_BASIS.search(goal):
         return None
     in_goal = claims_in(goal)
     stated = {abs(n) for c in in_goal for n in c.numbers}
@@ -214,9 +234,12 @@ def not_what_was_asked(claims: Sequence[Claim], goal: str, answer: str) -> tuple
 
     figures = own(claims)
     money = [c for c in figures if c.kind == "money"]
-    if difference and len(money) == 1 and not _SAYS_DIFFERENCE.search(claim_sentence(answer, money[0])):
+    if difference and money and not any(_SAYS_DIFFERENCE.search(claim_sentence(answer, c)) for c in money):
         # "how much more is the gold service than silver?" answered "The gold service costs £165."
-        return ONE_PRICE, money
+        # or "The gold service costs £165, while silver costs £95.": the prices, no difference.
+        return ONE_PRICE if len(money) == 1 else PRICES_ONLY, money
+    if judged := _per_another(figures, goal, answer):
+        return judged
     if measure in ("money", None) and (judged := _per_one_only(figures, goal, answer)):
         return judged
     if measure is None or not figures or any(_answers(c, measure) for c in figures):
@@ -226,6 +249,35 @@ def not_what_was_asked(claims: Sequence[Claim], goal: str, answer: str) -> tuple
     if measure != "money" and _KO_COUNT_WORDS.search(answer):
         return None
     return f"the question asks for {_NAMES[measure]}, and the answer gives none", figures
+
+
+def asked_bases(goal: str) -> set[str]:
+    """What the goal asks a price per ("per hour" → ``{"hour"}``, "nightly", "시간당"); empty when none."""
+    found = set()
+    for m in _ASKED_BASIS.finditer(goal):
+        word = next(g for g in m.groups() if g).lower()
+        found.add(_BASIS_WORDS.get(word, word.removesuffix("s")))
+    return found
+
+
+def _per_another(figures: Sequence[Claim], goal: str, answer: str) -> tuple[str, list[Claim]] | None:
+    """A price asked per one thing ("per hour") answered only with prices the answer says are per
+    another ("$2,500 per claim"): the figures answer another question. None when a price is said
+    per nothing, per the asked thing or per a word for it ("a head" for "per person"; a day and a
+    night are taken for one another)."""
+    asked = asked_bases(goal)
+    money = [c for c in figures if c.kind == "money"]
+    said = [bases_after(answer, c.end) for c in money]
+    if not asked or not money or not all(said):
+        return None
+    for per in said:
+        if any(w in asked or same_thing(w, [sorted(asked)]) or {w, *asked} <= {"day", "night"} for w in per):
+            return None
+    wanted = " or ".join(sorted(asked))
+    return (
+        f"the question asks a price per {wanted}, and the answer gives {money[0].text.strip()} per {' per '.join(said[0])}",
+        money,
+    )
 
 
 def _per_one_only(figures: Sequence[Claim], goal: str, answer: str) -> tuple[str, list[Claim]] | None:

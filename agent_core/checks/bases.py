@@ -32,7 +32,7 @@ _SYNONYMS = (
 """Words a price may be per that name the same thing ("per person", "a head", "per guest")."""
 
 
-def _same_thing(word: str, given: list[list[str]]) -> bool:
+def same_thing(word: str, given: list[list[str]]) -> bool:
     """Whether the result gives the price per another word for ``word`` ("a head" for "per person")."""
     return any(word in group and group & set(per) for group in _SYNONYMS for per in given)
 
@@ -100,7 +100,7 @@ def other_basis(claim: Claim, answer: str, source_text: str) -> tuple[str, str] 
         for w in bases_after(source_text, c.end)
     }
     missing = [
-        w for w in said if w not in {w for per in given for w in per} and w in elsewhere and not _same_thing(w, given)
+        w for w in said if w not in {w for per in given for w in per} and w in elsewhere and not same_thing(w, given)
     ]
     if not given or not missing:
         return None

@@ -18,11 +18,13 @@ PER_ONE_ONLY = "and the answer gives only a price"
 """Words of the reason that prices per one answer a price asked for several (:mod:`agent_core.checks.asked`)."""
 ONE_PRICE = "the question asks how much the prices differ, and the answer gives one price and no difference"
 """The reason one price answers no price difference (:mod:`agent_core.checks.asked`)."""
+PRICES_ONLY = "the question asks how much the prices differ, and the answer gives the prices and no difference"
+"""The reason two prices side by side answer no price difference (:mod:`agent_core.checks.asked`)."""
 OTHER_BASIS = "the answer gives it per"
 """Words of the reason that a price is per another thing than the result's (:mod:`agent_core.checks.bases`)."""
-WORKED_OUT = (PER_ONE_ONLY, ONE_PRICE, OTHER_BASIS)
+WORKED_OUT = (PER_ONE_ONLY, ONE_PRICE, PRICES_ONLY, OTHER_BASIS)
 """The reasons that a true figure answers another quantity than the one asked (a price per one for
-several, one price for a difference, a price per lesson for one per term): the answer is worked
+several, one price or two side by side for a difference, a price per lesson for one per term): the answer is worked
 out, not looked up again."""
 UNMENTIONED = "no tool result mentions"
 """How the reason begins when the answer applies a figure to a word no result has
