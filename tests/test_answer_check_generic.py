@@ -63,6 +63,22 @@ SCALING = [
         "partly",
         ["200 g"],
     ),
+    # a figure the answer also sent to the calculator is judged where it came from: "2 eggs" is the
+    # recipe's for 4, whatever "2 * 10" gave; "$24 × 15" in the answer says it scales the figure
+    (
+        "For 10 people you need 2 eggs.",
+        "Pancakes for 10 people: how many eggs?",
+        [RECIPE, call("c", "20", {"expression": "2 * 10"}, tool="calculator")],
+        "partly",
+        ["2"],
+    ),
+    (
+        "The total for 15 units is $360 (unit price $24 × 15).",
+        "How much do 15 units cost?",
+        [PRICE, call("c", "360", {"expression": "24 * 15"}, tool="calculator")],
+        "grounded",
+        [],
+    ),
 ]
 
 

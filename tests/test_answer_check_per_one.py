@@ -65,6 +65,12 @@ KO_UNIT = call("k", "단가: $24")
             GUESTS,
             "the question asks the price of 4명, and the answer gives only a price for 1명",
         ),
+        (
+            "Two of us are coming. How much for 3 nights?",  # "how much for" asks a price too
+            "The cost for 3 nights is €120 per night.",
+            ROOM,
+            "the question asks the price of 3 nights, and the answer gives only a price per night",
+        ),
     ],
 )
 def test_a_price_per_one_does_not_answer_a_price_for_several(goal: str, answer: str, result: dict, reason: str) -> None:

@@ -60,7 +60,8 @@ _ASKED_KO = re.compile(r"며칠|몇\s?(일(?![반부정])|박(?!스)|주(?![소�
 "몇 분", which asks minutes or, politely, people."""
 _ASKED_MONEY_EN = re.compile(
     r"\bhow\s+much\b[^.?!]*\b(?:cost|costs|pay|charge|charged)\b|\bwhat\b[^.?!]*\b(?:cost|costs|price|prices)\b"
-    r"|\bhow\s+much\s+(?:is|are|was|would\s+be|will\s+be)\b(?![^.?!]*\b(?:weigh|weight|heavy|long|far|big|tall)\b)",
+    r"|\bhow\s+much\s+(?:is|are|was|would\s+be|will\s+be)\b(?![^.?!]*\b(?:weigh|weight|heavy|long|far|big|tall)\b)"
+    r"|\bhow\s+much\s+for\b",
     re.IGNORECASE,
 )
 _ASKED_MONEY_KO = re.compile(
@@ -68,7 +69,7 @@ _ASKED_MONEY_KO = re.compile(
     r"|(?:면|고|서)\s+(?:총\s*|모두\s*|전부\s*)?얼마(?!나)"
 )
 """A goal that asks a price: "how much does … cost", "what's the price", "how much is a student
-membership", "이용료가 얼마예요", "하룻밤 맡기면 얼마예요?" (if I leave it a night, how much?); not
+membership", "how much for 3 nights?", "이용료가 얼마예요", "하룻밤 맡기면 얼마예요?" (if I leave it a night, how much?); not
 "how much does it weigh", "거리가 얼마예요" nor "얼마나 걸려요" (how long)."""
 _ASKS_TOTAL = re.compile(
     r"\bwhat(?:'s|\s+is|\s+would\s+be|\s+will\s+be)\s+(?:the\s+|our\s+|my\s+)?total\b"

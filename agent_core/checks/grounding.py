@@ -429,10 +429,12 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
     usable = [c for c in ok_calls if output_text(c).strip() not in from_nowhere or not expressions(c)]
     texts = {str(c.get("call_id", "")): _source_text(c) for c in usable}
     stated = frozenset(n for c in usable if not expressions(c) for n, _ in _parse_source(_source_text(c))[0])
-    # Newest first: a figure found in several results is credited to the latest one.
+    # Newest first: a figure found in several results is credited to the latest one. A computing
+    # call supports only what it computed: its operands are judged where they came from ("2 eggs"
+    # is the recipe's for 4 people, whatever "2 * 10" gave).
     sources = [
         _read_source(
-            _source_text(c),
+            without_echo(c, output_text(c)) if expressions(c) else _source_text(c),
             {"call_id": str(c.get("call_id", "")), "tool": str(c.get("tool", ""))},
             words=not expressions(c),
             counts=of_counts(c, goal or "", stated),

@@ -148,6 +148,8 @@ def mismatch(claim: Claim, answer: str, goal: str, source_text: str) -> Mismatch
     for family, (wanted, word) in asked.items():
         if abs(value) == wanted:
             continue  # the answer repeats the question's own quantity ("10 pancakes" for 10 people)
+        if _multiplied(answer, claim, wanted):
+            continue  # "$24 × 15": the answer scales it itself
         counts = {_source_count(source_text, p.start, p.end, family) for p in places}
         if None in counts or wanted in counts:
             continue  # one place gives no quantity, or the asked one: it may be that one
@@ -155,6 +157,16 @@ def mismatch(claim: Claim, answer: str, goal: str, source_text: str) -> Mismatch
             if not _said_for(sentence, family, count) and found is None:
                 found = Mismatch(family, count, wanted, word)
     return found
+
+
+_TIMES = r"\s*[×x*]\s*"
+
+
+def _multiplied(answer: str, claim: Claim, count: float) -> bool:
+    """Whether the answer writes ``claim`` times the asked count ("$24 × 15", "15 x $24")."""
+    after = re.match(rf"{_TIMES}{count:g}(?![\d.,])", answer[claim.end :])
+    before = re.search(rf"(?<![\d.,]){count:g}{_TIMES}$", answer[: claim.start])
+    return after is not None or before is not None
 
 
 def per_one(answer: str, claim: Claim) -> str | None:
