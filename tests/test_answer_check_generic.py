@@ -615,6 +615,16 @@ def test_a_zero_in_the_answer_does_not_break_the_check() -> None:
     assert result["status"] == "partly"
 
 
+def test_no_figure_rounds_to_a_zero() -> None:
+    """ "£0" is not "50% off" (0.5 rounded to no decimals) nor "10%"; a result's own 0 is."""
+    offers = call("o", "New customers: 50% off the rent for 8 weeks; pay up front: 10% off. Large: GBP 58.00 a week.")
+    answer = "The difference between the two units is £0."
+    assert check_answer(answer, "how much more a week is the drive-up unit?", [offers])["status"] == "ungrounded"
+    assert (
+        check_answer(answer, "how much more a week is it?", [call("z", "Price difference: £0")])["status"] == "grounded"
+    )
+
+
 NOT_ASKED = [
     # (goal, answer, result, grounded): a "how many days / people" or a price goal is answered by a
     # figure of that measure.

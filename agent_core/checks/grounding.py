@@ -308,8 +308,9 @@ def _parse_source(
 def _same(value: float, decimals: int, atom: float, atom_decimals: int, *, slack: float = 0.0) -> bool:
     if abs(value - atom) <= max(1e-9, 1e-9 * abs(atom)) + slack:
         return True
-    # The answer rounds the tool's value (397.79999 → 397.8, 33.333 → 33.33).
-    return decimals < atom_decimals and abs(round(atom, decimals) - value) <= 1e-9 * max(1.0, abs(value))
+    # The answer rounds the tool's value (397.79999 → 397.8, 33.333 → 33.33); no figure rounds to
+    # a zero ("£0" is not 50% off's 0.5).
+    return value != 0 and decimals < atom_decimals and abs(round(atom, decimals) - value) <= 1e-9 * max(1.0, abs(value))
 
 
 def _matches(claim: Claim, source: _Source) -> bool:
