@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from agent_core.checks.grounding import check_answer
-from agent_core.checks.words import correction, unsupported
+from agent_core.checks.words import correction, summary, unsupported
 from tests.test_answer_check_generic import call
 
 PACKAGES = call("s", "Package: Silver Service, Price: £95; Package: Gold Service, Price: £165;")
@@ -62,6 +62,7 @@ def test_a_difference_or_a_comparison_stands(goal: str, answer: str, result: dic
 def test_both_prices_side_by_side_are_no_difference(answer: str) -> None:
     checked = check_answer(answer, "how much more is gold than silver?", [PACKAGES])
     assert [c["reason"] for c in unsupported(checked)] == [BOTH, BOTH], checked["claims"]
+    assert summary(checked) == f"⚠ £165 and £95: {BOTH}"  # one reason, said once
 
 
 @pytest.mark.parametrize(

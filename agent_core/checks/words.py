@@ -82,7 +82,10 @@ def summary(grounding: Mapping[str, Any] | None) -> str:
     others = [c for c in missing if not c.get("arithmetic") and c not in said and c not in reasoned]
     parts = [warning(c) for c in said[:2]]
     parts += [f"{c['text']} is wrong: {c['arithmetic']}" for c in sums[:2]]
-    parts += [f"{c['text']}: {c['reason']}" for c in reasoned[:2]]
+    by_reason: dict[str, list[str]] = {}
+    for c in reasoned:  # "$289 and $349: the question asks how much the prices differ, …", said once
+        by_reason.setdefault(str(c["reason"]), []).append(str(c["text"]))
+    parts += [f"{_listed(texts)}: {reason}" for reason, texts in list(by_reason.items())[:2]]
     if len(others) == 1:
         parts.append(f"{others[0]['text']} appears in no tool result: the model may have made it up")
     elif others:
@@ -93,6 +96,11 @@ def summary(grounding: Mapping[str, Any] | None) -> str:
     if figures and len(missing) - len(said) < len(figures):
         text += f" ({found_line(grounding)})"
     return text
+
+
+def _listed(texts: list[str]) -> str:
+    """ "$289", "$289 and $349", "$1, $2 and $3"."""
+    return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]
 
 
 def found_line(grounding: Mapping[str, Any] | None) -> str:
