@@ -32,6 +32,7 @@ HITS = call(
         ("하룻밤에 얼마까지 나와요?", {"night"}),
         ("I booked a day trip, how much is it?", set()),  # "a day trip" asks no price per day
         ("How much is the meeting room?", set()),
+        ("How much is the fee as per the policy?", set()),
     ],
 )
 def test_what_a_goal_asks_a_price_per(goal: str, expected: set[str]) -> None:

@@ -69,8 +69,8 @@ _ASKED_MONEY_KO = re.compile(
     r"|(?:면|고|서)\s+(?:총\s*|모두\s*|전부\s*)?얼마(?!나)"
 )
 """A goal that asks a price: "how much does … cost", "what's the price", "how much is a student
-membership", "how much for 3 nights?", "이용료가 얼마예요", "하룻밤 맡기면 얼마예요?" (if I leave it a night, how much?); not
-"how much does it weigh", "거리가 얼마예요" nor "얼마나 걸려요" (how long)."""
+membership", "how much for 3 nights?", "이용료가 얼마예요", "하룻밤 맡기면 얼마예요?" (if I leave it a
+night, how much?); not "how much does it weigh", "거리가 얼마예요" nor "얼마나 걸려요" (how long)."""
 _ASKS_TOTAL = re.compile(
     r"\bwhat(?:'s|\s+is|\s+would\s+be|\s+will\s+be)\s+(?:the\s+|our\s+|my\s+)?total\b"
     r"(?=\s*(?:[?,.!]|$|for\b|to\s+pay\b|(?:cost|price|amount|bill|fee|charge)s?\b))"
@@ -100,17 +100,16 @@ _SAYS_DIFFERENCE = re.compile(
 """A goal that asks how much two prices differ ("how much more is gold than silver?", not "how much
 extra is breakfast?", a supplement), and the words of a sentence that answers with a
 difference or a comparison: prices said with none of them (one alone, or both side by side)
-answer no difference. A
-goal that also asks a price ("… and how much is the Pro?") is not judged so: the price may answer
-that."""
+answer no difference. A goal that also asks a price ("… and how much is the Pro?") is not judged
+so: the price may answer that."""
 _ASKED_BASIS = re.compile(
-    r"\bper\s+([a-z]{3,})\b"
+    r"\bper\s+(?!(?:the|this|that|your|our|my|cent)\b)([a-z]{3,})\b"
     r"|\ban?\s+(hour|night|day|week|month|year|person|head)\b(?=\s*(?:[?.,!]|$|is\b|are\b|for\b|in\b|on\b|at\b))"
     r"|\b(hourly|nightly|daily|weekly|monthly|yearly|annual|annually)\b|(시간|1?박|1?인|개)당|(하룻밤)",
     re.IGNORECASE,
 )
 """What a goal asks a price per: "per hour", "how much is it a night?", "the nightly rate", "시간당",
-"하룻밤에"; not "a day trip"."""
+"하룻밤에"; not "a day trip", "as per the policy" nor "per cent"."""
 _BASIS_WORDS = {
     "hourly": "hour", "nightly": "night", "daily": "day", "weekly": "week", "monthly": "month", "yearly": "year",
     "annual": "year", "annually": "year", "시간": "hour", "박": "night", "1박": "night", "하룻밤": "night",

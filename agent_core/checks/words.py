@@ -24,8 +24,8 @@ OTHER_BASIS = "the answer gives it per"
 """Words of the reason that a price is per another thing than the result's (:mod:`agent_core.checks.bases`)."""
 WORKED_OUT = (PER_ONE_ONLY, ONE_PRICE, PRICES_ONLY, OTHER_BASIS)
 """The reasons that a true figure answers another quantity than the one asked (a price per one for
-several, one price or two side by side for a difference, a price per lesson for one per term): the answer is worked
-out, not looked up again."""
+several, one price or two side by side for a difference, a price per lesson for one per term):
+the answer is worked out, not looked up again."""
 UNMENTIONED = "no tool result mentions"
 """How the reason begins when the answer applies a figure to a word no result has
 (:func:`agent_core.checks.subjects.unmentioned_word`)."""
