@@ -308,8 +308,7 @@ def _parse_source(
 def _same(value: float, decimals: int, atom: float, atom_decimals: int, *, slack: float = 0.0) -> bool:
     if abs(value - atom) <= max(1e-9, 1e-9 * abs(atom)) + slack:
         return True
-    # The answer rounds the tool's value (397.79999 → 397.8, 33.333 → 33.33); no figure rounds to
-    # a zero ("£0" is not 50% off's 0.5).
+    # The answer rounds the tool's value (397.79999 → 397.8); never to a zero ("£0" is not 0.5).
     return value != 0 and decimals < atom_decimals and abs(round(atom, decimals) - value) <= 1e-9 * max(1.0, abs(value))
 
 
@@ -430,9 +429,7 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
     usable = [c for c in ok_calls if output_text(c).strip() not in from_nowhere or not expressions(c)]
     texts = {str(c.get("call_id", "")): _source_text(c) for c in usable}
     stated = frozenset(n for c in usable if not expressions(c) for n, _ in _parse_source(_source_text(c))[0])
-    # Newest first: a figure found in several results is credited to the latest one. A computing
-    # call supports only what it computed: its operands are judged where they came from ("2 eggs"
-    # is the recipe's for 4 people, whatever "2 * 10" gave).
+    # Newest first (a figure in several results is the latest's); a computing call backs only its result.
     sources = [
         _read_source(
             without_echo(c, output_text(c)) if expressions(c) else _source_text(c),
