@@ -214,7 +214,8 @@ def not_what_was_asked(claims: Sequence[Claim], goal: str, answer: str) -> tuple
     measure = asked_measure(goal)
     rest = _ASKS_DIFFERENCE.sub(" ", goal)
     difference = rest != goal and not (_ASKED_MONEY_EN.search(rest) or _ASKED_MONEY_KO.search(rest))
-    if measure is None and not difference and not _ASKS_TOTAL.search(goal) and not _ASKED_BASIS.search(goal):
+    bases = asked_bases(goal)
+    if measure is None and not difference and not _ASKS_TOTAL.search(goal) and not bases:
         return None
     in_goal = claims_in(goal)
     stated = {abs(n) for c in in_goal for n in c.numbers}
@@ -238,7 +239,7 @@ def not_what_was_asked(claims: Sequence[Claim], goal: str, answer: str) -> tuple
         # "how much more is the gold service than silver?" answered "The gold service costs £165."
         # or "The gold service costs £165, while silver costs £95.": the prices, no difference.
         return ONE_PRICE if len(money) == 1 else PRICES_ONLY, money
-    if judged := _per_another(figures, goal, answer):
+    if judged := _per_another(figures, bases, answer):
         return judged
     if measure in ("money", None) and (judged := _per_one_only(figures, goal, answer)):
         return judged
@@ -260,12 +261,11 @@ def asked_bases(goal: str) -> set[str]:
     return found
 
 
-def _per_another(figures: Sequence[Claim], goal: str, answer: str) -> tuple[str, list[Claim]] | None:
-    """A price asked per one thing ("per hour") answered only with prices the answer says are per
-    another ("$2,500 per claim"): the figures answer another question. None when a price is said
-    per nothing, per the asked thing or per a word for it ("a head" for "per person"; a day and a
-    night are taken for one another)."""
-    asked = asked_bases(goal)
+def _per_another(figures: Sequence[Claim], asked: set[str], answer: str) -> tuple[str, list[Claim]] | None:
+    """A price asked per one thing (``asked``: :func:`asked_bases`) answered only with prices the
+    answer says are per another ("$2,500 per claim"): the figures answer another question. None
+    when a price is said per nothing, per the asked thing or per a word for it ("a head" for "per
+    person"; a day and a night are taken for one another)."""
     money = [c for c in figures if c.kind == "money"]
     said = [bases_after(answer, c.end) for c in money]
     if not asked or not money or not all(said):
