@@ -61,7 +61,7 @@ from agent_core.checks.comparisons import flipped_bounds, wrong_comparisons
 from agent_core.checks.computed import SMALL_OPERANDS, expressions, measures, of_counts
 from agent_core.checks.differences import stated_differences, temperature_differences
 from agent_core.checks.echo import output_text, returns_its_argument, without_echo, without_query
-from agent_core.checks.filters import counted_fewer
+from agent_core.checks.filters import out_of_scope
 from agent_core.checks.scaling import counted, counts_only, from_another_row, mismatch
 from agent_core.checks.subjects import (
     contact_for_another_kind,
@@ -169,8 +169,8 @@ def _why_not(claim: Claim, sources: Sequence[_Source], goal: _Source, answer: st
             column := cell_for_a_count(claim, claim_sentence(answer, claim), goal.text or "", source.text, _words)
         ):
             return f"the results give {number} only as a table cell under {column}, not as a count of rows"
-        if source.text is not None and (fewer := counted_fewer(claim, goal.text or "", source.text)):
-            return f"the result counts {fewer[0]}, but the question asks for “{fewer[1]}” too"
+        if source.text is not None and (scope := out_of_scope(claim, goal.text or "", source.text)):
+            return scope
     if _matches(claim, goal) and counts_only(claim, goal.text or ""):
         return f"the goal gives {number} only as a count of something, not as an amount of money"
     if _matches(claim, goal) and (written := another_figure(claim, goal.text or "")):
@@ -258,8 +258,8 @@ def _about(claim: Claim, source: _Source, answer: str, goal: str = "") -> bool:
         return False  # "the seed products' total stock is 24", from the hand trowel's row alone
     if cell_for_a_count(claim, sentence, goal, source.text, _words):
         return False  # "there are 36 Italian reds", from one row's bottles_in_cellar
-    if counted_fewer(claim, goal, source.text):
-        return False  # "11 co-op games under an hour", from a count of every co-op game
+    if out_of_scope(claim, goal, source.text):
+        return False  # "11 co-op games under an hour", from a count of every co-op game; 19 prices added up
     if claim.kind not in _KIND_CHECKED:
         return True
     if same_script and from_another_row(claim, sentence, source.text, _words):

@@ -24,7 +24,9 @@ from agent_core.checks.weekdays import days_in
 from agent_core.text.lang import ascii_folded
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;\n]\s*|[\"'(\[]\s*)$")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;\n])\s*[\"'(\[]?\s*$")
+"""Before a word that starts a sentence, itself or in quotes or brackets: a capital there names
+nothing. A capital in brackets within a sentence does ("the Korean salon (Ongyeol)")."""
 _LETTERS = re.compile(r"[a-z]{3,}")
 
 
