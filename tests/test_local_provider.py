@@ -278,6 +278,83 @@ def test_a_repeated_call_is_asked_again_for_the_answer_and_the_constraint_says_s
     assert again.tool_calls == [ToolCallRequest("local_2_1", "lookup", {"topic": "price"})] and len(server.bodies) == 1
 
 
+def _searches() -> list[Tool]:
+    """Two tools of one kind (the tag "search") and one of another."""
+
+    def web_search(query: str) -> str:
+        return query
+
+    def notes_search(query: str) -> str:
+        return query
+
+    def calculator(expression: str) -> str:
+        return expression
+
+    return [
+        make_tool(web_search, description="Search the web.", tags=("search",)),
+        make_tool(notes_search, description="Search the user's notes.", tags=("search", "files")),
+        make_tool(calculator, description="Evaluate arithmetic.", tags=("math",)),
+    ]
+
+
+def test_a_repeat_while_nothing_found_is_offered_the_tools_of_its_kind_or_the_answer(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A web search repeated after it found nothing: the model may try the other search, or answer
+    (asked for the answer alone, it said it could not find what the user's notes held)."""
+    goal = "How much is a student membership at the walking club?"
+    empty = json.dumps(
+        {"query": "walking club student membership", "results": [], "note": "No page matches: try other words."}
+    )
+    done = [block(0, "web_search", {"query": "walking club student membership"}, empty)]
+    server = FakeServer(
+        [
+            reply("The last result is empty", {"web_search": {"query": "walking club student membership"}}),
+            reply("The last result is empty", {"notes_search": {"query": "student membership"}}),
+        ]
+    )
+    install_engine(monkeypatch, fake_model, server)
+    tools = _searches()
+    response = provider_for(fake_model).complete(ask(tools, goal, done))
+    assert response.tool_calls == [ToolCallRequest("local_2_1", "notes_search", {"query": "student membership"})]
+    assert [item.get("rejected") for item in response.raw] == ["repeats an earlier call", None]
+    assert branches(server.bodies[1]) == ["notes_search", "answer"]
+    assert server.bodies[1]["messages"] == server.bodies[0]["messages"]
+    assert response.constraint["tools"] == ["notes_search"]  # type: ignore[index]
+    assert response.constraint["notes"][-1] == (  # type: ignore[index]
+        "the model repeated its web_search call, with nothing found yet: offered its kind (notes_search) or the answer"
+    )
+
+    # Something found about the request: the answer only, as before.
+    found = [block(0, "web_search", {"query": "walking club"}, "Student membership: £12 a year.")]
+    server = FakeServer(
+        [reply("again", {"web_search": {"query": "walking club"}}), reply("done", {"answer": "It is £12 a year."})]
+    )
+    install_engine(monkeypatch, fake_model, server)
+    response = provider_for(fake_model).complete(ask(tools, goal, found))
+    assert response.text == "It is £12 a year." and branches(server.bodies[1]) == ["answer"]
+
+    # The other search repeated too: the answer.
+    none = "Nothing matched these words in any of the pages searched; try other words, or another source."
+    both = [
+        block(0, "web_search", {"query": "walking club student membership"}, none),
+        block(1, "notes_search", {"query": "student membership"}, none),
+    ]
+    server = FakeServer(
+        [
+            reply("again", {"web_search": {"query": "walking club student membership"}}),
+            reply("again", {"notes_search": {"query": "student membership"}}),
+            reply("nothing", {"answer": "I could not find it."}),
+        ]
+    )
+    install_engine(monkeypatch, fake_model, server)
+    response = provider_for(fake_model).complete(ask(tools, goal, both))
+    assert response.text == "I could not find it." and [branches(b) for b in server.bodies[1:]] == [
+        ["notes_search", "answer"],
+        ["answer"],
+    ]
+
+
 def test_an_answer_before_any_result_was_about_the_request_is_asked_once_for_a_tool_call(
     fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
 ) -> None:
