@@ -9,14 +9,13 @@ and adds a note to the step's ``constraint``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent_core.context import ToolCallRequest
 from agent_core.providers.base import ModelRequest, Usage
 from agent_core.providers.local.engine import Engine
-from agent_core.providers.local.lines import nothing_found
 from agent_core.providers.local.llama_reply import _timings, _usage
 from agent_core.providers.local.prompt import RAW_TYPE, call_signature, previous_calls, split_thought
 from agent_core.providers.local.redirects import (
@@ -49,13 +48,6 @@ class Turn:
     """The tool whose call ran on to the token limit in this step (asked again once without it)."""
 
 
-def _same_kind(name: str, tools: Sequence[Tool], offered: Sequence[Tool]) -> list[Tool]:
-    """The offered tools other than ``name`` that share one of its tags (the kinds its author
-    declared it as: another search, another file tool)."""
-    tags = {tag for t in tools if t.name == name for tag in t.tags}
-    return [t for t in offered if t.name != name and tags & set(t.tags)]
-
-
 class Reasks:
     """The re-asks of :class:`~agent_core.providers.local.LocalProvider` (its ``_attempt`` makes
     each one generation; ``_answer_from_line`` writes an answer after the line choice)."""
@@ -80,10 +72,8 @@ class Reasks:
         """The last attempt repeated an earlier ``name`` call, which the engine would only refuse as
         a duplicate. On a step that must call a tool (``tool_only``), the model is asked once more,
         with a note not to repeat the call; otherwise, and on a second repeat, it gets the answer
-        only, after the line choice when the results are text lines; but while nothing found is
-        about the request, it is first offered the tools of the repeated one's kind (sharing one of
-        its tags: another search) or the answer. (Asked again with every other tool, it wandered
-        through unrelated tools: docs/providers.md, not kept.)
+        only, after the line choice when the results are text lines. (Asked again without the
+        repeated tool instead, it wandered through unrelated tools: docs/providers.md, not kept.)
 
         Returns the text, the calls and the usage."""
         request, items, notes = turn.request, turn.items, turn.notes
@@ -96,20 +86,9 @@ class Reasks:
             if not calls or call_signature(calls[0].name, calls[0].arguments) not in previous_calls(request.blocks):
                 return text, calls, usage
             name = calls[0].name
-        # Small models loop through the same calls: the model answers from what it has, or, while
-        # nothing found is about the request, tries a tool of the same kind it was offered.
+        # Small models loop through the same calls: the model answers from what it has.
         items[-1]["rejected"] = "repeats an earlier call"
         repeated.add(name)
-        if (kin := _same_kind(name, request.tools, offered)) and nothing_found(request.goal, request.blocks):
-            names = ", ".join(t.name for t in kin)
-            notes.append(
-                f"the model repeated its {name} call, with nothing found yet: offered its kind ({names}) or the answer"
-            )
-            text, calls, more = self._attempt(turn, messages, kin, answer=True, sums=sums)
-            usage = usage + more
-            if not calls or call_signature(calls[0].name, calls[0].arguments) not in previous_calls(request.blocks):
-                return text, calls, usage
-            items[-1]["rejected"] = "repeats an earlier call"
         notes.append(f"the model repeated its {name} call: asked for the answer instead")
         if len(lines) >= 2:
             text, more = self._answer_from_line(turn, messages, lines)
