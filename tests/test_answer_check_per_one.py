@@ -71,6 +71,18 @@ KO_UNIT = call("k", "단가: $24")
             ROOM,
             "the question asks the price of 3 nights, and the answer gives only a price per night",
         ),
+        (
+            "how much to keep the double room 3 nights? just me, an adult",  # "how much to"; one person, not one night
+            "Keeping the double room is €120 per night.",
+            ROOM,
+            "the question asks the price of 3 nights, and the answer gives only a price per night",
+        ),
+        (
+            "how much to hire a kayak for 3 days?",  # the price per day is the goal's count of days
+            "A kayak is £3 per day.",
+            call("k", "Kayak hire: £3 per day, £8 for 3 days."),
+            "the question asks the price of 3 days, and the answer gives only a price per day",
+        ),
     ],
 )
 def test_a_price_per_one_does_not_answer_a_price_for_several(goal: str, answer: str, result: dict, reason: str) -> None:
@@ -88,6 +100,8 @@ def test_a_price_per_one_does_not_answer_a_price_for_several(goal: str, answer: 
         ("How much is a double room per night for 3 nights?", "It is €120 per night.", ROOM),
         ("How much is a night in the double room?", "It is €120 per night.", ROOM),
         ("How much is the double room?", "It is €120 per night.", ROOM),
+        ("how much to keep the double room for an adult, per night, 3 nights?", "It is €120 per night.", ROOM),
+        ("3 rooms, how much will that be each?", "It is €120 per night.", ROOM),
         # a total asked, answered with one ("in all"), or a total of no count
         ("3 nights in the double room: what's the total?", "€120 per night, so €360 in all.", ROOM),
         ("What's the total for the double room?", "It is €120 per night.", ROOM),
@@ -109,6 +123,9 @@ def test_a_price_per_one_is_left_alone_where_it_answers(goal: str, answer: str, 
     [
         ("고양이 하룻밤 맡기면 얼마예요?", "고양이 하룻밤 맡기면 22°C 예요."),
         ("How much is a student membership?", "It is 22 °C today."),
+        ("가든홀 토요일 대관료 얼마예요?", "가든홀 토요일 대관료는 22°C입니다."),  # a fee word: …료
+        ("스키 장비 대여비 얼마예요?", "장비 대여비는 22°C입니다."),  # …비
+        ("how much will that be, then?", "That will be 22 °C."),
     ],
 )
 def test_a_price_asked_in_plain_words_is_not_answered_by_a_temperature(goal: str, answer: str) -> None:

@@ -60,16 +60,18 @@ _ASKED_KO = re.compile(r"며칠|몇\s?(일(?![반부정])|박(?!스)|주(?![소�
 "몇 분", which asks minutes or, politely, people."""
 _ASKED_MONEY_EN = re.compile(
     r"\bhow\s+much\b[^.?!]*\b(?:cost|costs|pay|charge|charged)\b|\bwhat\b[^.?!]*\b(?:cost|costs|price|prices)\b"
-    r"|\bhow\s+much\s+(?:is|are|was|would\s+be|will\s+be)\b(?![^.?!]*\b(?:weigh|weight|heavy|long|far|big|tall)\b)"
-    r"|\bhow\s+much\s+for\b",
+    r"|\bhow\s+much\s+(?:is|are|was|(?:would|will)(?:\s+(?:it|that|this|they))?\s+be)\b"
+    r"(?![^.?!]*\b(?:weigh|weight|heavy|long|far|big|tall)\b)"
+    r"|\bhow\s+much\s+(?:for|to)\b",
     re.IGNORECASE,
 )
 _ASKED_MONEY_KO = re.compile(
-    r"(?:비용|요금|가격|이용료|관리비|수수료|금액|회비|값|돈)\S{0,3}\s*(?:은|는|이|가)?\s*(?:총\s*)?얼마(?!나)"
+    r"(?:비용|요금|가격|료|비|금액|값|돈)\S{0,3}\s*(?:은|는|이|가)?\s*(?:총\s*)?얼마(?!나)"
     r"|(?:면|고|서)\s+(?:총\s*|모두\s*|전부\s*)?얼마(?!나)"
 )
 """A goal that asks a price: "how much does … cost", "what's the price", "how much is a student
-membership", "how much for 3 nights?", "이용료가 얼마예요", "하룻밤 맡기면 얼마예요?" (if I leave it a
+membership", "how much for 3 nights?", "how much to rent a helmet?", "how much will that be?",
+"이용료가 얼마예요", "대관료 얼마예요" (a fee word: …료, …비), "하룻밤 맡기면 얼마예요?" (if I leave it a
 night, how much?); not "how much does it weigh", "거리가 얼마예요" nor "얼마나 걸려요" (how long)."""
 _ASKS_TOTAL = re.compile(
     r"\bwhat(?:'s|\s+is|\s+would\s+be|\s+will\s+be)\s+(?:the\s+|our\s+|my\s+)?total\b"
@@ -219,6 +221,9 @@ def not_what_was_asked(claims: Sequence[Claim], goal: str, answer: str) -> tuple
         return None
     in_goal = claims_in(goal)
     stated = {abs(n) for c in in_goal for n in c.numbers}
+    # A price is the goal's own only if the goal writes it as one (or as a bare number): "£6 per
+    # day" for "a helmet for 6 days" is the result's figure.
+    priced = {abs(n) for c in in_goal if c.kind in ("money", "number") for n in c.numbers}
     # A date or a time has no plain numbers: it is the goal's own if the goal gives its value. It
     # is judged only where a time of day or a temperature is asked; for the other measures a date
     # or a time is left alone, as it always was.
@@ -228,7 +233,7 @@ def not_what_was_asked(claims: Sequence[Claim], goal: str, answer: str) -> tuple
     def repeated(c: Claim) -> bool:
         if not c.numbers:
             return not dated or c.value in values
-        return {abs(n) for n in c.numbers} <= stated
+        return {abs(n) for n in c.numbers} <= (priced if c.kind == "money" else stated)
 
     def own(found: Sequence[Claim]) -> list[Claim]:
         return [c for c in found if c.kind not in ("contact", "verdict", "comparison") and not repeated(c)]
@@ -283,14 +288,17 @@ def _per_another(figures: Sequence[Claim], asked: set[str], answer: str) -> tupl
 def _per_one_only(figures: Sequence[Claim], goal: str, answer: str) -> tuple[str, list[Claim]] | None:
     """A price asked for several ("How much do 150 units cost?", "3박 하면 얼마예요?") answered only
     with prices per one ("$21.60 per unit"): true figures, and no answer. None when the goal asks
-    a price per one itself, names no count above one, or a money figure is not given per one."""
-    if asks_per_one(goal) or _RATE_WORD.search(goal):
+    a price per that one itself ("per night", "each"; "for an adult" does not ask one per day),
+    names no count above one, or a money figure is not given per one."""
+    if _RATE_WORD.search(goal):
         return None
     money = [c for c in figures if c.kind == "money"]
     counts = {family: count for family, count in goal_counts(goal).items() if count[0] > 1}
     pers = [per_one(answer, c) for c in money]
     if not money or not counts or not all(p in counts or p == "units" for p in pers):
         return None
+    if (per_asked := asks_per_one(goal)) and (set(pers) & per_asked or "units" in per_asked):
+        return None  # the goal asks that price per one itself ("per night"; "each"); "for an adult" is no day
     family = next(p for p in pers if p is not None)
     value, word = counts.get(family) or next(iter(counts.values()))
     asked = f"{value:g} {word}" if word.isascii() else f"{value:g}{word}"

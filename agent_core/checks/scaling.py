@@ -195,9 +195,10 @@ def _per_before(text: str, at: int) -> str | None:
     return "months" if _MONTHLY.search(before) else None
 
 
-def asks_per_one(goal: str) -> bool:
-    """Whether the goal itself asks a price per one of something ("how much is it per night?")."""
-    return _PER.search(with_digits(goal)) is not None
+def asks_per_one(goal: str) -> set[str | None]:
+    """What the goal itself asks a price per one of ("how much is it per night?" → nights; "for an
+    adult" → people; a bare "each" → units), as families; empty when nothing."""
+    return {_per_family(m) for m in _PER.finditer(with_digits(goal))}
 
 
 _ROW = re.compile(r"[;\n|]")
