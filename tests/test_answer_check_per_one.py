@@ -102,6 +102,7 @@ def test_a_price_per_one_does_not_answer_a_price_for_several(goal: str, answer: 
         ("How much is the double room?", "It is €120 per night.", ROOM),
         ("how much to keep the double room for an adult, per night, 3 nights?", "It is €120 per night.", ROOM),
         ("3 rooms, how much will that be each?", "It is €120 per night.", ROOM),
+        ("how much per lesson for 5 lessons?", "It is £30 each.", call("l", "Lessons: £30 per lesson.")),
         # a total asked, answered with one ("in all"), or a total of no count
         ("3 nights in the double room: what's the total?", "€120 per night, so €360 in all.", ROOM),
         ("What's the total for the double room?", "It is €120 per night.", ROOM),

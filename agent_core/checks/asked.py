@@ -297,8 +297,10 @@ def _per_one_only(figures: Sequence[Claim], goal: str, answer: str) -> tuple[str
     pers = [per_one(answer, c) for c in money]
     if not money or not counts or not all(p in counts or p == "units" for p in pers):
         return None
-    if (per_asked := asks_per_one(goal)) and (set(pers) & per_asked or "units" in per_asked):
-        return None  # the goal asks that price per one itself ("per night"; "each"); "for an adult" is no day
+    if (per_asked := asks_per_one(goal)) and ({None, "units", *pers} & per_asked):
+        # The goal asks that price per one itself ("per night"; "each"; "per" a word of no known
+        # family); "for an adult" asks none per day.
+        return None
     family = next(p for p in pers if p is not None)
     value, word = counts.get(family) or next(iter(counts.values()))
     asked = f"{value:g} {word}" if word.isascii() else f"{value:g}{word}"
