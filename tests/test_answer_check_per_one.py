@@ -157,3 +157,25 @@ def test_a_korean_monthly_price_before_the_figure_gives_it_for_one_month() -> No
     assert unsupported(right) == [], right["claims"]
     may = call("m", "5월 240,000원 특가")
     assert unsupported(check_answer("12개월 총 240,000원입니다.", goal, [may])) == []
+
+
+HIRE = call(
+    "h",
+    '[{"file": "hire.csv", "section": "rows 1-3", "snippet": "item: Kayak, adult_1_day_gbp: 3, adult_3_days_gbp: 8, '
+    'notes: life jacket included;"}, {"file": "hire.csv", "section": "rows 4-6", "snippet": "item: Paddle board, '
+    'adult_1_day_gbp: 5, adult_3_days_gbp: 12;"}]',
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "missing"),
+    [
+        # a column named for one day gives its figure for one day, even where it equals the goal's count
+        ("Hiring a kayak for 3 days is £3.", ["£3"]),
+        ("Hiring a kayak for 3 days is £8.", []),
+        ("A kayak is £3 for 1 day, so 3 days cost £8.", []),
+    ],
+)
+def test_a_column_named_for_a_count_gives_its_figure_for_that_count(answer: str, missing: list[str]) -> None:
+    checked = check_answer(answer, "how much to hire a kayak for 3 days?", [HIRE])
+    assert [c["text"] for c in unsupported(checked)] == missing, checked["claims"]

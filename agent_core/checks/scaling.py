@@ -101,8 +101,13 @@ def _source_count(text: str, at: int, end: int, family: str) -> float | None:
     if _per_before(text, at) == family:  # "개당 $24", "1인당 30,000원"
         return 1.0
     if label := _CELL_NAME.search(text[max(0, at - 60) : at]):
-        if any(_per_family(m) == family for m in _PER.finditer(label.group(1).replace("_", " "))):
+        name = label.group(1).replace("_", " ")
+        if any(_per_family(m) == family for m in _PER.finditer(name)):
             return 1.0
+        # A column named for a count ("adult_1_day_eur", "price_3_nights") gives its figure for it.
+        named = [float(m.group(1)) for m in _COUNT.finditer(name) if _WORD_FAMILY[m.group(2).lower()] == family]
+        if named:
+            return named[-1]
     before = text[max(0, at - WINDOW) : at]
     best: tuple[int, float] | None = None
     for m in _COUNT.finditer(before):
@@ -146,8 +151,8 @@ def mismatch(claim: Claim, answer: str, goal: str, source_text: str) -> Mismatch
     sentence = claim_sentence(answer, claim)
     found: Mismatch | None = None
     for family, (wanted, word) in asked.items():
-        if abs(value) == wanted:
-            continue  # the answer repeats the question's own quantity ("10 pancakes" for 10 people)
+        if abs(value) == wanted and claim.kind != "money":
+            continue  # the answer repeats the question's own quantity ("10 pancakes" for 10 people); a price is no count
         if _multiplied(answer, claim, wanted):
             continue  # "$24 × 15": the answer scales it itself
         counts = {_source_count(source_text, p.start, p.end, family) for p in places}
