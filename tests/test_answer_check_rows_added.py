@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from agent_core.checks.grounding import check_answer
+from agent_core.checks.subjects import names
 from agent_core.checks.words import unsupported
 
 
@@ -122,3 +123,10 @@ def test_a_name_in_brackets_is_a_subject_the_results_must_mention() -> None:
 def test_a_bracket_that_opens_a_sentence_names_nothing() -> None:
     goal = "(Asking for my dad.) How much is a trim?"
     assert unsupported(check_answer("Asking around: a trim is £14.", goal, [BARBERS])) == []
+
+
+def test_names_in_brackets_or_quotes_within_a_sentence() -> None:
+    assert names("A trim at Kestrel Cuts is £14.", "a trim at the barber (Kestrel Cuts)?") == ["Kestrel Cuts"]
+    assert names('The "Premier" plan costs $640.', 'How much is the "Premier" plan?') == ["Premier"]
+    assert names("Asking around: £14.", "(Asking for my dad.) How much is a trim?") == []
+    assert names("Trims are £14.", '"Trims" - how much?') == []

@@ -26,7 +26,8 @@ from agent_core.text.lang import ascii_folded
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\n])\s*[\"'(\[]?\s*$")
 """Before a word that starts a sentence, itself or in quotes or brackets: a capital there names
-nothing. A capital in brackets within a sentence does ("the Korean salon (Ongyeol)")."""
+nothing. A capital in brackets or quotes within a sentence does ("the Korean salon (Ongyeol)",
+'the "Premier" plan')."""
 _LETTERS = re.compile(r"[a-z]{3,}")
 
 
