@@ -179,3 +179,20 @@ HIRE = call(
 def test_a_column_named_for_a_count_gives_its_figure_for_that_count(answer: str, missing: list[str]) -> None:
     checked = check_answer(answer, "how much to hire a kayak for 3 days?", [HIRE])
     assert [c["text"] for c in unsupported(checked)] == missing, checked["claims"]
+
+
+@pytest.mark.parametrize(
+    ("goal", "answer", "missing"),
+    [
+        # the goal writes £3 as money: the answer repeats the user's own figure
+        ("I have £3 left. How much to hire a kayak for 3 days?", "It is £8 for 3 days, more than your £3.", []),
+        # the goal writes 3 only as a count, or as a date: the £3 is the result's, for one day
+        ("how much to hire a kayak for 3 days?", "Hiring a kayak for 3 days is £3.", ["£3"]),
+        ("It's June 3. how much to hire a kayak for 3 days?", "Hiring a kayak for 3 days is £3.", ["£3"]),
+    ],
+)
+def test_a_price_is_the_goals_own_only_where_the_goal_writes_it_as_one(
+    goal: str, answer: str, missing: list[str]
+) -> None:
+    checked = check_answer(answer, goal, [HIRE])
+    assert [c["text"] for c in unsupported(checked)] == missing, checked["claims"]

@@ -45,7 +45,7 @@ from collections.abc import Sequence
 from agent_core.checks.bases import bases_after, same_thing
 from agent_core.checks.claims import Claim, claim_sentence, claims_in, find_claims
 from agent_core.checks.comparisons import LARGER, SMALLER
-from agent_core.checks.scaling import Mismatch, asks_per_one, goal_counts, per_one
+from agent_core.checks.scaling import Mismatch, asks_per_one, given_in, goal_counts, per_one
 from agent_core.checks.units import unit_of
 from agent_core.checks.words import ONE_PRICE, PER_ONE_ONLY, PRICES_ONLY
 from agent_core.text.number_words import with_digits
@@ -220,10 +220,6 @@ def not_what_was_asked(claims: Sequence[Claim], goal: str, answer: str) -> tuple
     if measure is None and not difference and not _ASKS_TOTAL.search(goal) and not bases:
         return None
     in_goal = claims_in(goal)
-    stated = {abs(n) for c in in_goal for n in c.numbers}
-    # A price is the goal's own only if the goal writes it as one (or as a bare number): "£6 per
-    # day" for "a helmet for 6 days" is the result's figure.
-    priced = {abs(n) for c in in_goal if c.kind in ("money", "number") for n in c.numbers}
     # A date or a time has no plain numbers: it is the goal's own if the goal gives its value. It
     # is judged only where a time of day or a temperature is asked; for the other measures a date
     # or a time is left alone, as it always was.
@@ -233,7 +229,7 @@ def not_what_was_asked(claims: Sequence[Claim], goal: str, answer: str) -> tuple
     def repeated(c: Claim) -> bool:
         if not c.numbers:
             return not dated or c.value in values
-        return {abs(n) for n in c.numbers} <= (priced if c.kind == "money" else stated)
+        return given_in(c, in_goal)  # "£6 per day" for "a helmet for 6 days" is the result's figure
 
     def own(found: Sequence[Claim]) -> list[Claim]:
         return [c for c in found if c.kind not in ("contact", "verdict", "comparison") and not repeated(c)]

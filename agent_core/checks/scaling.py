@@ -14,10 +14,10 @@ before the figure in the result ("Serves 4", "for 2 people") or right after it (
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from agent_core.checks.claims import Claim, claim_sentence, find_all
+from agent_core.checks.claims import Claim, claim_sentence, claims_in, find_all
 from agent_core.checks.units import NUMBER
 from agent_core.text.number_words import with_digits
 
@@ -149,10 +149,11 @@ def mismatch(claim: Claim, answer: str, goal: str, source_text: str) -> Mismatch
     if not places:
         return None
     sentence = claim_sentence(answer, claim)
+    goal_claims = claims_in(goal)
     found: Mismatch | None = None
     for family, (wanted, word) in asked.items():
-        if abs(value) == wanted and claim.kind != "money":
-            continue  # the answer repeats the question's own quantity ("10 pancakes" for 10 people); a price is no count
+        if abs(value) == wanted and (claim.kind != "money" or given_in(claim, goal_claims)):
+            continue  # the answer repeats the question's own quantity ("10 pancakes" for 10 people)
         if _multiplied(answer, claim, wanted):
             continue  # "$24 × 15": the answer scales it itself
         counts = {_source_count(source_text, p.start, p.end, family) for p in places}
@@ -256,6 +257,15 @@ def counted(goal: str, values: set[float]) -> bool:
     return {float(m.group().replace(",", "")) for m in places} == values and all(
         _COUNTED.match(goal, m.end()) for m in places
     )
+
+
+def given_in(claim: Claim, goal_claims: Sequence[Claim]) -> bool:
+    """Whether the goal gives each of ``claim``'s numbers itself: a price only where the goal
+    writes it as money or as a bare number, not as a count ("£6" is not the goal's own in "a
+    helmet for 6 days"); any other figure wherever the goal writes its number."""
+    kinds = ("money", "number") if claim.kind == "money" else None
+    own = {abs(n) for c in goal_claims if kinds is None or c.kind in kinds for n in c.numbers}
+    return bool(claim.numbers) and {abs(n) for n in claim.numbers} <= own
 
 
 def counts_only(claim: Claim, goal: str) -> bool:
