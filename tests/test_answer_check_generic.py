@@ -550,8 +550,11 @@ def test_a_figure_only_in_a_row_the_answer_does_not_name_is_not_support() -> Non
     assert check_answer("Premier covers contents up to $150,000.", "cover?", [rows])["status"] == "grounded"
     prose = call("p", "Seed packets: 24 in the back room.\n" + rows["output"])
     assert check_answer("There are 24 seed products in stock.", "seeds?", [prose])["status"] == "grounded"
-    # a Korean answer on English rows: not judged
-    assert check_answer("씨앗 재고는 24개입니다.", "씨앗 재고?", [rows])["status"] == "grounded"
+    # a Korean answer on English rows cannot be judged by their words, so they are no support
+    # (tests/test_answer_check_languages.py)
+    assert [c["reason"] for c in unsupported(check_answer("씨앗 재고는 24개입니다.", "씨앗 재고?", [rows]))] == [
+        "the results give 24 only in passages in another language, so what it belongs to could not be checked"
+    ]
 
 
 def test_a_row_that_writes_the_figure_with_the_answers_unit_is_where_it_came_from() -> None:

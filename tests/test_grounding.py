@@ -287,7 +287,15 @@ GROUNDING = [
     ("고객센터 전화번호는 help@ramblers.org입니다.", "고객센터 전화번호?", [HITS], "ungrounded", ["help@ramblers.org"]),
     ("The phone number is help@ramblers.org.", "phone?", [HITS], "ungrounded", ["help@ramblers.org"]),
     ("Call or e-mail help@ramblers.org.", "phone?", [HITS], "grounded", []),
-    ("하버라인 청구 이메일은 help@ramblers.org입니다.", "Harbourline 청구 이메일?", [HITS], "grounded", []),
+    # A Korean sentence on English hits: their words cannot be compared, so no support
+    # (tests/test_answer_check_languages.py); before, this wrong address was shown grounded.
+    (
+        "하버라인 청구 이메일은 help@ramblers.org입니다.",
+        "Harbourline 청구 이메일?",
+        [HITS],
+        "ungrounded",
+        ["help@ramblers.org"],
+    ),
     (
         "Harbourline 청구 이메일은 help@ramblers.org예요.",
         "청구 이메일, Harbourline?",

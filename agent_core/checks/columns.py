@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from agent_core.checks.claims import ANY_DIGITS, Claim, find_all, fmt
+from agent_core.checks.claims import ANY_DIGITS, Claim, claims_in, find_all, fmt, sentence_bounds
 from agent_core.checks.units import another_figure, writes_with_unit
 
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
@@ -341,3 +341,16 @@ def cell_for_a_count(
     if any(words(cell.column) & said for cell in holding):
         return None
     return holding[0].column
+
+
+def claim_clause(answer: str, claim: Claim) -> str:
+    """What the answer's sentence says about ``claim``: from the figure of the same kind before it
+    (or the sentence's start) to its end, and on to the sentence's end when no such figure follows
+    ("the Atlas costs $449 while the Sola Mesh costs $259": "the Atlas costs $449" for $449)."""
+    start, finish = sentence_bounds(answer, claim.start, claim.end)
+    sentence = answer[start:finish]
+    at, end = claim.start - start, claim.end - start
+    same = [c for c in claims_in(sentence) if c.kind == claim.kind and (c.end <= at or c.start >= end)]
+    lo = max((c.end for c in same if c.end <= at), default=0)
+    hi = end if any(c.start >= end for c in same) else len(sentence)
+    return sentence[lo:hi]

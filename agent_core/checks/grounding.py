@@ -47,10 +47,10 @@ from agent_core.checks.claims import (
     find_claims,
     fmt,
     same_phone,
-    sentence_bounds,
 )
 from agent_core.checks.columns import (
     cell_for_a_count,
+    claim_clause,
     from_another_column,
     named_cell_figures,
     names_a_column,
@@ -65,6 +65,7 @@ from agent_core.checks.filters import out_of_scope
 from agent_core.checks.scaling import counted, counts_only, from_another_row, mismatch
 from agent_core.checks.subjects import (
     contact_for_another_kind,
+    in_another_language,
     one_answer,
     unmentioned_word,
     unnamed_subject,
@@ -155,13 +156,15 @@ def _why_not(claim: Claim, sources: Sequence[_Source], goal: _Source, answer: st
     for source in (s for s in sources if _matches(claim, s)):
         if name := _unnamed(claim, source, answer, goal.text or ""):
             return f"the results give {number} only in passages that do not mention {name}"
+        if _another_language(claim, source, answer):
+            return f"the results give {number} only in passages in another language, so what it belongs to could not be checked"
         if source.counts and claim.kind == "money":
             return f"it is computed from the goal's counts and measures alone ({source.counts}), not from a price"
         if source.text is not None and (written := another_figure(claim, source.text)):
             return f"the results give {number} only as {written}"
         if source.text is not None and (columns := _column(claim, source.text, answer, goal.text or "")):
             return f"the results give {number} under {columns[0]}, not under {columns[1]}"
-        if source.text is not None and (row := table_row(claim, _claim_clause(answer, claim), source.text, _words)):
+        if source.text is not None and (row := table_row(claim, claim_clause(answer, claim), source.text, _words)):
             return f"the results give {number} in the row of {row[0]}, not of {row[1]}"
         if claim.kind in _COLUMN_CHECKED and (label := _unnamed_row(claim, source, answer)):
             return f"the results give {claim.text.strip()} only in the row of {label}, which the answer does not name"
@@ -188,11 +191,19 @@ def _unnamed(claim: Claim, source: _Source, answer: str, goal: str) -> str | Non
     holding it mentions (:mod:`agent_core.checks.subjects`)."""
     if source.text is None or source.words is None or not goal:
         return None
+    return unnamed_subject(claim_sentence(answer, claim), goal, source.text, functools.partial(_holds, claim))
 
-    def holds(text: str) -> bool:
-        return _matches(claim, _read_source(text, {"goal": True}))
 
-    return unnamed_subject(claim_sentence(answer, claim), goal, source.text, holds)
+def _holds(claim: Claim, text: str) -> bool:
+    """Whether ``text`` (a passage of a result) states ``claim``'s figure."""
+    return _matches(claim, _read_source(text, {"goal": True}))
+
+
+def _another_language(claim: Claim, source: _Source, answer: str) -> bool:
+    """Whether ``source`` gives ``claim``'s figure only in search hits written in another language
+    than the answer's sentence (:func:`agent_core.checks.subjects.in_another_language`)."""
+    sentence = claim_sentence(answer, claim)
+    return source.text is not None and in_another_language(sentence, source.text, functools.partial(_holds, claim))
 
 
 def _column(claim: Claim, text: str, answer: str, goal: str) -> tuple[str, str] | None:
@@ -244,6 +255,8 @@ def _about(claim: Claim, source: _Source, answer: str, goal: str = "") -> bool:
         return True
     if _unnamed(claim, source, answer, goal):
         return False  # "the claims e-mail of Harbourline is membership@…", from a walking club's contact section
+    if _another_language(claim, source, answer):
+        return False  # "14일" for a Korean question from "You can cancel within 14 days", a search hit
     sentence = claim_sentence(answer, claim)
     if claim.kind in _COLUMN_CHECKED and _column(claim, source.text, answer, goal):
         return False  # "$750" for the Standard cover, from the Essentials column of the same row
@@ -251,7 +264,7 @@ def _about(claim: Claim, source: _Source, answer: str, goal: str = "") -> bool:
     if (
         same_script
         and claim.kind in _COLUMN_CHECKED
-        and table_row(claim, _claim_clause(answer, claim), source.text, _words)
+        and table_row(claim, claim_clause(answer, claim), source.text, _words)
     ):
         return False  # "$34.99" for the watering can, from the garden hose's row of the same table
     if claim.kind in _COLUMN_CHECKED and _unnamed_row(claim, source, answer):
@@ -399,19 +412,6 @@ def _status(found: Sequence[tuple[Claim, Source | None]], goal: _Source) -> Stat
     return "grounded" if supported == len(found) else "ungrounded" if supported == 0 else "partly"
 
 
-def _claim_clause(answer: str, claim: Claim) -> str:
-    """What the answer's sentence says about ``claim``: from the figure of the same kind before it
-    (or the sentence's start) to its end, and on to the sentence's end when no such figure follows
-    ("the Atlas costs $449 while the Sola Mesh costs $259": "the Atlas costs $449" for $449)."""
-    start, finish = sentence_bounds(answer, claim.start, claim.end)
-    sentence = answer[start:finish]
-    at, end = claim.start - start, claim.end - start
-    same = [c for c in claims_in(sentence) if c.kind == claim.kind and (c.end <= at or c.start >= end)]
-    lo = max((c.end for c in same if c.end <= at), default=0)
-    hi = end if any(c.start >= end for c in same) else len(sentence)
-    return sentence[lo:hi]
-
-
 def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str, Any]]) -> Grounding:
     """The ``grounding`` record field for ``answer`` given the goal and the run's tool calls
     (record ``tool_calls`` entries; only the successful ones are read)."""
@@ -548,11 +548,7 @@ def _with_citations(
         if ref is None or "goal" in ref or (call := by_id.get(ref["call_id"])) is None:
             out.append((claim, ref))
             continue
-
-        def holds(text: str, claim: Claim = claim) -> bool:
-            return _matches(claim, _read_source(text, {"goal": True}))
-
-        where = cite(call, holds)
+        where = cite(call, functools.partial(_holds, claim))
         out.append((claim, {"call_id": ref["call_id"], "tool": ref["tool"], "cite": where} if where else ref))
     return out
 

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from agent_core.checks.claims import claims_in
 from agent_core.checks.weekdays import days_in
-from agent_core.text.lang import ascii_folded
+from agent_core.text.lang import ascii_folded, is_korean
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\n])\s*[\"'(\[]?\s*$")
@@ -113,6 +113,17 @@ def unnamed_subject(sentence: str, goal: str, text: str, holds: Callable[[str], 
             if (days := days_in(name)) and days <= days_in(passage):
                 return None  # "Thursday" in "Tuesday–Friday" (:mod:`agent_core.checks.weekdays`)
     return said[0]
+
+
+def in_another_language(sentence: str, text: str, holds: Callable[[str], bool]) -> bool:
+    """Whether ``text`` is a search's several passages and every one that ``holds`` the figure is
+    written in another language (Korean or not) than ``sentence``. Which passage a figure belongs
+    to is judged by its words (:func:`unnamed_subject`, the table rows and columns), and words in
+    two languages cannot be compared: "14일" for "며칠 안에 신고해야 돼?" (report within how many
+    days?) from "You can cancel within 14 days" would pass unjudged."""
+    found = passages(text)
+    holding = [p for p in found if holds(p)] if len(found) > 1 else []
+    return bool(holding) and all(is_korean(p) != is_korean(sentence) for p in holding)
 
 
 _FRAME = frozenset(
