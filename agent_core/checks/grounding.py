@@ -62,6 +62,7 @@ from agent_core.checks.computed import SMALL_OPERANDS, expressions, measures, of
 from agent_core.checks.differences import stated_differences, temperature_differences
 from agent_core.checks.echo import output_text, returns_its_argument, without_echo, without_query
 from agent_core.checks.filters import out_of_scope
+from agent_core.checks.ranges import claim_outside, inputs_outside, ranged_out
 from agent_core.checks.scaling import counted, counts_only, from_another_row, mismatch
 from agent_core.checks.subjects import (
     contact_for_another_kind,
@@ -418,12 +419,14 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
     ok_calls = [c for c in tool_calls if c.get("success") and not c.get("duplicate") and not returns_its_argument(c)]
     # A call whose arithmetic used a figure from nowhere supports nothing (its result is that
     # figure's consequence); the claims it would have supported say why.
-    from_nowhere: dict[str, list[str]] = {}
+    # So does one that used a price the results give for another range of the goal's count.
+    from_nowhere: dict[str, str] = {}
     earlier: list[str] = []
     for c in ok_calls:
         missing = _inputs_from_nowhere(c, earlier, goal or "")
-        if missing:
-            from_nowhere[output_text(c).strip()] = missing
+        why = f"computed from {', '.join(missing)}, which no earlier tool result or the goal gives" if missing else None
+        if why := why or inputs_outside(expressions(c), goal or "", earlier):
+            from_nowhere[output_text(c).strip()] = why
         else:
             earlier.append(_source_text(c))
     usable = [c for c in ok_calls if output_text(c).strip() not in from_nowhere or not expressions(c)]
@@ -463,10 +466,9 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
 
         # One operand is a number the answer or the goal states, the other any source number;
         # a second round lets a derived subtotal support the total (360 + 15 shipping = 375).
-        right = sorted(
-            _unique(((n, s.ref) for s in (*sources, goal_source) for n, _ in s.numbers), MAX_ATOMS * 3),
-            key=lambda pair: pair[0],
-        )
+        ranged = {id(s): ranged_out(s.text or "", goal or "") for s in sources}  # 21.60 for "500 units or more"
+        atoms = ((n, s.ref) for s in (*sources, goal_source) for n, _ in s.numbers if n not in ranged.get(id(s), ()))
+        right = sorted(_unique(atoms, MAX_ATOMS * 3), key=lambda pair: pair[0])
         for _round in range(2):
             left = _unique(
                 itertools.chain(
@@ -509,7 +511,7 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
                 None,
             )
             if made:
-                claim.reason = f"computed from {', '.join(made)}, which no earlier tool result or the goal gives"
+                claim.reason = made
             elif claim.cut:
                 claim.reason = (
                     f"written cut short {'at its decimal point' if '. ' in claim.text else 'in pieces'}; "
@@ -557,12 +559,13 @@ def _for_other_quantity(
     claim: Claim, ref: Source | None, answer: str, goal: str, texts: Mapping[str, str]
 ) -> tuple[Claim, Source | None]:
     """``(claim, None)`` with its reason when its result gives it for another quantity than the
-    goal asks about (:mod:`agent_core.checks.scaling`), for another day of the week or per another
-    thing (:mod:`agent_core.checks.bases`); else as it was."""
+    goal asks about (:mod:`agent_core.checks.scaling`), for a range of it that does not hold the
+    goal's (:mod:`agent_core.checks.ranges`), for another day of the week or per another thing
+    (:mod:`agent_core.checks.bases`); else as it was."""
     if ref is None or "call_id" not in ref:
         return claim, ref
     text = texts.get(str(ref.get("call_id")), "")
-    if why := for_another(claim, answer, goal, text):
+    if why := for_another(claim, answer, goal, text) or claim_outside(claim, goal, text):
         claim.reason = why
         return claim, None
     found = mismatch(claim, answer, goal, text)
