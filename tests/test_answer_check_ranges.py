@@ -70,6 +70,13 @@ def test_a_figure_for_another_range_of_the_count_is_no_support(
             ["12%"],
         ),
         ("What discount do we get on 12 units?", "8% off.", "| 10 to 24 units | 8% |\n| 25 units or more | 12% |", []),
+        # a count of things the counting words do not name is one of units
+        (
+            "We need 12 Sola Mesh chairs. Discount?",
+            "12% off.",
+            "| 10 to 24 units | 8% |\n| 25 units or more | 12% |",
+            ["12%"],
+        ),
         ("3박 하면 1박에 얼마예요?", "1박에 90,000원입니다.", "2박 이하: 1박 100,000원; 3박 이상: 1박 90,000원", []),
         (
             "2박 하면 1박에 얼마예요?",

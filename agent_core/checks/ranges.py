@@ -82,8 +82,17 @@ def range_before(text: str, at: int, family: str) -> Range | None:
     return max(mine, key=lambda pair: pair[0])[1] if mine else None
 
 
+_THINGS = re.compile(r"(?<![\d.,])(\d+)\s+(?:[A-Z][\w-]*\s+){0,3}([a-z]{3,}s)\b")
+"""A count of things the family words do not name: "12 Sola Mesh chairs", "30 mugs"."""
+
+
 def _goal_counts(goal: str) -> dict[str, float]:
-    return {family: value for family, (value, _word) in goal_counts(goal).items()}
+    """The goal's counts by family; a count of other things ("12 chairs") is one of units."""
+    counts = {family: value for family, (value, _word) in goal_counts(goal).items()}
+    things = [m for m in _THINGS.finditer(goal) if m.group(2).lower() not in _FAMILY]
+    if "units" not in counts and things:
+        counts["units"] = float(things[0].group(1))
+    return counts
 
 
 def outside(numbers: tuple[float, ...] | list[float], goal: str, text: str) -> tuple[Range, float] | None:
