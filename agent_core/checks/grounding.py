@@ -118,9 +118,10 @@ def _source_text(call: Mapping[str, Any]) -> str:
     return "\n".join([without_echo(call, output_text(call)), *expressions(call)])
 
 
-def _inputs_from_nowhere(call: Mapping[str, Any], earlier: Sequence[str], goal: str) -> list[str]:
-    """The figures of a call's arithmetic that neither the goal nor an earlier result states (nor
-    gives as a percentage's factor): a total "computed" from a made-up price (``7 * 100``)."""
+def _inputs_from_nowhere(call: Mapping[str, Any], earlier: Sequence[str], goal: str) -> str | None:
+    """Why a call's arithmetic supports nothing: figures that neither the goal nor an earlier result
+    states (nor gives as a percentage's factor), a total "computed" from a made-up price (``7 * 100``);
+    None when it has none."""
     known = {n for t in (goal, *earlier) for n in [*(v for v, _ in _parse_source(t)[0]), *map(float, factors(t))]}
     missing = []
     for expression in expressions(call):
@@ -132,7 +133,7 @@ def _inputs_from_nowhere(call: Mapping[str, Any], earlier: Sequence[str], goal: 
         if figures and not any(float(d) in known for d in figures):
             # Small counts only, none of them known: "1 * 2 + 1 * 2 + …" computes nothing asked about.
             missing += [d for d in dict.fromkeys(figures) if d not in missing]
-    return missing
+    return f"computed from {', '.join(missing)}, which no earlier tool result or the goal gives" if missing else None
 
 
 def _read_source(text: str, ref: Source, *, words: bool = False, counts: str = "") -> _Source:
@@ -423,9 +424,7 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
     from_nowhere: dict[str, str] = {}
     earlier: list[str] = []
     for c in ok_calls:
-        missing = _inputs_from_nowhere(c, earlier, goal or "")
-        why = f"computed from {', '.join(missing)}, which no earlier tool result or the goal gives" if missing else None
-        if why := why or inputs_outside(expressions(c), goal or "", earlier):
+        if why := _inputs_from_nowhere(c, earlier, goal or "") or inputs_outside(expressions(c), goal or "", earlier):
             from_nowhere[output_text(c).strip()] = why
         else:
             earlier.append(_source_text(c))
@@ -466,8 +465,9 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
 
         # One operand is a number the answer or the goal states, the other any source number;
         # a second round lets a derived subtotal support the total (360 + 15 shipping = 375).
-        ranged = {id(s): ranged_out(s.text or "", goal or "") for s in sources}  # 21.60 for "500 units or more"
-        atoms = ((n, s.ref) for s in (*sources, goal_source) for n, _ in s.numbers if n not in ranged.get(id(s), ()))
+        # Not a figure a result gives for another range of the goal's count (21.60 for "500 units or more").
+        atoms = [(n, s.ref) for s in sources for n, _ in s.numbers if n not in ranged_out(s.text or "", goal or "")]
+        atoms += [(n, goal_source.ref) for n, _ in goal_source.numbers]
         right = sorted(_unique(atoms, MAX_ATOMS * 3), key=lambda pair: pair[0])
         for _round in range(2):
             left = _unique(

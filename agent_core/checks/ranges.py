@@ -18,13 +18,13 @@ import functools
 import re
 from dataclasses import dataclass
 
-from agent_core.checks.claims import Claim, claims_in
-from agent_core.checks.scaling import FAMILIES, goal_counts
+from agent_core.checks.claims import ANY_DIGITS, Claim, claims_in
+from agent_core.checks.scaling import FAMILY_WORDS as _W
+from agent_core.checks.scaling import WORD_FAMILY as _FAMILY
+from agent_core.checks.scaling import goal_counts
 from agent_core.checks.words import SCALED
 from agent_core.text.number_words import with_digits
 
-_FAMILY = {w: f for f, words in FAMILIES.items() for w in words}
-_W = "|".join(sorted(_FAMILY, key=len, reverse=True))
 _N = r"(?<![\d.,])(\d+(?:\.\d+)?)"
 _END = r"(?![a-z])"
 _RANGES: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -86,8 +86,10 @@ _THINGS = re.compile(r"(?<![\d.,])(\d+)\s+(?:[A-Z][\w-]*\s+){0,3}([a-z]{3,}s)\b"
 """A count of things the family words do not name: "12 Sola Mesh chairs", "30 mugs"."""
 
 
+@functools.lru_cache(maxsize=64)
 def _goal_counts(goal: str) -> dict[str, float]:
     """The goal's counts by family; a count of other things ("12 chairs") is one of units."""
+    goal = with_digits(goal)
     counts = {family: value for family, (value, _word) in goal_counts(goal).items()}
     things = [m for m in _THINGS.finditer(goal) if m.group(2).lower() not in _FAMILY]
     if "units" not in counts and things:
@@ -124,7 +126,7 @@ def claim_outside(claim: Claim, goal: str, text: str) -> str | None:
     about 150"); None otherwise. Times and dates are not judged."""
     if claim.kind not in ("money", "number", "quantity", "percent") or claim.date is not None:
         return None
-    found = outside(claim.numbers, with_digits(goal), text)
+    found = outside(claim.numbers, goal, text)
     return f"the result gives {claim.text.strip()} {said(found)}" if found else None
 
 
@@ -133,11 +135,11 @@ def inputs_outside(expressions: list[str], goal: str, earlier: list[str]) -> str
     a count that does not hold the goal's ("computed from 21.60, which the results give for 500
     units or more; the question is about 150"); None otherwise."""
     for expression in expressions:
-        for digits in dict.fromkeys(re.findall(r"\d+(?:\.\d+)?", expression.replace(",", ""))):
+        for digits in dict.fromkeys(ANY_DIGITS.findall(expression.replace(",", ""))):
             holding = [
                 t for t in earlier if any(abs(n - float(digits)) < 1e-9 for c in claims_in(t) for n in c.numbers)
             ]
-            results = [outside((float(digits),), with_digits(goal), t) for t in holding]
+            results = [outside((float(digits),), goal, t) for t in holding]
             if holding and all(results) and (found := results[0]):
                 return f"computed from {digits}, which the results give {said(found)}"
     return None
@@ -147,7 +149,7 @@ def inputs_outside(expressions: list[str], goal: str, earlier: list[str]) -> str
 def ranged_out(text: str, goal: str) -> frozenset[float]:
     """The figures ``text`` gives only for ranges of a count that do not hold the goal's: no
     operand of arithmetic that supports an answer (21.60 × 150 for 150 units)."""
-    if not _goal_counts(with_digits(goal)):
+    if not _goal_counts(goal):
         return frozenset()
     values = {abs(n) for c in claims_in(text) if c.date is None for n in c.numbers}
-    return frozenset(v for v in values if outside((v,), with_digits(goal), text))
+    return frozenset(v for v in values if outside((v,), goal, text))

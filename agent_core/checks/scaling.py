@@ -36,13 +36,18 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     ),
 }  # fmt: skip
 """Words that count a quantity, by what they count."""
-_WORD_FAMILY = {w: f for f, words in FAMILIES.items() for w in words}
-_WORDS = "|".join(sorted(_WORD_FAMILY, key=len, reverse=True))
+WORD_FAMILY = {w: f for f, words in FAMILIES.items() for w in words}
+"""Each counting word's family."""
+FAMILY_WORDS = "|".join(sorted(WORD_FAMILY, key=len, reverse=True))
+"""The counting words as a regex alternation, longest first."""
 _COUNT = re.compile(
-    rf"(?<![\d.,])(\d+(?:\.\d+)?)\s*(?:more\s+|extra\s+|additional\s+)?({_WORDS})(?![a-z])", re.IGNORECASE
+    rf"(?<![\d.,])(\d+(?:\.\d+)?)\s*(?:more\s+|extra\s+|additional\s+)?({FAMILY_WORDS})(?![a-z])", re.IGNORECASE
 )
 _SERVES = re.compile(r"\b(?:serves|servings?:|feeds|makes|yield:?|for)\s+(\d+)\b(?!\s*(?:%|[a-z]{3,}))", re.IGNORECASE)
-_PER = re.compile(rf"\b(?:per|a|an|each|every)\s+({_WORDS})\b|\beach\b|(?:1)?({_WORDS})당|1({_WORDS})\b", re.IGNORECASE)
+_PER = re.compile(
+    rf"\b(?:per|a|an|each|every)\s+({FAMILY_WORDS})\b|\beach\b|(?:1)?({FAMILY_WORDS})당|1({FAMILY_WORDS})\b",
+    re.IGNORECASE,
+)
 _SCALED_KINDS = ("money", "quantity", "number")
 _DURATION = re.compile(
     r"(?:second|minute|min|hour|hr|day|week|month|year|business day|working day|초|분|시간|일|주|개월|년|영업일)s?\b|"
@@ -80,14 +85,14 @@ def goal_counts(goal: str) -> dict[str, tuple[float, str]]:
     """The quantities the goal names, by family: ``{"people": (10, "people")}``."""
     counts: dict[str, tuple[float, str]] = {}
     for m in _COUNT.finditer(with_digits(goal)):
-        family = _WORD_FAMILY[m.group(2).lower()]
+        family = WORD_FAMILY[m.group(2).lower()]
         counts.setdefault(family, (float(m.group(1)), m.group(2)))
     return counts
 
 
 def _per_family(match: re.Match[str]) -> str | None:
     word = next((g for g in match.groups() if g), None)
-    return _WORD_FAMILY.get(word.lower()) if word else "units"
+    return WORD_FAMILY.get(word.lower()) if word else "units"
 
 
 def _source_count(text: str, at: int, end: int, family: str) -> float | None:
@@ -105,13 +110,13 @@ def _source_count(text: str, at: int, end: int, family: str) -> float | None:
         if any(_per_family(m) == family for m in _PER.finditer(name)):
             return 1.0
         # A column named for a count ("adult_1_day_eur", "price_3_nights") gives its figure for it.
-        named = [float(m.group(1)) for m in _COUNT.finditer(name) if _WORD_FAMILY[m.group(2).lower()] == family]
+        named = [float(m.group(1)) for m in _COUNT.finditer(name) if WORD_FAMILY[m.group(2).lower()] == family]
         if named:
             return named[-1]
     before = text[max(0, at - WINDOW) : at]
     best: tuple[int, float] | None = None
     for m in _COUNT.finditer(before):
-        if _WORD_FAMILY[m.group(2).lower()] == family:
+        if WORD_FAMILY[m.group(2).lower()] == family:
             best = (m.start(), float(m.group(1)))
     if family == "people":
         for m in _SERVES.finditer(before):
@@ -127,7 +132,7 @@ def _said_for(sentence: str, family: str, value: float) -> bool:
     if value == 1 and family == "months" and _MONTHLY_FIGURE.search(sentence):  # "월 240,000원이라서 …"
         return True
     for m in _COUNT.finditer(with_digits(sentence)):
-        if _WORD_FAMILY[m.group(2).lower()] == family and float(m.group(1)) == value:
+        if WORD_FAMILY[m.group(2).lower()] == family and float(m.group(1)) == value:
             return True
     return any(float(m.group(1)) == value for m in _SERVES.finditer(sentence)) if family == "people" else False
 
@@ -234,7 +239,7 @@ def from_another_row(claim: Claim, sentence: str, source_text: str, words: Calla
 
 _KOREAN_COUNTERS = "|".join(
     sorted(
-        {w for w in _WORD_FAMILY if "가" <= w[0] <= "힣"}
+        {w for w in WORD_FAMILY if "가" <= w[0] <= "힣"}
         | set("시간 분 초 년 권 대 건 번 회 살 세 잔 곳 채 마리 벌 켤레 그릇 가지 층 줄 쪽 통".split()),
         key=len,
         reverse=True,
@@ -242,7 +247,7 @@ _KOREAN_COUNTERS = "|".join(
 )
 _CURRENCY_CODE = r"(?:USD|EUR|KRW|GBP|JPY|AUD|CAD|CHF|CNY|HKD|SGD|INR|NZD)\b"
 _COUNTED = re.compile(
-    rf"-[^\W\d_]|\s?(?:{_KOREAN_COUNTERS})|\s+(?:(?:{_WORDS})\b|(?!{_CURRENCY_CODE})[A-Z]|(?!plus\b|less\b|times\b)[a-z]{{2,}}s\b)"
+    rf"-[^\W\d_]|\s?(?:{_KOREAN_COUNTERS})|\s+(?:(?:{FAMILY_WORDS})\b|(?!{_CURRENCY_CODE})[A-Z]|(?!plus\b|less\b|times\b)[a-z]{{2,}}s\b)"
 )
 """What follows a number that counts something: "10-person", "3박", "24시간", "3 nights", "12 Sola Mesh
 chairs", "12 chairs" (not "480 is", "480 plus", "80000이고", "25 AUD")."""
