@@ -61,3 +61,15 @@ def test_the_badge_says_the_language_kept_it_from_being_checked() -> None:
     assert summary(checked) == (
         "⚠ 14일: the results give 14 only in passages in another language, so what it belongs to could not be checked"
     )
+
+
+def test_arithmetic_that_comes_to_such_a_figure_by_chance_is_no_support() -> None:
+    """"20 hours" for the longest recipe came from "월 20시간" in a Korean hit; the check's own
+    one-step arithmetic (4 × 5, from the goal's "4개" and the hit's "5층") then called it grounded."""
+    korean = hits("프라이빗 오피스 (4인실), 회의실 무료 이용: 월 20시간", "라운지는 5층에 있습니다.")
+    checked = check_answer("The longest recipe takes 20 hours.", "레시피 4개 중에 제일 오래 걸리는 게 뭐야?", [korean])
+    assert [c["text"] for c in unsupported(checked)] == ["20 hours"], checked["claims"]
+    assert "another language" in str(unsupported(checked)[0].get("reason"))
+    # In the hits' own language the same arithmetic still backs it: 4 × 5 people.
+    answer = "4인실 5개면 20명이 들어갑니다."
+    assert unsupported(check_answer(answer, "몇 명 들어가?", [korean])) == []

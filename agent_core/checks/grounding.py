@@ -22,13 +22,11 @@ Names, places and opinions are not checked: only figures and contact details are
 
 from __future__ import annotations
 
-import bisect
 import functools
 import itertools
-import math
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -59,6 +57,7 @@ from agent_core.checks.columns import (
 from agent_core.checks.columns import from_another_row as table_row
 from agent_core.checks.comparisons import flipped_bounds, wrong_comparisons
 from agent_core.checks.computed import SMALL_OPERANDS, expressions, measures, of_counts
+from agent_core.checks.derived import Source, derived, prefer_tool, same, unique_operands
 from agent_core.checks.differences import stated_differences, temperature_differences
 from agent_core.checks.echo import output_text, returns_its_argument, without_echo, without_query
 from agent_core.checks.filters import out_of_scope
@@ -74,7 +73,7 @@ from agent_core.checks.subjects import (
 from agent_core.checks.sums import wrong_aggregates, wrong_arithmetic
 from agent_core.checks.units import another_figure
 from agent_core.checks.words import NO_TOOL_NOTE, NO_TOOL_NOTE_PLAIN, NO_TOOL_WORKED_NOTE, SCALED, UNMENTIONED
-from agent_core.records.run_record import CallSource, GoalSource, Grounding
+from agent_core.records.run_record import CallSource, Grounding
 from agent_core.text.lang import is_korean
 from agent_core.text.not_found import says_not_found
 from agent_core.text.percent import factors
@@ -87,10 +86,6 @@ MAX_ATOMS = 400
 
 # ---------------------------------------------------------------------------------------------
 # Sources
-
-
-Source = CallSource | GoalSource
-"""Where a claim was found: a successful tool call, or the goal."""
 
 
 @dataclass
@@ -320,13 +315,6 @@ def _parse_source(
     return tuple(unique[:MAX_ATOMS]), tuple(dates), frozenset(minutes), frozenset(addresses)
 
 
-def _same(value: float, decimals: int, atom: float, atom_decimals: int, *, slack: float = 0.0) -> bool:
-    if abs(value - atom) <= max(1e-9, 1e-9 * abs(atom)) + slack:
-        return True
-    # The answer rounds the tool's value (397.79999 → 397.8); never to a zero ("£0" is not 0.5).
-    return value != 0 and decimals < atom_decimals and abs(round(atom, decimals) - value) <= 1e-9 * max(1.0, abs(value))
-
-
 def _matches(claim: Claim, source: _Source) -> bool:
     if claim.kind == "contact":
         # The site of a page a result gives ("example.com" for "example.com/refunds") is found too.
@@ -339,69 +327,9 @@ def _matches(claim: Claim, source: _Source) -> bool:
     if claim.minutes is not None:
         return claim.minutes in source.minutes
     for n in claim.numbers:
-        if any(_same(n, claim.decimals, a, ad) for a, ad in source.numbers):
+        if any(same(n, claim.decimals, a, ad) for a, ad in source.numbers):
             return True
-    return any(_same(n, 1, a, ad, slack=0.55) for n in claim.converted for a, ad in source.numbers)
-
-
-_DERIVABLE: frozenset[str] = frozenset({"number", "money", "percent", "quantity"})
-
-
-def _derived(
-    claim: Claim,
-    left: list[tuple[float, Source]],
-    right: list[tuple[float, Source]],
-    is_count: Callable[[float, Source], bool],
-) -> Source | None:
-    """A source when ``claim`` is one arithmetic step (+ − × ÷) from a number the answer or the
-    goal states (``left``) and a number of any source (``right``, sorted by value); an amount of
-    money is never one from two counts (:func:`is_count`: the goal's, or a count-only call's)."""
-    if claim.kind not in _DERIVABLE or not right:
-        return None
-    values = [n for n, _ in right]
-    tol = 0.5 * 10**-claim.decimals + 1e-9
-    for t in (t for t in claim.numbers if t):  # a zero is never derived (nor divided by)
-        # The same figure is no step from itself: 10 plus a "10%" read as 0.1 rounds back to 10.
-        for a, ref_a in (pair for pair in left if pair[0] and not _same(t, claim.decimals, pair[0], 12)):
-            # The partner b each operation would need, and how far b may be off for t to round right.
-            needs = [
-                (t - a, tol),
-                (a - t, tol),
-                (t + a, tol),
-                (t / a, tol / abs(a)),
-                (a / t, abs(a) * tol / (t * t)),
-                (t * a, abs(a) * tol),
-            ]
-            for need, slack in needs:
-                lo = bisect.bisect_left(values, need - slack - 1e-9 * abs(need))
-                hi = bisect.bisect_right(values, need + slack + 1e-9 * abs(need))
-                for b, ref_b in right[lo:hi]:
-                    if (b == a and ref_b is ref_a) or (
-                        claim.kind == "money" and is_count(a, ref_a) and is_count(b, ref_b)
-                    ):
-                        continue
-                    results = (a + b, a - b, b - a, a * b, a / b if b else math.inf, b / a)
-                    if any(_same(t, claim.decimals, r, 12) for r in results):
-                        return _prefer_tool(ref_a, ref_b)
-    return None
-
-
-def _prefer_tool(a: Source, b: Source) -> Source:
-    return a if "call_id" in a or "call_id" not in b else b
-
-
-def _operand(x: float) -> bool:
-    """Numbers used for the one-step arithmetic: not 0 or ±1 (they make everything derivable)
-    and not a year."""
-    return abs(x) not in (0.0, 1.0) and not (x == int(x) and 1900 <= x <= 2100)
-
-
-def _unique(pairs: Iterable[tuple[float, Source]], limit: int) -> list[tuple[float, Source]]:
-    seen: dict[float, Source] = {}
-    for n, ref in pairs:
-        if _operand(n) and n not in seen and len(seen) < limit:
-            seen[n] = ref
-    return list(seen.items())
+    return any(same(n, 1, a, ad, slack=0.55) for n in claim.converted for a, ad in source.numbers)
 
 
 def _status(found: Sequence[tuple[Claim, Source | None]], goal: _Source) -> Status:
@@ -468,9 +396,16 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
         # Not a figure a result gives for another range of the goal's count (21.60 for "500 units or more").
         atoms = [(n, s.ref) for s in sources for n, _ in s.numbers if n not in ranged_out(s.text or "", goal or "")]
         atoms += [(n, goal_source.ref) for n, _ in goal_source.numbers]
-        right = sorted(_unique(atoms, MAX_ATOMS * 3), key=lambda pair: pair[0])
+        right = sorted(unique_operands(atoms, MAX_ATOMS * 3), key=lambda pair: pair[0])
+        # A figure the results give only in another language is not saved by arithmetic that
+        # comes to it by chance ("20 hours" = 4 × 5, where "20시간" is a Korean hit's).
+        said_of_another = {
+            id(c)
+            for c, ref in found
+            if ref is None and any(_matches(c, s) and _another_language(c, s, answer or "") for s in sources)
+        }
         for _round in range(2):
-            left = _unique(
+            left = unique_operands(
                 itertools.chain(
                     ((n, ref) for c, ref in found if ref is not None for n in c.numbers),
                     ((n, goal_source.ref) for n, _ in goal_source.numbers),
@@ -478,10 +413,13 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
                 MAX_ATOMS,
             )
             before = sum(ref is None for _, ref in found)
-            found = [(c, ref if ref is not None else _derived(c, left, right, is_count)) for c, ref in found]
+            found = [
+                (c, ref if ref is not None or id(c) in said_of_another else derived(c, left, right, is_count))
+                for c, ref in found
+            ]
             if sum(ref is None for _, ref in found) in (0, before):
                 break
-    found = temperature_differences(answer or "", found, _same, _prefer_tool)
+    found = temperature_differences(answer or "", found, same, prefer_tool)
     computed = {str(c.get("call_id", "")) for c in usable if expressions(c)}
     results: dict[str, tuple[CallSource, str]] = {
         key: ({"call_id": key, "tool": str(c.get("tool", ""))}, texts[key])
@@ -506,7 +444,7 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
                 (
                     m
                     for out, m in from_nowhere.items()
-                    if any(_same(n, claim.decimals, a, ad) for n in claim.numbers for a, ad in _parse_source(out)[0])
+                    if any(same(n, claim.decimals, a, ad) for n in claim.numbers for a, ad in _parse_source(out)[0])
                 ),
                 None,
             )
