@@ -200,3 +200,31 @@ def test_a_table_cell_is_no_count_of_rows_unless_its_column_is_named(answer: str
         assert unsupported(result)[0]["reason"] == (
             "the results give 36 only as a table cell under bottles_in_cellar, not as a count of rows"
         )
+
+
+READING = call("w", '{"city": "Seoul", "temperature": 22, "unit": "celsius", "condition": "sunny"}')
+
+
+@pytest.mark.parametrize(
+    ("goal", "answer", "missing"),
+    [
+        # a JSON result that names its number's unit gives that figure only in it
+        ("자전거 브레이크 케이블 교체하는 데 얼마예요?", "교체하는 데는 약 22분 정도 걸립니다.", ["22분"]),
+        ("How much is a haircut?", "A haircut costs $22.", ["$22"]),
+        ("How far is it?", "It is 22 km away.", ["22 km"]),
+        # the figure as the result gives it, with its unit or bare
+        ("서울 날씨 어때?", "서울은 22°C로 맑습니다.", []),
+        ("weather in seoul?", "It is 22 degrees and sunny.", []),
+        ("weather in seoul?", "It is 22 and sunny.", []),
+    ],
+)
+def test_a_figure_is_of_the_unit_its_json_result_names(goal: str, answer: str, missing: list[str]) -> None:
+    checked = check_answer(answer, goal, [READING])
+    assert [c["text"] for c in unsupported(checked)] == missing, checked["claims"]
+    assert all(c["reason"] == "the results give 22 only as 22 celsius" for c in unsupported(checked))
+
+
+def test_a_json_unit_judges_only_an_object_with_one_number() -> None:
+    """Two numbers and one unit: which has it is not plain, so neither is judged."""
+    two = call("t", '{"temperature": 22, "humidity": 60, "unit": "celsius"}')
+    assert unsupported(check_answer("It takes 22 minutes.", "how long?", [two])) == []

@@ -2,13 +2,16 @@
 
 "$1,200" is not backed by "up to 1,200 m", "1 week" not by "1 person" or "1 hour", "140 kg" not by
 a product code "D-140", "1 year" not by a section heading "1. Cover levels", "2025 °F" or "$2025"
-not by a year ("February 2025", "2025/26"), "12%" not by "12개". Any plain occurrence
-of the number (a JSON value, a table cell, a number in a sentence with no unit) leaves it possible.
+not by a year ("February 2025", "2025/26"), "12%" not by "12개", "22분" or "$22" not by a JSON
+object that names its numbers' unit (``{"temperature": 22, "unit": "celsius"}``). Any other plain
+occurrence of the number (a JSON value, a table cell, a number in a sentence with no unit) leaves
+it possible.
 Pure functions over the claims of :mod:`agent_core.checks.claims`.
 """
 
 from __future__ import annotations
 
+import json
 import re
 
 from agent_core.checks.claims import _MONTH, Claim, claims_in
@@ -117,7 +120,7 @@ def _alike(claim: Claim, found: Claim, text: str) -> bool:
     if found.kind == "contact":
         return False
     if claim.kind == "money":  # nor an amount in another currency ("€168" is not "£168")
-        return found.kind not in ("quantity", "percent") and (
+        return found.kind not in ("quantity", "percent", "temperature") and (
             found.kind != "money" or _unit_word(claim) == _unit_word(found)
         )
     if claim.kind == "temperature":  # not a count or a measure of another known unit ("30 days")
@@ -174,6 +177,8 @@ def another_figure(claim: Claim, source_text: str) -> str | None:
         return _only_in_dates(claim, source_text)
     if claim.kind not in ("money", "quantity", "temperature", "percent") or not claim.numbers:
         return None
+    if (unit := _json_unit(claim, source_text)) is not None:
+        return unit
     figures = claims_in(source_text)
     places = _occurrences(claim, source_text)
     # A text that writes its prices with a currency, or a document whose file name has the number
@@ -199,6 +204,27 @@ def another_figure(claim: Claim, source_text: str) -> str | None:
         written = _token(source_text, start, end) if _in_name(source_text, start, end) else None
         shown[written or _as_written(source_text, found, covering)] = None
     return ", ".join(list(shown)[:3]) if shown else None
+
+
+def _json_unit(claim: Claim, text: str) -> str | None:
+    """The claim's number written with the unit a JSON result names for it, when that is another
+    measure's ("22 celsius" for "22분", from ``{"temperature": 22, "unit": "celsius"}``): an
+    object with a ``unit`` and one number. None when the result is no such object, or the unit is
+    the claim's own or not known."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not isinstance(unit := data.get("unit"), str):
+        return None
+    numbers = [v for v in data.values() if isinstance(v, int | float) and not isinstance(v, bool)]
+    if len(numbers) != 1 or abs(numbers[0]) not in {abs(n) for n in claim.numbers}:
+        return None
+    written = f"{numbers[0]:g} {unit}"
+    found = claims_in(written)
+    if len(found) != 1 or found[0].kind == "number" or _alike(claim, found[0], written):
+        return None
+    return written
 
 
 def _occurrences(claim: Claim, text: str) -> list[re.Match[str]]:
