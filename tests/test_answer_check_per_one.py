@@ -127,11 +127,19 @@ def test_a_price_per_one_is_left_alone_where_it_answers(goal: str, answer: str, 
         ("가든홀 토요일 대관료 얼마예요?", "가든홀 토요일 대관료는 22°C입니다."),  # a fee word: …료
         ("스키 장비 대여비 얼마예요?", "장비 대여비는 22°C입니다."),  # …비
         ("how much will that be, then?", "That will be 22 °C."),
+        ("바닥 샌더 하루 빌리는 데 얼마예요?", "바닥 샌더 하루는 22°C입니다."),  # …는 데 얼마: to rent it
+        ("물레 한 번만 체험해 보는 건 얼마야?", "체험은 22°C입니다."),  # …는 건 얼마: to try it once
     ],
 )
 def test_a_price_asked_in_plain_words_is_not_answered_by_a_temperature(goal: str, answer: str) -> None:
     checked = check_answer(answer, goal, [call("w", '{"city": "Seoul", "temperature": 22, "unit": "celsius"}')])
     assert [c["reason"] for c in unsupported(checked)] == ["the question asks for a price, and the answer gives none"]
+
+
+@pytest.mark.parametrize("goal", ["역까지 가는 데 얼마나 걸려요?", "끝나는 데 얼마 걸려?", "거리는 얼마야?"])
+def test_a_korean_how_long_or_how_far_asks_no_price(goal: str) -> None:
+    checked = check_answer("22°C입니다.", goal, [call("w", '{"city": "Seoul", "temperature": 22, "unit": "celsius"}')])
+    assert not any("asks for a price" in str(c.get("reason")) for c in checked["claims"]), checked["claims"]
 
 
 def test_a_korean_per_one_before_the_figure_gives_it_for_one() -> None:

@@ -68,11 +68,14 @@ _ASKED_MONEY_EN = re.compile(
 _ASKED_MONEY_KO = re.compile(
     r"(?:비용|요금|가격|료|비|금액|값|돈)\S{0,3}\s*(?:은|는|이|가)?\s*(?:총\s*)?얼마(?!나)"
     r"|(?:면|고|서)\s+(?:총\s*|모두\s*|전부\s*)?얼마(?!나)"
+    r"|[는은]\s*(?:데|건|거)\s*(?:총\s*)?얼마(?!나|\s*(?:걸|동안))"
 )
 """A goal that asks a price: "how much does … cost", "what's the price", "how much is a student
 membership", "how much for 3 nights?", "how much to rent a helmet?", "how much will that be?",
 "이용료가 얼마예요", "대관료 얼마예요" (a fee word: …료, …비), "하룻밤 맡기면 얼마예요?" (if I leave it a
-night, how much?); not "how much does it weigh", "거리가 얼마예요" nor "얼마나 걸려요" (how long)."""
+night, how much?), "하루 빌리는 데 얼마예요?", "한 번 해 보는 건 얼마야?" (how much to rent it for a day,
+to try it once); not "how much does it weigh", "거리가 얼마예요" nor "얼마나 걸려요", "가는 데 얼마 걸려요?"
+(how long)."""
 _ASKS_TOTAL = re.compile(
     r"\bwhat(?:'s|\s+is|\s+would\s+be|\s+will\s+be)\s+(?:the\s+|our\s+|my\s+)?total\b"
     r"(?=\s*(?:[?,.!]|$|for\b|to\s+pay\b|(?:cost|price|amount|bill|fee|charge)s?\b))"
