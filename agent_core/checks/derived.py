@@ -76,6 +76,7 @@ def _operand(x: float) -> bool:
 
 
 def unique_operands(pairs: Iterable[tuple[float, Source]], limit: int) -> list[tuple[float, Source]]:
+    """The first ``limit`` distinct numbers of ``pairs`` fit to be operands, each with its first source."""
     seen: dict[float, Source] = {}
     for n, ref in pairs:
         if _operand(n) and n not in seen and len(seen) < limit:

@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Collection, Mapping
 
 from agent_core.checks.claims import Claim, claims_in, sentence_bounds
 from agent_core.checks.comparisons import LARGER, SMALLER
+from agent_core.checks.derived import Source, prefer_tool, same
 from agent_core.checks.words import AS_DIFFERENCE
-from agent_core.records.run_record import CallSource, GoalSource
+from agent_core.records.run_record import CallSource
 
-Source = CallSource | GoalSource
 Found = list[tuple[Claim, Source | None]]
 
 _TEMPERATURE_WORDS = re.compile(
@@ -139,15 +139,9 @@ def stated_differences(
     return out
 
 
-def temperature_differences(
-    answer: str,
-    found: Found,
-    same: Callable[[float, int, float, int], bool],
-    prefer: Callable[[Source, Source], Source],
-) -> Found:
+def temperature_differences(answer: str, found: Found) -> Found:
     """A temperature the answer gives as a difference ("7 degrees warmer", "차이는 7도") is found
-    when it is the difference of two found temperatures of the answer (``same`` compares a figure
-    as written with a value; ``prefer`` picks which of the two sources to credit)."""
+    when it is the difference of two found temperatures of the answer."""
     known = [(c, ref) for c, ref in found if ref is not None and c.kind == "temperature" and c.numbers]
     if len(known) < 2:
         return found
@@ -160,7 +154,7 @@ def temperature_differences(
                     if a.numbers[0] > b.numbers[0] and same(
                         claim.numbers[0], claim.decimals, a.numbers[0] - b.numbers[0], 12
                     ):
-                        ref = prefer(ref_a, ref_b)
+                        ref = prefer_tool(ref_a, ref_b)
                         break
         result.append((claim, ref))
     return result

@@ -57,7 +57,7 @@ from agent_core.checks.columns import (
 from agent_core.checks.columns import from_another_row as table_row
 from agent_core.checks.comparisons import flipped_bounds, wrong_comparisons
 from agent_core.checks.computed import SMALL_OPERANDS, expressions, measures, of_counts
-from agent_core.checks.derived import Source, derived, prefer_tool, same, unique_operands
+from agent_core.checks.derived import Source, derived, same, unique_operands
 from agent_core.checks.differences import stated_differences, temperature_differences
 from agent_core.checks.echo import output_text, returns_its_argument, without_echo, without_query
 from agent_core.checks.filters import out_of_scope
@@ -419,7 +419,7 @@ def check_answer(answer: str | None, goal: str, tool_calls: Sequence[Mapping[str
             ]
             if sum(ref is None for _, ref in found) in (0, before):
                 break
-    found = temperature_differences(answer or "", found, same, prefer_tool)
+    found = temperature_differences(answer or "", found)
     computed = {str(c.get("call_id", "")) for c in usable if expressions(c)}
     results: dict[str, tuple[CallSource, str]] = {
         key: ({"call_id": key, "tool": str(c.get("tool", ""))}, texts[key])

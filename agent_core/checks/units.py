@@ -220,7 +220,7 @@ def _json_unit(claim: Claim, text: str) -> str | None:
     numbers = [v for v in data.values() if isinstance(v, int | float) and not isinstance(v, bool)]
     if len(numbers) != 1 or abs(numbers[0]) not in {abs(n) for n in claim.numbers}:
         return None
-    written = f"{numbers[0]:g} {unit}"
+    written = f"{numbers[0]} {unit}"
     found = claims_in(written)
     if len(found) != 1 or found[0].kind == "number" or _alike(claim, found[0], written):
         return None
