@@ -64,7 +64,7 @@ def test_the_badge_says_the_language_kept_it_from_being_checked() -> None:
 
 
 def test_arithmetic_that_comes_to_such_a_figure_by_chance_is_no_support() -> None:
-    """"20 hours" for the longest recipe came from "월 20시간" in a Korean hit; the check's own
+    """ "20 hours" for the longest recipe came from "월 20시간" in a Korean hit; the check's own
     one-step arithmetic (4 × 5, from the goal's "4개" and the hit's "5층") then called it grounded."""
     korean = hits("프라이빗 오피스 (4인실), 회의실 무료 이용: 월 20시간", "라운지는 5층에 있습니다.")
     checked = check_answer("The longest recipe takes 20 hours.", "레시피 4개 중에 제일 오래 걸리는 게 뭐야?", [korean])
