@@ -211,6 +211,8 @@ def _json_unit(claim: Claim, text: str) -> str | None:
     measure's ("22 celsius" for "22분", from ``{"temperature": 22, "unit": "celsius"}``): an
     object with a ``unit`` and one number. None when the result is no such object, or the unit is
     the claim's own or not known."""
+    if not text.lstrip().startswith("{") or '"unit"' not in text:
+        return None  # not parsed for every claim and search result: most are no such object
     try:
         data = json.loads(text)
     except ValueError:
