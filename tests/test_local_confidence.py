@@ -162,9 +162,16 @@ def test_a_step_records_how_sure_the_model_was_of_its_tool_and_of_the_line_it_pi
     assert "the model picked result line 1 of 2 (its probability 60%) before answering" in response.constraint["notes"]
     (item,) = [i for i in response.raw if i["type"] == "local_line_choice"]
     assert item["probabilities"] == {0: 0.1, 1: 0.6, 2: 0.3}
+    # The record keeps the lines, the one picked and its probability; the words quote it.
+    assert response.constraint["line_choice"] == {
+        "lines": ["The escape of water excess is $500 each claim.", "The policy renews each January."],
+        "chosen": 1,
+        "p": 0.6,
+    }
     words = constraint_words(response.constraint, answered=True)
     assert words.endswith(
         "(its probability 60%) before answering. How sure the model was of its choice: the answer 80% (lookup 20%)."
+        " The result line it answered from: “The escape of water excess is $500 each claim.”."
     )
 
 

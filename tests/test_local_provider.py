@@ -35,6 +35,7 @@ from agent_core.providers.local.model_files import (
 )
 from agent_core.providers.local.prompt import build_messages, grammar_schema, output_schema
 from agent_core.providers.local.steps import FIGURES_NOTE, MAX_OFFERED, NOTHING_FOUND, NOTHING_FOUND_NOTE
+from agent_core.records.decided import constraint_words, picked_line
 from agent_core.settings import Settings
 from agent_core.tools.builtins import BUILTIN_TOOL_NAMES, build_default_registry
 from agent_core.tools.registry import Tool, make_tool
@@ -198,6 +199,10 @@ def test_a_chosen_row_is_shown_with_the_columns_the_request_names_and_the_others
     )
     (choice_item,) = [item for item in response.raw if item["type"] == "local_line_choice"]
     assert choice_item["chosen"] == 1 and choice_item["shown"].endswith("Standard: $500")
+    # The record says which line the answer was written from, as the answer saw it.
+    read = response.constraint["line_choice"]
+    assert read["chosen"] == 1 and read["lines"][0] == row and read["shown"] == choice_item["shown"]
+    assert picked_line(read) == choice_item["shown"]
 
 
 def test_a_narrowed_row_never_holds_back_a_figure_the_goal_states(
@@ -1018,6 +1023,46 @@ def test_real_model_answers_the_seed_goal(settings: Settings) -> None:
     assert {"lookup", "calculator"} <= {c["tool"] for c in record["tool_calls"]}
     assert all(c["origin"] == "model" for c in record["tool_calls"])
     assert record["provider_meta"]["load_ms"] is not None
+
+
+def test_a_run_records_the_result_line_its_answer_was_read_from_masked(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, settings: Settings
+) -> None:
+    """The answering step's line choice reaches the record (its lines quote a tool result, so they
+    are masked like the result) and the words every page shows."""
+    from agent_core.run.loop import run_to_end
+
+    key = "sk-" + "a1b2c3d4e5" * 4
+    registry = build_default_registry(settings)
+
+    @registry.tool
+    def account_notes(name: str) -> str:
+        """Notes kept about a customer account."""
+        return f"The Gold plan costs $40 a month. The key on file is {key} for the Gold plan. It renews in May."
+
+    server = FakeServer(
+        [
+            reply("I read the notes", {"account_notes": {"name": "Ada"}}),
+            reply("The last result gives the price", {"answer": "x"}),
+            '{"line": 1}',
+            reply("The last result gives the price", {"answer": "Ada's Gold plan costs $40 a month."}),
+        ]
+    )
+    install_engine(monkeypatch, fake_model, server)
+    goal = "How much does Ada's Gold plan cost a month?"
+    record = run_to_end(goal, provider=provider_for(fake_model), registry=registry, settings=settings)
+    assert_valid_record(record)
+    assert record["answer"] == "Ada's Gold plan costs $40 a month."
+    read = record["steps"][-1]["constraint"]["line_choice"]
+    assert read["chosen"] == 1 and len(read["lines"]) >= 2
+    assert read["lines"][0] == "The Gold plan costs $40 a month."
+    dumped = json.dumps(record)
+    assert key not in dumped, dumped[max(0, dumped.find(key) - 300) : dumped.find(key) + 100]
+    assert any("****" in line for line in read["lines"])  # masked, still there
+    assert "The result line it answered from: “The Gold plan costs $40 a month.”." in constraint_words(
+        record["steps"][-1]["constraint"], answered=True
+    )
+    assert "line_choice" not in record["steps"][0]["constraint"]  # a step that called a tool chose no line
 
 
 @pytest.mark.local_model

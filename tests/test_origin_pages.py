@@ -19,6 +19,7 @@ from agent_core.providers.scripted import ScriptedProvider  # noqa: E402
 from agent_core.run.loop import run_to_end  # noqa: E402
 from agent_core.settings import Settings  # noqa: E402
 from agent_core.tools import build_default_registry  # noqa: E402
+from tests.record_schema import assert_valid_record  # noqa: E402
 
 
 @pytest.fixture
@@ -149,6 +150,43 @@ def test_history_and_the_export_say_how_sure_the_model_was_of_each_choice(data_d
     (step,) = [s for s in spans if s.attributes.get("agent_workbench.step") == 1 and s.name.startswith("chat")]
     assert step.attributes["agent_workbench.choice.chosen"] == "calculator"
     assert step.attributes["agent_workbench.choice.probability"] == 0.6234
+
+
+def test_history_the_export_and_the_trace_show_the_result_line_an_answer_was_read_from(data_dir: Path) -> None:
+    """A step that picked a result line before answering (the constraint's ``line_choice``): History
+    lists the lines with the picked one marked and quotes it, as the HTML export does; the step's
+    span has its number, and the line itself only when content is exported."""
+    from agent_core.analysis.export_html import export_html
+    from agent_core.otel.export import record_to_trace
+    from agent_core.providers.base import ModelResponse
+
+    settings = Settings(data_dir=data_dir)
+    lines = ["Standard excess (each claim): $300", "Escape of water excess (each claim): $500", "Renews each May."]
+    held = {
+        "kind": "grammar",
+        "tools": [],
+        "answer": True,
+        "notes": ["the model picked result line 2 of 3 (its probability 71%) before answering"],
+        "line_choice": {"lines": lines, "chosen": 2, "p": 0.71},
+    }
+    provider = ScriptedProvider([ModelResponse(text="The escape of water excess is $500.", constraint=held)])
+    record = run_to_end(
+        "Escape of water excess?", provider=provider, registry=build_default_registry(settings), settings=settings
+    )
+    assert_valid_record(record)
+    text = shown(history(record["run_id"]))
+    assert "The 3 result lines the model chose among before answering" in text
+    assert "2. **Escape of water excess (each claim): $500** ← picked" in text
+    assert "1. Standard excess (each claim): $300\n" in text
+    quoted = "The result line it answered from: “Escape of water excess (each claim): $500”."
+    assert quoted in text
+    assert quoted in export_html(record)
+    (step,) = [s for s in record_to_trace(record).spans if s.name.startswith("chat")]
+    assert step.attributes["agent_workbench.line_choice.chosen"] == 2
+    assert step.attributes["agent_workbench.line_choice.lines"] == 3
+    assert "agent_workbench.line_choice.line" not in step.attributes  # content only when asked for
+    (step,) = [s for s in record_to_trace(record, content=True).spans if s.name.startswith("chat")]
+    assert step.attributes["agent_workbench.line_choice.line"] == lines[1]
 
 
 def test_the_offline_demo_is_never_called_a_model(data_dir: Path) -> None:

@@ -39,6 +39,25 @@ def name_blocks(ids: list[int] | None, made_in: dict[int, int]) -> str:
     return ", ".join(named + unknown)
 
 
+def _line_choice(constraint: dict[str, Any] | None) -> None:
+    """The result lines a model chose among before answering, the picked one marked (drawn in the
+    step's box: a box cannot hold an expander)."""
+    read = (constraint or {}).get("line_choice")
+    if not isinstance(read, dict) or not isinstance(read.get("lines"), list) or not read["lines"]:
+        return
+    chosen = read.get("chosen")
+    st.caption(
+        f"The {len(read['lines'])} result lines the model chose among before answering"
+        + (" (it picked none: no line answers, it judged)" if chosen == 0 else "")
+    )
+    st.markdown(
+        "\n".join(
+            f"{n}. " + (f"**{ui.escape_md(str(line))}** ← picked" if n == chosen else ui.escape_md(str(line)))
+            for n, line in enumerate(read["lines"], start=1)
+        )
+    )
+
+
 class StepView:
     """One step as an ``st.status``: the model call, then each tool call as it finishes."""
 
@@ -170,6 +189,7 @@ class StepView:
             lines = [decided.choice_words(c) for c in choices]
             lines.append(decided.constraint_words(constraint, answered=not tool_calls))
             st.caption(ui.escape_md("\n".join(lines)), help=ui.explain("origin"))
+            _line_choice(constraint)
             if text and tool_calls:
                 st.caption("The model's note with its tool calls")
                 ui.show_text(text)

@@ -30,6 +30,7 @@ from agent_core.context import call_signature
 from agent_core.masking import mask, mask_text
 from agent_core.otel.conventions import PREFIX
 from agent_core.providers import provider_spec
+from agent_core.records.decided import picked_line
 
 AGENT_NAME = "agent-workbench"
 SCOPE_NAME = "agent_workbench.otel"
@@ -69,6 +70,16 @@ def _certainty(step: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(certainty.get("chosen"), str) or not isinstance(certainty.get("p"), (int, float)):
         return {}
     return {W + "choice.chosen": certainty["chosen"], W + "choice.probability": float(certainty["p"])}
+
+
+def _line_choice(step: Mapping[str, Any]) -> dict[str, Any]:
+    """The result line the model picked before answering (the constraint's ``line_choice``): its
+    number and how many it chose among (the line itself is content: ``line_choice.line``)."""
+    read = _mapping(_mapping(step.get("constraint")).get("line_choice"))
+    lines, chosen = read.get("lines"), read.get("chosen")
+    if not isinstance(lines, list) or not isinstance(chosen, int):
+        return {}
+    return {W + "line_choice.chosen": chosen, W + "line_choice.lines": len(lines)}
 
 
 def _mapping(value: Any) -> dict[str, Any]:
@@ -262,6 +273,7 @@ def record_to_trace(
                 if isinstance(step.get("duration_ms"), (int, float))
                 else None,
                 **_certainty(step),
+                **_line_choice(step),
             }
         )
         if failed:
@@ -285,6 +297,9 @@ def record_to_trace(
                 out["finish_reason"] = str(step.get("stop_reason"))
             text.put(attrs, "gen_ai.output.messages", [out])
         text.put(attrs, "output.value", step.get("text") or None)
+        text.put(
+            attrs, W + "line_choice.line", picked_line(_mapping(step.get("constraint")).get("line_choice")) or None
+        )
         spans.append(
             SpanData(
                 name=f"chat {model}",

@@ -72,7 +72,22 @@ def constraint_words(constraint: Mapping[str, Any] | None, *, answered: bool = F
         text += " " + " ".join(n[:1].upper() + n[1:] + ("" if n.endswith(".") else ".") for n in notes)
     if sure := certainty_words(constraint.get("certainty")):
         text += " " + sure
+    if picked := picked_line(constraint.get("line_choice")):
+        text += f" The result line it answered from: “{picked if len(picked) <= 240 else picked[:239] + '…'}”."
     return text
+
+
+def picked_line(line_choice: Any) -> str:
+    """The result line a model picked before answering, as its answer saw it (only the columns the
+    request names, when narrowed); empty when it picked none or none was recorded."""
+    if not isinstance(line_choice, Mapping):
+        return ""
+    lines, chosen = line_choice.get("lines"), line_choice.get("chosen")
+    if line_choice.get("shown"):
+        return str(line_choice["shown"])
+    if isinstance(lines, list) and isinstance(chosen, int) and 1 <= chosen <= len(lines):
+        return str(lines[chosen - 1])
+    return ""
 
 
 def certainty_words(certainty: Any, *, others: int = 2) -> str:

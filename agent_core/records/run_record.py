@@ -153,6 +153,21 @@ class Certainty(TypedDict):
     unoffered: NotRequired[Unoffered]
 
 
+class LineChoice(TypedDict):
+    """The result lines a model was shown before it answered, and the one it picked (the local
+    provider asks for this before an answer that reads results)."""
+
+    lines: Annotated[list[str], Field(description="the lines it chose among, as shown to it (numbered from 1)")]
+    chosen: Annotated[int, Field(ge=0, description="the line it picked, from 1; 0: none of them answers")]
+    p: NotRequired[Annotated[float, Field(description="the model's probability for that choice, 0-1")]]
+    shown: NotRequired[
+        Annotated[
+            str,
+            Field(description="the picked line as the answer saw it: only the figures under the columns asked about"),
+        ]
+    ]
+
+
 class Constraint(TypedDict):
     """How a model step's output was held: free (``none``), to a JSON schema, to a grammar, or made
     by rules with no model at all (``rules``: the offline demo planner)."""
@@ -169,6 +184,9 @@ class Constraint(TypedDict):
         ]
     ]
     certainty: NotRequired[Certainty]
+    line_choice: NotRequired[
+        Annotated[LineChoice, Field(description="before the answer: the result line the model picked to answer from")]
+    ]
 
 
 class AnswerCheck(TypedDict):

@@ -387,7 +387,8 @@ def _step(run: _Run, step: int) -> Generator[RunEvent, None, StepOutcome]:
     model_ms = round((time.perf_counter() - model_t0) * 1000, 3)
     run.usage = run.usage + response.usage
     text = mask_text(response.text or "")
-    constraint: Constraint = response.constraint.copy() if response.constraint else {"kind": "none"}
+    # Masked: a line choice quotes the results as the model read them.
+    constraint: Constraint = mask(response.constraint) if response.constraint else {"kind": "none"}
     step_entry["model_duration_ms"] = model_ms
     step_entry["usage"] = response.usage.as_dict()
     step_entry["text"] = text

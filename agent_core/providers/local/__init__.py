@@ -61,7 +61,14 @@ from agent_core.providers.local.figures import (
     name_figures,
 )
 from agent_core.providers.local.handover import ModelWait
-from agent_core.providers.local.lines import answer_note, candidate_lines, choice_question, named_cells
+from agent_core.providers.local.lines import (
+    LINE_CHOICE,
+    answer_note,
+    candidate_lines,
+    choice_question,
+    line_choice,
+    named_cells,
+)
 from agent_core.providers.local.llama_reply import _timings, _usage, stream
 from agent_core.providers.local.model_files import (
     PART_COUNT,
@@ -306,6 +313,8 @@ class LocalProvider(WarmUp, Reasks, Provider):
             taken = calls[0].name if calls else answer_key(request.blocks)
             if certainty := decided_by(items, taken):
                 held["certainty"] = certainty
+            if not calls and (read := line_choice(items)):
+                held["line_choice"] = read
         finally:
             engine.prompt_key = self._prompt_key  # the slot now starts with this run's system prompt
             self._waiting_since = None
@@ -478,7 +487,7 @@ class LocalProvider(WarmUp, Reasks, Provider):
         sure = f" (its probability {chances[number]:.0%})" if chances and number in chances else ""
         turn.items.append(
             {
-                "type": "local_line_choice",
+                "type": LINE_CHOICE,
                 "lines": lines,
                 "chosen": number,
                 **({"probabilities": chances} if chances else {}),

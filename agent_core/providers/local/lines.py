@@ -15,12 +15,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from agent_core.checks.columns import rows
 from agent_core.context import ContextBlock
+from agent_core.records.run_record import LineChoice
 from agent_core.tools.docsearch import tokenize
 
+LINE_CHOICE = "local_line_choice"
+"""The raw item type of a line choice in a step's output."""
 MAX_LINES = 6
 """Candidate lines offered (each costs ~30 prompt tokens)."""
 MAX_LINE_CHARS = 240
@@ -191,3 +195,19 @@ def answer_note(line: str | None) -> str:
             "they do; otherwise say plainly what you could not find.)"
         )
     return f'\n\n(The line that answers: "{line}". Answer the request from it, with its figures.)'
+
+
+def line_choice(items: Sequence[Mapping[str, Any]]) -> LineChoice | None:
+    """What the record keeps of the step's line choice (the constraint's ``line_choice``): the
+    lines, the one picked, its probability and the picked line as the answer saw it; None when the
+    step made none."""
+    item = next((i for i in reversed(items) if i.get("type") == LINE_CHOICE), None)
+    if item is None:
+        return None
+    chosen = int(item.get("chosen") or 0)
+    read: LineChoice = {"lines": [str(line) for line in item.get("lines") or []], "chosen": chosen}
+    if (p := (item.get("probabilities") or {}).get(chosen)) is not None:
+        read["p"] = float(p)
+    if item.get("shown"):
+        read["shown"] = str(item["shown"])
+    return read
