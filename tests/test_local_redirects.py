@@ -246,6 +246,28 @@ def test_a_greeting_with_two_spaces_after_its_first_sentence_is_the_answer(
     assert len(server.bodies) == 1
 
 
+def test_an_answer_asked_again_without_its_line_does_not_claim_that_line(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
+) -> None:
+    """After the line choice, an answer that began a sum is asked for again with the line no longer
+    in view: the record keeps no ``line_choice`` (it would say the answer was read from it)."""
+    hits = "Unit price: $24 per unit for every order placed online. Orders ship in 2 days from the warehouse."
+    done = [block(0, "lookup", {"topic": "unit price"}, hits)]
+    server = FakeServer(
+        [
+            reply("The last result gives the price", {"answer": "x"}),
+            '{"line": 1}',
+            reply("The last result gives the price", {"answer": "Seven units cost $24 × 7 = $168."}),
+            reply("Answer", {"answer": "One unit costs $24."}),
+        ]
+    )
+    install_engine(monkeypatch, fake_model, server)
+    response = provider_for(fake_model).complete(ask(tools, "What do 7 units cost?", done, max_steps=2))
+    assert response.text == "One unit costs $24." and len(server.bodies) == 4
+    assert any(item["type"] == "local_line_choice" for item in response.raw)  # the choice was made
+    assert response.constraint is not None and "line_choice" not in response.constraint
+
+
 def test_on_the_last_step_a_sum_in_the_answer_is_asked_for_again_without_tools(
     fake_model: Path, monkeypatch: pytest.MonkeyPatch, tools: list[Tool]
 ) -> None:

@@ -95,6 +95,19 @@ def test_the_words_for_constraints_and_older_records() -> None:
         "Figures only from results."
     )
     assert "not recorded" in decided.choice_words({"tool": "x", "arguments": {}})
+    # A line choice: the picked line (as the answer saw it), never one of a choice the record cannot hold.
+    read = {"lines": ["a: $1", "b: $2"], "chosen": 2, "shown": "b: $2 (only b)"}
+    assert decided.picked_line(read) == "b: $2 (only b)" and decided.picked_number(read) == 2
+    assert decided.picked_line({"lines": ["a: $1", "b: $2"], "chosen": 1, "shown": ["x"]}) == "a: $1"
+    for odd in (
+        {"lines": ["a"], "chosen": 0, "shown": "a"},
+        {"lines": ["a"], "chosen": 5},
+        {"lines": ["a"], "chosen": True},
+    ):
+        assert decided.picked_line(odd) == "" and "answered from" not in decided.constraint_words(
+            {"kind": "grammar", "answer": True, "line_choice": odd}, answered=True
+        )
+    assert decided.picked_number({"lines": "a", "chosen": 1}) is None and decided.picked_number(None) is None
     assert decided.origin_counts([{"origin": "model"}, {"origin": "harness"}, {}]) == {
         "model": 1,
         "harness": 1,

@@ -179,11 +179,15 @@ def test_history_the_export_and_the_trace_show_the_result_line_an_answer_was_rea
     assert "2. **Escape of water excess (each claim): $500** ← picked" in text
     assert "1. Standard excess (each claim): $300\n" in text
     quoted = "The result line it answered from: “Escape of water excess (each claim): $500”."
-    assert quoted in text
+    assert quoted not in text  # History lists the lines: the step's sentence does not quote one again
     assert quoted in export_html(record)
+    private = export_html(record, hide_outputs=True)  # the lines quote results: left out with them
+    assert "$300" not in private and "Renews each May" not in private
+    assert "The result line it answered from: “[tool output left out of this export]”." in private
     (step,) = [s for s in record_to_trace(record).spans if s.name.startswith("chat")]
     assert step.attributes["agent_workbench.line_choice.chosen"] == 2
     assert step.attributes["agent_workbench.line_choice.lines"] == 3
+    assert step.attributes["agent_workbench.line_choice.probability"] == 0.71
     assert "agent_workbench.line_choice.line" not in step.attributes  # content only when asked for
     (step,) = [s for s in record_to_trace(record, content=True).spans if s.name.startswith("chat")]
     assert step.attributes["agent_workbench.line_choice.line"] == lines[1]

@@ -43,19 +43,20 @@ def _line_choice(constraint: dict[str, Any] | None) -> None:
     """The result lines a model chose among before answering, the picked one marked (drawn in the
     step's box: a box cannot hold an expander)."""
     read = (constraint or {}).get("line_choice")
-    if not isinstance(read, dict) or not isinstance(read.get("lines"), list) or not read["lines"]:
+    chosen = decided.picked_number(read)
+    if chosen is None or not read["lines"]:
         return
-    chosen = read.get("chosen")
     st.caption(
-        f"The {len(read['lines'])} result lines the model chose among before answering"
+        f"The {plural(len(read['lines']), 'result line')} the model chose among before answering"
         + (" (it picked none: no line answers, it judged)" if chosen == 0 else "")
     )
-    st.markdown(
-        "\n".join(
-            f"{n}. " + (f"**{ui.escape_md(str(line))}** ← picked" if n == chosen else ui.escape_md(str(line)))
-            for n, line in enumerate(read["lines"], start=1)
-        )
-    )
+    listed = []
+    for n, line in enumerate(read["lines"], start=1):
+        text = ui.escape_md(ui.one_line(line, 240))
+        listed.append(f"{n}. **{text}** ← picked" if n == chosen else f"{n}. {text}")
+    if chosen and (shown := read.get("shown")) and isinstance(shown, str):
+        listed.append(f"\nThe answer saw the picked line as: {ui.escape_md(ui.one_line(shown, 240))}")
+    st.markdown("\n".join(listed))
 
 
 class StepView:
@@ -187,7 +188,7 @@ class StepView:
                 help=ui.explain("estimated tokens") if self.estimated else ui.explain("token"),
             )
             lines = [decided.choice_words(c) for c in choices]
-            lines.append(decided.constraint_words(constraint, answered=not tool_calls))
+            lines.append(decided.constraint_words(constraint, answered=not tool_calls, quote=False))
             st.caption(ui.escape_md("\n".join(lines)), help=ui.explain("origin"))
             _line_choice(constraint)
             if text and tool_calls:

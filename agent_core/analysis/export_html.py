@@ -144,6 +144,14 @@ def exported_record(record: Mapping[str, Any], *, hide_outputs: bool = False) ->
         for message in clean.get("history") or []:
             if isinstance(message, dict) and message.get("role") == "tool":
                 message["content"] = HIDDEN_OUTPUT
+        # A line choice quotes the results: its lines go too (the pick and its probability stay).
+        held = [s.get("constraint") for s in clean.get("steps") or [] if isinstance(s, dict)]
+        choices = [c.get("line_choice") for c in held if isinstance(c, dict)]
+        raws = [r for b in clean.get("context_blocks") or [] if isinstance(b, dict) for r in b.get("raw") or []]
+        for choice in [*choices, *raws]:
+            if isinstance(choice, dict) and isinstance(choice.get("lines"), list):
+                choice["lines"] = [HIDDEN_OUTPUT] * len(choice["lines"])
+                choice.pop("shown", None)
     return clean
 
 

@@ -69,7 +69,8 @@ WORKBENCH_KEYS = frozenset(
     for name in """
     provider status scripted step attempt attempts retry_wait_s error_category duration_ms
     fallback_of fallback_success duplicate duplicate_of truncated cancelled origin harness_rule constraint
-    choice.chosen choice.probability line_choice.chosen line_choice.lines line_choice.line
+    choice.chosen choice.probability line_choice.chosen line_choice.lines
+    line_choice.probability line_choice.line
     blocks_sent blocks_trimmed cost_usd usage.input_tokens usage.output_tokens
     grounding.status replay_of arena_id eval_id eval_goal_id tool_mode user
     error.message content.truncated

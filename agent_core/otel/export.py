@@ -30,7 +30,7 @@ from agent_core.context import call_signature
 from agent_core.masking import mask, mask_text
 from agent_core.otel.conventions import PREFIX
 from agent_core.providers import provider_spec
-from agent_core.records.decided import picked_line
+from agent_core.records.decided import picked_line, picked_number
 
 AGENT_NAME = "agent-workbench"
 SCOPE_NAME = "agent_workbench.otel"
@@ -74,12 +74,16 @@ def _certainty(step: Mapping[str, Any]) -> dict[str, Any]:
 
 def _line_choice(step: Mapping[str, Any]) -> dict[str, Any]:
     """The result line the model picked before answering (the constraint's ``line_choice``): its
-    number and how many it chose among (the line itself is content: ``line_choice.line``)."""
+    number, how many it chose among and its probability (the line itself is content:
+    ``line_choice.line``)."""
     read = _mapping(_mapping(step.get("constraint")).get("line_choice"))
-    lines, chosen = read.get("lines"), read.get("chosen")
-    if not isinstance(lines, list) or not isinstance(chosen, int):
+    chosen = picked_number(read)
+    if chosen is None:
         return {}
-    return {W + "line_choice.chosen": chosen, W + "line_choice.lines": len(lines)}
+    out: dict[str, Any] = {W + "line_choice.chosen": chosen, W + "line_choice.lines": len(read["lines"])}
+    if isinstance(read.get("p"), (int, float)) and not isinstance(read.get("p"), bool):
+        out[W + "line_choice.probability"] = float(read["p"])
+    return out
 
 
 def _mapping(value: Any) -> dict[str, Any]:

@@ -48,8 +48,9 @@ def choice_words(choice: Mapping[str, Any]) -> str:
     return f"🔧 {call} (who chose it was not recorded: an older run)"
 
 
-def constraint_words(constraint: Mapping[str, Any] | None, *, answered: bool = False) -> str:
-    """How the step's output was held, in one sentence."""
+def constraint_words(constraint: Mapping[str, Any] | None, *, answered: bool = False, quote: bool = True) -> str:
+    """How the step's output was held, in one sentence; with ``quote``, the result line the answer
+    was read from (a page that lists the lines says it there instead)."""
     if constraint and constraint.get("kind") == "rules":  # the offline demo, a scripted demo
         made = "wrote this answer" if answered else "chose these calls"
         rule = next((str(n) for n in constraint.get("notes") or [] if n), "the demo's rules")
@@ -72,7 +73,7 @@ def constraint_words(constraint: Mapping[str, Any] | None, *, answered: bool = F
         text += " " + " ".join(n[:1].upper() + n[1:] + ("" if n.endswith(".") else ".") for n in notes)
     if sure := certainty_words(constraint.get("certainty")):
         text += " " + sure
-    if picked := picked_line(constraint.get("line_choice")):
+    if quote and (picked := picked_line(constraint.get("line_choice"))):
         text += f" The result line it answered from: “{picked if len(picked) <= 240 else picked[:239] + '…'}”."
     return text
 
@@ -80,14 +81,21 @@ def constraint_words(constraint: Mapping[str, Any] | None, *, answered: bool = F
 def picked_line(line_choice: Any) -> str:
     """The result line a model picked before answering, as its answer saw it (only the columns the
     request names, when narrowed); empty when it picked none or none was recorded."""
-    if not isinstance(line_choice, Mapping):
+    chosen = picked_number(line_choice)
+    if not chosen:
         return ""
-    lines, chosen = line_choice.get("lines"), line_choice.get("chosen")
-    if line_choice.get("shown"):
-        return str(line_choice["shown"])
-    if isinstance(lines, list) and isinstance(chosen, int) and 1 <= chosen <= len(lines):
-        return str(lines[chosen - 1])
-    return ""
+    assert isinstance(line_choice, Mapping)
+    shown = line_choice.get("shown")
+    return shown if isinstance(shown, str) and shown else str(line_choice["lines"][chosen - 1])
+
+
+def picked_number(line_choice: Any) -> int | None:
+    """The number of the line a model picked (0: none of them); None when the record holds no
+    such choice or an impossible one (a record edited by hand)."""
+    if not isinstance(line_choice, Mapping) or not isinstance(line_choice.get("lines"), list):
+        return None
+    chosen = line_choice.get("chosen")
+    return chosen if type(chosen) is int and 0 <= chosen <= len(line_choice["lines"]) else None
 
 
 def certainty_words(certainty: Any, *, others: int = 2) -> str:

@@ -280,7 +280,7 @@ class LocalProvider(WarmUp, Reasks, Provider):
                 tool_only = True
                 text, calls, more = self._attempt(turn, with_note(messages, NOTHING_FOUND_NOTE), offered, answer=False)
                 usage = usage + more
-            if text == ANSWER_STARTED:
+            if from_line := text == ANSWER_STARTED:
                 text, more = self._answer_from_line(turn, messages, lines)
                 usage = usage + more
             if calls and (why := unusable_call(calls[0], request, [t.name for t in tools]))[0]:
@@ -300,7 +300,8 @@ class LocalProvider(WarmUp, Reasks, Provider):
                     turn, calls[0].name, messages, offered, lines, repeated, tool_only=tool_only
                 )
                 usage = usage + more
-            if text in (ARITHMETIC_STARTED, FIGURE_GAP):
+            if text in (ARITHMETIC_STARTED, FIGURE_GAP):  # asked again without the line in view
+                from_line = False
                 text, calls, more = self._past_missing_figure(turn, messages, tools, repeated, gap=text == FIGURE_GAP)
                 usage = usage + more
             if text in STOPS:  # never the answer: a stop no branch above took up
@@ -313,7 +314,7 @@ class LocalProvider(WarmUp, Reasks, Provider):
             taken = calls[0].name if calls else answer_key(request.blocks)
             if certainty := decided_by(items, taken):
                 held["certainty"] = certainty
-            if not calls and (read := line_choice(items)):
+            if from_line and not calls and (read := line_choice(items)):
                 held["line_choice"] = read
         finally:
             engine.prompt_key = self._prompt_key  # the slot now starts with this run's system prompt
