@@ -136,6 +136,34 @@ def test_a_price_asked_in_plain_words_is_not_answered_by_a_temperature(goal: str
     assert [c["reason"] for c in unsupported(checked)] == ["the question asks for a price, and the answer gives none"]
 
 
+PRICE_LIST = call("s", "시술 가격 및 이용 안내: 2025년 3월 1일부터 적용됩니다. 남성 커트 25,000원. Open 10:00–19:00.")
+
+
+@pytest.mark.parametrize(
+    ("goal", "answer"),
+    [
+        ("속눈썹 연장도 해요? 가격 얼마예요?", "속눈썹 연장도는 2025년 3월 1일부터 적용됩니다."),  # a date
+        ("How much is a men's cut?", "A men's cut is available from 10:00."),  # a time of day
+    ],
+)
+def test_a_price_asked_is_not_answered_by_a_date_or_a_time_alone(goal: str, answer: str) -> None:
+    checked = check_answer(answer, goal, [PRICE_LIST])
+    assert [c["reason"] for c in unsupported(checked)] == ["the question asks for a price, and the answer gives none"]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "남성 커트는 25,000원이고 2025년 3월 1일부터 적용됩니다.",  # a price beside the date
+        "A men's cut is free on 1 March 2025.",  # a price in words
+        "남성 커트는 2025년 3월 1일부터 무료입니다.",
+    ],
+)
+def test_a_date_beside_a_price_or_a_price_in_words_answers_a_price_asked(answer: str) -> None:
+    checked = check_answer(answer, "남자 커트 가격 얼마예요?", [PRICE_LIST])
+    assert not any("asks for a price" in str(c.get("reason")) for c in checked["claims"]), checked["claims"]
+
+
 @pytest.mark.parametrize("goal", ["역까지 가는 데 얼마나 걸려요?", "끝나는 데 얼마 걸려?", "거리는 얼마야?"])
 def test_a_korean_how_long_or_how_far_asks_no_price(goal: str) -> None:
     checked = check_answer("22°C입니다.", goal, [call("w", '{"city": "Seoul", "temperature": 22, "unit": "celsius"}')])

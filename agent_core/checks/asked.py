@@ -18,9 +18,10 @@ none of which is a temperature or a bare number: "45 minutes" is the baking time
 
 A goal that asks a price ("how much does it cost", "이용료가 얼마예요") or asks when ("When is
 …?", "언제 해요?") is judged only against a temperature, the figure a weather call gave for a
-question about something else ("이용료는 22°C입니다", "현재 22°C로 점검해주세요"): a price is
-often answered with days or a percentage ("free for 14 days", "10% off"), a date with an amount
-("$1,200, due on the 1st"). "How much does it weigh", "거리가 얼마예요" and "얼마나 걸려요" ask no
+question about something else ("이용료는 22°C입니다", "현재 22°C로 점검해주세요"), and a price
+also against dates and times of day alone ("가격은 … 2025년 3월 1일부터 적용됩니다"), unless the
+answer says it in words ("free", "무료"): a price is often answered with days or a percentage
+("free for 14 days", "10% off"), a date with an amount ("$1,200, due on the 1st"). "How much does it weigh", "거리가 얼마예요" and "얼마나 걸려요" ask no
 price; "when" meaning "if" ("a fee when I return late?") and "언제든지" ask no date; a goal about
 a temperature ("언제 가장 따뜻해요?") is not judged so.
 
@@ -163,6 +164,10 @@ _KO_COUNT_WORDS = re.compile(
 """Korean counts written as words ("이틀", "두 명"): an answer, though no figure."""
 
 
+_PRICE_IN_WORDS = re.compile(r"(?i)\bfree\b|\bno (?:extra )?(?:charge|cost)\b|\bincluded\b|무료|공짜|포함")
+"""A price said in words: an answer to a price asked, though no figure."""
+
+
 def asked_measure(goal: str) -> str | None:
     """The measure the goal asks a count of: ``"days"`` (days, nights, weeks, months, years),
     ``"hours"`` (hours, minutes), ``"people"``, ``"money"`` (a price), ``"temperature"``,
@@ -193,9 +198,11 @@ def _answers(claim: Claim, measure: str) -> bool:
         return claim.kind in ("temperature", "number")
     if claim.kind == "number" or (claim.kind, measure) in (("date", "days"), ("time", "hours")):
         return True
-    if measure in ("money", "when"):
-        # Only a temperature is judged: a price or a date is often answered with other figures
-        # ("free for 14 days", "a 20% deposit", "$1,200, due on the 1st").
+    if measure == "money":
+        # A price is often answered with other figures ("free for 14 days", "a 20% deposit"), but
+        # not by a temperature, a date or a time of day alone ("가격은 2025년 3월 1일부터 적용됩니다").
+        return claim.kind not in ("temperature", "date", "time")
+    if measure == "when":  # a date is often answered with an amount too ("$1,200, due on the 1st")
         return claim.kind != "temperature"
     if claim.kind != "quantity":
         return False
@@ -224,9 +231,9 @@ def not_what_was_asked(claims: Sequence[Claim], goal: str, answer: str) -> tuple
         return None
     in_goal = claims_in(goal)
     # A date or a time has no plain numbers: it is the goal's own if the goal gives its value. It
-    # is judged only where a time of day or a temperature is asked; for the other measures a date
-    # or a time is left alone, as it always was.
-    dated = measure in ("clock", "temperature")
+    # is judged only where a time of day, a temperature or a price is asked; for the other
+    # measures a date or a time is left alone, as it always was.
+    dated = measure in ("clock", "temperature", "money")
     values = {c.value for c in in_goal}
 
     def repeated(c: Claim) -> bool:
@@ -252,6 +259,8 @@ def not_what_was_asked(claims: Sequence[Claim], goal: str, answer: str) -> tuple
     if any(_answers(c, measure) for c in own(find_claims(with_digits(answer)))):
         return None
     if measure != "money" and _KO_COUNT_WORDS.search(answer):
+        return None
+    if measure == "money" and _PRICE_IN_WORDS.search(answer):  # "free until 1 March"
         return None
     return f"the question asks for {_NAMES[measure]}, and the answer gives none", figures
 
