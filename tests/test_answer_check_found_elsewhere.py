@@ -228,3 +228,42 @@ def test_a_json_unit_judges_only_an_object_with_one_number() -> None:
     """Two numbers and one unit: which has it is not plain, so neither is judged."""
     two = call("t", '{"temperature": 22, "humidity": 60, "unit": "celsius"}')
     assert unsupported(check_answer("It takes 22 minutes.", "how long?", [two])) == []
+
+
+BILLS_CSV = call(
+    "r",
+    "month,electricity_kwh,electricity_cost_gbp,gas_kwh,gas_cost_gbp,water_m3,notes\n"
+    "2023-01,312,106.08,1850,190.55,11.2,\n"
+    "2023-02,284,96.56,1600,164.80,10.4,estimated reading 1600\n",
+    {"path": "bills.csv"},
+    "read_file",
+)
+BILLS_SUM = call("q", '[{"month": "2023-01", "sum of electricity_kwh": 312}]', tool="query_table")
+SHOP_ROW = call("s", '[{"file": "shop.md", "snippet": "name: Trowel, stock: 24, price_per_kg: 12, weight_kg: 3;"}]')
+
+
+@pytest.mark.parametrize(
+    ("result", "answer", "missing"),
+    [
+        # a column whose name ends in a unit gives its figures in that unit: a CSV read whole, a
+        # JSON row, a search snippet's row
+        (BILLS_CSV, "The gas cost for January 2023 was £1850.", ["£1850"]),
+        (BILLS_CSV, "January's water bill was £11.2.", ["£11.2"]),
+        (BILLS_SUM, "The electricity cost £312 in January.", ["£312"]),
+        (SHOP_ROW, "The trowel costs $3.", ["$3"]),
+        # the figure in its own unit, or written elsewhere plainly, or in a column with no unit
+        (BILLS_CSV, "January's gas use was 1850 kWh and it cost £190.55.", []),
+        (BILLS_CSV, "February's gas cost £1600.", []),  # also in the notes, as a plain number
+        (BILLS_SUM, "January's electricity use was 312 kWh.", []),
+        (SHOP_ROW, "The trowel costs $12 per kg; 24 are in stock.", []),  # a price per kg, a plain count
+    ],
+)
+def test_a_figure_is_of_the_unit_its_tables_column_names(result: dict, answer: str, missing: list[str]) -> None:
+    checked = check_answer(answer, "How much was it?", [result])
+    assert [c["text"] for c in unsupported(checked)] == missing, checked["claims"]
+    assert all(" only as " in c["reason"] and "(" in c["reason"] for c in unsupported(checked))
+
+
+def test_a_columns_unit_is_said_with_the_column() -> None:
+    checked = check_answer("The gas cost for January 2023 was £1850.", "gas bill in january 2023?", [BILLS_CSV])
+    assert [c["reason"] for c in unsupported(checked)] == ["the results give 1850 only as 1850 kwh (gas_kwh)"]

@@ -3,7 +3,9 @@
 "$1,200" is not backed by "up to 1,200 m", "1 week" not by "1 person" or "1 hour", "140 kg" not by
 a product code "D-140", "1 year" not by a section heading "1. Cover levels", "2025 °F" or "$2025"
 not by a year ("February 2025", "2025/26"), "12%" not by "12개", "22분" or "$22" not by a JSON
-object that names its numbers' unit (``{"temperature": 22, "unit": "celsius"}``). Any other plain
+object that names its numbers' unit (``{"temperature": 22, "unit": "celsius"}``), "£1850" not by
+a table cell whose column's name ends in another unit (``gas_kwh``: a CSV read whole, a JSON
+row, a search snippet's row; not a rate's, ``price_per_kg``). Any other plain
 occurrence of the number (a JSON value, a table cell, a number in a sentence with no unit) leaves
 it possible.
 Pure functions over the claims of :mod:`agent_core.checks.claims`.
@@ -177,7 +179,7 @@ def another_figure(claim: Claim, source_text: str) -> str | None:
         return _only_in_dates(claim, source_text)
     if claim.kind not in ("money", "quantity", "temperature", "percent") or not claim.numbers:
         return None
-    if (unit := _json_unit(claim, source_text)) is not None:
+    if (unit := _json_unit(claim, source_text) or _column_unit(claim, source_text)) is not None:
         return unit
     figures = claims_in(source_text)
     places = _occurrences(claim, source_text)
@@ -227,6 +229,69 @@ def _json_unit(claim: Claim, text: str) -> str | None:
     if len(found) != 1 or found[0].kind == "number" or _alike(claim, found[0], written):
         return None
     return written
+
+
+_NAMED_CELL = re.compile(r'(?:^|[\s{,;"])([A-Za-z][\w ]{0,48}?)"?\s*:\s*$')
+"""The name before a cell's value: ``gas_kwh: 1850`` (a search snippet's row) or ``"gas_kwh": 1850``
+(a JSON row)."""
+_NAME_UNIT = re.compile(r"[_ ]([A-Za-z][A-Za-z0-9]{0,4})$")
+_CELL_UNITS = frozenset({"kwh", "wh", "mwh", "m2", "m3", "mm", "g", "l"})
+"""Units a column's name ends with that the unit words above leave out (they read two ways in prose)."""
+
+
+def _name_unit(name: str) -> str | None:
+    """The unit a column's name ends with, after an underscore or a space ("gas_kwh" → "kwh",
+    "price_gbp" → "gbp", "sum of water_m3" → "m3"); None when its last word is no known unit
+    (``stock``, ``unit_price``)."""
+    found = _NAME_UNIT.search(name.strip())
+    if found is None or re.search(r"(?i)(?:^|[_ ])per[_ ]", name):
+        return None  # "price_per_kg" holds money: the unit is what the price is for
+    unit = found.group(1).lower()
+    written = claims_in(f"1 {unit}")
+    if len(written) != 1 or written[0].kind == "number":
+        return None
+    if written[0].kind == "quantity" and unit not in _UNITS and unit not in _CELL_UNITS:
+        return None
+    return unit
+
+
+def _csv_column(text: str, found: re.Match[str]) -> str | None:
+    """The header of the CSV column a number is the whole cell of, in a text whose first line is
+    a CSV header (a ``.csv`` file read whole); None otherwise."""
+    header_end = text.find("\n")
+    if header_end < 0 or found.start() < header_end or text.count(",", 0, header_end) < 2:
+        return None
+    names = text[:header_end].split(",")
+    start = text.rfind("\n", 0, found.start()) + 1
+    end = text.find("\n", found.end())
+    line = text[start : end if end >= 0 else len(text)]
+    cells = line.split(",")
+    column = text.count(",", start, found.start())
+    if len(cells) != len(names) or cells[column].strip() != found.group():
+        return None
+    return names[column].strip()
+
+
+def _column_unit(claim: Claim, text: str) -> str | None:
+    """The claim's number with the unit of the table column that holds it, when every place the
+    text gives it is a cell whose column's name ends in a unit of another measure ("1850 kwh
+    (gas_kwh)" for "£1850", from a CSV read whole, a JSON row or a search snippet's row); None when
+    it is written anywhere else, or the column's unit is the claim's own or none."""
+    if "_" not in text:
+        return None  # no column named so: most results
+    shown: dict[str, None] = {}
+    for found in _occurrences(claim, text):
+        cell = _NAMED_CELL.search(text, max(0, found.start() - 64), found.start())
+        name = cell.group(1) if cell is not None else _csv_column(text, found)
+        unit = _name_unit(name) if name else None
+        if name is None or unit is None:
+            return None
+        written = f"{found.group()} {unit}"
+        figure = claims_in(written)
+        if len(figure) != 1 or _alike(claim, figure[0], written):
+            return None
+        shown[f"{written} ({name.strip()})"] = None
+    return ", ".join(list(shown)[:3]) if shown else None
 
 
 def _occurrences(claim: Claim, text: str) -> list[re.Match[str]]:
