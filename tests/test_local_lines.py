@@ -38,6 +38,24 @@ def test_rows_that_name_their_columns_are_offered_one_by_one() -> None:
     assert "Nightly rate: Adult, Members: $12, Guests: $18;" in lines
 
 
+def test_a_json_record_is_one_line_with_its_figures() -> None:
+    """A table tool's rows (and any object with numbers among its values) are offered row by row,
+    each cell after its name: offered their text cells alone ("2024-03"), the rows lost their
+    figures, and the model answered from a month with none."""
+    rows = json.dumps([{"month": f"2024-0{i}", "sum of electricity_kwh": 300 + i} for i in (1, 2, 3)])
+    lines = candidate_lines("units of electric used in march 2024?", [block(0, "query_table", {"file": "u.csv"}, rows)])
+    assert lines == [
+        "month: 2024-01, sum of electricity_kwh: 301",
+        "month: 2024-02, sum of electricity_kwh: 302",
+        "month: 2024-03, sum of electricity_kwh: 303",
+    ]
+    nested = json.dumps({"table": "u.csv", "rows": 2, "result": [{"name": "Trowel", "price": 8.5, "in_stock": True}]})
+    # the outer object's own cells are a short line sharing no word with the request: a label
+    assert candidate_lines("trowel price?", [block(0, "query_table", {}, nested)]) == [
+        "name: Trowel, price: 8.5, in_stock: true"
+    ]
+
+
 def test_a_markdown_table_row_keeps_its_header_and_failed_results_are_skipped() -> None:
     table = "| Plan | Price |\n|---|---|\n| Basic | $10 |\n| Pro | $25 |"
     blocks = [block(0, "read_any", {"path": "t.md"}, table), block(1, "other", {}, "ERROR: Pro is $99", error=True)]

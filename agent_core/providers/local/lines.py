@@ -46,12 +46,28 @@ def _strings(value: object) -> list[str]:
     return []
 
 
+def _texts(value: object) -> list[str]:
+    """The texts of a JSON result to read lines from, in order: a record (an object with a number
+    among its values: a table's row, a reading) as one text of its cells, "name: value, …"; other
+    objects' and lists' text values one by one (a search hit's file, section and snippet)."""
+    if isinstance(value, dict):
+        scalars = {k: v for k, v in value.items() if isinstance(v, str | int | float | bool)}
+        if any(isinstance(v, int | float) and not isinstance(v, bool) for v in scalars.values()):
+            cells = ", ".join(f"{k}: {v if isinstance(v, str) else json.dumps(v)}" for k, v in scalars.items())
+            return [cells] + [s for v in value.values() if isinstance(v, dict | list) for s in _texts(v)]
+        return [s for v in value.values() for s in _texts(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _texts(v)]
+    return [value] if isinstance(value, str) else []
+
+
 def _pieces(output: str) -> list[str]:
-    """The lines of one result: sentences of prose, list items, and table rows with their header."""
+    """The lines of one result: sentences of prose, list items, and table rows with their header
+    (a JSON record's cells on one line: a figure is never left out of its row)."""
     text = output.strip()
     if text[:1] in "[{":
         try:
-            texts = _strings(json.loads(text))
+            texts = _texts(json.loads(text))
         except (ValueError, RecursionError):  # not JSON, or nested past Python's limit
             texts = [text]
     else:
