@@ -870,6 +870,21 @@ def test_a_plain_text_table_reads_as_rows_that_name_their_columns() -> None:
     # they are.
     (bare,) = BM25Index.from_documents([("t.txt", "A  $42  $300\nB  $55  $300\nC  $78  $500\n")]).search("c", 1)
     assert "C, $78, $500;" in bare.snippet
+    # A price list of two columns is rows too: joined as prose, "… (scale and polish)     £62
+    # Hygienist appointment, 45 minutes …" ran one item into the next.
+    prices = (
+        "3.2 Hygiene\n"
+        "    Hygienist appointment, 30 minutes (scale and polish)     £62\n"
+        "    Hygienist appointment, 45 minutes (scale and polish)     £85\n"
+        "    Airflow stain removal, added to a hygiene visit          £25\n"
+    )
+    assert _sentences(prices)[1:] == [
+        "Hygienist appointment, 30 minutes (scale and polish), £62;",
+        "Hygienist appointment, 45 minutes (scale and polish), £85;",
+        "Airflow stain removal, added to a hygiene visit, £25;",
+    ]
+    two = "Name:  Ann Lee\nRoom:  2.01\n"  # two lines are still no table
+    assert _sentences(two) == ["Name:  Ann Lee Room:  2.01"]
 
 
 def test_a_snippet_brings_every_row_the_query_names_even_far_apart() -> None:

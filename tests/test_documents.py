@@ -92,6 +92,21 @@ def test_csv_rows_are_searchable_and_cited_by_rows(ws: Workspace) -> None:
     assert hit["section"] == "rows 1–2" and hit["snippet"].startswith("sku: A1, name: Watering can, stock: 4")
 
 
+def test_a_tables_column_names_count_once_however_many_rows_name_them(ws: Workspace) -> None:
+    """Each row of a table names its columns; counted once a row, "cost" in three columns of a
+    bills table outranked the price list a question was about ("hygienist teeth cleaning cost")."""
+    bills = "month,electricity_cost_gbp,gas_cost_gbp,water_cost_gbp\n" + "".join(
+        f"2023-{m:02d},{90 + m}.50,{150 + m}.25,{20 + m}.10\n" for m in range(1, 13)
+    )
+    ws.add("bills.csv", bills.encode())
+    prices = "# Treatment prices\n\nHygienist appointment, 30 minutes: £62.\nAll-ceramic crown: £610.\n"
+    ws.add("dental.md", prices.encode())
+    ws.add("notes.md", b"# Notes\n\nKeep receipts for a year.\n")
+    hits = ws.search("hygienist teeth cleaning cost", 2)
+    assert [h.file for h in hits] == ["dental.md", "bills.csv"]
+    assert ws.search("gas cost in march", 1)[0].file == "bills.csv"  # still found by its columns
+
+
 def test_a_word_no_document_has_is_looked_up_by_its_near_spellings(ws: Workspace) -> None:
     """The model wrote "lasagna" for the recipe's "lasagne"; a word some document has is matched
     only as it is, and short words get no near spellings ("stick" is one letter from "stock")."""

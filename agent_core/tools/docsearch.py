@@ -257,7 +257,9 @@ _RULE_CELL = re.compile(r"^[-=_:+]{2,}$")
 _FIGURE_CELL = re.compile(r"^[^\w\s]{0,2}\s?[\d.,]+\s?(?:%|[^\W\d_]{1,3})?$")
 """A cell that is only a figure ("$42", "1,200", "12%", "5 kg")."""
 MIN_ALIGNED = 3
-"""Lines (header included) and cells a plain-text table needs before its lines are read as rows."""
+"""Lines (header included) a plain-text table needs before its lines are read as rows."""
+MIN_ALIGNED_CELLS = 2
+"""Cells each of its lines needs: a price list is two ("Hygienist appointment, 30 minutes    £62")."""
 
 
 def _aligned_tables(lines: Sequence[str]) -> dict[int, tuple[list[str], list[str] | None]]:
@@ -268,7 +270,7 @@ def _aligned_tables(lines: Sequence[str]) -> dict[int, tuple[list[str], list[str
     row lost its columns ("Deposit Damage excess A Economy … $300 $1,200 B Compact …") and the
     model took one group's deposit for another's. A table here is :data:`MIN_ALIGNED` or more
     lines in a row that each split at runs of two or more spaces (or tabs) into the same number
-    (:data:`MIN_ALIGNED` or more) of cells, a rule of dashes under the first line aside, and not
+    (:data:`MIN_ALIGNED_CELLS` or more) of cells, a rule of dashes under the first line aside, and not
     lines of sentences (most cells ending in ".", "!" or "?": prose with two spaces after each
     period). Its first line is the header when a rule follows it, or when it has fewer cells with
     a digit, or fewer cells that are only a figure, than the line below it ("Plan  2024 price")."""
@@ -287,7 +289,7 @@ def _aligned_tables(lines: Sequence[str]) -> dict[int, tuple[list[str], list[str
         table = [split[k] for k in range(n, end) if k != rule]
         cells = [c for row in table for c in row]
         start, n = n, max(end, n + 1)
-        if width < MIN_ALIGNED or len(table) < MIN_ALIGNED:
+        if width < MIN_ALIGNED_CELLS or len(table) < MIN_ALIGNED:
             continue
         if sum(c.endswith((".", "!", "?")) for c in cells) * 2 > len(cells):  # lines of sentences
             continue

@@ -34,7 +34,7 @@ from agent_core.tools.documents.parse import Parsed, Table
 
 log = logging.getLogger("agent_core.tools.documents.index")
 
-INDEX_FORMAT = "3"
+INDEX_FORMAT = "4"
 """Bump when the stored rows change meaning: an index of another format is rebuilt."""
 
 _SCHEMA = """
@@ -111,8 +111,19 @@ class TableInfo:
     rows: int
 
 
+MIN_ROWS_NAMED = 3
+"""Lines of table rows a part needs before the words every row has count once."""
+
+
 def _postings(title: str, text: str) -> tuple[dict[str, float], float]:
     tf: dict[str, float] = dict(Counter(tokenize(text)))
+    rows = text.splitlines()
+    if len(rows) >= MIN_ROWS_NAMED and all(r.startswith("- ") and r.endswith(";") for r in rows):
+        # A table's rows each name their columns ("- month: 2023-01, gas_cost_gbp: 190.55;"): a
+        # column's name is said once per row, and counted so it outweighed what a question asks
+        # ("hygienist … cost" found a bills table's 36 "cost"s before the price list's hygienist).
+        for token in set.intersection(*(set(tokenize(r)) for r in rows)):
+            tf[token] = 1.0
     for token in tokenize(title):
         tf[token] = tf.get(token, 0.0) + TITLE_WEIGHT
     return tf, float(sum(tf.values()))
