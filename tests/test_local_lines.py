@@ -50,6 +50,11 @@ def test_a_json_record_is_one_line_with_its_figures() -> None:
         "month: 2024-03, sum of electricity_kwh: 303",
     ]
     nested = json.dumps({"table": "u.csv", "rows": 2, "result": [{"name": "Trowel", "price": 8.5, "in_stock": True}]})
+    # a search hit's page number does not make its snippet one line: the snippet is read by sentence
+    hit = {"file": "report.pdf", "page": 7, "snippet": "The trowel costs £8.50 in stores. " + "It is steel. " * 6}
+    assert candidate_lines("trowel price?", [block(0, "search_documents", {}, json.dumps([hit]))])[0] == (
+        "The trowel costs £8.50 in stores."
+    )
     # the outer object's own cells are a short line sharing no word with the request: a label
     assert candidate_lines("trowel price?", [block(0, "query_table", {}, nested)]) == [
         "name: Trowel, price: 8.5, in_stock: true"

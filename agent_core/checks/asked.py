@@ -21,9 +21,10 @@ A goal that asks a price ("how much does it cost", "이용료가 얼마예요") 
 question about something else ("이용료는 22°C입니다", "현재 22°C로 점검해주세요"), and a price
 also against dates and times of day alone ("가격은 … 2025년 3월 1일부터 적용됩니다"), unless the
 answer says it in words ("free", "무료"): a price is often answered with days or a percentage
-("free for 14 days", "10% off"), a date with an amount ("$1,200, due on the 1st"). "How much does it weigh", "거리가 얼마예요" and "얼마나 걸려요" ask no
-price; "when" meaning "if" ("a fee when I return late?") and "언제든지" ask no date; a goal about
-a temperature ("언제 가장 따뜻해요?") is not judged so.
+("free for 14 days", "10% off"), a date with an amount ("$1,200, due on the 1st"). "How much
+does it weigh", "거리가 얼마예요" and "얼마나 걸려요" ask no price; "when" meaning "if" ("a fee when
+I return late?") and "언제든지" ask no date; a goal about a temperature ("언제 가장 따뜻해요?") is
+not judged so.
 
 A price asked for several ("How much do 150 units cost?", "3박이면 얼마예요?"), or a total asked
 ("we're 5 people for 3 nights, what's the total?"), is not answered by prices per one alone

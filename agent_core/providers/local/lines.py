@@ -46,13 +46,20 @@ def _strings(value: object) -> list[str]:
     return []
 
 
+MAX_CELL_CHARS = 80
+"""Longest text value of an object read as a record: a longer one is a passage to read sentence by
+sentence (a PDF search hit has a page number beside its snippet)."""
+
+
 def _texts(value: object) -> list[str]:
     """The texts of a JSON result to read lines from, in order: a record (an object with a number
-    among its values: a table's row, a reading) as one text of its cells, "name: value, …"; other
-    objects' and lists' text values one by one (a search hit's file, section and snippet)."""
+    among its values and only short texts: a table's row, a reading) as one text of its cells,
+    "name: value, …"; other objects' and lists' text values one by one (a search hit's file,
+    section and snippet)."""
     if isinstance(value, dict):
         scalars = {k: v for k, v in value.items() if isinstance(v, str | int | float | bool)}
-        if any(isinstance(v, int | float) and not isinstance(v, bool) for v in scalars.values()):
+        short = all(len(v) <= MAX_CELL_CHARS for v in scalars.values() if isinstance(v, str))
+        if short and any(isinstance(v, int | float) and not isinstance(v, bool) for v in scalars.values()):
             cells = ", ".join(f"{k}: {v if isinstance(v, str) else json.dumps(v)}" for k, v in scalars.items())
             return [cells] + [s for v in value.values() if isinstance(v, dict | list) for s in _texts(v)]
         return [s for v in value.values() for s in _texts(v)]
