@@ -38,6 +38,22 @@ def test_rows_that_name_their_columns_are_offered_one_by_one() -> None:
     assert "Nightly rate: Adult, Members: $12, Guests: $18;" in lines
 
 
+def test_the_rows_of_a_table_with_no_header_are_offered_one_by_one() -> None:
+    """A plain-text price list's rows come in one snippet, each ending in its figure; offered as
+    one line of three prices, the model picked another line's."""
+    snippet = (
+        "Hygienist appointment, 30 minutes (scale and polish), £62; Hygienist appointment, 45 minutes "
+        "(scale and polish), £85; Airflow stain removal, added to a hygiene visit, £25;"
+    )
+    hits = json.dumps([{"file": "dental.txt", "section": "3.2 Hygiene", "snippet": snippet}])
+    lines = candidate_lines("half hour hygienist appointment cost", [block(0, "search_documents", {}, hits)])
+    assert lines[:3] == [
+        "Hygienist appointment, 30 minutes (scale and polish), £62;",
+        "Hygienist appointment, 45 minutes (scale and polish), £85;",
+        "Airflow stain removal, added to a hygiene visit, £25;",
+    ]
+
+
 def test_a_json_record_is_one_line_with_its_figures() -> None:
     """A table tool's rows (and any object with numbers among its values) are offered row by row,
     each cell after its name: offered their text cells alone ("2024-03"), the rows lost their

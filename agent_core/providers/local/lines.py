@@ -30,8 +30,9 @@ MAX_LINES = 6
 MAX_LINE_CHARS = 240
 
 _SENTENCE = re.compile(r"(?<=[.!?。])\s+(?=[A-Z0-9\"'(가-힣])")
-_NEXT_ROW = re.compile(r"(?<=;)\s+(?=[^\s:;,][^:;,]{0,40}: )")
-"""Between two table rows of a search snippet, each naming its columns ("…, B: 2; A: 3, …")."""
+_NEXT_ROW = re.compile(r"(?<=;)\s+(?=[^\s:;,][^:;,]{0,40}: )|(?<=\d;)\s+(?=[A-Z\uac00-\ud7a3])")
+"""Between two table rows of a search snippet, each naming its columns ("…, B: 2; A: 3, …"), or
+of a table with no header, one ending in a figure ("…, £62; Hygienist appointment, …")."""
 _TABLE_RULE = re.compile(r"^\|?\s*:?-{2,}")
 
 
