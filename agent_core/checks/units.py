@@ -13,6 +13,7 @@ Pure functions over the claims of :mod:`agent_core.checks.claims`.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
@@ -239,6 +240,7 @@ _CELL_UNITS = frozenset({"kwh", "wh", "mwh", "m2", "m3", "mm", "g", "l"})
 """Units a column's name ends with that the unit words above leave out (they read two ways in prose)."""
 
 
+@functools.lru_cache(maxsize=256)
 def _name_unit(name: str) -> str | None:
     """The unit a column's name ends with, after an underscore or a space ("gas_kwh" → "kwh",
     "price_gbp" → "gbp", "sum of water_m3" → "m3"); None when its last word is no known unit
