@@ -275,6 +275,7 @@ def bench_profile(goals: int, grammar_checks: int = 3) -> None:
     import yaml
 
     from agent_core.providers import local
+    from agent_core.providers.local.engine import current as current_engine
     from agent_core.run.loop import run_to_end
     from agent_core.settings import Settings
     from agent_core.tools.builtins import build_default_registry
@@ -286,8 +287,8 @@ def bench_profile(goals: int, grammar_checks: int = 3) -> None:
     rows: list[dict[str, Any]] = []
     real = local.LocalProvider._generate
 
-    def recording(self: Any, engine: Any, body: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
-        content, final, elapsed = real(self, engine, body, *args, **kwargs)
+    def recording(self: Any, turn: Any, body: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        content, final, elapsed = real(self, turn, body, *args, **kwargs)
         kind = "answer" if '"answer"' in body["grammar"] else "call"
         rows.append({"kind": kind, "ms": elapsed, "body": body, **(final.get("timings") or {})})
         return content, final, elapsed
@@ -297,7 +298,8 @@ def bench_profile(goals: int, grammar_checks: int = 3) -> None:
     before = load()
     for goal in chosen:
         run_to_end(goal["goal"], provider=provider, registry=build_default_registry(settings), settings=settings)
-    engine = local._ENGINE
+    engine = current_engine()
+    assert engine is not None, "the local model was not loaded"
     overhead = []
     for row in [r for r in rows if r.get("predicted_n", 0) >= 8][:grammar_checks]:
         free = {k: v for k, v in row["body"].items() if k not in ("grammar", "stream", "return_progress")}
