@@ -125,6 +125,56 @@ def test_a_plain_text_heading_between_rule_lines_titles_its_section(ws: Workspac
     assert [h.section for h in ws.search("lentil soup", 3)] == ["2. LENTIL SOUP"]
 
 
+POLICIES = """PRACTICE POLICIES
+
+
+1. OPENING HOURS
+
+1.1 Monday      08:30 - 17:30
+    Tuesday     08:30 - 19:30
+
+1.2 We are closed on bank holidays.
+
+
+2. TREATMENT FEES
+
+2.1 Hygiene
+    Hygienist appointment, 30 minutes      £62
+    Hygienist appointment, 45 minutes      £85
+
+The standard after-school session runs from 15:15 to 17:00 and costs 9.50
+pounds per session.
+"""
+
+
+def test_a_plain_text_heading_of_its_own_line_heads_the_paragraphs_under_it(ws: Workspace) -> None:
+    """ "1. OPENING HOURS" alone on its line was a hit of its own with nothing under it (a search for
+    opening hours showed the heading and no hours); it now heads the paragraphs that follow, until
+    the next heading, and a paragraph with no title of its own is cited by it."""
+    ws.add("policies.txt", POLICIES.encode())
+    hits = ws.search("opening hours", 3)
+    assert all(h.snippet.strip() != "1. OPENING HOURS" for h in hits)
+    assert "19:30" in hits[0].snippet + hits[1].snippet
+    assert {h.section for h in hits[:2]} <= {"1.1 Monday      08:30 - 17:30", "1. OPENING HOURS"}
+    (fees,) = ws.search("treatment fees hygienist", 1)  # the sub-section ranks by its parent's words
+    assert fees.section == "2.1 Hygiene" and "£62" in fees.snippet
+
+
+def test_wrapped_prose_is_not_split_into_a_title_and_a_fragment() -> None:
+    """A hard-wrapped sentence's first line was taken for the paragraph's title: the hit showed
+    "pounds per session." under a section named after the rest of the sentence."""
+    from agent_core.tools.docsearch import split_sections
+
+    sections = {s.text.splitlines()[0]: s for s in split_sections("handbook.txt", POLICIES)}
+    prose = next(s for first, s in sections.items() if first.startswith("The standard after-school"))
+    assert "9.50\npounds per session." in prose.text and prose.title == "2. TREATMENT FEES"
+    assert sections["Tuesday     08:30 - 19:30"].parent == "1. OPENING HOURS"
+    assert not any(s.text.strip() in ("1. OPENING HOURS", "2. TREATMENT FEES") for s in sections.values())
+    markdown = "# Prices\n\n## Carpets\n\n### Stairs\n\nUp to 14 steps: £38\n"
+    (stairs,) = split_sections("prices.md", markdown)
+    assert (stairs.title, stairs.parent) == ("Stairs", "Carpets") and "Carpets" in stairs.title_words
+
+
 # --------------------------------------------------------------------------- the index
 
 

@@ -128,6 +128,15 @@ class Section:
     title: str
     text: str
     doc_title: str
+    parent: str = ""
+    """The headings above the section's own: a plain-text "3. TREATMENT FEES" above its "3.2 Hygiene"
+    paragraph, a Markdown "## Carpets" above "### Stairs". Their words rank like the title's; a
+    hit still cites the section by its own title."""
+
+    @property
+    def title_words(self) -> str:
+        """Every heading that counts for the section's ranking: its title, its parents', the document's."""
+        return "\n".join(dict.fromkeys(t for t in (self.title, self.parent, self.doc_title) if t))
 
 
 def _chunks(text: str) -> list[str]:
@@ -144,37 +153,99 @@ def _chunks(text: str) -> list[str]:
     return pieces
 
 
+_NUMBER = re.compile(r"^(\d+(?:\.\d+)*)[.)]?\s+\S")
+MAX_HEADING_CHARS = 60
+
+
+def _heading_level(line: str) -> int | None:
+    """How deep a one-line plain-text paragraph heads what follows it ("3. TREATMENT FEES": 1,
+    "3.2 Hygiene": 2, "OPENING HOURS": 1), or None for a line that is no heading: a long one, a
+    sentence (it ends in punctuation), or one neither numbered nor in capitals."""
+    line = line.strip()
+    letters = [c for c in line if c.isalpha()]
+    if not letters or len(line) > MAX_HEADING_CHARS or line[-1] in ".,;:!?" or line[0] in "-*+>":
+        return None  # no words, a sentence, or a bullet
+    number = _NUMBER.match(line)
+    if number:
+        return number.group(1).count(".") + 1
+    capitals = len(letters) >= 3 and not any(c.islower() for c in letters) and any(c.isupper() for c in letters)
+    return 1 if capitals else None
+
+
+def _markdown_sections(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """A Markdown text's ``(title, parents, body)`` pieces and its title (its one ``#`` heading)."""
+    doc_title, title, parents = "", "", ""
+    stack: list[tuple[int, str]] = []
+    lines: list[str] = []
+    raw: list[tuple[str, str, str]] = []
+    for line in text.splitlines():
+        match = _HEADING.match(line)
+        if not match:
+            lines.append(line)
+            continue
+        raw.append((title, parents, "\n".join(lines)))
+        level, title, lines = len(match.group(1)), match.group(2), []
+        doc_title = doc_title or (title if level == 1 else "")
+        stack = [(lv, t) for lv, t in stack if lv < level]
+        parents = "\n".join(t for lv, t in stack if lv > 1)
+        stack.append((level, title))
+    raw.append((title, parents, "\n".join(lines)))
+    return doc_title, raw
+
+
+def _plain_sections(text: str) -> list[tuple[str, str, str]]:
+    """A plain text's ``(title, parents, body)`` paragraphs: a paragraph's short first line titles it,
+    and a one-line heading paragraph (:func:`_heading_level`) heads the paragraphs after it instead
+    of being a hit of its own (a search showed "OPENING HOURS" and nothing under it). One followed
+    by a heading as deep as itself, or by nothing, stays a paragraph: it heads nothing."""
+    paragraphs = []
+    for para in re.split(r"\n\s*\n", text):
+        lines = [line for line in para.strip().splitlines() if not _RULE_LINE.match(line)]
+        if lines:
+            paragraphs.append((para, lines))
+    levels = [_heading_level(lines[0]) if len(lines) == 1 else None for _, lines in paragraphs]
+    raw: list[tuple[str, str, str]] = []
+    stack: list[tuple[int, str]] = []
+    for i, (para, lines) in enumerate(paragraphs):
+        level = levels[i]
+        after = levels[i + 1] if i + 1 < len(paragraphs) else 0
+        if level is not None and (after is None or after > level):  # it heads a body or a deeper heading
+            stack = [(lv, t) for lv, t in stack if lv < level] + [(level, lines[0].strip())]
+            continue
+        parents = "\n".join(t for _, t in stack)
+        if len(lines) > 1 and _titles(lines[0], lines[1]) and 0 not in _aligned_tables(lines):
+            raw.append((lines[0].strip(), parents, "\n".join(lines[1:])))
+        else:  # cited by the heading it is under
+            raw.append((stack[-1][1] if stack else "", parents, para))
+    return raw
+
+
+def _titles(first: str, second: str) -> bool:
+    """Whether a paragraph's first line is its title ("3.2 Hygiene") rather than the start of
+    wrapped prose ("… runs from 15:15 to 17:00 and costs 9.50" / "pounds per session."): short,
+    not a sentence's end or middle, and the next line does not go on in lower case."""
+    first, second = first.strip(), second.strip()
+    return (
+        len(first) <= MAX_HEADING_CHARS
+        and first[-1:] not in (".", ",", ";", "!", "?")
+        and not (second[:1].isalpha() and second[:1].islower())
+    )
+
+
 def split_sections(document: str, text: str) -> list[Section]:
     """Sections of one document; ``document`` is its name (Markdown when it ends in .md)."""
     stem = document.rsplit("/", 1)[-1].rsplit(".", 1)[0].replace("_", " ")
-    raw: list[tuple[str, str]] = []
     if document.lower().endswith((".md", ".markdown")):
-        doc_title, title = "", ""
-        lines: list[str] = []
-        for line in text.splitlines():
-            match = _HEADING.match(line)
-            if match:
-                raw.append((title, "\n".join(lines)))
-                title, lines = match.group(2), []
-                doc_title = doc_title or (title if len(match.group(1)) == 1 else "")
-            else:
-                lines.append(line)
-        raw.append((title, "\n".join(lines)))
+        doc_title, raw = _markdown_sections(text)
         doc_title = doc_title or stem
     else:
-        doc_title = stem
-        for para in re.split(r"\n\s*\n", text):
-            para_lines = [line for line in para.strip().splitlines() if not _RULE_LINE.match(line)]
-            if len(para_lines) > 1 and len(para_lines[0]) <= 80 and 0 not in _aligned_tables(para_lines):
-                raw.append((para_lines[0].strip(), "\n".join(para_lines[1:])))
-            else:
-                raw.append(("", para))
+        doc_title, raw = stem, _plain_sections(text)
     sections = []
-    for title, body in raw:
+    for title, parents, body in raw:
         if not body.strip():
             continue
         for chunk in _chunks(body.strip()):
-            sections.append(Section(document, title or doc_title, chunk.strip(), doc_title))
+            sections.append(Section(document, title or doc_title, chunk.strip(), doc_title, parents))
     return sections
 
 
@@ -200,9 +271,7 @@ class BM25Index:
     def __post_init__(self) -> None:
         for section in self.sections:
             tf: dict[str, float] = dict(Counter(tokenize(section.text)))
-            title_tokens = tokenize(section.title)
-            if section.doc_title != section.title:
-                title_tokens += tokenize(section.doc_title)
+            title_tokens = tokenize(section.title_words)
             for token in title_tokens:
                 tf[token] = tf.get(token, 0.0) + TITLE_WEIGHT
             self._tf.append(tf)

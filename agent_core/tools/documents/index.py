@@ -34,7 +34,7 @@ from agent_core.tools.documents.parse import Parsed, Table
 
 log = logging.getLogger("agent_core.tools.documents.index")
 
-INDEX_FORMAT = "4"
+INDEX_FORMAT = "5"
 """Bump when the stored rows change meaning: an index of another format is rebuilt."""
 
 _SCHEMA = """

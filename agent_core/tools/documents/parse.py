@@ -138,10 +138,7 @@ def parse(name: str, path: Path, *, max_pages: int, timeout: float) -> Parsed:
 
 def _sections(name: str, text: str) -> list[Part]:
     """Heading (or paragraph) sections, cited by their heading; the document's title counts extra too."""
-    return [
-        Part(None, s.title, s.title if s.doc_title == s.title else f"{s.title}\n{s.doc_title}", s.text)
-        for s in split_sections(name, text)
-    ]
+    return [Part(None, s.title, s.title_words, s.text) for s in split_sections(name, text)]
 
 
 def _pdf(name: str, pages: list[str]) -> Parsed:
@@ -155,7 +152,7 @@ def _pdf(name: str, pages: list[str]) -> Parsed:
             continue
         shown.append(f"[{name}, p. {number}]\n{text}")
         for section in split_sections(os.path.splitext(name)[0] + ".txt", text):
-            parts.append(Part(number, None, section.title, section.text))
+            parts.append(Part(number, None, "\n".join(filter(None, (section.title, section.parent))), section.text))
     if pages and empty == len(pages):
         note = "no text found — this looks like a scan (its pages are images), so it cannot be searched"
     elif empty:
