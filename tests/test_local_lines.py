@@ -54,6 +54,21 @@ def test_the_rows_of_a_table_with_no_header_are_offered_one_by_one() -> None:
     ]
 
 
+def test_the_passages_a_snippet_joins_over_an_omission_are_lines_of_their_own() -> None:
+    """A snippet marks text left out with "…"; read as one line, a notice rule and another case's
+    fee (£40, a missed appointment) shared the request's words twice over, came first and were
+    picked as the price of the visit."""
+    snippet = (
+        "5.2 Hygienist appointments: please give at least 48 hours' notice to cancel or move. … "
+        "Missed hygienist appointments: £40"
+    )
+    hits = json.dumps([{"file": "dental.txt", "section": "5. Appointments", "snippet": snippet}])
+    lines = candidate_lines("hygienist appointment cost", [block(0, "search_documents", {}, hits)])
+    assert "Missed hygienist appointments: £40" in lines
+    assert "5.2 Hygienist appointments: please give at least 48 hours' notice to cancel or move." in lines
+    assert not any("…" in line for line in lines)
+
+
 def test_a_json_record_is_one_line_with_its_figures() -> None:
     """A table tool's rows (and any object with numbers among its values) are offered row by row,
     each cell after its name: offered their text cells alone ("2024-03"), the rows lost their

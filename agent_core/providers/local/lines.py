@@ -34,6 +34,10 @@ _NEXT_ROW = re.compile(r"(?<=;)\s+(?=[^\s:;,][^:;,]{0,40}: )|(?<=\d;)\s+(?=[A-Z\
 """Between two table rows of a search snippet, each naming its columns ("…, B: 2; A: 3, …"), or
 of a table with no header, one ending in a figure ("…, £62; Hygienist appointment, …")."""
 _TABLE_RULE = re.compile(r"^\|?\s*:?-{2,}")
+_OMISSION = re.compile(r"(?:^|\s+)…\s+")
+"""Where a search snippet left text out ("… "): the passages on either side are not one line (the
+model took "5.2 Hygienist appointments: … notice. … hygienist appointments: £40", a missed
+appointment's fee, for the price of a hygienist's visit)."""
 
 
 def _strings(value: object) -> list[str]:
@@ -94,7 +98,13 @@ def _pieces(output: str) -> list[str]:
                 pieces.append(f"{header} {line}")
                 continue
             header = None
-            pieces += [r.strip() for s in _SENTENCE.split(line) for r in _NEXT_ROW.split(s) if len(r.strip()) > 3]
+            pieces += [
+                r.strip()
+                for part in _OMISSION.split(line)
+                for s in _SENTENCE.split(part)
+                for r in _NEXT_ROW.split(s)
+                if len(r.strip()) > 3
+            ]
     return pieces
 
 
