@@ -885,6 +885,12 @@ def test_a_plain_text_table_reads_as_rows_that_name_their_columns() -> None:
     ]
     two = "Name:  Ann Lee\nRoom:  2.01\n"  # two lines are still no table
     assert _sentences(two) == ["Name:  Ann Lee Room:  2.01"]
+    # Dot leaders part the columns too (read as prose, four rows ran into one line of four
+    # prices); three dots are an ellipsis.
+    leaders = "Manual, 10 hours ......... £400\nManual, 20 hours ......... £780\nAutomatic, 10 hours ...... £440\n"
+    assert _sentences(leaders) == ["Manual, 10 hours, £400;", "Manual, 20 hours, £780;", "Automatic, 10 hours, £440;"]
+    ellipsis = "Wait... then pay.\nSo... it is £5.\nAnd... done.\n"
+    assert not any(x.endswith(";") for x in _sentences(ellipsis))
 
 
 def test_a_snippet_brings_every_row_the_query_names_even_far_apart() -> None:

@@ -321,7 +321,10 @@ def _row_sentence(cells: list[str], header: list[str] | None) -> str:
     return ", ".join(named + [c for c in cells[len(header) :] if c]) + ";"
 
 
-_COLUMN_GAP = re.compile(r"\s{2,}|\t")
+_COLUMN_GAP = re.compile(r"\s{2,}|\t|\s*\.{4,}\s*")
+"""Between two cells of a plain-text table: a run of spaces, a tab, or dot leaders ("Manual, 10
+hours ......... £400"; read as prose, four such rows ran into one line of four prices). Three dots
+are an ellipsis, not a gap."""
 _RULE_CELL = re.compile(r"^[-=_:+]{2,}$")
 _FIGURE_CELL = re.compile(r"^[^\w\s]{0,2}\s?[\d.,]+\s?(?:%|[^\W\d_]{1,3})?$")
 """A cell that is only a figure ("$42", "1,200", "12%", "5 kg")."""
