@@ -893,6 +893,34 @@ def test_a_plain_text_table_reads_as_rows_that_name_their_columns() -> None:
     assert not any(x.endswith(";") for x in _sentences(ellipsis))
 
 
+def test_a_list_item_carries_the_sentence_it_goes_on_from() -> None:
+    """The item "hygienist appointments: £40" came alone into a snippet and read as the price of a
+    visit; it is the charge for missing one, which the sentence before the list says. Items under
+    a sentence ending in ":" carry it, as a table's rows carry their column names."""
+    from agent_core.tools.docsearch import MAX_LEAD_CHARS, _sentences
+
+    text = (
+        "5.2 Please give 48 hours' notice to cancel.\n"
+        "5.3 If you cancel with less notice, or do not attend, we charge:\n"
+        "    - examination appointments: £25\n"
+        "    - hygienist appointments: £40\n\n"
+        "5.4 We send a text reminder 2 days before.\n"
+    )
+    lead = "5.3 If you cancel with less notice, or do not attend, we charge:"
+    assert _sentences(text) == [
+        "5.2 Please give 48 hours' notice to cancel.",
+        lead,
+        f"{lead} examination appointments: £25",
+        f"{lead} hygienist appointments: £40",
+        "5.4 We send a text reminder 2 days before.",
+    ]
+    plain = "Bring:\n- a towel\n- water\n\nThe walk is 5 km.\n- a list with no lead-in\n"
+    assert _sentences(plain)[1:3] == ["Bring: a towel", "Bring: water"]
+    assert "a list with no lead-in" in _sentences(plain)
+    long_lead = "x" * MAX_LEAD_CHARS + ":\n- item one\n"
+    assert _sentences(long_lead)[-1] == "item one"
+
+
 def test_a_snippet_brings_every_row_the_query_names_even_far_apart() -> None:
     """Two rows a comparison names, with other rows between them, both reach the snippet (an
     omission is marked "…"); the best row's neighbours alone left the second one out."""

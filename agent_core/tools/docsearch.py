@@ -15,7 +15,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from agent_core.text.contacts import EMAIL, PHONE, is_phone
@@ -392,6 +392,7 @@ def _sentences_and_rows(text: str) -> tuple[list[str], set[int]]:
     lines = text.splitlines()
     header: list[str] | None = None
     rows: set[int] = set()  # the blocks that are a table row: one sentence, whatever its periods
+    leads: dict[int, str] = {}  # the list items' blocks: the sentence each goes on from, or ""
     aligned = _aligned_tables(lines)
     for n, line in enumerate(lines):
         stripped = line.strip()
@@ -418,6 +419,8 @@ def _sentences_and_rows(text: str) -> tuple[list[str], set[int]]:
             blocks.append([])
             continue
         if _ITEM.match(line) or not blocks:
+            if _ITEM.match(line):
+                leads[len(blocks)] = _lead_in(blocks, leads)
             blocks.append([])
         blocks[-1].append(_MARKUP.sub("", stripped).strip())
     sentences: list[str] = []
@@ -428,8 +431,29 @@ def _sentences_and_rows(text: str) -> tuple[list[str], set[int]]:
             table_rows.add(len(sentences))
             sentences.append(joined)
         else:
-            sentences.extend(s for s in _SENTENCE_END.split(joined) if s)
+            split = [s for s in _SENTENCE_END.split(joined) if s]
+            if split and leads.get(n):
+                split[0] = f"{leads[n]} {split[0]}"
+            sentences.extend(split)
     return sentences, table_rows
+
+
+MAX_LEAD_CHARS = 120
+"""Longest sentence a list's items carry as their lead-in."""
+
+
+def _lead_in(blocks: Sequence[Sequence[str]], leads: Mapping[int, str]) -> str:
+    """The sentence a list item goes on from: the one just before the list when it ends in ":"
+    ("If you cancel with less notice, or do not attend, we charge:"), carried by every item of the
+    list, as a table's rows carry their column names. Alone, the item "hygienist appointments:
+    £40" read as the price of a visit, not the charge for missing one."""
+    if not blocks:
+        return ""
+    if (len(blocks) - 1) in leads:  # the item before in the same list
+        return leads[len(blocks) - 1]
+    joined = " ".join(part for part in blocks[-1] if part)
+    last = _SENTENCE_END.split(joined)[-1].strip() if joined else ""
+    return last if last.endswith(":") and len(last) <= MAX_LEAD_CHARS else ""
 
 
 def snippet_of(text: str, terms: list[str]) -> str:
