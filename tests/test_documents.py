@@ -173,6 +173,9 @@ def test_wrapped_prose_is_not_split_into_a_title_and_a_fragment() -> None:
     markdown = "# Prices\n\n## Carpets\n\n### Stairs\n\nUp to 14 steps: £38\n"
     (stairs,) = split_sections("prices.md", markdown)
     assert (stairs.title, stairs.parent) == ("Stairs", "Carpets") and "Carpets" in stairs.title_words
+    nested = split_sections("n.txt", "1. FEES\n\n1.1 HYGIENE\n\nA visit is £62.\n")[0]
+    assert (nested.title, nested.parent) == ("1.1 HYGIENE", "1. FEES\n1.1 HYGIENE")
+    assert nested.title_words.splitlines() == ["1.1 HYGIENE", "1. FEES", "n"]  # each heading counted once
 
 
 # --------------------------------------------------------------------------- the index

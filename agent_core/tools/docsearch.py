@@ -136,7 +136,7 @@ class Section:
     @property
     def title_words(self) -> str:
         """Every heading that counts for the section's ranking: its title, its parents', the document's."""
-        return "\n".join(dict.fromkeys(t for t in (self.title, self.parent, self.doc_title) if t))
+        return "\n".join(dict.fromkeys(t for t in (self.title, *self.parent.split("\n"), self.doc_title) if t))
 
 
 def _chunks(text: str) -> list[str]:
