@@ -132,6 +132,8 @@ class Section:
     """The headings above the section's own: a plain-text "3. TREATMENT FEES" above its "3.2 Hygiene"
     paragraph, a Markdown "## Carpets" above "### Stairs". Their words rank like the title's; a
     hit still cites the section by its own title."""
+    piece: int = 0
+    """Which heading's section or paragraph of the document it is: the chunks of a long one share it."""
 
     @property
     def title_words(self) -> str:
@@ -222,11 +224,13 @@ def _plain_sections(text: str) -> list[tuple[str, str, str]]:
 
 def _titles(first: str, second: str) -> bool:
     """Whether a paragraph's first line is its title ("3.2 Hygiene") rather than the start of
-    wrapped prose ("… runs from 15:15 to 17:00 and costs 9.50" / "pounds per session."): short,
-    not a sentence's end or middle, and the next line does not go on in lower case."""
+    wrapped prose ("… runs from 15:15 to 17:00 and costs 9.50" / "pounds per session.") or a
+    table's first row: short, one cell, not a sentence's end or middle, and the next line does not
+    go on in lower case."""
     first, second = first.strip(), second.strip()
     return (
         len(first) <= MAX_HEADING_CHARS
+        and len(_COLUMN_GAP.split(first)) == 1  # "1.1 Monday      08:30 - 17:30" is a table's row
         and first[-1:] not in (".", ",", ";", "!", "?")
         and not (second[:1].isalpha() and second[:1].islower())
     )
@@ -241,11 +245,11 @@ def split_sections(document: str, text: str) -> list[Section]:
     else:
         doc_title, raw = stem, _plain_sections(text)
     sections = []
-    for title, parents, body in raw:
+    for piece, (title, parents, body) in enumerate(raw):
         if not body.strip():
             continue
         for chunk in _chunks(body.strip()):
-            sections.append(Section(document, title or doc_title, chunk.strip(), doc_title, parents))
+            sections.append(Section(document, title or doc_title, chunk.strip(), doc_title, parents, piece))
     return sections
 
 

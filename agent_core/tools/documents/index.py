@@ -44,7 +44,7 @@ CREATE TABLE IF NOT EXISTS files (
     pages INTEGER, sections INTEGER, indexed_at REAL, note TEXT, error TEXT, text TEXT
 );
 CREATE TABLE IF NOT EXISTS parts (
-    id INTEGER PRIMARY KEY, file TEXT, page INTEGER, section TEXT, text TEXT, length REAL
+    id INTEGER PRIMARY KEY, file TEXT, page INTEGER, section TEXT, piece INTEGER, text TEXT, length REAL
 );
 CREATE INDEX IF NOT EXISTS parts_file ON parts(file);
 CREATE TABLE IF NOT EXISTS postings (term TEXT, part INTEGER, tf REAL);
@@ -159,8 +159,11 @@ class DocumentIndex:
             if row is not None:
                 log.info("document index %s is of format %s: rebuilding", self.path, row[0])
             conn.execute("BEGIN IMMEDIATE")
-            for table in ("files", "parts", "postings", "tables"):
-                conn.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed names
+            for table in ("files", "parts", "postings", "tables"):  # made again: their columns may differ
+                conn.execute(f"DROP TABLE IF EXISTS {table}")  # noqa: S608 - fixed names
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (INDEX_FORMAT,))
             conn.execute("COMMIT")
 
@@ -243,8 +246,8 @@ class DocumentIndex:
                 for part in parts:
                     tf, length = _postings(part.title, part.text)
                     cursor = conn.execute(
-                        "INSERT INTO parts (file, page, section, text, length) VALUES (?, ?, ?, ?, ?)",
-                        (name, part.page, part.section, part.text, length),
+                        "INSERT INTO parts (file, page, section, piece, text, length) VALUES (?, ?, ?, ?, ?, ?)",
+                        (name, part.page, part.section, part.piece, part.text, length),
                     )
                     conn.executemany(
                         "INSERT INTO postings VALUES (?, ?, ?)", [(t, cursor.lastrowid, f) for t, f in tf.items()]
@@ -321,7 +324,8 @@ class DocumentIndex:
         return Table(row[0], row[1], json.loads(row[2]), json.loads(row[3])) if row else None
 
     def search(self, query: str, limit: int = 3) -> list[Hit]:
-        """The best ``limit`` parts for ``query`` by BM25, one per page or section."""
+        """The best ``limit`` parts for ``query`` by BM25, one per page or section (paragraphs cited by
+        the heading they are under are hits of their own: their ``piece`` differs)."""
         terms = list(dict.fromkeys(tokenize(query)))
         if not terms:
             return []
@@ -343,14 +347,14 @@ class DocumentIndex:
                 scores[part] += idf * tf * (K1 + 1) / (tf + norm)
             ranked = sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
             hits: list[Hit] = []
-            seen: set[tuple[str, int | None, str | None]] = set()
+            seen: set[tuple[str, int | None, str | None, int | None]] = set()
             for part, score in ranked:
-                file, page, section, text = conn.execute(
-                    "SELECT file, page, section, text FROM parts WHERE id = ?", (part,)
+                file, page, section, piece, text = conn.execute(
+                    "SELECT file, page, section, piece, text FROM parts WHERE id = ?", (part,)
                 ).fetchone()
-                if (file, page, section) in seen:
+                if (file, page, section, piece) in seen:
                     continue
-                seen.add((file, page, section))
+                seen.add((file, page, section, piece))
                 hits.append(Hit(file, page, section, round(score, 2), snippet_of(text, terms)))
                 if len(hits) >= limit:
                     break

@@ -52,6 +52,9 @@ class Part:
     title: str
     """Words that count extra in the ranking: the heading (or the document's title)."""
     text: str
+    piece: int | None = None
+    """Which piece of its file the part is cut from: the chunks of one long section share it, so a
+    search shows one of them; None for a page's parts (one hit per page)."""
 
 
 @dataclass(frozen=True)
@@ -138,7 +141,7 @@ def parse(name: str, path: Path, *, max_pages: int, timeout: float) -> Parsed:
 
 def _sections(name: str, text: str) -> list[Part]:
     """Heading (or paragraph) sections, cited by their heading; the document's title counts extra too."""
-    return [Part(None, s.title, s.title_words, s.text) for s in split_sections(name, text)]
+    return [Part(None, s.title, s.title_words, s.text, s.piece) for s in split_sections(name, text)]
 
 
 def _pdf(name: str, pages: list[str]) -> Parsed:
