@@ -54,7 +54,7 @@ class Part:
     text: str
     piece: int | None = None
     """Which piece of its file the part is cut from: the chunks of one long section share it, so a
-    search shows one of them; None for a page's parts (one hit per page)."""
+    search shows one of them; None elsewhere (a PDF page's parts: one hit per page)."""
 
 
 @dataclass(frozen=True)
