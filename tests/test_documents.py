@@ -168,7 +168,7 @@ def test_wrapped_prose_is_not_split_into_a_title_and_a_fragment() -> None:
 
     sections = {s.text.splitlines()[0]: s for s in split_sections("handbook.txt", POLICIES)}
     prose = next(s for first, s in sections.items() if first.startswith("The standard after-school"))
-    assert "9.50\npounds per session." in prose.text and prose.title == "2. TREATMENT FEES"
+    assert "9.50\npounds per session." in prose.text and prose.title == "2.1 Hygiene"  # under 2.1 still
     hours = sections["1.1 Monday      08:30 - 17:30"]
     assert (hours.title, hours.parent) == ("1. OPENING HOURS", "1. OPENING HOURS")
     assert not any(s.text.strip() in ("1. OPENING HOURS", "2. TREATMENT FEES") for s in sections.values())
@@ -178,6 +178,28 @@ def test_wrapped_prose_is_not_split_into_a_title_and_a_fragment() -> None:
     nested = split_sections("n.txt", "1. FEES\n\n1.1 HYGIENE\n\nA visit is £62.\n")[0]
     assert (nested.title, nested.parent) == ("1.1 HYGIENE", "1. FEES\n1.1 HYGIENE")
     assert nested.title_words.splitlines() == ["1.1 HYGIENE", "1. FEES", "n"]  # each heading counted once
+    # A heading ends the sections of its depth whatever follows it (after review: "4. OTHER",
+    # followed by another heading, and "4. PARKING" over its first paragraph, left "3.1 X" heading
+    # what came after them).
+    later = split_sections("t.txt", "3. FEES\n\n3.1 X\n\nOne.\n\n4. OTHER\n\n5. MORE\n\nTwo.\n")
+    assert [(x.title, x.parent) for x in later][1:] == [("t", ""), ("5. MORE", "5. MORE")]
+    parking = "3. FEES\n\n3.1 X\n\nOne.\n\n4. PARKING\nParking is free.\n\nBlue badges park in front.\n"
+    assert [(x.title, x.parent) for x in split_sections("t.txt", parking)][1:] == [
+        ("4. PARKING", ""),
+        ("4. PARKING", "4. PARKING"),
+    ]
+
+
+def test_a_heading_in_a_json_value_or_a_pdf_page_still_ranks(ws: Workspace) -> None:
+    """After review: a JSON value's heading paragraph heads its text and is no part of its own, and
+    its words were lost from the index; a PDF page's parts count each heading once."""
+    from agent_core.tools.documents.parse import _pdf
+
+    ws.add("faq.json", b'{"policy": "REFUNDS\\n\\nYou can return items within 30 days."}')
+    (hit,) = ws.search("refunds", 1)
+    assert hit.file == "faq.json" and "30 days" in hit.snippet
+    (part,) = _pdf("x.pdf", ["3. FEES\n\n3.1 Checkup\n\nA checkup costs 30 pounds."]).parts
+    assert part.title.splitlines() == ["3.1 Checkup", "3. FEES"]
 
 
 # --------------------------------------------------------------------------- the index

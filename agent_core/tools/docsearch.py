@@ -136,9 +136,14 @@ class Section:
     """Which heading's section or paragraph of the document it is: the chunks of a long one share it."""
 
     @property
+    def headings(self) -> str:
+        """Its title and its parents' headings, each once."""
+        return "\n".join(dict.fromkeys(t for t in (self.title, *self.parent.split("\n")) if t))
+
+    @property
     def title_words(self) -> str:
         """Every heading that counts for the section's ranking: its title, its parents', the document's."""
-        return "\n".join(dict.fromkeys(t for t in (self.title, *self.parent.split("\n"), self.doc_title) if t))
+        return "\n".join(dict.fromkeys(t for t in (*self.headings.split("\n"), self.doc_title) if t))
 
 
 def _chunks(text: str) -> list[str]:
@@ -155,7 +160,8 @@ def _chunks(text: str) -> list[str]:
     return pieces
 
 
-_NUMBER = re.compile(r"^(\d+(?:\.\d+)*)[.)]?\s+\S")
+_NUMBER = re.compile(r"^(\d+(?:\.\d+)+|\d+(?=[.)]))[.)]?\s+\S")
+"""A clause's number: "3. ", "4) ", "3.2 " (not "2024 was …" nor "10 Downing Street")."""
 MAX_HEADING_CHARS = 60
 
 
@@ -209,14 +215,21 @@ def _plain_sections(text: str) -> list[tuple[str, str, str]]:
     raw: list[tuple[str, str, str]] = []
     stack: list[tuple[int, str]] = []
     for i, (para, lines) in enumerate(paragraphs):
-        level = levels[i]
+        level = _heading_level(lines[0])
+        clause = _NUMBER.match(lines[0].strip())
+        depth = level or (clause.group(1).count(".") + 1 if clause else None)  # "3.8 Fees are …" too
+        if depth is not None:  # a heading or a clause ends the sections of its depth and deeper
+            stack = [(lv, t) for lv, t in stack if lv < depth]
         after = levels[i + 1] if i + 1 < len(paragraphs) else 0
-        if level is not None and (after is None or after > level):  # it heads a body or a deeper heading
-            stack = [(lv, t) for lv, t in stack if lv < level] + [(level, lines[0].strip())]
+        alone = levels[i]  # the heading of a one-line paragraph
+        if alone is not None and (after is None or after > alone):  # it heads a body or a deeper heading
+            stack.append((alone, lines[0].strip()))
             continue
         parents = "\n".join(t for _, t in stack)
         if len(lines) > 1 and _titles(lines[0], lines[1]) and 0 not in _aligned_tables(lines):
             raw.append((lines[0].strip(), parents, "\n".join(lines[1:])))
+            if level is not None:  # "4. PARKING" over its first paragraph heads the next ones too
+                stack.append((level, lines[0].strip()))
         else:  # cited by the heading it is under
             raw.append((stack[-1][1] if stack else "", parents, para))
     return raw

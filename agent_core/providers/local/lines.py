@@ -34,10 +34,11 @@ _NEXT_ROW = re.compile(r"(?<=;)\s+(?=[^\s:;,][^:;,]{0,40}: )|(?<=\d;)\s+(?=[A-Z\
 """Between two table rows of a search snippet, each naming its columns ("…, B: 2; A: 3, …"), or
 of a table with no header, one ending in a figure ("…, £62; Hygienist appointment, …")."""
 _TABLE_RULE = re.compile(r"^\|?\s*:?-{2,}")
-_OMISSION = re.compile(r"(?:^|\s+)…\s+")
-"""Where a search snippet left text out ("… "): the passages on either side are not one line (the
-model took "5.2 Hygienist appointments: … notice. … hygienist appointments: £40", a missed
-appointment's fee, for the price of a hygienist's visit)."""
+_OMISSION = re.compile(r"(?:^|(?<=[.!?;:。])\s+)…\s+")
+"""Where a search snippet left text out ("… " after a sentence's or a row's end): the passages on
+either side are not one line (the model took "5.2 Hygienist appointments: … notice. … hygienist
+appointments: £40", a missed appointment's fee, for the price of a hygienist's visit). A "…" in a
+line of text ("Checkup … £30") is no omission."""
 
 
 def _strings(value: object) -> list[str]:

@@ -155,7 +155,7 @@ def _pdf(name: str, pages: list[str]) -> Parsed:
             continue
         shown.append(f"[{name}, p. {number}]\n{text}")
         for section in split_sections(os.path.splitext(name)[0] + ".txt", text):
-            parts.append(Part(number, None, "\n".join(filter(None, (section.title, section.parent))), section.text))
+            parts.append(Part(number, None, section.headings, section.text))
     if pages and empty == len(pages):
         note = "no text found — this looks like a scan (its pages are images), so it cannot be searched"
     elif empty:
@@ -266,5 +266,6 @@ def _json(name: str, text: str) -> Parsed:
     for key, value in items:
         body = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1)
         for section in split_sections(os.path.splitext(name)[0] + ".txt", body):
-            parts.append(Part(None, str(key), str(key), section.text))
+            # the value's own headings rank too: a heading paragraph heads the text, it is no part
+            parts.append(Part(None, str(key), f"{key}\n{section.headings}", section.text))
     return Parsed("json", parts, note="" if parts else "no text found")
