@@ -165,6 +165,12 @@ _NUMBER = re.compile(r"^(\d+(?:\.\d+)+|\d+(?=[.)]))[.)]?\s+\S")
 MAX_HEADING_CHARS = 60
 
 
+def _clause_depth(line: str) -> int | None:
+    """How deep a line's clause number is ("3." 1, "3.2" 2), or None for a line with none."""
+    number = _NUMBER.match(line.strip())
+    return number.group(1).count(".") + 1 if number else None
+
+
 def _heading_level(line: str) -> int | None:
     """How deep a one-line plain-text paragraph heads what follows it ("3. TREATMENT FEES": 1,
     "3.2 Hygiene": 2, "OPENING HOURS": 1), or None for a line that is no heading: a long one, a
@@ -173,9 +179,9 @@ def _heading_level(line: str) -> int | None:
     letters = [c for c in line if c.isalpha()]
     if not letters or len(line) > MAX_HEADING_CHARS or line[-1] in ".,;:!?" or line[0] in "-*+>":
         return None  # no words, a sentence, or a bullet
-    number = _NUMBER.match(line)
-    if number:
-        return number.group(1).count(".") + 1
+    number = _clause_depth(line)
+    if number is not None:
+        return number
     capitals = len(letters) >= 3 and not any(c.islower() for c in letters) and any(c.isupper() for c in letters)
     return 1 if capitals else None
 
@@ -211,13 +217,13 @@ def _plain_sections(text: str) -> list[tuple[str, str, str]]:
         lines = [line for line in para.strip().splitlines() if not _RULE_LINE.match(line)]
         if lines:
             paragraphs.append((para, lines))
-    levels = [_heading_level(lines[0]) if len(lines) == 1 else None for _, lines in paragraphs]
+    firsts = [_heading_level(lines[0]) for _, lines in paragraphs]
+    levels = [level if len(lines) == 1 else None for level, (_, lines) in zip(firsts, paragraphs, strict=True)]
     raw: list[tuple[str, str, str]] = []
     stack: list[tuple[int, str]] = []
     for i, (para, lines) in enumerate(paragraphs):
-        level = _heading_level(lines[0])
-        clause = _NUMBER.match(lines[0].strip())
-        depth = level or (clause.group(1).count(".") + 1 if clause else None)  # "3.8 Fees are …" too
+        level = firsts[i]
+        depth = level or _clause_depth(lines[0])  # "3.8 Fees are …" too
         if depth is not None:  # a heading or a clause ends the sections of its depth and deeper
             stack = [(lv, t) for lv, t in stack if lv < depth]
         after = levels[i + 1] if i + 1 < len(paragraphs) else 0
@@ -435,8 +441,9 @@ def _sentences_and_rows(text: str) -> tuple[list[str], set[int]]:
             blocks.append([_row_sentence(_cells(stripped), header)])
             blocks.append([])
             continue
-        if _ITEM.match(line) or not blocks:
-            if _ITEM.match(line):
+        item = _ITEM.match(line)
+        if item or not blocks:
+            if item:
                 leads[len(blocks)] = _lead_in(blocks, leads)
             blocks.append([])
         blocks[-1].append(_MARKUP.sub("", stripped).strip())
