@@ -118,35 +118,6 @@ def test_a_word_no_document_has_is_looked_up_by_its_near_spellings(ws: Workspace
     assert near_spellings("stick") == set() and near_spellings("렌틸수프요") == set()
 
 
-def test_a_word_no_document_has_is_looked_up_by_its_other_forms(ws: Workspace) -> None:
-    """People shorten and derive words: "lab" for the price list's "Labrador", "auto" for
-    "Automatic", "kenyan" for "Kenya", "checkup" for "check-up". A word no document has finds the
-    words it begins (unless it begins too many to say which), the word that begins it with a short
-    ending, and the two words it joins; a word some document has is matched only as it is."""
-    ws.add(
-        "prices.md",
-        b"# Grooming\nLarge (Labrador) full groom: 68 pounds.\n\n# Lessons\nAutomatic, 1 hour: 46 pounds.\n\n"
-        b"# Coffee\nOrigin: Kenya, 31 bags.\n\n# Dentist\nA routine check-up is 48 pounds.\n\n"
-        b"# Boarding\nA night in the kennels is 30 pounds.\n",
-    )
-    assert ws.search("price for my lab", 1)[0].section == "Grooming"
-    assert ws.search("an hour lesson in an auto", 1)[0].section == "Lessons"
-    assert ws.search("kenyan bags", 1)[0].section == "Coffee"
-    assert ws.search("checkup", 1)[0].section == "Dentist"
-    assert ws.search("the price of a night", 1)[0].section == "Boarding"  # "night" is there: no forms
-    assert {h.section for h in ws.search("ken", 3)} == {"Coffee", "Boarding"}  # kenya, kennels
-    # A guess counts for less than the search's own words.
-    ws.add("more.md", b"# Socks\nGrip socks cost 8 pounds.\n\n# Sockets\nA socket is 5 pounds.\n")
-    assert [h.section for h in ws.search("sock price", 2)] == ["Socks", "Sockets"]
-
-
-def test_a_word_that_begins_too_many_words_is_not_guessed(ws: Workspace) -> None:
-    ws.add("words.md", "\n\n".join(f"# Part {i}\nThe pre{w} is here." for i, w in enumerate("abcdefg")).encode())
-    assert ws.search("pre", 3) == []
-    ws.add("fewer.md", b"# Only\nThe prefix is here.\n")
-    assert ws.search("prefi", 1)[0].section == "Only"
-
-
 def test_a_plain_text_heading_between_rule_lines_titles_its_section(ws: Workspace) -> None:
     """ "=====" above and below a heading made the rule line the section's title, and the heading's
     words lost the title's weight."""

@@ -36,7 +36,7 @@ _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
 _RULE_LINE = re.compile(r"^\s*([=\-*_~#+])\1{2,}\s*$")
 """A line of one repeated mark ("=====") that a plain-text file draws above or below a heading."""
 _MARKUP = re.compile(r"^(?:[-*+]|\d+[.)]|>)\s+|\*\*|__|`")
-STOPWORDS = frozenset(
+_STOPWORDS = frozenset(
     "a an and are as at be been but by can could did do does for from had has have how i if in "
     "into is it its me my of on or our should so than that the their them then there these they "
     "this to us was we were what when where which who why will with would you your "
@@ -87,7 +87,7 @@ def tokenize(text: str) -> list[str]:
             if len(word) > 2:
                 out.extend(word[i : i + 2] for i in range(len(word) - 1))
         elif raw.isascii():
-            if raw not in STOPWORDS:
+            if raw not in _STOPWORDS:
                 out.append(_stem(raw))
         else:
             out.append(raw)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_core.tools.docsearch import K1, STOPWORDS, TITLE_WEIGHT, B, near_spellings, snippet_of, tokenize
+from agent_core.tools.docsearch import K1, TITLE_WEIGHT, B, near_spellings, snippet_of, tokenize
 from agent_core.tools.documents.parse import Parsed, Table
 
 log = logging.getLogger("agent_core.tools.documents.index")
@@ -81,55 +81,6 @@ def _postings_of(conn: sqlite3.Connection, terms: list[str]) -> list[tuple[str, 
         f"WHERE p.term IN ({marks})",
         terms,
     ).fetchall()
-
-
-MIN_PREFIX_CHARS = 3
-"""Shortest search word that finds the document words it begins ("auto" finds "automatic")."""
-MAX_LONGER_FORMS = 6
-"""Most document words one search word finds as their beginning: more, and it is too short to say
-which it means."""
-MIN_SHORTER_CHARS = 4
-MAX_SUFFIX_CHARS = 3
-"""A document word of :data:`MIN_SHORTER_CHARS` letters or more that begins a search word, with at
-most this many letters after it, is that word's shorter form ("kenyan" finds "kenya", "wider"
-finds "wide", "monthly" finds "month")."""
-
-
-def _forms_in(conn: sqlite3.Connection, term: str) -> set[str]:
-    """Words of the documents that are another form of ``term``, a search word no document has:
-    ones it begins ("lab" → "labrador", "auto" → "automatic"; at most :data:`MAX_LONGER_FORMS`),
-    ones that begin it and differ by a short ending ("ethiopian" → "ethiopia"), and the two words
-    it joins ("checkup" → "check" and "up", when the documents write "check-up"). English words
-    only; Korean words are matched by their letter pairs already."""
-    if not (term.isascii() and term.isalpha()) or len(term) < MIN_PREFIX_CHARS or term in STOPWORDS:
-        return set()
-    # Every ASCII letter sorts below "{", so the range holds exactly the words that begin with term.
-    longer = {
-        row[0]
-        for row in conn.execute(
-            "SELECT DISTINCT term FROM postings WHERE term > ? AND term < ? LIMIT ?",
-            (term, term + "{", MAX_LONGER_FORMS + 1),
-        )
-    }
-    forms = longer if len(longer) <= MAX_LONGER_FORMS else set()
-    shorter = [term[:k] for k in range(max(MIN_SHORTER_CHARS, len(term) - MAX_SUFFIX_CHARS), len(term))]
-    splits = [(term[:k], term[k:]) for k in range(2, len(term) - 1)]
-    wanted = shorter + [half for pair in splits for half in pair]
-    marks = ",".join("?" * len(wanted))
-    have = {row[0] for row in conn.execute(f"SELECT DISTINCT term FROM postings WHERE term IN ({marks})", wanted)}  # noqa: S608
-    if found_shorter := [w for w in shorter if w in have]:
-        forms.add(max(found_shorter, key=len))
-    for first, second in splits:
-        if first in have and second in have and len(first) + len(second) >= NEAR_SPLIT_CHARS:
-            forms |= {first, second}
-    return forms
-
-
-NEAR_SPLIT_CHARS = 6
-"""Shortest search word looked up as two document words ("checkup" → "check" "up")."""
-FORM_WEIGHT = 0.5
-"""What a word found as another form counts for, against the search's own words: a guess ("sock"
-also begins "socket", "plan" begins "plant")."""
 
 
 @dataclass(frozen=True)
@@ -384,20 +335,16 @@ class DocumentIndex:
                 return []
             rows = _postings_of(conn, terms)
             found = {term for term, _, _, _ in rows}
-            weights: dict[str, float] = {}
-            for term in list(terms):  # a word no document has: its near spellings and other forms that one has
-                if term not in found:
-                    near = _postings_of(conn, sorted(near_spellings(term)))
-                    forms = _postings_of(conn, sorted(_forms_in(conn, term) - {t for t, _, _, _ in near} - found))
-                    rows += near + forms
-                    weights.update(dict.fromkeys({t for t, _, _, _ in forms} - set(terms), FORM_WEIGHT))
-                    terms += sorted({t for t, _, _, _ in near + forms} - set(terms))
+            for term in list(terms):  # a word no document has: its near spellings that one has
+                if term not in found and (near := _postings_of(conn, sorted(near_spellings(term)))):
+                    rows += near
+                    terms += sorted({t for t, _, _, _ in near} - set(terms))
             df: Counter[str] = Counter(term for term, _, _, _ in rows)
             scores: dict[int, float] = defaultdict(float)
             for term, part, tf, length in rows:
                 idf = math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
                 norm = K1 * (1 - B + B * length / (avg or 1.0))
-                scores[part] += weights.get(term, 1.0) * idf * tf * (K1 + 1) / (tf + norm)
+                scores[part] += idf * tf * (K1 + 1) / (tf + norm)
             ranked = sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
             hits: list[Hit] = []
             seen: set[tuple[str, int | None, str | None, int | None]] = set()
