@@ -225,6 +225,30 @@ def test_the_index_follows_files_changed_on_disk(ws: Workspace) -> None:
     assert ws.sync() == []
 
 
+def test_a_search_reads_one_state_of_the_index_while_another_process_indexes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process (the CLI, another session) indexing a file again between a search's reads
+    deleted the parts the search had found postings for, and the search raised TypeError."""
+    from agent_core.tools.documents import index as index_module
+
+    mine = Workspace(tmp_path / "workspace", tmp_path / "index.sqlite")
+    other = Workspace(tmp_path / "workspace", tmp_path / "index.sqlite")
+    mine.add("notes.md", b"# Plums\n\nplums are purple\n")
+    postings_of = index_module._postings_of
+
+    def and_meanwhile(*args: object, **kwargs: object) -> list[tuple[str, int, float, float]]:
+        rows = postings_of(*args, **kwargs)  # type: ignore[arg-type]
+        other.add("notes.md", b"# Plums\n\nplums are purple, and ripe in August\n", on_conflict="replace")
+        return rows
+
+    monkeypatch.setattr(index_module, "_postings_of", and_meanwhile)
+    (hit,) = mine.index.search("plums", 1)
+    assert hit.snippet == "plums are purple"  # the index as the search first read it
+    monkeypatch.undo()
+    assert "August" in mine.search("plums", 1)[0].snippet
+
+
 def test_an_index_of_an_older_format_is_made_again_with_its_new_columns(tmp_path: Path) -> None:
     """A stored index of the previous format has no ``piece`` column: its tables are made again,
     not only emptied (emptied, every insert failed on the missing column)."""

@@ -86,6 +86,18 @@ def _postings_of(
     ).fetchall()
 
 
+@contextlib.contextmanager
+def _reading(conn: sqlite3.Connection) -> Iterator[None]:
+    """One read transaction: every read in it sees the index as it was at the first. Without it, a
+    search read a file's postings, another process indexed the file again (its parts deleted and
+    made anew), and the search's next read found no part for a posting and raised TypeError."""
+    conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        conn.execute("COMMIT")
+
+
 def _idf(n: int, df: int) -> float:
     return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
@@ -337,7 +349,7 @@ class DocumentIndex:
         terms = list(dict.fromkeys(tokenize(query)))
         if not terms:
             return []
-        with self.connect() as conn:
+        with self.connect() as conn, _reading(conn):
             n, avg = conn.execute("SELECT COUNT(*), AVG(length) FROM parts").fetchone()
             if not n:
                 return []
