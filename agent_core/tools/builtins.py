@@ -9,18 +9,17 @@ shared by the process (:mod:`agent_core.tools.mcp`).
 
 from __future__ import annotations
 
-import copy
 import logging
 import random
-from collections.abc import Callable
 
 from agent_core.settings import Settings
+from agent_core.text.lang import language_of
 from agent_core.tools.calculator import calculate
 from agent_core.tools.documents.tools import make_table_tool
 from agent_core.tools.documents.workspace import Workspace
 from agent_core.tools.files import make_file_tools
 from agent_core.tools.knowledge import FACTS_FILE, make_lookup, word_count
-from agent_core.tools.registry import Tool, ToolRegistry, make_tool
+from agent_core.tools.registry import ToolRegistry, make_tool
 from agent_core.tools.simulated import get_weather, make_search_tools
 from agent_core.tools.units import convert_measurement
 
@@ -79,49 +78,63 @@ SEARCH_LISTS = 15
 """The most file names ``search_documents``' description lists."""
 
 
-TRANSLATED = "translated_query"
-"""``search_documents``' argument for the query in the documents' other language."""
+LANGUAGE_CHARS = 4000
+"""How much of a document's beginning tells its language (:func:`_language`)."""
 
 
-def _search_tool(search_documents: Callable[..., str], workspace: Workspace) -> Tool:
-    """``search_documents``, described by the files it searches: what the model reads to know the
-    workspace holds the user's policy or price list, rather than a web page.
+_LANGUAGES: dict[tuple[str, int, int], str | None] = {}
+"""Each document's language by (path, mtime, size): the registry is built for every run, and the
+documents are read again only when they change."""
+
+
+def _language(workspace: Workspace, name: str) -> str | None:
+    """The language of document ``name`` by the letters of its beginning
+    (:func:`~agent_core.text.lang.language_of`); None when unknown or unreadable."""
+    path = workspace.root / name
+    try:
+        stat = path.stat()
+        key = (str(path), stat.st_mtime_ns, stat.st_size)
+        if key not in _LANGUAGES:
+            text = workspace.document_text(name)
+            if text is None:
+                with open(path, encoding="utf-8", errors="ignore") as file:
+                    text = file.read(LANGUAGE_CHARS)
+            _LANGUAGES[key] = language_of(text[:LANGUAGE_CHARS])
+    except (OSError, ValueError):  # DocumentError is a ValueError
+        return None
+    return _LANGUAGES[key]
+
+
+def _search_description(workspace: Workspace) -> str:
+    """``search_documents``' description, naming the files it searches: what the model reads to
+    know the workspace holds the user's policy or price list, rather than a web page.
 
     When the documents are in more than one language, it names each one's and asks for the query
-    in each, as two arguments (:data:`TRANSLATED`): the search matches words, and a question in
-    Korean searched in Korean found only the Korean documents, never the English one that answered
-    it. Told to write the query "in the language of the document that has the answer", the model
-    wrote the question's own language, as it cannot know which document has it."""
-    parameters = copy.deepcopy(make_tool(search_documents).parameters)
+    in the document's language: the search matches words, and a question in Korean searched in
+    Korean found only the Korean documents, never the English one that answered it."""
     names = [n for n in workspace.names() if n != FACTS_FILE]
+    if not names:
+        return (
+            "Search the workspace documents (none yet); returns the best passages with their file and page or section."
+        )
     shown = names[:SEARCH_LISTS]
     more = f" and {len(names) - SEARCH_LISTS} more" if len(names) > SEARCH_LISTS else ""
-    languages = {name: workspace.language(name) for name in shown}
-    written = sorted(set(languages.values()) - {None}, key=str)
-    if len(written) != 2:
-        del parameters["properties"][TRANSLATED]
-        listed = ", ".join(shown) + more if names else "none yet"
-        described = (
+    languages = {name: _language(workspace, name) for name in shown}
+    if len(set(languages.values()) - {None}) < 2:
+        listed = ", ".join(shown) + more
+        return (
             f"Search the documents in the user's workspace ({listed}); returns the best passages with their "
             "file and page or section."
         )
-        return make_tool(search_documents, description=described, parameters=parameters, tags=("files", "search"))
     groups: dict[str, list[str]] = {}
     for name, language in languages.items():
         groups.setdefault(f"in {language}" if language else "other", []).append(name)
     listed = "; ".join(f"{group}: {', '.join(files)}" for group, files in groups.items()) + more
-    first, second = written
-    parameters["required"] = [*parameters.get("required", []), TRANSLATED]
-    parameters["properties"][TRANSLATED]["description"] = (
-        f"the same query in {second} if it is in {first}, in {first} if in {second}"
-    )
-    described = (
+    return (
         f"Search the documents in the user's workspace ({listed}); returns the best passages with their "
-        f"file and page or section. Words match only in their own language: write the query, and in "
-        f"{TRANSLATED} the same query in the other language ({first} or {second}); each searches the "
-        "documents in its language."
+        "file and page or section. The search matches words: write the query in the language of the "
+        "document that has the answer."
     )
-    return make_tool(search_documents, description=described, parameters=parameters, tags=("files", "search"))
 
 
 def build_builtin_registry(settings: Settings, *, rng: random.Random | None = None) -> ToolRegistry:
@@ -137,7 +150,7 @@ def build_builtin_registry(settings: Settings, *, rng: random.Random | None = No
     if lookup is not None:  # the workspace's facts.md: no file, no lookup tool
         registry.add(make_tool(lookup, name="lookup", tags=("knowledge",)))
     registry.tool(tags=("text",))(word_count)
-    registry.add(_search_tool(search_documents, documents))
+    registry.add(make_tool(search_documents, description=_search_description(documents), tags=("files", "search")))
     registry.tool(tags=("simulated",))(get_weather)
     registry.add(make_tool(search_web, tags=("simulated", "search"), fallback="search_cached"))
     registry.add(make_tool(search_cached, tags=("simulated", "search")))

@@ -174,18 +174,13 @@ class WorkspaceSearch:
         self.root = root
         self.workspace = workspace or Workspace(root)
 
-    def search(self, query: str, limit: int = 3, translated: str = "") -> str:
-        """One JSON hit per line, best first (file, page or section, snippet), or a "No results" message.
-        With ``translated``, the same query in another language, each searches the documents of
-        its own (:meth:`~agent_core.tools.documents.workspace.Workspace.search_each`)."""
+    def search(self, query: str, limit: int = 3) -> str:
+        """One JSON hit per line, best first (file, page or section, snippet), or a "No results" message."""
         if not query.strip():
             raise ValueError("query is empty; give a few words to search for")
         if limit < 1:
             raise ValueError("limit must be at least 1")
-        if translated.strip() and translated.strip() != query.strip():
-            hits = self.workspace.search_each([query, translated], limit)
-        else:
-            hits = self.workspace.search(query, limit)
+        hits = self.workspace.search(query, limit)
         if not hits:
             documents = self.workspace.names()
             listing = ", ".join(documents[:MAX_LISTED]) if documents else "(no documents in the workspace)"
@@ -258,15 +253,13 @@ def make_file_tools(root: Path, workspace: Workspace | None = None) -> tuple[Cal
         """
         return read_document(root, documents, path, max_chars, page)
 
-    def search_documents(query: str, limit: Annotated[int, Field(ge=1, le=10)] = 3, translated_query: str = "") -> str:
+    def search_documents(query: str, limit: Annotated[int, Field(ge=1, le=10)] = 3) -> str:
         """Search the workspace documents; returns the best passages with their file and page or section.
 
         Args:
             query: What to look for, in English or Korean, e.g. 'refund within how many days'.
             limit: How many results to return (1-10, default 3).
-            translated_query: The same query in the documents' other language: each searches the
-                documents written in its own.
         """
-        return searcher.search(query, limit, translated_query)
+        return searcher.search(query, limit)
 
     return read_file, search_documents

@@ -24,7 +24,7 @@ import sqlite3
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,18 +71,15 @@ class FileEntry:
     """Why it could not be read ('' when it was): kept so a bad file is not re-read on every search."""
 
 
-def _postings_of(
-    conn: sqlite3.Connection, terms: list[str], files: Collection[str] | None = None
-) -> list[tuple[str, int, float, float]]:
-    """``(term, part, tf, part length)`` of each posting of ``terms`` (in ``files`` only, when given)."""
-    if not terms or files is not None and not files:
+def _postings_of(conn: sqlite3.Connection, terms: list[str]) -> list[tuple[str, int, float, float]]:
+    """``(term, part, tf, part length)`` of each posting of ``terms``."""
+    if not terms:
         return []
     marks = ",".join("?" * len(terms))
-    within = f" AND parts.file IN ({','.join('?' * len(files))})" if files is not None else ""
     return conn.execute(
         f"SELECT p.term, p.part, p.tf, parts.length FROM postings p JOIN parts ON parts.id = p.part "  # noqa: S608
-        f"WHERE p.term IN ({marks}){within}",
-        [*terms, *(files or ())],
+        f"WHERE p.term IN ({marks})",
+        terms,
     ).fetchall()
 
 
@@ -96,10 +93,6 @@ def _reading(conn: sqlite3.Connection) -> Iterator[None]:
         yield
     finally:
         conn.execute("COMMIT")
-
-
-def _idf(n: int, df: int) -> float:
-    return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
 
 @dataclass(frozen=True)
@@ -342,10 +335,9 @@ class DocumentIndex:
             row = conn.execute("SELECT name, file, columns, rows FROM tables WHERE name = ?", (name,)).fetchone()
         return Table(row[0], row[1], json.loads(row[2]), json.loads(row[3])) if row else None
 
-    def search(self, query: str, limit: int = 3, files: Collection[str] | None = None) -> list[Hit]:
-        """The best ``limit`` parts for ``query`` by BM25 (of ``files`` only, when given), one per page
-        or section (paragraphs cited by the heading they are under are hits of their own: their
-        ``piece`` differs)."""
+    def search(self, query: str, limit: int = 3) -> list[Hit]:
+        """The best ``limit`` parts for ``query`` by BM25, one per page or section (paragraphs cited by
+        the heading they are under are hits of their own: their ``piece`` differs)."""
         terms = list(dict.fromkeys(tokenize(query)))
         if not terms:
             return []
@@ -353,16 +345,16 @@ class DocumentIndex:
             n, avg = conn.execute("SELECT COUNT(*), AVG(length) FROM parts").fetchone()
             if not n:
                 return []
-            rows = _postings_of(conn, terms, files)
+            rows = _postings_of(conn, terms)
             found = {term for term, _, _, _ in rows}
             for term in list(terms):  # a word no document has: its near spellings that one has
-                if term not in found and (near := _postings_of(conn, sorted(near_spellings(term)), files)):
+                if term not in found and (near := _postings_of(conn, sorted(near_spellings(term)))):
                     rows += near
                     terms += sorted({t for t, _, _, _ in near} - set(terms))
             df: Counter[str] = Counter(term for term, _, _, _ in rows)
             scores: dict[int, float] = defaultdict(float)
             for term, part, tf, length in rows:
-                idf = _idf(n, df[term])
+                idf = math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
                 norm = K1 * (1 - B + B * length / (avg or 1.0))
                 scores[part] += idf * tf * (K1 + 1) / (tf + norm)
             ranked = sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
@@ -379,15 +371,3 @@ class DocumentIndex:
                 if len(hits) >= limit:
                     break
         return hits
-
-    def full_score(self, query: str) -> float:
-        """About what a part of average length that has each of ``query``'s words once scores: the
-        sum of their weights (a word no part has weighs most). A hit's score over it tells how much of
-        the query it meets, comparable between queries (:meth:`Workspace.search_each`)."""
-        terms = list(dict.fromkeys(tokenize(query)))
-        if not terms:
-            return 0.0
-        with self.connect() as conn:
-            (n,) = conn.execute("SELECT COUNT(*) FROM parts").fetchone()
-            df = Counter(term for term, _, _, _ in _postings_of(conn, terms))
-        return sum(_idf(n, df[term]) for term in terms)

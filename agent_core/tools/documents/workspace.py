@@ -20,24 +20,17 @@ import os
 import re
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from agent_core.settings import Settings
-from agent_core.text.lang import language_of
 from agent_core.tools.documents.index import DocumentIndex, FileEntry, Hit, TableInfo
 from agent_core.tools.documents.parse import KINDS, DocumentError, Parsed, Table, kind_of, parse
 from agent_core.tools.knowledge import FACTS_FILE
 
 log = logging.getLogger("agent_core.tools.documents.workspace")
-
-LANGUAGE_CHARS = 4000
-"""How much of a document's beginning tells its language (:meth:`Workspace.language`)."""
-_LANGUAGES: dict[tuple[str, int, int], str | None] = {}
-"""Each document's language by (path, mtime, size): a registry is built for every run, and the
-documents are read again only when they change."""
 
 OnConflict = Literal["ask", "replace", "keep_both"]
 MAX_NAME_CHARS = 200
@@ -307,47 +300,6 @@ class Workspace:
         # would rank first, so it is listed and readable but not searched.
         hits = self.index.search(query, limit + 1)
         return [h for h in hits if h.file != FACTS_FILE][:limit]
-
-    def search_each(self, queries: Sequence[str], limit: int = 3) -> list[Hit]:
-        """The best parts for the same query written in several languages: each searches the
-        documents of its own language (and those of none known), and the hits go together by how
-        much of their query they meet (:meth:`DocumentIndex.full_score`), each part once.
-
-        Words match only in their own language: a Korean question searched in Korean found only the
-        Korean documents, and from them a passage that shared a word with it, never the English
-        price list that answered it."""
-        self.sync()
-        names = [n for n in self.names() if n != FACTS_FILE]
-        languages = {name: self.language(name) for name in names}
-        met: dict[tuple[str, int | None, str | None, str], tuple[float, Hit]] = {}
-        for query in dict.fromkeys(q for q in queries if q.strip()):
-            written = language_of(query)
-            files = [n for n in names if written is None or languages[n] in (written, None)]
-            full = self.index.full_score(query) or 1.0
-            for hit in self.index.search(query, limit, files):
-                share = hit.score / full
-                key = (hit.file, hit.page, hit.section, hit.snippet)
-                if key not in met or met[key][0] < share:
-                    met[key] = (share, hit)
-        ranked = sorted(met.values(), key=lambda pair: -pair[0])
-        return [hit for _, hit in ranked[:limit]]
-
-    def language(self, name: str) -> str | None:
-        """Document ``name``'s language by the letters of its beginning
-        (:func:`~agent_core.text.lang.language_of`); None when unknown or unreadable."""
-        path = self.root / name
-        try:
-            stat = path.stat()
-            key = (str(path), stat.st_mtime_ns, stat.st_size)
-            if key not in _LANGUAGES:
-                text = self.document_text(name)
-                if text is None:
-                    with open(path, encoding="utf-8", errors="ignore") as file:
-                        text = file.read(LANGUAGE_CHARS)
-                _LANGUAGES[key] = language_of(text[:LANGUAGE_CHARS])
-        except (OSError, ValueError):  # DocumentError is a ValueError
-            return None
-        return _LANGUAGES[key]
 
     def document_text(self, name: str) -> str | None:
         """What ``read_file`` shows for a PDF or DOCX (None for a text file: read it as it is)."""
