@@ -70,7 +70,8 @@ def measure(set_path: Path, data_dir: Path, show: bool) -> dict[str, Any]:
         response = provider.complete(request)
         seconds.append(time.perf_counter() - started)
         name = response.tool_calls[0].name if response.tool_calls else "(answer)"
-        tags = set(registry.get(name).tags) if registry.get(name) is not None else set()  # type: ignore[union-attr]
+        tool = registry.get(name)
+        tags = set(tool.tags) if tool is not None else set()
         kind = "workspace" if "files" in tags else "simulated" if "simulated" in tags else "other"
         kinds[kind] += 1
         chosen[name] += 1

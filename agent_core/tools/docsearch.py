@@ -138,12 +138,17 @@ class Section:
     @property
     def headings(self) -> str:
         """Its title and its parents' headings, each once."""
-        return "\n".join(dict.fromkeys(t for t in (self.title, *self.parent.split("\n")) if t))
+        return _once(self.title, *self.parent.split("\n"))
 
     @property
     def title_words(self) -> str:
         """Every heading that counts for the section's ranking: its title, its parents', the document's."""
-        return "\n".join(dict.fromkeys(t for t in (*self.headings.split("\n"), self.doc_title) if t))
+        return _once(self.title, *self.parent.split("\n"), self.doc_title)
+
+
+def _once(*headings: str) -> str:
+    """The non-empty ``headings``, each once, one a line."""
+    return "\n".join(dict.fromkeys(h for h in headings if h))
 
 
 def _chunks(text: str) -> list[str]:
