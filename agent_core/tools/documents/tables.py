@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from agent_core.tools.documents.parse import Table
+from agent_core.tools.documents.table_dates import column_dates, compare, period
 
 OPS = ("=", "!=", "<", "<=", ">", ">=", "contains")
 AGGREGATES = ("rows", "count", "sum", "mean", "min", "max")
@@ -84,6 +85,10 @@ def _condition(data: pd.DataFrame, cond: Any, table: str) -> tuple[pd.Series, st
     value = cond.get("value")
     series = data[column]
     shown = f"{column} {op} {value}"
+    dates = _dates(data, column)
+    if dates is not None and (asked := period(value)) is not None:
+        op = "=" if op == "contains" else op  # "date contains March": the month, not the letters
+        return compare(dates, op, asked), f"{column} {op} {asked}"
     if op == "contains":
         return _holding(data, column, str(value), table), shown
     other = _named(data, value)
@@ -102,6 +107,10 @@ def _condition(data: pd.DataFrame, cond: Any, table: str) -> tuple[pd.Series, st
         left = series
     else:
         left, right = series.astype(str).str.strip().str.lower(), str(value).strip().lower()
+        if op not in ("=", "!=") and dates is not None:
+            raise ValueError(
+                f"{column} holds dates; {value!r} is none: write a day (2024-03-14), a month (2024-03) or a year"
+            )
         if op not in ("=", "!="):
             raise ValueError(f"{column} holds text: use =, != or contains, not {op}")
         if op == "=" and not (left == right).any() and right:
@@ -118,6 +127,15 @@ def _condition(data: pd.DataFrame, cond: Any, table: str) -> tuple[pd.Series, st
         ">=": lambda: left >= right,
     }[op]()
     return result.fillna(False).astype(bool), shown
+
+
+def _dates(data: pd.DataFrame, column: str) -> pd.Series | None:
+    """The column as dates (:func:`column_dates`), read once per query; None when it holds others."""
+    known = data.attrs.setdefault("dates", {})
+    if column not in known:
+        numbers = pd.api.types.is_numeric_dtype(data[column])
+        known[column] = None if numbers else column_dates(data[column])
+    return known[column]
 
 
 def _holding(data: pd.DataFrame, column: str, text: str, table: str) -> pd.Series:
