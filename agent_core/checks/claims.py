@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from agent_core.records.run_record import CallSource, ClaimRecord, GoalSource
 from agent_core.text.contacts import EMAIL, PHONE, WEB, is_phone, same_phone  # noqa: F401 (grounding takes same_phone from here)
+from agent_core.text.months import MONTH, month_number
 from agent_core.text.percent import PERCENT_SIGN
 
 Kind = Literal[
@@ -37,20 +38,13 @@ _KO_SMALL = "천백십"
 # 2만 5천, 1억 2천만, 3천: digits with Korean place units (at least one unit).
 _KO_NUM = rf"(?=[\d.,]+\s?[{_KO_BIG}{_KO_SMALL}])(?:{NUM}\s?[{_KO_BIG}{_KO_SMALL}](?:\s?[{_KO_BIG}])?)(?:\s?{NUM}\s?[{_KO_BIG}{_KO_SMALL}](?:\s?[{_KO_BIG}])?)*(?:\s?{NUM}(?![\d.,]))?"
 
-_MONTHS = {
-    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
-    "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
-    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,
-    "oct": 10, "nov": 11, "dec": 12,
-}  # fmt: skip
-_MONTH = r"(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _ORD = r"(?:st|nd|rd|th)?"
 
 _DATE_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?<![\d.])(\d{4})\s?[-/.]\s?(\d{1,2})\s?[-/.]\s?(\d{1,2})(?![\d])"), "ymd"),
     (re.compile(r"(?:(\d{4})\s?년\s?)?(\d{1,2})\s?월\s?(\d{1,2})\s?일"), "ymd"),
-    (re.compile(rf"\b({_MONTH})\s+(\d{{1,2}}){_ORD}\b(?:,?\s+(\d{{4}})\b)?", re.IGNORECASE), "mdy"),
-    (re.compile(rf"\b(\d{{1,2}}){_ORD}\s+(?:of\s+)?({_MONTH})\b(?:,?\s+(\d{{4}})\b)?", re.IGNORECASE), "dmy"),
+    (re.compile(rf"\b({MONTH})\s+(\d{{1,2}}){_ORD}\b(?:,?\s+(\d{{4}})\b)?", re.IGNORECASE), "mdy"),
+    (re.compile(rf"\b(\d{{1,2}}){_ORD}\s+(?:of\s+)?({MONTH})\b(?:,?\s+(\d{{4}})\b)?", re.IGNORECASE), "dmy"),
 )
 _AMPM = r"(a\.?\s?m\.?|p\.?\s?m\.?)"
 _TIME_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -273,9 +267,9 @@ def _date(m: re.Match[str], order: str) -> Claim | None:
     if order == "ymd":
         year, month, day = (int(g[0]) if g[0] else None), int(g[1]), int(g[2])
     elif order == "mdy":
-        month, day, year = _MONTHS[g[0].lower().rstrip(".")], int(g[1]), (int(g[2]) if g[2] else None)
+        month, day, year = month_number(g[0]), int(g[1]), (int(g[2]) if g[2] else None)
     else:
-        day, month, year = int(g[0]), _MONTHS[g[1].lower().rstrip(".")], (int(g[2]) if g[2] else None)
+        day, month, year = int(g[0]), month_number(g[1]), (int(g[2]) if g[2] else None)
     if not (1 <= month <= 12 and 1 <= day <= 31):
         return None
     value = f"{year:04d}-{month:02d}-{day:02d}" if year else f"--{month:02d}-{day:02d}"

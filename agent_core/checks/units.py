@@ -17,7 +17,8 @@ import functools
 import json
 import re
 
-from agent_core.checks.claims import _MONTH, Claim, claims_in
+from agent_core.checks.claims import Claim, claims_in
+from agent_core.text.months import MONTH
 
 NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 _IN_CODE = re.compile(r"(?:[A-Za-z]{1,4}[-_]|(?<![A-Za-z])[A-Za-z])$")
@@ -35,7 +36,7 @@ _HEADING = re.compile(r"""(?:^|\n|["'])\s*$""")
 _AFTER_HEADING = re.compile(r"\.\s+(?=[^\W\d_])")
 _WORD_AFTER = re.compile(r"[^\W\d_]+")
 _BARE_YEAR = re.compile(r"(?:19|20)\d\d")
-_YEAR = re.compile(rf"(?:\b{_MONTH}\s+)?(?:19|20)\d\d(?:/\d\d\b)?", re.IGNORECASE)
+_YEAR = re.compile(rf"(?:\b{MONTH}\s+)?(?:19|20)\d\d(?:/\d\d\b)?", re.IGNORECASE)
 """A year: after a month ("February 2025") or as a season ("2025/26")."""
 MAX_SECTION = 30
 """The largest number read as a section number ("500. Claims must …" is a wrapped line, not one)."""

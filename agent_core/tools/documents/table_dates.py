@@ -21,13 +21,9 @@ from datetime import date
 
 import pandas as pd
 
-MONTHS = {
-    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
-    "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
-    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,
-    "oct": 10, "nov": 11, "dec": 12,
-}  # fmt: skip
-_MONTH = "(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+from agent_core.text.months import MONTH, month_number
+
+_MONTH = "(" + MONTH + ")"
 _ORD = r"(?:st|nd|rd|th)?"
 _TIME = r"(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
 """A time of day after a date ("2024-03-14 09:30"): read, and left out of the match."""
@@ -121,9 +117,9 @@ def _parts(text: str) -> tuple[int | None, int | None, int | None] | None:
             return None  # "14일" or "2024년 14일" names no month
         found = (int(m[1]) if m[1] else None), (int(m[2]) if m[2] else None), (int(m[3]) if m[3] else None)
     elif m := _DAY_MONTH.fullmatch(text):
-        found = (int(m[3]) if m[3] else None), MONTHS[m[2].lower()], (int(m[1]) if m[1] else None)
+        found = (int(m[3]) if m[3] else None), month_number(m[2]), (int(m[1]) if m[1] else None)
     elif m := _MONTH_DAY.fullmatch(text):
-        found = (int(m[3]) if m[3] else None), MONTHS[m[1].lower()], int(m[2])
+        found = (int(m[3]) if m[3] else None), month_number(m[1]), int(m[2])
     elif m := _YEAR.fullmatch(text):
         found = int(m[1]), None, None
     if found is None or (found[1] is not None and not 1 <= found[1] <= 12):
