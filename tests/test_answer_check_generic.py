@@ -506,6 +506,31 @@ def test_two_figures_swapped_between_two_rows_are_not_support() -> None:
     assert check_answer(right, goal, [rows])["status"] == "grounded"
 
 
+def test_a_figure_from_the_row_of_another_date_is_not_support() -> None:
+    """A log's rows are told apart by their dates: a figure the answer applies to a date, from a
+    row dated on another day while the row of that date is in the results too, is no support; the
+    same in query_table's JSON records. A date the results have no row of is not judged."""
+    snippet = (
+        "date: 2024-06-29, car: Toyota Yaris, station: Tesco Kendal, litres: 29.56, total_gbp: 42.83; "
+        "date: 2024-03-14, car: Toyota Yaris, station: Sainsbury's Kendal, litres: 31.42, total_gbp: 45.78;"
+    )
+    log = call("s", json.dumps([{"file": "fuel.csv", "section": "rows 1-11", "snippet": snippet}]))
+    goal = "how many litres went into the yaris on 14 march?"
+    wrong = check_answer("The Toyota Yaris used 29.56 litres of fuel on 14 March at Tesco Kendal.", goal, [log])
+    assert [c["reason"] for c in unsupported(wrong)] == [
+        "the results give 29.56 in the row of 2024-06-29, not of 14 March"
+    ]
+    assert check_answer("The Yaris took 31.42 litres on 14 March.", goal, [log])["status"] == "grounded"
+    no_row = check_answer("The Yaris took 29.56 litres on 2 May.", goal, [log])
+    assert [c["text"] for c in unsupported(no_row)] == ["2 May"]  # the date, not the litres
+    records = call("q", '[{"date": "2024-01-13", "litres": 30}, {"date": "2024-02-10", "litres": 31}]')
+    moved = check_answer("On 13 January the Yaris took 31 litres.", "litres on 13 jan?", [records])
+    assert [c["reason"] for c in unsupported(moved)] == [
+        "the results give 31 in the row of 2024-02-10, not of 13 January"
+    ]
+    assert check_answer("On 10 February it took 31 litres.", "litres on 10 feb?", [records])["status"] == "grounded"
+
+
 def test_a_row_is_named_by_a_figure_the_answer_gives_it() -> None:
     """ "can" is a stop word, so the words alone ("watering") fit both rows; the answer's "10 litre"
     names the row of "Watering can 10 L" by its 10. A figure of the claim itself names nothing."""

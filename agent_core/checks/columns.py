@@ -19,6 +19,7 @@ never judged. Pure functions; nothing here knows a document or a topic.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -317,6 +318,65 @@ def unnamed_row(claim: Claim, sentence: str, source_text: str, words: Callable[[
         if said & (named - columns - _figure_words(claim.text)):
             return None
     return next((text for _, text in holding[0] if text and not _figures(text)), holding[0][0][1])
+
+
+def _dates(text: str) -> list[Claim]:
+    return [c for c in claims_in(text) if c.kind == "date" and c.date is not None]
+
+
+def _same_day(a: tuple[int | None, int, int], b: tuple[int | None, int, int]) -> bool:
+    """The same day of the year, and of the same year where both say one."""
+    return a[1:] == b[1:] and (a[0] is None or b[0] is None or a[0] == b[0])
+
+
+def _records(source_text: str) -> tuple[list[str], str]:
+    """The text of each table row of ``source_text`` (both forms, read whole), and the text outside
+    them; with no such row, each record of a JSON list of records (``query_table``'s rows:
+    ``[{"date": "2024-03-14", "litres": 31.42}, …]``), and nothing outside."""
+    table = rows(source_text)
+    if table:
+        starts = [_row_start(row, source_text) for row in table]
+        whole = [_whole_row(row, source_text, start) for row, start in zip(table, starts, strict=True)]
+        spans = {(start, row.span[1]) for row, start in zip(table, starts, strict=True)}
+        return [" ".join(text for _, text in cells) for cells in whole], _outside(source_text, spans)
+    try:
+        data = json.loads(source_text)
+    except ValueError:
+        return [], source_text
+    if not isinstance(data, list):
+        return [], source_text
+    return [" ".join(f"{k}: {v}" for k, v in item.items()) for item in data if isinstance(item, dict)], ""
+
+
+def from_another_date(claim: Claim, clause: str, source_text: str) -> tuple[str, str] | None:
+    """``(the date of the figure's row, the date the clause says)`` when the answer's ``clause``
+    applies the claim's figure to a date, every row of ``source_text`` that gives the figure is
+    dated on other days only, and another row of the result is dated on the clause's day: "the
+    Yaris took 29.56 litres on 14 March", where 29.56 is the 29 June row's and the 14 March row
+    is there too. Else None. A figure also written outside the rows is not judged."""
+    said = [c for c in _dates(clause) if c.date]
+    values = {abs(n) for n in claim.numbers}
+    if claim.kind == "date" or not said or not values:
+        return None
+    records, outside = _records(source_text)
+    holding = [r for r in records if values & _figures(_without_dates(r))]
+    if not holding or len(holding) == len(records) or values & _figures(_without_dates(outside)):
+        return None
+    own = [_dates(r) for r in holding]
+    if not all(own) or any(_same_day(d.date, s.date) for ds in own for d in ds for s in said):  # type: ignore[arg-type]
+        return None
+    others = [r for r in records if r not in holding]
+    for s in said:
+        if any(_same_day(d.date, s.date) for r in others for d in _dates(r)):  # type: ignore[arg-type]
+            return own[0][0].text, s.text
+    return None
+
+
+def _without_dates(text: str) -> str:
+    """``text`` with its dates blanked, so a date's digits ("2024-06-29") are no figure of its row."""
+    for d in sorted(_dates(text), key=lambda c: c.start, reverse=True):
+        text = text[: d.start] + " " + text[d.end :]
+    return text
 
 
 _HOW_MANY = re.compile(r"\bhow\s+many\b|몇\s?(?:개|가지|종류|권|곳|대|번)|개수", re.IGNORECASE)

@@ -50,6 +50,7 @@ from agent_core.checks.columns import (
     cell_for_a_count,
     claim_clause,
     from_another_column,
+    from_another_date,
     named_cell_figures,
     names_a_column,
     unnamed_row,
@@ -163,6 +164,8 @@ def _why_not(claim: Claim, sources: Sequence[_Source], goal: _Source, answer: st
             return f"the results give {number} under {columns[0]}, not under {columns[1]}"
         if source.text is not None and (row := table_row(claim, claim_clause(answer, claim), source.text, _words)):
             return f"the results give {number} in the row of {row[0]}, not of {row[1]}"
+        if source.text is not None and (dated := from_another_date(claim, claim_clause(answer, claim), source.text)):
+            return f"the results give {number} in the row of {dated[0]}, not of {dated[1]}"
         if claim.kind in _COLUMN_CHECKED and (label := _unnamed_row(claim, source, answer)):
             return f"the results give {claim.text.strip()} only in the row of {label}, which the answer does not name"
         if source.text is not None and (
@@ -264,6 +267,8 @@ def _about(claim: Claim, source: _Source, answer: str, goal: str = "") -> bool:
         and table_row(claim, claim_clause(answer, claim), source.text, _words)
     ):
         return False  # "$34.99" for the watering can, from the garden hose's row of the same table
+    if claim.kind in _COLUMN_CHECKED and from_another_date(claim, claim_clause(answer, claim), source.text):
+        return False  # "29.56 litres on 14 March", from the 29 June row of a log that has the 14 March row
     if claim.kind in _COLUMN_CHECKED and _unnamed_row(claim, source, answer):
         return False  # "the seed products' total stock is 24", from the hand trowel's row alone
     if cell_for_a_count(claim, sentence, goal, source.text, _words):
