@@ -74,7 +74,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _condition(data: pd.DataFrame, cond: Any, table: str) -> tuple[pd.Series, str]:
+def _condition(data: pd.DataFrame, cond: Any, table: str, known: dict[str, pd.Series | None]) -> tuple[pd.Series, str]:
     if not isinstance(cond, Mapping):
         raise ValueError('each condition is an object: {"column": ..., "op": ..., "value": ...}')
     column = _column(data, cond.get("column"), table)
@@ -85,7 +85,7 @@ def _condition(data: pd.DataFrame, cond: Any, table: str) -> tuple[pd.Series, st
     value = cond.get("value")
     series = data[column]
     shown = f"{column} {op} {value}"
-    dates = _dates(data, column)
+    dates = _dates(data, column, known)
     if dates is not None and (asked := period(value)) is not None:
         op = "=" if op == "contains" else op  # "date contains March": the month, not the letters
         return compare(dates, op, asked), f"{column} {op} {asked}"
@@ -129,9 +129,9 @@ def _condition(data: pd.DataFrame, cond: Any, table: str) -> tuple[pd.Series, st
     return result.fillna(False).astype(bool), shown
 
 
-def _dates(data: pd.DataFrame, column: str) -> pd.Series | None:
-    """The column as dates (:func:`column_dates`), read once per query; None when it holds others."""
-    known = data.attrs.setdefault("dates", {})
+def _dates(data: pd.DataFrame, column: str, known: dict[str, pd.Series | None]) -> pd.Series | None:
+    """The column as dates (:func:`column_dates`), read once per query (``known``); None when it
+    holds others."""
     if column not in known:
         numbers = pd.api.types.is_numeric_dtype(data[column])
         known[column] = None if numbers else column_dates(data[column])
@@ -182,8 +182,9 @@ def run_query(
         raise ValueError(f"aggregate must be one of {', '.join(AGGREGATES)}")
     mask = pd.Series(True, index=data.index)
     said = []
+    dates: dict[str, pd.Series | None] = {}
     for cond in where or ():
-        matched, shown = _condition(data, cond, table.name)
+        matched, shown = _condition(data, cond, table.name, dates)
         mask &= matched
         said.append(shown)
     rows = data[mask]
