@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from agent_core.checks.claims import find_claims
+from agent_core.checks.columns import from_another_date
 from agent_core.checks.comparisons import wrong_comparisons
 from agent_core.checks.grounding import check_answer
 from agent_core.checks.words import correction, summary, unsupported
@@ -529,6 +531,51 @@ def test_a_figure_from_the_row_of_another_date_is_not_support() -> None:
         "the results give 31 in the row of 2024-02-10, not of 13 January"
     ]
     assert check_answer("On 10 February it took 31 litres.", "litres on 10 feb?", [records])["status"] == "grounded"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Before 14 March, the Yaris's last fill-up was 31 litres.",
+        "Up to 14 March, the largest fill-up was 31 litres.",
+        "Between 13 January and 14 March the largest fill-up was 31 litres.",
+        "3월 14일 이전 마지막 주유량은 31 litres였어요.",
+    ],
+)
+def test_a_date_that_bounds_a_range_names_no_row(answer: str) -> None:
+    """A date after "before", "up to", "between" (or before "이전") is a bound, not the row's own day:
+    the figure of another row before it is no row of another date."""
+    records = call(
+        "q",
+        '[{"date": "2024-01-13", "litres": 30.5}, {"date": "2024-02-10", "litres": 31}, '
+        '{"date": "2024-03-14", "litres": 29.25}]',
+    )
+    result = check_answer(answer, "how many litres?", [records])
+    assert [c for c in unsupported(result) if "in the row of" in (c.get("reason") or "")] == []
+
+
+def test_search_passages_are_no_dated_rows() -> None:
+    """Hits of a search whose snippets are prose are passages, not a table's records: a figure in one
+    dated passage is not judged by the date of another."""
+    hits = json.dumps(
+        [
+            {
+                "file": "notes.md",
+                "section": "March",
+                "snippet": "At its meeting on 2024-03-01 the committee agreed that the fee stays at £30 this season.",
+            },
+            {
+                "file": "notes.md",
+                "section": "April",
+                "snippet": "At its meeting on 2024-04-14 the committee talked about the roof repairs and the spring fair.",
+            },
+        ]
+    )
+    answer = "On 14 April the fee was £30."
+    fee = next(c for c in find_claims(answer) if c.kind == "money")
+    assert from_another_date(fee, answer, hits) is None
+    records = json.dumps([{"date": "2024-03-01", "fee": 30}, {"date": "2024-04-14", "fee": 35}])
+    assert from_another_date(fee, answer, records) == ("2024-03-01", "14 April")
 
 
 def test_a_row_is_named_by_a_figure_the_answer_gives_it() -> None:

@@ -19,12 +19,12 @@ never judged. Pure functions; nothing here knows a document or a topic.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from agent_core.checks.claims import ANY_DIGITS, Claim, claims_in, find_all, fmt, sentence_bounds
+from agent_core.checks.filters import objects
 from agent_core.checks.units import another_figure, writes_with_unit
 
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
@@ -288,12 +288,8 @@ def unnamed_row(claim: Claim, sentence: str, source_text: str, words: Callable[[
     values = {abs(n) for n in claim.numbers}
     if not values:
         return None
-    table = rows(source_text)
-    starts = [_row_start(row, source_text) for row in table]
-    whole = [_whole_row(row, source_text, start) for row, start in zip(table, starts, strict=True)]
+    whole, outside = _whole_rows(source_text)
     holding = [cells for cells in whole if values & _figures(" ".join(text for _, text in cells))]
-    spans = {(start, row.span[1]) for row, start in zip(table, starts, strict=True)}
-    outside = _outside(source_text, spans)
     # Outside the rows only as a figure of another kind or unit ("10%" for "$10"): no other source.
     if not holding or (values & _figures(outside) and another_figure(claim, outside) is None):
         return None
@@ -324,28 +320,48 @@ def _dates(text: str) -> list[Claim]:
     return [c for c in claims_in(text) if c.kind == "date" and c.date is not None]
 
 
+def _day(claim: Claim) -> tuple[int | None, int, int]:
+    assert claim.date is not None  # only dates are read (:func:`_dates`)
+    return claim.date
+
+
 def _same_day(a: tuple[int | None, int, int], b: tuple[int | None, int, int]) -> bool:
     """The same day of the year, and of the same year where both say one."""
     return a[1:] == b[1:] and (a[0] is None or b[0] is None or a[0] == b[0])
 
 
-def _records(source_text: str) -> tuple[list[str], str]:
-    """The text of each table row of ``source_text`` (both forms, read whole), and the text outside
-    them; with no such row, each record of a JSON list of records (``query_table``'s rows:
-    ``[{"date": "2024-03-14", "litres": 31.42}, …]``), and nothing outside."""
+def _whole_rows(source_text: str) -> tuple[list[tuple[tuple[str, str], ...]], str]:
+    """Each table row of ``source_text`` as its cells read whole (:func:`_whole_row`), and the text
+    outside the rows."""
     table = rows(source_text)
-    if table:
-        starts = [_row_start(row, source_text) for row in table]
-        whole = [_whole_row(row, source_text, start) for row, start in zip(table, starts, strict=True)]
-        spans = {(start, row.span[1]) for row, start in zip(table, starts, strict=True)}
-        return [" ".join(text for _, text in cells) for cells in whole], _outside(source_text, spans)
-    try:
-        data = json.loads(source_text)
-    except ValueError:
-        return [], source_text
-    if not isinstance(data, list):
-        return [], source_text
-    return [" ".join(f"{k}: {v}" for k, v in item.items()) for item in data if isinstance(item, dict)], ""
+    starts = [_row_start(row, source_text) for row in table]
+    whole = [_whole_row(row, source_text, start) for row, start in zip(table, starts, strict=True)]
+    spans = {(start, row.span[1]) for row, start in zip(table, starts, strict=True)}
+    return whole, _outside(source_text, spans)
+
+
+def _records(source_text: str) -> tuple[list[str], str]:
+    """The text of each table row of ``source_text`` and the text outside them; with no such row,
+    each record of a JSON list of records (``query_table``'s rows: ``[{"date": "2024-03-14",
+    "litres": 31.42}, …]``), and nothing outside."""
+    whole, outside = _whole_rows(source_text)
+    if whole:
+        return [" ".join(text for _, text in cells) for cells in whole], outside
+    items = list(objects(source_text))
+    if not items or any(isinstance(v, (dict, list)) or len(str(v)) > _LONGEST_FIELD for i in items for v in i.values()):
+        return [], source_text  # no records, or passages (a search's hits) rather than a table's rows
+    return [" ".join(f"{k}: {v}" for k, v in item.items()) for item in items], ""
+
+
+_LONGEST_FIELD = 80
+"""The longest field of a JSON record read as a table row; a longer one is a passage of text."""
+_RANGE_WORDS = re.compile(
+    r"\b(?:before|after|since|until|till|by|from|to|between|through|prior\s+to|up\s+to|as\s+of|and)\s*$"
+    r"|^\s*(?:이전|이후|부터|까지|전|후|사이|and|to|-|–)",
+    re.IGNORECASE,
+)
+"""Words that make a date a bound or a point of reference rather than the row's own day: "before 14
+March", "since 13 January", "3월 14일 이후", "between 13 January and 14 March"."""
 
 
 def from_another_date(claim: Claim, clause: str, source_text: str) -> tuple[str, str] | None:
@@ -354,21 +370,23 @@ def from_another_date(claim: Claim, clause: str, source_text: str) -> tuple[str,
     dated on other days only, and another row of the result is dated on the clause's day: "the
     Yaris took 29.56 litres on 14 March", where 29.56 is the 29 June row's and the 14 March row
     is there too. Else None. A figure also written outside the rows is not judged."""
-    said = [c for c in _dates(clause) if c.date]
+    said = _dates(clause)
     values = {abs(n) for n in claim.numbers}
-    if claim.kind == "date" or not said or not values:
+    if claim.kind == "date" or len(said) != 1 or not values:
         return None
+    if _RANGE_WORDS.search(clause[: said[0].start]) or _RANGE_WORDS.search(clause[said[0].end :]):
+        return None  # "before 14 March": a bound, not the row's day
     records, outside = _records(source_text)
     holding = [r for r in records if values & _figures(_without_dates(r))]
     if not holding or len(holding) == len(records) or values & _figures(_without_dates(outside)):
         return None
-    own = [_dates(r) for r in holding]
-    if not all(own) or any(_same_day(d.date, s.date) for ds in own for d in ds for s in said):  # type: ignore[arg-type]
+    day = _day(said[0])
+    own = [[_day(d) for d in _dates(r)] for r in holding]
+    if not all(own) or any(_same_day(d, day) for days in own for d in days):
         return None
-    others = [r for r in records if r not in holding]
-    for s in said:
-        if any(_same_day(d.date, s.date) for r in others for d in _dates(r)):  # type: ignore[arg-type]
-            return own[0][0].text, s.text
+    others = [r for r in records if not values & _figures(_without_dates(r))]
+    if any(_same_day(_day(d), day) for r in others for d in _dates(r)):
+        return _dates(holding[0])[0].text, said[0].text
     return None
 
 

@@ -47,7 +47,8 @@ _ASKS = {
 """Words of a goal that ask for a total (a sum's figure) or an average (a mean's)."""
 
 
-def _objects(text: str) -> Iterator[dict[str, Any]]:
+def objects(text: str) -> Iterator[dict[str, Any]]:
+    """The JSON objects ``text`` is (one, or a list of them); none when it is no JSON."""
     try:
         data = json.loads(text.strip())
     except ValueError:
@@ -71,7 +72,7 @@ def summed_unasked(claim: Claim, goal: str, text: str) -> str | None:
     if claim.kind not in ("number", "money", "quantity") or not claim.numbers:
         return None
     values = {abs(n) for n in claim.numbers}
-    for item in _objects(text):
+    for item in objects(text):
         rows = item.get("rows")
         if not isinstance(rows, int) or isinstance(rows, bool) or rows < 2:
             continue
@@ -95,7 +96,7 @@ def counted_fewer(claim: Claim, goal: str, text: str) -> tuple[str, str] | None:
     if claim.kind not in ("number", "money", "quantity") or not claim.numbers:
         return None
     values = {abs(n) for n in claim.numbers}
-    for item in _objects(text):
+    for item in objects(text):
         figures = {
             float(v)
             for k, v in item.items()

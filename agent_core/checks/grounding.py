@@ -164,7 +164,11 @@ def _why_not(claim: Claim, sources: Sequence[_Source], goal: _Source, answer: st
             return f"the results give {number} under {columns[0]}, not under {columns[1]}"
         if source.text is not None and (row := table_row(claim, claim_clause(answer, claim), source.text, _words)):
             return f"the results give {number} in the row of {row[0]}, not of {row[1]}"
-        if source.text is not None and (dated := from_another_date(claim, claim_clause(answer, claim), source.text)):
+        if (
+            claim.kind in _COLUMN_CHECKED
+            and source.text is not None
+            and (dated := from_another_date(claim, claim_clause(answer, claim), source.text))
+        ):
             return f"the results give {number} in the row of {dated[0]}, not of {dated[1]}"
         if claim.kind in _COLUMN_CHECKED and (label := _unnamed_row(claim, source, answer)):
             return f"the results give {claim.text.strip()} only in the row of {label}, which the answer does not name"

@@ -74,7 +74,9 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _condition(data: pd.DataFrame, cond: Any, table: str, known: dict[str, pd.Series | None]) -> tuple[pd.Series, str]:
+def _condition(
+    data: pd.DataFrame, cond: Any, table: str, date_columns: dict[str, pd.Series | None]
+) -> tuple[pd.Series, str]:
     if not isinstance(cond, Mapping):
         raise ValueError('each condition is an object: {"column": ..., "op": ..., "value": ...}')
     column = _column(data, cond.get("column"), table)
@@ -85,8 +87,8 @@ def _condition(data: pd.DataFrame, cond: Any, table: str, known: dict[str, pd.Se
     value = cond.get("value")
     series = data[column]
     shown = f"{column} {op} {value}"
-    dates = _dates(data, column, known)
-    if dates is not None and (asked := period(value)) is not None:
+    asked = period(value)
+    if asked is not None and (dates := _dates(data, column, date_columns)) is not None:
         op = "=" if op == "contains" else op  # "date contains March": the month, not the letters
         return compare(dates, op, asked), f"{column} {op} {asked}"
     if op == "contains":
@@ -107,7 +109,7 @@ def _condition(data: pd.DataFrame, cond: Any, table: str, known: dict[str, pd.Se
         left = series
     else:
         left, right = series.astype(str).str.strip().str.lower(), str(value).strip().lower()
-        if op not in ("=", "!=") and dates is not None:
+        if op not in ("=", "!=") and _dates(data, column, date_columns) is not None:
             raise ValueError(
                 f"{column} holds dates; {value!r} is none: write a day (2024-03-14), a month (2024-03) or a year"
             )
@@ -129,13 +131,13 @@ def _condition(data: pd.DataFrame, cond: Any, table: str, known: dict[str, pd.Se
     return result.fillna(False).astype(bool), shown
 
 
-def _dates(data: pd.DataFrame, column: str, known: dict[str, pd.Series | None]) -> pd.Series | None:
-    """The column as dates (:func:`column_dates`), read once per query (``known``); None when it
-    holds others."""
-    if column not in known:
+def _dates(data: pd.DataFrame, column: str, date_columns: dict[str, pd.Series | None]) -> pd.Series | None:
+    """The column as dates (:func:`column_dates`), read once per query (kept in ``date_columns``);
+    None when it holds anything else."""
+    if column not in date_columns:
         numbers = pd.api.types.is_numeric_dtype(data[column])
-        known[column] = None if numbers else column_dates(data[column])
-    return known[column]
+        date_columns[column] = None if numbers else column_dates(data[column])
+    return date_columns[column]
 
 
 def _holding(data: pd.DataFrame, column: str, text: str, table: str) -> pd.Series:
@@ -182,9 +184,9 @@ def run_query(
         raise ValueError(f"aggregate must be one of {', '.join(AGGREGATES)}")
     mask = pd.Series(True, index=data.index)
     said = []
-    dates: dict[str, pd.Series | None] = {}
+    date_columns: dict[str, pd.Series | None] = {}
     for cond in where or ():
-        matched, shown = _condition(data, cond, table.name, dates)
+        matched, shown = _condition(data, cond, table.name, date_columns)
         mask &= matched
         said.append(shown)
     rows = data[mask]
