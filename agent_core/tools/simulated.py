@@ -74,7 +74,7 @@ def _find_city(city: str) -> CityWeather | None:
 
 
 def get_weather(city: str, unit: TemperatureUnit = "celsius") -> dict[str, Any]:
-    """Demo only: the simulated current weather of a city (English or Korean city names); knows nothing else.
+    """Get the current weather of a city (simulated data; English or Korean city names).
 
     Args:
         city: City name, e.g. 'Seoul', '서울', 'Tokyo', 'New York'.
@@ -156,7 +156,7 @@ def make_search_tools(
     source = rng if rng is not None else random.Random()
 
     def search_web(query: str) -> dict[str, Any]:
-        """Demo only: searches a few simulated web pages, never the user's documents (sometimes times out, then search_cached is used).
+        """Search the public web (simulated demo results, not the user's documents; sometimes times out, then search_cached is used).
 
         Args:
             query: What to search for.
