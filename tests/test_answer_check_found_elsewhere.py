@@ -239,6 +239,11 @@ BILLS_CSV = call(
     "read_file",
 )
 BILLS_SUM = call("q", '[{"month": "2023-01", "sum of electricity_kwh": 312}]', tool="query_table")
+FUEL_SUM = call(
+    "q",
+    '{"table": "fuel_log.csv", "where": "date = April (any year)", "sum of litres": 139.79, "rows": 4}',
+    tool="query_table",
+)
 SHOP_ROW = call("s", '[{"file": "shop.md", "snippet": "name: Trowel, stock: 24, price_per_kg: 12, weight_kg: 3;"}]')
 
 
@@ -250,6 +255,7 @@ SHOP_ROW = call("s", '[{"file": "shop.md", "snippet": "name: Trowel, stock: 24, 
         (BILLS_CSV, "The gas cost for January 2023 was £1850.", ["£1850"]),
         (BILLS_CSV, "January's water bill was £11.2.", ["£11.2"]),
         (BILLS_SUM, "The electricity cost £312 in January.", ["£312"]),
+        (FUEL_SUM, "We spent $139.79 on petrol in April.", ["$139.79"]),  # a unit word as the column's name
         (SHOP_ROW, "The trowel costs $3.", ["$3"]),
         # the figure in its own unit, or written elsewhere plainly, or in a column with no unit
         (BILLS_CSV, "January's gas use was 1850 kWh and it cost £190.55.", []),

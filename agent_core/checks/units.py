@@ -236,7 +236,7 @@ def _json_unit(claim: Claim, text: str) -> str | None:
 _NAMED_CELL = re.compile(r'(?:^|[\s{,;"])([A-Za-z][\w ]{0,48}?)"?\s*:\s*$')
 """The name before a cell's value: ``gas_kwh: 1850`` (a search snippet's row) or ``"gas_kwh": 1850``
 (a JSON row)."""
-_NAME_UNIT = re.compile(r"[_ ]([A-Za-z][A-Za-z0-9]{0,4})$")
+_NAME_UNIT = re.compile(r"[_ ]([A-Za-z][A-Za-z0-9]{0,10})$")
 _CELL_UNITS = frozenset({"kwh", "wh", "mwh", "m2", "m3", "mm", "g", "l"})
 """Units a column's name ends with that the unit words above leave out (they read two ways in prose)."""
 
@@ -244,7 +244,7 @@ _CELL_UNITS = frozenset({"kwh", "wh", "mwh", "m2", "m3", "mm", "g", "l"})
 @functools.lru_cache(maxsize=256)
 def _name_unit(name: str) -> str | None:
     """The unit a column's name ends with, after an underscore or a space ("gas_kwh" → "kwh",
-    "price_gbp" → "gbp", "sum of water_m3" → "m3"); None when its last word is no known unit
+    "price_gbp" → "gbp", "sum of water_m3" → "m3", "sum of litres" → "litres"); None when its last word is no known unit
     (``stock``, ``unit_price``)."""
     found = _NAME_UNIT.search(name.strip())
     if found is None or re.search(r"(?i)(?:^|[_ ])per[_ ]", name):
